@@ -1,0 +1,52 @@
+// paritylab-cli: everything ParityLab does, headless. Commands register themselves
+// (command_registry.h); this file only assembles them and maps errors to exit codes.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <exception>
+#include <iostream>
+
+#include "app/cli/command_registry.h"
+
+namespace paritylab::cli {
+
+std::vector<CommandEntry>& commandRegistry() {
+  static std::vector<CommandEntry> entries;
+  return entries;
+}
+
+CommandRegistration::CommandRegistration(std::string name, int order, CommandSetup setup) {
+  commandRegistry().push_back({std::move(name), order, std::move(setup)});
+}
+
+}  // namespace paritylab::cli
+
+int main(int argc, char** argv) {
+  using namespace paritylab::cli;
+  CLI::App app{
+      "ParityLab " PARITYLAB_VERSION
+      ": does the precision difference between TPUs, GPUs and CPUs change the model you get?\n"
+      "Backends are emulated on this CPU (rounding as the hardware does); nothing runs on a TPU or "
+      "GPU.",
+      "paritylab-cli"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", PARITYLAB_VERSION);
+
+  auto& entries = commandRegistry();
+  std::sort(entries.begin(), entries.end(),
+            [](const CommandEntry& a, const CommandEntry& b) { return a.order < b.order; });
+  for (const auto& entry : entries) entry.setup(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const CommandError& e) {
+    std::cerr << "paritylab-cli: error: " << e.what() << "\n";
+    return e.exitCode();
+  } catch (const std::exception& e) {
+    std::cerr << "paritylab-cli: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,30 @@
+# paritylab_core_module(NAME [DEPS target...])
+# One static library per core/ folder (paritylab_<NAME>), built from every .cpp in that folder.
+# Each folder builds and tests on its own, so work on one floor never breaks the build of another.
+function(paritylab_core_module name)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  add_library(paritylab_${name} STATIC ${sources})
+  target_include_directories(paritylab_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(paritylab_${name} PUBLIC ${ARG_DEPS})
+  target_compile_definitions(paritylab_${name} PUBLIC PARITYLAB_VERSION="${PROJECT_VERSION}")
+  add_library(paritylab::${name} ALIAS paritylab_${name})
+endfunction()
+
+# paritylab_test_area(NAME [DEPS target...] [ENV var=value...])
+# One GoogleTest executable per tests/ folder (test_<NAME>), registered with CTest test by test.
+function(paritylab_test_area name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "DEPS;ENV" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  add_executable(test_${name} ${sources})
+  target_link_libraries(test_${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(test_${name} PRIVATE
+    PARITYLAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    PARITYLAB_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  gtest_discover_tests(test_${name}
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS ${name} ENVIRONMENT "${ARG_ENV}")
+endfunction()

@@ -1,0 +1,85 @@
+#pragma once
+// Where an emulated backend rounds: every matmul/conv operand, accumulation, storage, loss
+// scaling, replicas. CONTRACT (owned by core/backends; core/nn, core/study and ui rely on it).
+// The owner may add fields; these names stay.
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/numerics/rounding.h"
+
+namespace paritylab::backends {
+
+// XLA's multi-pass bf16 products (torch_xla precision default/high/highest).
+enum class MultiPass { None, Bf16x3, Bf16x6 };
+
+// How one kind of matrix product is computed: C[m,n] = sum_k A[m,k] * B[k,n].
+struct GemmPolicy {
+  std::optional<numerics::RoundingSpec> operands;  // nullopt: fp32 operands as they are
+  MultiPass passes = MultiPass::None;              // != None: operands split into bf16 parts
+  int accumulationChunk = 0;  // 0: fp32 accumulation over all of K; > 0: partial sums over chunks
+                              // of K, each rounded to `accumulation` before being added
+  std::optional<numerics::RoundingSpec> accumulation;
+  std::optional<numerics::RoundingSpec> output;  // result stored in this format (e.g. autocast)
+};
+
+struct StoragePolicy {
+  std::optional<numerics::RoundingSpec> activations;     // layer outputs kept for backward
+  std::optional<numerics::RoundingSpec> weights;         // the weights the products see
+  std::optional<numerics::RoundingSpec> gradients;       // weight and activation gradients
+  std::optional<numerics::RoundingSpec> optimizerState;  // momentum / Adam moments
+  bool fp32MasterWeights = true;  // false: the update itself is applied to stored weights
+};
+
+enum class LossScalingKind { None, Static, Dynamic };
+struct LossScaling {
+  LossScalingKind kind = LossScalingKind::None;
+  double initialScale = 65536.0;
+  double growthFactor = 2.0;
+  double backoffFactor = 0.5;
+  int growthInterval = 2000;  // steps without overflow before the scale grows
+};
+
+// Transformer Engine's delayed scaling: per-tensor scale from an amax history.
+struct Fp8Scaling {
+  bool enabled = false;
+  int amaxHistoryLength = 16;
+  double margin = 0.0;
+};
+
+// Replicas sharing one batch (a TPU's 8 cores): each sees batch/replicas examples, keeps its own
+// batch-norm statistics; gradients are all-reduced (summed in a fixed tree order, then averaged).
+struct Topology {
+  int replicas = 1;
+};
+
+struct PrecisionPolicy {
+  std::string name;         // preset name, or the user's name for a custom policy
+  std::string description;  // one line: which hardware behaviour this emulates
+  GemmPolicy forward;         // Y = X * W
+  GemmPolicy backwardData;    // dX = dY * W^T
+  GemmPolicy backwardWeight;  // dW = X^T * dY
+  StoragePolicy storage;
+  bool batchNormStatsFp32 = true;
+  LossScaling lossScaling;
+  bool stochasticWeightUpdate = false;
+  Fp8Scaling fp8;
+  Topology topology;
+};
+
+// Presets in display order: cpu-fp32, gpu-tf32, gpu-amp-bf16, gpu-amp-fp16, tpu-bf16, tpu-bf16x3,
+// tpu-bf16x6, pure-bf16, fp8-e4m3.
+const std::vector<PrecisionPolicy>& presetPolicies();
+std::vector<std::string> presetNames();
+// Throws std::invalid_argument naming `name` and listing the presets.
+PrecisionPolicy presetPolicy(const std::string& name);
+
+// JSON: either a preset name string, or an object {"preset": "tpu-bf16", ...fields to adjust} or a
+// full custom object. Throws std::invalid_argument naming the field and value that is wrong.
+PrecisionPolicy policyFromJson(const nlohmann::json& j);
+nlohmann::json policyToJson(const PrecisionPolicy& policy);
+
+}  // namespace paritylab::backends

@@ -1,0 +1,80 @@
+#pragma once
+// Trains one model under one precision policy. CONTRACT (owned by core/nn; core/study, ui and the
+// CLI rely on these names; the owner may add fields).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/backends/precision_policy.h"
+#include "core/data/dataset.h"
+
+namespace paritylab::nn {
+
+struct OptimizerConfig {
+  std::string kind = "adamw";  // "adamw" | "sgd"
+  double lr = 1e-3;
+  double weightDecay = 0.0;    // AdamW: decoupled; SGD: L2 added to the gradient
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // AdamW
+  double momentum = 0.9;       // SGD
+  bool nesterov = false;       // SGD
+};
+
+struct ScheduleConfig {
+  std::string kind = "constant";  // "constant" | "step" | "cosine"
+  double warmupEpochs = 0.0;      // linear warmup from 0, stepped per batch (cosine, constant)
+  int stepEpochs = 10;            // step: multiply by gamma every stepEpochs
+  double gamma = 0.1;
+  double minLrFraction = 0.0;     // cosine: final lr = lr * minLrFraction
+};
+
+struct TrainConfig {
+  std::string model = "mlp";  // "mlp" | "small-cnn" | "resnet18"
+  int width = 64;             // resnet18: channels of the first stage (torchvision: 64)
+  int epochs = 2;
+  int batchSize = 128;
+  int evalBatchSize = 1000;
+  OptimizerConfig optimizer;
+  ScheduleConfig schedule;
+  double gradClipNorm = 0.0;  // 0 = off; else clip by global norm
+  int freezeEpochs = 0;       // backbone frozen (head only) for the first K epochs, then all
+                              // layers with a fresh optimizer and schedule (as the reference)
+  std::string initCheckpoint;  // non-empty: load weights (backbone; head if shapes match)
+  std::string saveCheckpoint;  // non-empty: save weights at the end
+  std::uint64_t seed = 0;      // init, shuffling, augmentation, stochastic rounding
+  bool augment = false;
+};
+
+struct EpochMetrics {
+  int epoch = 0;  // 1-based
+  double trainLoss = 0.0;
+  double testLoss = 0.0;
+  double testAccuracy = 0.0;  // fraction in [0, 1]
+  double seconds = 0.0;       // wall time of this epoch
+};
+
+enum class RunStatus { Completed, Diverged, Cancelled };
+
+struct TrainResult {
+  RunStatus status = RunStatus::Completed;
+  int divergedEpoch = 0;  // 1-based epoch whose loss became NaN/inf (status Diverged)
+  std::int64_t divergedStep = 0;
+  std::vector<EpochMetrics> epochs;
+  std::int64_t steps = 0;
+  double seconds = 0.0;
+};
+
+// Called on the training thread. Keep them cheap; the study runner throttles step events.
+struct TrainCallbacks {
+  std::function<void(int epoch, std::int64_t step, double loss)> onStep;
+  std::function<void(const EpochMetrics&)> onEpoch;
+  std::function<bool()> shouldCancel;  // polled once per step
+};
+
+// Same config + policy + data => bit-identical result, whatever runs on other threads.
+// Throws std::invalid_argument for an unknown model/optimizer/schedule, naming the value.
+TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& policy,
+                  const data::DataSplit& data, const TrainCallbacks& callbacks = {});
+
+}  // namespace paritylab::nn

@@ -1,0 +1,64 @@
+#pragma once
+// Rounding fp32 values to a narrower format, in place. The hot path of every emulated matmul.
+// CONTRACT (owned by core/numerics; other floors rely on these names).
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/numerics/float_format.h"
+
+namespace paritylab::numerics {
+
+enum class RoundingMode {
+  NearestEven,  // "nearest-even": IEEE default; XLA f32->bf16, Hopper cvt.rn.tf32
+  NearestAway,  // "nearest-away": ties away from zero; TF32 conversion on Ampere/Ada
+  TowardZero,   // "toward-zero": truncation
+  Stochastic,   // "stochastic": round up with probability proportional to the distance
+};
+enum class OverflowMode { Ieee, Saturate };  // "inf" | "saturate"
+enum class SubnormalMode { Keep, Flush };    // "keep" | "flush"
+
+std::string_view toString(RoundingMode mode);
+std::optional<RoundingMode> parseRoundingMode(std::string_view name);
+std::string_view toString(OverflowMode mode);
+std::optional<OverflowMode> parseOverflowMode(std::string_view name);
+std::string_view toString(SubnormalMode mode);
+std::optional<SubnormalMode> parseSubnormalMode(std::string_view name);
+
+struct RoundingSpec {
+  FloatFormat format;
+  RoundingMode mode = RoundingMode::NearestEven;
+  OverflowMode overflow = OverflowMode::Ieee;
+  SubnormalMode subnormals = SubnormalMode::Keep;
+};
+
+// Precomputes the constants of a RoundingSpec once; apply() is then allocation-free, vectorised
+// and branch-free in the common case. Thread-safe (const).
+class Rounder {
+ public:
+  explicit Rounder(const RoundingSpec& spec);
+
+  const RoundingSpec& spec() const { return spec_; }
+  // True when rounding cannot change any fp32 value (fp32 format, keep subnormals, IEEE overflow).
+  bool isIdentity() const { return identity_; }
+
+  // Rounds values[i] in place. For stochastic rounding, the random draw for values[i] depends
+  // only on (seed, offset + i): reproducible and independent of how work is split over threads.
+  void apply(std::span<float> values, std::uint64_t seed = 0, std::uint64_t offset = 0) const;
+  // Rounds src into dst (same length; may alias): lets GEMM packing round while copying.
+  void applyCopy(std::span<const float> src, std::span<float> dst, std::uint64_t seed = 0,
+                 std::uint64_t offset = 0) const;
+  float round(float value, std::uint64_t seed = 0, std::uint64_t index = 0) const;
+
+ private:
+  RoundingSpec spec_;
+  bool identity_ = false;
+  // Implementation constants (masks, thresholds) are private to rounding.cpp's choice.
+  std::uint32_t params_[8] = {};
+};
+
+}  // namespace paritylab::numerics
