@@ -23,7 +23,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist
 )
-dev_packages=(xvfb xauth imagemagick python3-scipy python3-numpy clang-format clang-tidy)
+dev_packages=(xvfb xauth imagemagick python3-scipy python3-numpy python3-statsmodels clang-format clang-tidy)
 
 install_packages() {
   local wanted=("${packages[@]}")

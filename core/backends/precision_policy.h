@@ -56,18 +56,36 @@ struct Topology {
   int replicas = 1;
 };
 
-struct PrecisionPolicy {
-  std::string name;         // preset name, or the user's name for a custom policy
-  std::string description;  // one line: which hardware behaviour this emulates
+// The three products of one layer kind.
+struct ProductPolicy {
   GemmPolicy forward;         // Y = X * W
   GemmPolicy backwardData;    // dX = dY * W^T
   GemmPolicy backwardWeight;  // dW = X^T * dY
+};
+
+enum class LayerKind { Linear, Conv };
+enum class Product { Forward, BackwardData, BackwardWeight };
+
+struct PrecisionPolicy {
+  std::string name;         // preset name, or the user's name for a custom policy
+  std::string description;  // one line: which hardware behaviour this emulates
+  // Linear layers and convolutions apart: on Ampere/Ada, PyTorch runs convolutions in TF32 by
+  // default (cudnn.allow_tf32) but matmuls in fp32 (cuda.matmul.allow_tf32 = False).
+  ProductPolicy linear;
+  ProductPolicy conv;
   StoragePolicy storage;
   bool batchNormStatsFp32 = true;
   LossScaling lossScaling;
   bool stochasticWeightUpdate = false;
   Fp8Scaling fp8;
   Topology topology;
+
+  const GemmPolicy& gemmFor(LayerKind kind, Product product) const {
+    const ProductPolicy& p = kind == LayerKind::Linear ? linear : conv;
+    return product == Product::Forward        ? p.forward
+           : product == Product::BackwardData ? p.backwardData
+                                              : p.backwardWeight;
+  }
 };
 
 // Presets in display order: cpu-fp32, gpu-tf32, gpu-amp-bf16, gpu-amp-fp16, tpu-bf16, tpu-bf16x3,

@@ -1,0 +1,41 @@
+#pragma once
+// THE one GEMM entry. Every matrix product of training — forward, both backward products, and
+// convolutions through im2col — goes through gemm(), which takes the precision policy and rounds
+// the operands while packing them. No layer calls BLAS or rounds on its own.
+// CONTRACT (owned by core/nn/gemm*; layers rely on these names).
+
+#include <cstdint>
+#include <vector>
+
+#include "core/backends/precision_policy.h"
+
+namespace paritylab::nn {
+
+enum class Trans { No, Yes };
+
+// Per-call extras. Defaults: no scaling, no stochastic stream.
+struct GemmExtras {
+  float scaleA = 1.0f;  // fp8 per-tensor scaling: operands are multiplied by scale before
+  float scaleB = 1.0f;  // rounding and the product divided by scaleA*scaleB afterwards
+  std::uint64_t seed = 0;  // stochastic operand rounding: stream seed (per call site and step)
+};
+
+// Reusable packing buffers, one per training thread; grows, never shrinks (no allocation in the
+// steady state of a training step).
+struct GemmWorkspace {
+  std::vector<float> a, b, parts, accumulator;
+};
+
+// C[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C, all row-major.
+// op(A) is A [m,k] (lda >= k) or, with Trans::Yes, A stored as [k,m] (lda >= m); same for B.
+// `policy` decides operand formats, multi-pass splitting, accumulation and output rounding.
+void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n, int k,
+          float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C,
+          int ldc, GemmWorkspace& workspace, const GemmExtras& extras = {});
+
+// THE one store step: every tensor a backend keeps (activations, weights, gradients, optimizer
+// state) passes through here; rounds in place to `format` when set.
+void storeTensor(const std::optional<numerics::RoundingSpec>& format, float* data, std::size_t n,
+                 std::uint64_t seed = 0);
+
+}  // namespace paritylab::nn
