@@ -1,0 +1,61 @@
+// Plain-language verdicts on a two-backend comparison, and a one-call comparison that runs the
+// t-test, the optional TOST and the sample-size advice and words the outcome.
+// Accuracies are fractions in [0, 1]; the sentences speak in percentage points (x 100).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "core/stats/power.h"
+#include "core/stats/t_test.h"
+#include "core/stats/tost.h"
+
+namespace paritylab::stats {
+
+struct VerdictInput {
+  std::string name_a;              // e.g. "tpu-bf16"
+  std::string name_b;              // e.g. "cpu-fp32"
+  TTestResult t_test;              // tTest(a, b, ...)
+  std::optional<TostResult> tost;  // tost(a, b, margin, ...), if an equivalence margin was given
+  // Runs per backend needed for the target power when the result is inconclusive: with `tost`,
+  // to show equivalence within the margin assuming no true difference (tostSampleSize(0, ...));
+  // without it, to detect the observed difference (tTestSampleSize(mean_diff, ...)).
+  std::optional<SampleSizeResult> runs_needed;
+};
+
+// One or two sentences, e.g. "No significant difference between tpu-bf16 and cpu-fp32 (Welch
+// p = 0.17, alpha 0.05); equivalent within ±0.5 points (TOST p = 0.01)." Never prints NaN: an
+// undefined test (zero variance in both groups) is explained in words.
+std::string verdict(const VerdictInput& input);
+
+struct CompareOptions {
+  TTestKind kind = TTestKind::Welch;
+  Tail tail = Tail::TwoSided;
+  double alpha = 0.05;
+  std::optional<double> margin;  // equivalence margin in accuracy units (0.005 = 0.5 points)
+  double target_power = 0.8;     // for runs_needed
+};
+
+struct Comparison {
+  std::string name_a, name_b;
+  std::size_t n_a = 0, n_b = 0;
+  bool enough_data = false;  // both groups have >= 2 runs (else no tests were run)
+  std::optional<TTestResult> t_test;
+  std::optional<TostResult> tost;
+  std::optional<SampleSizeResult> runs_needed;  // set when not significant and not equivalent
+  std::string verdict;
+};
+
+// Runs the comparison a vs b. Groups with fewer than 2 runs are not an error here: the result has
+// enough_data = false and a verdict saying so. NaN/inf values, bad alpha, margin <= 0 or
+// target_power outside (0, 1) throw std::invalid_argument.
+Comparison compareSamples(const std::string& name_a, std::span<const double> a,
+                          const std::string& name_b, std::span<const double> b,
+                          const CompareOptions& options = {});
+
+// "0.17", "0.012", "< 0.001": p-values as the verdicts print them.
+std::string formatP(double p);
+
+}  // namespace paritylab::stats
