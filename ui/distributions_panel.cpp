@@ -1,0 +1,156 @@
+#include "ui/distributions_panel.h"
+
+#include <QAreaSeries>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+#include "ui/chart_view.h"
+#include "ui/run_data.h"
+#include "ui/series_math.h"
+
+namespace paritylab::ui {
+
+DistributionsPanel::DistributionsPanel(RunData* data, QWidget* parent)
+    : QWidget(parent),
+      data_(data),
+      chart_(new QChart),
+      view_(new ChartView(chart_)),
+      binsBox_(new QSpinBox) {
+  chart_->legend()->setAlignment(Qt::AlignBottom);
+  chart_->setAnimationOptions(QChart::NoAnimation);
+  binsBox_->setRange(2, 100);
+  binsBox_->setValue(12);
+  auto* reset = new QPushButton(tr("Reset zoom"));
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Bins")));
+  bar->addWidget(binsBox_);
+  bar->addWidget(
+      new QLabel(tr("  Final test accuracy of each completed run; dots beneath are "
+                    "the runs, dashed lines the means.")));
+  bar->addStretch(1);
+  bar->addWidget(reset);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(bar);
+  layout->addWidget(view_, 1);
+  connect(binsBox_, &QSpinBox::valueChanged, this, &DistributionsPanel::rebuild);
+  connect(reset, &QPushButton::clicked, view_, &ChartView::resetZoom);
+  connect(data_, &RunData::reset, this, &DistributionsPanel::rebuild);
+  connect(data_, &RunData::runFinished, this, &DistributionsPanel::rebuild);
+  rebuild();
+}
+
+void DistributionsPanel::setBins(int bins) {
+  binsBox_->setValue(bins);
+}
+
+void DistributionsPanel::rebuild() {
+  chart_->removeAllSeries();
+  for (QAbstractAxis* axis : chart_->axes()) {
+    chart_->removeAxis(axis);
+    delete axis;
+  }
+  auto* x = new QValueAxis;
+  x->setTitleText(tr("final test accuracy (%)"));
+  x->setLabelFormat(QStringLiteral("%.1f"));
+  auto* y = new QValueAxis;
+  y->setTitleText(tr("runs"));
+  y->setLabelFormat(QStringLiteral("%d"));
+  chart_->addAxis(x, Qt::AlignBottom);
+  chart_->addAxis(y, Qt::AlignLeft);
+  chart_->setTitle(data_->title().isEmpty()
+                       ? tr("Final accuracy by backend")
+                       : tr("%1 — final accuracy by backend").arg(data_->title()));
+
+  const QStringList names = data_->backends();
+  std::vector<std::vector<double>> samples;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const QString& name : names) {
+    std::vector<double> v = data_->finalAccuracies(name);
+    for (double& a : v) a *= 100.0;  // percent on the axis
+    for (double a : v) lo = std::min(lo, a), hi = std::max(hi, a);
+    samples.push_back(std::move(v));
+  }
+  histograms_ = 0;
+  if (!std::isfinite(lo)) {
+    x->setRange(0, 100);
+    y->setRange(0, 1);
+    return;
+  }
+  const double span = std::max(hi - lo, 0.5);
+  lo -= span * 0.05;
+  hi += span * 0.05;
+  const int bins = binsBox_->value();
+  int maxCount = 1;
+  std::vector<HistogramBins> hists;
+  for (const auto& v : samples) {
+    hists.push_back(histogram(v, lo, hi, bins));
+    for (int c : hists.back().counts) maxCount = std::max(maxCount, c);
+  }
+  const double dotStep = maxCount * 0.09;
+  auto attach = [&](QAbstractSeries* s, bool legend) {
+    chart_->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+    if (!legend)
+      for (QLegendMarker* m : chart_->legend()->markers(s)) m->setVisible(false);
+  };
+  for (int i = 0; i < names.size(); ++i) {
+    const auto& v = samples[static_cast<std::size_t>(i)];
+    if (v.empty()) continue;
+    ++histograms_;
+    const QColor color = backendColor(i);
+    const HistogramBins& h = hists[static_cast<std::size_t>(i)];
+    // Step outline of the histogram as an area down to zero.
+    auto* upper = new QLineSeries;
+    auto* lower = new QLineSeries;
+    for (std::size_t b = 0; b < h.counts.size(); ++b) {
+      const double x0 = h.lo + h.width * static_cast<double>(b), x1 = x0 + h.width;
+      upper->append(x0, h.counts[b]);
+      upper->append(x1, h.counts[b]);
+    }
+    lower->append(lo, 0);
+    lower->append(hi, 0);
+    auto* area = new QAreaSeries(upper, lower);
+    double mean = 0;
+    for (double a : v) mean += a;
+    mean /= static_cast<double>(v.size());
+    area->setName(tr("%1 (N=%2, mean %3%)").arg(names[i]).arg(v.size()).arg(mean, 0, 'f', 2));
+    QColor fill = color;
+    fill.setAlpha(70);
+    area->setBrush(fill);
+    area->setPen(QPen(color, 1.6));
+    attach(area, true);
+
+    auto* dots = new QScatterSeries;
+    dots->setMarkerSize(7);
+    dots->setColor(color);
+    dots->setBorderColor(color.darker(130));
+    const double yDot = -dotStep * (i + 1);
+    for (double a : v) dots->append(a, yDot);
+    attach(dots, false);
+
+    auto* meanLine = new QLineSeries;
+    QPen pen(color.darker(120), 2.0, Qt::DashLine);
+    meanLine->setPen(pen);
+    meanLine->append(mean, yDot - dotStep * 0.4);
+    meanLine->append(mean, maxCount * 1.05);
+    attach(meanLine, false);
+  }
+  x->setRange(lo, hi);
+  y->setRange(-dotStep * (names.size() + 0.8), maxCount * 1.1);
+  y->setTickType(QValueAxis::TicksDynamic);
+  y->setTickAnchor(0);
+  y->setTickInterval(std::max(1, maxCount / 6));
+}
+
+}  // namespace paritylab::ui

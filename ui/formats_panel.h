@@ -1,0 +1,36 @@
+#pragma once
+// The Formats tab: a value, the rounding controls, custom eXmY formats, and the bit-layout diagram.
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+
+namespace paritylab::ui {
+
+class BitLayoutDiagram;
+
+class FormatsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit FormatsPanel(QWidget* parent = nullptr);
+  BitLayoutDiagram* diagram() const { return diagram_; }
+  // Adds a custom format ("e5m7"); false with the reason in *error when the name is invalid.
+  bool addFormat(const QString& name, QString* error = nullptr);
+
+ private:
+  void applyValueText();
+  void applyRounding();
+
+  BitLayoutDiagram* diagram_;
+  QLineEdit* valueEdit_;
+  QComboBox* modeBox_;
+  QComboBox* overflowBox_;
+  QComboBox* subnormalBox_;
+  QLineEdit* customEdit_;
+  QLabel* status_;
+};
+
+}  // namespace paritylab::ui

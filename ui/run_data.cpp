@@ -1,0 +1,137 @@
+#include "ui/run_data.h"
+
+#include <cmath>
+#include <limits>
+
+namespace paritylab::ui {
+
+QString RunRecord::label() const {
+  return QStringLiteral("%1 seed %2").arg(backend).arg(seed);
+}
+
+RunData::RunData(QObject* parent) : QObject(parent) {
+  timer_.setSingleShot(true);
+  timer_.setInterval(150);
+  connect(&timer_, &QTimer::timeout, this, &RunData::flush);
+}
+
+int RunData::rowOf(std::int64_t runId) const {
+  for (std::size_t i = 0; i < runs_.size(); ++i)
+    if (runs_[i].runId == runId) return static_cast<int>(i);
+  return -1;
+}
+
+QStringList RunData::backends() const {
+  QStringList names;
+  for (const RunRecord& run : runs_)
+    if (!names.contains(run.backend)) names << run.backend;
+  return names;
+}
+
+std::vector<double> RunData::finalAccuracies(const QString& backend) const {
+  std::vector<double> values;
+  for (const RunRecord& run : runs_)
+    if (run.backend == backend && run.state == study::RunState::Completed)
+      values.push_back(run.finalAccuracy);
+  return values;
+}
+
+int RunData::completedCount() const {
+  int n = 0;
+  for (const RunRecord& run : runs_) n += run.state == study::RunState::Completed ? 1 : 0;
+  return n;
+}
+
+void RunData::setRuns(std::vector<RunRecord> runs, const QString& title) {
+  timer_.stop();
+  runs_ = std::move(runs);
+  title_ = title;
+  firstNewRow_ = -1;
+  dirty_ = finishedDirty_ = false;
+  emit reset();
+  emit updated();
+  emit runFinished();
+}
+
+void RunData::clear(const QString& title) {
+  setRuns({}, title);
+}
+
+RunRecord& RunData::ensureRun(const study::RunKey& key) {
+  const int row = rowOf(key.runId);
+  if (row >= 0) return runs_[static_cast<std::size_t>(row)];
+  RunRecord run;
+  run.runId = key.runId;
+  run.backend = QString::fromStdString(key.backend);
+  run.seed = key.seed;
+  run.currentLoss = std::numeric_limits<double>::quiet_NaN();
+  if (firstNewRow_ < 0) firstNewRow_ = static_cast<int>(runs_.size());
+  runs_.push_back(std::move(run));
+  return runs_.back();
+}
+
+void RunData::upsertRun(const RunRecord& run) {
+  const int row = rowOf(run.runId);
+  if (row >= 0) {
+    runs_[static_cast<std::size_t>(row)] = run;
+  } else {
+    if (firstNewRow_ < 0) firstNewRow_ = static_cast<int>(runs_.size());
+    runs_.push_back(run);
+  }
+  if (run.finished()) finishedDirty_ = true;
+  scheduleFlush();
+}
+
+void RunData::applyStep(const study::StepEvent& event) {
+  RunRecord& run = ensureRun(event.run);
+  run.steps.push_back({event.step, event.loss});
+  run.currentLoss = event.loss;
+  if (run.state == study::RunState::Pending) run.state = study::RunState::Running;
+  scheduleFlush();
+}
+
+void RunData::applyEpoch(const study::EpochEvent& event) {
+  RunRecord& run = ensureRun(event.run);
+  // An epoch event for an epoch already recorded replaces it (a resumed run repeats its epoch).
+  while (!run.epochs.empty() && run.epochs.back().epoch >= event.epoch) run.epochs.pop_back();
+  run.epochs.push_back({event.epoch, event.trainLoss, event.testLoss, event.testAccuracy});
+  run.epoch = event.epoch;
+  run.totalEpochs = event.totalEpochs;
+  if (run.state == study::RunState::Pending) run.state = study::RunState::Running;
+  scheduleFlush();
+}
+
+void RunData::applyState(const study::RunStateEvent& event) {
+  RunRecord& run = ensureRun(event.run);
+  run.state = event.state;
+  run.message = QString::fromStdString(event.message);
+  if (event.state == study::RunState::Diverged) run.epoch = event.epoch;
+  if (event.state == study::RunState::Completed) run.finalAccuracy = event.finalAccuracy;
+  if (event.wallSeconds > 0.0) run.wallSeconds = event.wallSeconds;
+  if (run.finished()) finishedDirty_ = true;
+  scheduleFlush();
+}
+
+void RunData::scheduleFlush() {
+  dirty_ = true;
+  if (!timer_.isActive()) timer_.start();
+}
+
+void RunData::flush() {
+  timer_.stop();
+  if (firstNewRow_ >= 0) {
+    const int first = firstNewRow_;
+    firstNewRow_ = -1;
+    emit rowsAppended(first, static_cast<int>(runs_.size()) - 1);
+  }
+  if (dirty_) {
+    dirty_ = false;
+    emit updated();
+  }
+  if (finishedDirty_) {
+    finishedDirty_ = false;
+    emit runFinished();
+  }
+}
+
+}  // namespace paritylab::ui

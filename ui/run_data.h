@@ -1,0 +1,94 @@
+#pragma once
+// The ui-side picture of a study: every run with its epoch metrics and (throttled) step losses.
+// Fed by StudySession events, by a results database or by an imported CSV; read by the models,
+// the charts and the statistics panel. Changes are batched: views redraw on `updated()`, which
+// fires at most every `batchIntervalMs` however many events arrive (never once per event).
+
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+#include <cstdint>
+#include <vector>
+
+#include "core/study/run_events.h"
+
+namespace paritylab::ui {
+
+struct EpochPoint {
+  int epoch = 0;                                               // 1-based
+  double trainLoss = 0.0, testLoss = 0.0, testAccuracy = 0.0;  // accuracy: fraction in [0, 1]
+};
+
+struct StepPoint {
+  std::int64_t step = 0;  // global step since the run started
+  double loss = 0.0;
+};
+
+struct RunRecord {
+  std::int64_t runId = 0;
+  QString backend;
+  std::uint64_t seed = 0;
+  study::RunState state = study::RunState::Pending;
+  int epoch = 0;               // last finished epoch (diverged: the epoch it happened in)
+  int totalEpochs = 0;         // 0 when unknown
+  double currentLoss = 0.0;    // latest step loss (NaN when none yet)
+  double finalAccuracy = 0.0;  // meaningful when state == Completed
+  double wallSeconds = 0.0;
+  QString message;  // failed: why
+  std::vector<EpochPoint> epochs;
+  std::vector<StepPoint> steps;
+
+  bool finished() const {
+    return state == study::RunState::Completed || state == study::RunState::Diverged ||
+           state == study::RunState::Failed || state == study::RunState::Cancelled;
+  }
+  QString label() const;  // "cuda seed 3" / "tpu-bf16 #17"
+};
+
+class RunData : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit RunData(QObject* parent = nullptr);
+
+  const std::vector<RunRecord>& runs() const { return runs_; }
+  int rowOf(std::int64_t runId) const;  // -1 when unknown
+  QStringList backends() const;         // in order of first appearance
+  // Final accuracies of the completed runs of `backend`, in run order.
+  std::vector<double> finalAccuracies(const QString& backend) const;
+  int completedCount() const;
+  QString title() const { return title_; }
+
+  // Replaces everything (a database was opened or a CSV imported); emits reset() now.
+  void setRuns(std::vector<RunRecord> runs, const QString& title);
+  void clear(const QString& title = {});
+  // Adds a run known before it starts (pending), or updates it when already known.
+  void upsertRun(const RunRecord& run);
+
+  void applyStep(const study::StepEvent& event);
+  void applyEpoch(const study::EpochEvent& event);
+  void applyState(const study::RunStateEvent& event);
+
+  // Flushes pending changes at once (tests, exports).
+  void flush();
+  void setBatchInterval(int ms) { timer_.setInterval(ms); }
+
+ signals:
+  void reset();                            // the set of runs was replaced
+  void rowsAppended(int first, int last);  // batched
+  void updated();                          // batched: metrics/states changed
+  void runFinished();                      // batched: at least one run finished since last flush
+
+ private:
+  RunRecord& ensureRun(const study::RunKey& key);
+  void scheduleFlush();
+
+  std::vector<RunRecord> runs_;
+  QString title_;
+  QTimer timer_;
+  int firstNewRow_ = -1;
+  bool dirty_ = false;
+  bool finishedDirty_ = false;
+};
+
+}  // namespace paritylab::ui

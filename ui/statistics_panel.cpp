@@ -1,0 +1,282 @@
+#include "ui/statistics_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "core/stats/multiple_comparisons.h"
+#include "core/stats/power.h"
+#include "ui/run_data.h"
+
+namespace paritylab::ui {
+namespace {
+
+QString num(double v, int digits = 4) {
+  if (std::isnan(v)) return QStringLiteral("—");
+  if (std::isinf(v)) return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+  return QString::number(v, 'g', digits);
+}
+QString pct(double fraction) {
+  return std::isfinite(fraction) ? QString::number(fraction * 100.0, 'f', 2) : QStringLiteral("—");
+}
+QString pText(double p) {
+  return std::isfinite(p) ? QString::fromStdString(stats::formatP(p)) : QStringLiteral("—");
+}
+
+const QStringList kColumns = {
+    QObject::tr("A"),        QObject::tr("B"),        QObject::tr("n A"),
+    QObject::tr("n B"),      QObject::tr("mean A %"), QObject::tr("mean B %"),
+    QObject::tr("sd A %"),   QObject::tr("sd B %"),   QObject::tr("diff (pts)"),
+    QObject::tr("CI (pts)"), QObject::tr("t / U"),    QObject::tr("df"),
+    QObject::tr("p"),        QObject::tr("p (Holm)"), QObject::tr("Hedges' g"),
+    QObject::tr("TOST p"),   QObject::tr("power"),    QObject::tr("runs needed")};
+
+}  // namespace
+
+StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
+    : QWidget(parent),
+      data_(data),
+      aBox_(new QComboBox),
+      bBox_(new QComboBox),
+      allBox_(new QCheckBox(tr("all against reference B"))),
+      testBox_(new QComboBox),
+      tailBox_(new QComboBox),
+      alphaBox_(new QDoubleSpinBox),
+      marginBox_(new QDoubleSpinBox),
+      table_(new QTableWidget),
+      verdict_(new QLabel) {
+  testBox_->addItem(tr("Welch t-test"), static_cast<int>(StatTest::Welch));
+  testBox_->addItem(tr("Student t-test"), static_cast<int>(StatTest::Student));
+  testBox_->addItem(tr("Mann-Whitney U"), static_cast<int>(StatTest::MannWhitney));
+  tailBox_->addItem(tr("two-sided"), static_cast<int>(stats::Tail::TwoSided));
+  tailBox_->addItem(tr("A < B"), static_cast<int>(stats::Tail::Less));
+  tailBox_->addItem(tr("A > B"), static_cast<int>(stats::Tail::Greater));
+  alphaBox_->setRange(0.001, 0.5);
+  alphaBox_->setDecimals(3);
+  alphaBox_->setSingleStep(0.01);
+  alphaBox_->setValue(0.05);
+  marginBox_->setRange(0.0, 50.0);
+  marginBox_->setDecimals(2);
+  marginBox_->setSingleStep(0.25);
+  marginBox_->setValue(1.0);
+  marginBox_->setSuffix(tr(" pts"));
+  marginBox_->setSpecialValueText(tr("no TOST"));
+  marginBox_->setToolTip(tr("Equivalence margin in accuracy points (1.0 = ±1 percentage point)"));
+
+  auto* controls = new QHBoxLayout;
+  auto* form1 = new QFormLayout;
+  form1->addRow(tr("Backend A"), aBox_);
+  form1->addRow(tr("Backend B"), bBox_);
+  form1->addRow(QString(), allBox_);
+  auto* form2 = new QFormLayout;
+  form2->addRow(tr("Test"), testBox_);
+  form2->addRow(tr("Alternative"), tailBox_);
+  auto* form3 = new QFormLayout;
+  form3->addRow(tr("Alpha"), alphaBox_);
+  form3->addRow(tr("Equivalence margin"), marginBox_);
+  controls->addLayout(form1);
+  controls->addSpacing(24);
+  controls->addLayout(form2);
+  controls->addSpacing(24);
+  controls->addLayout(form3);
+  controls->addStretch(1);
+
+  table_->setColumnCount(static_cast<int>(kColumns.size()));
+  table_->setHorizontalHeaderLabels(kColumns);
+  table_->verticalHeader()->hide();
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setAlternatingRowColors(true);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->setMaximumHeight(220);
+
+  verdict_->setWordWrap(true);
+  verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  verdict_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  QFont f = verdict_->font();
+  f.setPointSizeF(f.pointSizeF() * 1.35);
+  verdict_->setFont(f);
+  verdict_->setStyleSheet(
+      QStringLiteral("QLabel { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; "
+                     "padding: 14px; }"));
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(controls);
+  layout->addWidget(table_);
+  layout->addWidget(new QLabel(tr("<b>Verdict</b>")));
+  layout->addWidget(verdict_, 1);
+
+  for (QComboBox* box : {aBox_, bBox_, testBox_, tailBox_})
+    connect(box, &QComboBox::currentIndexChanged, this, &StatisticsPanel::recompute);
+  connect(allBox_, &QCheckBox::toggled, this, [this](bool on) {
+    aBox_->setEnabled(!on);
+    recompute();
+  });
+  connect(alphaBox_, &QDoubleSpinBox::valueChanged, this, &StatisticsPanel::recompute);
+  connect(marginBox_, &QDoubleSpinBox::valueChanged, this, &StatisticsPanel::recompute);
+  connect(data_, &RunData::reset, this, &StatisticsPanel::refillBackends);
+  connect(data_, &RunData::rowsAppended, this, &StatisticsPanel::refillBackends);
+  connect(data_, &RunData::runFinished, this, &StatisticsPanel::recompute);
+  refillBackends();
+}
+
+void StatisticsPanel::refillBackends() {
+  const QStringList names = data_->backends();
+  QStringList current;
+  for (int i = 0; i < aBox_->count(); ++i) current << aBox_->itemText(i);
+  if (current != names) {
+    const QString a = aBox_->currentText(), b = bBox_->currentText();
+    const QSignalBlocker ba(aBox_), bb(bBox_);
+    aBox_->clear();
+    bBox_->clear();
+    aBox_->addItems(names);
+    bBox_->addItems(names);
+    aBox_->setCurrentIndex(names.contains(a) ? names.indexOf(a) : 0);
+    bBox_->setCurrentIndex(names.contains(b) ? names.indexOf(b)
+                                             : std::min(1, int(names.size()) - 1));
+  }
+  recompute();
+}
+
+void StatisticsPanel::setSelection(const QString& a, const QString& b) {
+  const QSignalBlocker ba(aBox_), bb(bBox_);
+  aBox_->setCurrentText(a);
+  bBox_->setCurrentText(b);
+  recompute();
+}
+void StatisticsPanel::setTest(StatTest test) {
+  testBox_->setCurrentIndex(static_cast<int>(test));
+}
+void StatisticsPanel::setAlpha(double alpha) {
+  alphaBox_->setValue(alpha);
+}
+void StatisticsPanel::setMarginPoints(double points) {
+  marginBox_->setValue(points);
+}
+void StatisticsPanel::setAllAgainstReference(bool on) {
+  allBox_->setChecked(on);
+}
+QString StatisticsPanel::verdictText() const {
+  return verdict_->text();
+}
+
+void StatisticsPanel::recompute() {
+  rows_.clear();
+  const auto test = static_cast<StatTest>(testBox_->currentData().toInt());
+  stats::CompareOptions options;
+  options.kind = test == StatTest::Student ? stats::TTestKind::Student : stats::TTestKind::Welch;
+  options.tail = static_cast<stats::Tail>(tailBox_->currentData().toInt());
+  options.alpha = alphaBox_->value();
+  if (marginBox_->value() > 0) options.margin = marginBox_->value() / 100.0;
+
+  const QString reference = bBox_->currentText();
+  QStringList sides;
+  if (allBox_->isChecked()) {
+    for (const QString& name : data_->backends())
+      if (name != reference) sides << name;
+  } else if (!aBox_->currentText().isEmpty()) {
+    sides << aBox_->currentText();
+  }
+  QStringList sentences;
+  try {
+    for (const QString& a : sides) {
+      const std::vector<double> va = data_->finalAccuracies(a);
+      const std::vector<double> vb = data_->finalAccuracies(reference);
+      StatRow row;
+      row.comparison =
+          stats::compareSamples(a.toStdString(), va, reference.toStdString(), vb, options);
+      if (test == StatTest::MannWhitney && !va.empty() && !vb.empty())
+        row.mannWhitney = stats::mannWhitneyU(va, vb, options.tail);
+      if (row.comparison.t_test && row.comparison.t_test->defined) {
+        const auto& t = *row.comparison.t_test;
+        row.power = stats::tTestPower(std::min(t.n_a, t.n_b), t.mean_diff, t.pooled_sd,
+                                      options.alpha, options.tail);
+      } else {
+        row.power = NAN;
+      }
+      rows_.push_back(std::move(row));
+    }
+    // Holm over the family when comparing everything against the reference.
+    if (allBox_->isChecked() && rows_.size() > 1) {
+      std::vector<double> ps;
+      std::vector<std::size_t> idx;
+      for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const auto& c = rows_[i].comparison;
+        const double p = rows_[i].mannWhitney            ? rows_[i].mannWhitney->p_value
+                         : c.t_test && c.t_test->defined ? c.t_test->p_value
+                                                         : NAN;
+        if (std::isfinite(p)) ps.push_back(p), idx.push_back(i);
+      }
+      const stats::HolmResult holm = stats::holm(ps, options.alpha);
+      for (std::size_t k = 0; k < idx.size(); ++k) rows_[idx[k]].pAdjusted = holm.adjusted[k];
+    }
+    for (const StatRow& row : rows_) {
+      if (row.mannWhitney) {
+        const auto& m = *row.mannWhitney;
+        const bool sig = m.p_value < options.alpha;
+        sentences << tr("%1 vs %2: Mann-Whitney U = %3, p = %4 (alpha %5): %6. %7")
+                         .arg(QString::fromStdString(row.comparison.name_a),
+                              QString::fromStdString(row.comparison.name_b), num(m.u, 6),
+                              pText(m.p_value), num(options.alpha, 3),
+                              sig ? tr("the accuracy distributions differ")
+                                  : tr("no significant difference in the accuracy distributions"),
+                              tr("(t-test verdict: %1)")
+                                  .arg(QString::fromStdString(row.comparison.verdict)));
+      } else {
+        sentences << QString::fromStdString(row.comparison.verdict);
+      }
+    }
+  } catch (const std::exception& e) {
+    sentences << tr("Cannot compute: %1").arg(QString::fromUtf8(e.what()));
+  }
+  if (sides.isEmpty())
+    sentences << tr("Open a results database, import a CSV or run a study to compare backends.");
+  verdict_->setText(sentences.join(QStringLiteral("\n\n")));
+  fillTable();
+}
+
+void StatisticsPanel::fillTable() {
+  table_->setRowCount(static_cast<int>(rows_.size()));
+  for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+    const StatRow& row = rows_[static_cast<std::size_t>(r)];
+    const stats::Comparison& c = row.comparison;
+    QStringList cells;
+    cells << QString::fromStdString(c.name_a) << QString::fromStdString(c.name_b)
+          << QString::number(c.n_a) << QString::number(c.n_b);
+    if (c.t_test) {
+      const auto& t = *c.t_test;
+      cells << pct(t.mean_a) << pct(t.mean_b) << pct(t.sd_a) << pct(t.sd_b)
+            << num(t.mean_diff * 100, 4)
+            << QStringLiteral("[%1, %2]").arg(num(t.ci_low * 100, 4), num(t.ci_high * 100, 4));
+      if (row.mannWhitney) {
+        cells << QStringLiteral("U = %1").arg(num(row.mannWhitney->u, 6)) << QStringLiteral("—")
+              << pText(row.mannWhitney->p_value);
+      } else {
+        cells << num(t.t, 5) << num(t.df, 4) << pText(t.p_value);
+      }
+      cells << (row.pAdjusted >= 0 ? pText(row.pAdjusted) : QStringLiteral("—"))
+            << num(t.hedges_g, 4);
+    } else {
+      for (int i = 0; i < 11; ++i) cells << QStringLiteral("—");
+    }
+    cells << (c.tost ? pText(c.tost->p_value) : QStringLiteral("—")) << num(row.power, 3)
+          << (c.runs_needed
+                  ? (c.runs_needed->reachable ? QString::number(c.runs_needed->n_per_group)
+                                              : tr("unreachable"))
+                  : QStringLiteral("—"));
+    for (int col = 0; col < cells.size() && col < table_->columnCount(); ++col) {
+      auto* item = new QTableWidgetItem(cells[col]);
+      item->setTextAlignment(col < 2 ? Qt::AlignLeft | Qt::AlignVCenter
+                                     : Qt::AlignRight | Qt::AlignVCenter);
+      table_->setItem(r, col, item);
+    }
+  }
+}
+
+}  // namespace paritylab::ui
