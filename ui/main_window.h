@@ -1,15 +1,74 @@
 #pragma once
+// Assembles the panels (runs, curves, distributions, statistics, formats), the menus and the
+// study session; the logic lives in the panels and models.
 
 #include <QMainWindow>
+#include <vector>
+
+#include "ui/chart_export.h"
+
+class QLabel;
+class QMenu;
+class QTabWidget;
 
 namespace paritylab::ui {
 
-// Assembles the panels; owns no logic of its own.
+class CurvesPanel;
+class DistributionsPanel;
+class FormatsPanel;
+class RunData;
+class RunsPanel;
+class StatisticsPanel;
+class StudySession;
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
   explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  bool openDatabase(const QString& path);
+  bool importCsvFile(const QString& csvPath);
+  bool loadStudySpec(const QString& path);  // a spec JSON file (or ":/studies/quick.json")
+  bool exportAllTo(const QString& dir, QString* error);
+  void startStudyNow() { startStudy(false); }
+
+  RunData* runData() const { return data_; }
+  QTabWidget* tabs() const { return tabs_; }
+  CurvesPanel* curves() const { return curves_; }
+  DistributionsPanel* distributions() const { return distributions_; }
+  StatisticsPanel* statistics() const { return statistics_; }
+  FormatsPanel* formats() const { return formats_; }
+  RunsPanel* runs() const { return runs_; }
+  std::vector<Exportable> exportables() const;
+
+ private:
+  void buildMenus();
+  void updateRecentMenu();
+  void addRecent(const QString& path);
+  void setEmulated(bool emulated, const QString& source);
+  void showError(const QString& what, const QString& error);
+  void startStudy(bool resume);
+  void editStudy();
+  void exportCurrent(const QString& suffix);
+  void exportReport();
+  void updateTitle();
+
+  RunData* data_;
+  StudySession* session_;
+  RunsPanel* runs_;
+  CurvesPanel* curves_;
+  DistributionsPanel* distributions_;
+  StatisticsPanel* statistics_;
+  FormatsPanel* formats_;
+  QTabWidget* tabs_;
+  QLabel* banner_;
+  QMenu* recentMenu_ = nullptr;
+  QString specJson_;
+  QString specName_;
+  QString dbPath_;
+  bool canResume_ = false;
 };
 
 }  // namespace paritylab::ui

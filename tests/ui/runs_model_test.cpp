@@ -1,0 +1,89 @@
+// Covers issue #5: the runs model follows runner events, and redraws are batched (one update
+// signal for many events, never one per event).
+#include <QSignalSpy>
+#include <QtTest>
+#include <cmath>
+
+#include "ui/run_data.h"
+#include "ui/runs_table_model.h"
+
+using namespace paritylab;
+using namespace paritylab::ui;
+
+namespace {
+study::RunKey key(std::int64_t id, const char* backend, std::uint64_t seed) {
+  return {id, backend, seed};
+}
+}  // namespace
+
+class RunsModelTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void followsRunnerEvents() {
+    RunData data;
+    data.setBatchInterval(30);
+    RunsTableModel model(&data);
+    QCOMPARE(model.rowCount(), 0);
+
+    study::RunStateEvent started{key(1, "tpu-bf16", 7), study::RunState::Running};
+    data.applyState(started);
+    data.applyState({key(2, "cpu-fp32", 7), study::RunState::Pending});
+    // Nothing is announced before the batch timer fires.
+    QCOMPARE(model.rowCount(), 0);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    QTRY_COMPARE(model.rowCount(), 2);
+    QCOMPARE(inserted.count(), 1);
+    QCOMPARE(model.index(0, RunsTableModel::Backend).data().toString(), QStringLiteral("tpu-bf16"));
+    QCOMPARE(model.index(0, RunsTableModel::Seed).data().toString(), QStringLiteral("7"));
+
+    data.applyStep({key(1, "tpu-bf16", 7), 1, 10, 0.75});
+    data.applyEpoch({key(1, "tpu-bf16", 7), 1, 4, 0.7, 0.6, 0.81, 1.5});
+    data.flush();
+    QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("1 / 4"));
+    QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
+             0.25);
+    QCOMPARE(model.index(0, RunsTableModel::Loss).data().toString(), QStringLiteral("0.7500"));
+
+    study::RunStateEvent done{key(1, "tpu-bf16", 7), study::RunState::Completed};
+    done.finalAccuracy = 0.8125;
+    done.wallSeconds = 12.0;
+    data.applyState(done);
+    study::RunStateEvent diverged{key(2, "cpu-fp32", 7), study::RunState::Diverged, 3};
+    data.applyState(diverged);
+    data.flush();
+    QCOMPARE(model.index(0, RunsTableModel::Status).data().toString(), QStringLiteral("completed"));
+    QCOMPARE(model.index(0, RunsTableModel::FinalAccuracy).data().toString(),
+             QStringLiteral("81.25%"));
+    QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
+             1.0);
+    QVERIFY(model.index(1, RunsTableModel::Status).data().toString().contains("diverged"));
+    QVERIFY(model.index(1, RunsTableModel::Status).data().toString().contains("epoch 3"));
+    QCOMPARE(data.finalAccuracies("tpu-bf16"), std::vector<double>{0.8125});
+    QVERIFY(data.finalAccuracies("cpu-fp32").empty());  // diverged runs are not accuracies
+  }
+
+  void batchesUpdates() {
+    RunData data;
+    data.setBatchInterval(50);
+    QSignalSpy updated(&data, &RunData::updated);
+    for (int i = 0; i < 500; ++i) data.applyStep({key(1, "gpu-tf32", 1), 1, i, 1.0 / (i + 1)});
+    QCOMPARE(updated.count(), 0);
+    QTRY_COMPARE(updated.count(), 1);
+    QTest::qWait(120);
+    QCOMPARE(updated.count(), 1);  // 500 events, one redraw
+    QCOMPARE(data.runs().front().steps.size(), std::size_t(500));
+  }
+
+  void resumedEpochReplacesTheOldOne() {
+    RunData data;
+    data.applyEpoch({key(1, "a", 1), 1, 3, 1.0, 1.0, 0.5, 1});
+    data.applyEpoch({key(1, "a", 1), 2, 3, 0.9, 0.9, 0.6, 1});
+    data.applyEpoch({key(1, "a", 1), 2, 3, 0.8, 0.8, 0.7, 1});  // repeated after a resume
+    QCOMPARE(data.runs().front().epochs.size(), std::size_t(2));
+    QCOMPARE(data.runs().front().epochs.back().testAccuracy, 0.7);
+  }
+};
+
+QTEST_MAIN(RunsModelTest)
+#include "runs_model_test.moc"

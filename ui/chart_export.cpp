@@ -1,0 +1,86 @@
+#include "ui/chart_export.h"
+
+#include <QChartView>
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QPainter>
+#include <QSvgGenerator>
+
+#include "ui/bit_layout_diagram.h"
+
+namespace paritylab::ui {
+
+Exportable exportableChart(QChartView* view, const QString& name, QSize size) {
+  if (!size.isValid()) size = view->size().expandedTo(QSize(900, 560));
+  return {name, size, [view](QPainter& p, const QSize& s) {
+            // Render the scene at the requested size without disturbing the on-screen view.
+            const QSize old = view->size();
+            const bool resize = old != s;
+            if (resize) view->resize(s);
+            view->render(&p, QRectF(QPointF(0, 0), s), QRect(QPoint(0, 0), s));
+            if (resize) view->resize(old);
+          }};
+}
+
+Exportable exportableDiagram(const BitLayoutDiagram* diagram, const QString& name) {
+  return {name, diagram->sizeHint(), [diagram](QPainter& p, const QSize&) { diagram->render(p); }};
+}
+
+bool exportPng(const Exportable& item, const QString& path, QString* error) {
+  constexpr double kScale = 2.0;  // crisp on high-density screens and in slides
+  QImage image(item.size * kScale, QImage::Format_ARGB32_Premultiplied);
+  image.setDevicePixelRatio(kScale);
+  image.fill(Qt::white);
+  {
+    QPainter p(&image);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+    item.paint(p, item.size);
+  }
+  if (!image.save(path, "PNG")) {
+    if (error) *error = QObject::tr("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+bool exportSvg(const Exportable& item, const QString& path, QString* error) {
+  QSvgGenerator svg;
+  svg.setFileName(path);
+  svg.setSize(item.size);
+  svg.setViewBox(QRect(QPoint(0, 0), item.size));
+  svg.setTitle(item.name);
+  svg.setDescription(QObject::tr("ParityLab chart"));
+  {
+    QPainter p;
+    if (!p.begin(&svg)) {
+      if (error) *error = QObject::tr("cannot write %1").arg(path);
+      return false;
+    }
+    p.fillRect(QRect(QPoint(0, 0), item.size), Qt::white);
+    item.paint(p, item.size);
+  }
+  if (!QFileInfo(path).exists() || QFileInfo(path).size() == 0) {
+    if (error) *error = QObject::tr("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+bool exportAll(const std::vector<Exportable>& items, const QString& dir, QStringList* written,
+               QString* error) {
+  if (!QDir().mkpath(dir)) {
+    if (error) *error = QObject::tr("cannot create the folder %1").arg(dir);
+    return false;
+  }
+  for (const Exportable& item : items) {
+    const QString stem = QDir(dir).filePath(item.name);
+    if (!exportPng(item, stem + QStringLiteral(".png"), error)) return false;
+    if (!exportSvg(item, stem + QStringLiteral(".svg"), error)) return false;
+    if (written) *written << stem + QStringLiteral(".png") << stem + QStringLiteral(".svg");
+  }
+  return true;
+}
+
+}  // namespace paritylab::ui

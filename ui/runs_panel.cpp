@@ -1,0 +1,100 @@
+#include "ui/runs_panel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "ui/run_data.h"
+#include "ui/runs_table_model.h"
+
+namespace paritylab::ui {
+
+RunsPanel::RunsPanel(RunData* data, QWidget* parent)
+    : QWidget(parent),
+      data_(data),
+      model_(new RunsTableModel(data, this)),
+      table_(new QTableView),
+      studyLabel_(new QLabel),
+      summary_(new QLabel),
+      start_(new QToolButton),
+      cancel_(new QToolButton),
+      resume_(new QToolButton),
+      edit_(new QToolButton) {
+  const auto setup = [](QToolButton* b, const QString& icon, const QString& text,
+                        const QString& tip) {
+    b->setIcon(QIcon(icon));
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    b->setAutoRaise(true);
+  };
+  setup(start_, QStringLiteral(":/icons/start.svg"), tr("Start"),
+        tr("Run the study into a new results database"));
+  setup(cancel_, QStringLiteral(":/icons/cancel.svg"), tr("Cancel"),
+        tr("Stop every run within one step; finished epochs stay in the database"));
+  setup(resume_, QStringLiteral(":/icons/resume.svg"), tr("Resume"),
+        tr("Finish the study in the open database without repeating finished runs"));
+  setup(edit_, QStringLiteral(":/icons/study.svg"), tr("Study…"), tr("Edit the study spec"));
+  studyLabel_->setTextFormat(Qt::RichText);
+  studyLabel_->setWordWrap(true);
+
+  table_->setModel(model_);
+  table_->setItemDelegateForColumn(RunsTableModel::Progress, new ProgressBarDelegate(table_));
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setAlternatingRowColors(true);
+  table_->verticalHeader()->setDefaultSectionSize(22);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(RunsTableModel::Progress, QHeaderView::Stretch);
+  table_->setSortingEnabled(false);
+
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(start_);
+  buttons->addWidget(cancel_);
+  buttons->addWidget(resume_);
+  buttons->addStretch(1);
+  buttons->addWidget(edit_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(studyLabel_);
+  layout->addLayout(buttons);
+  layout->addWidget(table_, 1);
+  layout->addWidget(summary_);
+
+  connect(start_, &QToolButton::clicked, this, &RunsPanel::startRequested);
+  connect(cancel_, &QToolButton::clicked, this, &RunsPanel::cancelRequested);
+  connect(resume_, &QToolButton::clicked, this, &RunsPanel::resumeRequested);
+  connect(edit_, &QToolButton::clicked, this, &RunsPanel::editStudyRequested);
+  connect(data_, &RunData::updated, this, &RunsPanel::updateSummary);
+  connect(data_, &RunData::reset, this, &RunsPanel::updateSummary);
+  setRunning(false, false);
+  updateSummary();
+}
+
+void RunsPanel::setRunning(bool running, bool canResume) {
+  start_->setEnabled(!running);
+  cancel_->setEnabled(running);
+  resume_->setEnabled(!running && canResume);
+  edit_->setEnabled(!running);
+}
+
+void RunsPanel::setStudyName(const QString& text) {
+  studyLabel_->setText(text);
+}
+
+void RunsPanel::updateSummary() {
+  int counts[6] = {};
+  for (const RunRecord& run : data_->runs()) ++counts[static_cast<int>(run.state)];
+  const int total = static_cast<int>(data_->runs().size());
+  QStringList parts;
+  parts << tr("%1 runs").arg(total);
+  const char* names[] = {"pending", "running", "completed", "diverged", "failed", "cancelled"};
+  for (int i = 0; i < 6; ++i)
+    if (counts[i] > 0) parts << QStringLiteral("%1 %2").arg(counts[i]).arg(tr(names[i]));
+  summary_->setText(parts.join(QStringLiteral(" · ")));
+}
+
+}  // namespace paritylab::ui

@@ -1,0 +1,140 @@
+#include "ui/runs_table_model.h"
+
+#include <QApplication>
+#include <QColor>
+#include <QPainter>
+#include <cmath>
+
+#include "ui/run_data.h"
+
+namespace paritylab::ui {
+
+RunsTableModel::RunsTableModel(RunData* data, QObject* parent)
+    : QAbstractTableModel(parent), data_(data), rows_(static_cast<int>(data->runs().size())) {
+  connect(data_, &RunData::reset, this, [this] {
+    beginResetModel();
+    rows_ = static_cast<int>(data_->runs().size());
+    endResetModel();
+  });
+  connect(data_, &RunData::rowsAppended, this, [this](int, int last) {
+    if (last < rows_) return;
+    beginInsertRows({}, rows_, last);
+    rows_ = last + 1;
+    endInsertRows();
+  });
+  connect(data_, &RunData::updated, this, [this] {
+    if (rows_ > 0) emit dataChanged(index(0, 0), index(rows_ - 1, ColumnCount - 1));
+  });
+}
+
+int RunsTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : rows_;
+}
+int RunsTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation == Qt::Vertical) {
+    return role == Qt::DisplayRole ? QVariant(section + 1) : QVariant();
+  }
+  if (role != Qt::DisplayRole) return {};
+  switch (section) {
+    case Backend:
+      return tr("Backend");
+    case Seed:
+      return tr("Seed");
+    case Status:
+      return tr("Status");
+    case Epoch:
+      return tr("Epoch");
+    case Progress:
+      return tr("Progress");
+    case Loss:
+      return tr("Current loss");
+    case FinalAccuracy:
+      return tr("Final accuracy");
+    case Wall:
+      return tr("Wall time");
+    default:
+      return {};
+  }
+}
+
+QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rows_) return {};
+  const RunRecord& run = data_->runs()[static_cast<std::size_t>(index.row())];
+  const double progress = run.state == study::RunState::Completed ? 1.0
+                          : run.totalEpochs > 0 ? double(run.epoch) / run.totalEpochs
+                                                : 0.0;
+  if (role == ProgressRole) return progress;
+  if (role == Qt::TextAlignmentRole)
+    return index.column() == Backend || index.column() == Status
+               ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+               : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::ForegroundRole && index.column() == Status) {
+    switch (run.state) {
+      case study::RunState::Completed:
+        return QColor(0x1a, 0x7f, 0x37);
+      case study::RunState::Running:
+        return QColor(0x09, 0x69, 0xda);
+      case study::RunState::Diverged:
+      case study::RunState::Failed:
+        return QColor(0xcf, 0x22, 0x2e);
+      case study::RunState::Cancelled:
+        return QColor(0x9a, 0x67, 0x00);
+      default:
+        return QColor(0x65, 0x6d, 0x76);
+    }
+  }
+  if (role == Qt::ToolTipRole && !run.message.isEmpty()) return run.message;
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case Backend:
+      return run.backend;
+    case Seed:
+      return QString::number(run.seed);
+    case Status: {
+      QString s = QString::fromUtf8(study::toString(run.state).data());
+      if (run.state == study::RunState::Diverged) s += tr(" (epoch %1)").arg(run.epoch);
+      return s;
+    }
+    case Epoch:
+      return run.totalEpochs > 0 ? QStringLiteral("%1 / %2").arg(run.epoch).arg(run.totalEpochs)
+                                 : QString::number(run.epoch);
+    case Progress:
+      return QStringLiteral("%1%").arg(std::lround(progress * 100));
+    case Loss: {
+      double loss = run.currentLoss;
+      if (!std::isfinite(loss) && !run.epochs.empty()) loss = run.epochs.back().trainLoss;
+      return std::isnan(loss) ? QString() : QString::number(loss, 'f', 4);
+    }
+    case FinalAccuracy:
+      return run.state == study::RunState::Completed
+                 ? QStringLiteral("%1%").arg(run.finalAccuracy * 100.0, 0, 'f', 2)
+                 : QString();
+    case Wall:
+      return run.wallSeconds > 0 ? QStringLiteral("%1 s").arg(run.wallSeconds, 0, 'f', 1)
+                                 : QString();
+    default:
+      return {};
+  }
+}
+
+void ProgressBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                                const QModelIndex& index) const {
+  QStyleOptionProgressBar bar;
+  bar.rect = option.rect.adjusted(3, 3, -3, -3);
+  bar.minimum = 0;
+  bar.maximum = 1000;
+  bar.progress = static_cast<int>(index.data(RunsTableModel::ProgressRole).toDouble() * 1000);
+  bar.text = index.data(Qt::DisplayRole).toString();
+  bar.textVisible = true;
+  bar.textAlignment = Qt::AlignCenter;
+  bar.state = option.state | QStyle::State_Horizontal;
+  const QWidget* widget = option.widget;
+  QStyle* style = widget ? widget->style() : QApplication::style();
+  style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);
+}
+
+}  // namespace paritylab::ui

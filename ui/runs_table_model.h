@@ -1,0 +1,41 @@
+#pragma once
+// The Runs table: one row per run (backend, seed, status, epoch, progress, current loss, final
+// accuracy, wall time), following RunData's batched signals.
+
+#include <QAbstractTableModel>
+#include <QStyledItemDelegate>
+
+namespace paritylab::ui {
+
+class RunData;
+
+class RunsTableModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { Backend, Seed, Status, Epoch, Progress, Loss, FinalAccuracy, Wall, ColumnCount };
+  static constexpr int ProgressRole = Qt::UserRole + 1;  // double in [0, 1]
+
+  explicit RunsTableModel(RunData* data, QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  RunData* data_;
+  int rows_ = 0;  // rows announced to views (RunData may hold more until the next batch)
+};
+
+// Paints the Progress column as a progress bar.
+class ProgressBarDelegate : public QStyledItemDelegate {
+  Q_OBJECT
+
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+  void paint(QPainter* painter, const QStyleOptionViewItem& option,
+             const QModelIndex& index) const override;
+};
+
+}  // namespace paritylab::ui

@@ -1,0 +1,26 @@
+#pragma once
+// The ui's door to core/study's results store, CSV import and CSV report: plain functions that
+// turn a database into RunData records. Qt types at the surface, core types inside.
+
+#include <QString>
+#include <vector>
+
+#include "ui/run_data.h"
+
+namespace paritylab::ui {
+
+struct LoadedStudy {
+  std::vector<RunRecord> runs;  // every run with its epoch metrics, in database order
+  QString title;                // the study's name (or the imported file's name)
+  QString specJson;             // the study spec stored in the database (empty for imports)
+  bool canResume = false;       // some runs are not finished and the spec can be re-run
+};
+
+// Reads every run and epoch of the results database at `dbPath`.
+bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error);
+// Imports a CSV of results from real hardware into a new results database at `dbPath`.
+bool importCsv(const QString& csvPath, const QString& dbPath, QString* error);
+// Writes the CSV report (runs, then per-backend summary and pairwise tests) of a database.
+bool writeCsvReport(const QString& dbPath, const QString& csvPath, QString* error);
+
+}  // namespace paritylab::ui

@@ -1,0 +1,85 @@
+#pragma once
+// The Study dialog: dataset, split and sizes, model, epochs, batch, optimizer, schedule, freeze
+// schedule, backends (presets with their descriptions, each adjustable, plus custom policies as
+// JSON), per-backend hyperparameter overrides, seeds and threads. Invalid values are refused in
+// the dialog with the reason (core/study's parser has the last word); specs load from and save
+// to JSON files.
+
+#include <QDialog>
+
+class QComboBox;
+class QDialogButtonBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QSpinBox;
+
+namespace paritylab::ui {
+
+class StudyDialog : public QDialog {
+  Q_OBJECT
+
+ public:
+  explicit StudyDialog(const QString& specJson, QWidget* parent = nullptr);
+
+  // The spec as the form describes it (valid when validate() is true).
+  QString specJson() const;
+  // Checks every field and the whole spec with core/study's parser; false with the reason.
+  bool validate(QString* reason = nullptr) const;
+  bool loadSpec(const QString& json, QString* reason = nullptr);
+
+  // For tests and scripted use.
+  QLineEdit* seedsEdit() const { return seeds_; }
+  QSpinBox* epochsBox() const { return epochs_; }
+  QDoubleSpinBox* lrBox() const { return lr_; }
+  QListWidget* backendList() const { return backends_; }
+  QPlainTextEdit* backendEditor() const { return backendJson_; }
+  QLineEdit* datasetDirEdit() const { return datasetDir_; }
+  QComboBox* datasetBox() const { return dataset_; }
+  QDialogButtonBox* buttons() const { return buttons_; }
+  QString errorText() const;
+
+ public slots:
+  void accept() override;
+
+ private:
+  void buildForm();
+  void revalidate();
+  void onBackendSelected();
+  void storeBackendEdit();
+  void addCustomBackend();
+  void loadFromFile();
+  void saveToFile();
+
+  QComboBox* dataset_;
+  QLineEdit* datasetDir_;
+  QSpinBox* trainSize_;
+  QSpinBox* testSize_;
+  QComboBox* model_;
+  QSpinBox* width_;
+  QSpinBox* epochs_;
+  QSpinBox* batch_;
+  QSpinBox* evalBatch_;
+  QComboBox* optimizer_;
+  QDoubleSpinBox* lr_;
+  QDoubleSpinBox* weightDecay_;
+  QDoubleSpinBox* momentum_;
+  QComboBox* schedule_;
+  QDoubleSpinBox* warmup_;
+  QSpinBox* stepEpochs_;
+  QDoubleSpinBox* gamma_;
+  QSpinBox* freeze_;
+  QListWidget* backends_;
+  QLabel* backendDescription_;
+  QPlainTextEdit* backendJson_;
+  QLineEdit* seeds_;
+  QSpinBox* threads_;
+  QLineEdit* name_;
+  QLabel* error_;
+  QDialogButtonBox* buttons_;
+  QString extraJson_;  // spec fields the form does not show, kept as they were
+};
+
+}  // namespace paritylab::ui
