@@ -348,16 +348,30 @@ void CurvesPanel::autoRange() {
   const auto setRange = [](QAbstractAxis* axis, double lo, double hi, bool log) {
     if (log) {
       axis->setRange(lo / 1.15, hi * 1.15);
-    } else {
-      auto* v = static_cast<QValueAxis*>(axis);
-      const double pad = (hi - lo) * 0.04;
-      v->setRange(lo - pad, hi + pad);
-      v->applyNiceNumbers();
+      return;
     }
+    auto* v = static_cast<QValueAxis*>(axis);
+    const double pad = (hi - lo) * 0.04;
+    // Never pad a non-negative quantity (accuracy, loss, step) below zero.
+    v->setRange(lo >= 0 ? std::max(0.0, lo - pad) : lo - pad, hi + pad);
+    v->applyNiceNumbers();
   };
   setRange(xAxis_, x0, x1, options_.logX);
-  if (!options_.logX && options_.metric != CurveMetric::StepLoss)
-    static_cast<QValueAxis*>(xAxis_)->setRange(std::max(0.0, x0 - 0.5), x1 + 0.5);
+  if (!options_.logX && options_.metric != CurveMetric::StepLoss) {
+    // Epochs: whole numbers from 0 with a round step (1, 2, 5, 10, ...).
+    auto* x = static_cast<QValueAxis*>(xAxis_);
+    x->setRange(0, std::ceil(x1) + (x1 >= 10 ? 0.5 : 0.25));
+    const double raw = std::max(1.0, x1 / 8.0);
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    const double step = raw / mag <= 1   ? mag
+                        : raw / mag <= 2 ? 2 * mag
+                        : raw / mag <= 5 ? 5 * mag
+                                         : 10 * mag;
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0);
+    x->setTickInterval(step);
+    x->setLabelFormat(QStringLiteral("%d"));
+  }
   setRange(yAxis_, y0, y1, options_.logY);
 }
 

@@ -1,6 +1,7 @@
 #include "ui/distributions_panel.h"
 
 #include <QAreaSeries>
+#include <QCategoryAxis>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
@@ -62,9 +63,10 @@ void DistributionsPanel::rebuild() {
   auto* x = new QValueAxis;
   x->setTitleText(tr("final test accuracy (%)"));
   x->setLabelFormat(QStringLiteral("%.1f"));
-  auto* y = new QValueAxis;
+  // Counts above zero; beneath it one labelled row of dots per backend.
+  auto* y = new QCategoryAxis;
   y->setTitleText(tr("runs"));
-  y->setLabelFormat(QStringLiteral("%d"));
+  y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
   chart_->addAxis(x, Qt::AlignBottom);
   chart_->addAxis(y, Qt::AlignLeft);
   chart_->setTitle(data_->title().isEmpty()
@@ -84,6 +86,7 @@ void DistributionsPanel::rebuild() {
   if (!std::isfinite(lo)) {
     x->setRange(0, 100);
     y->setRange(0, 1);
+    y->append(QStringLiteral("0"), 0);
     return;
   }
   const double span = std::max(hi - lo, 0.5);
@@ -147,10 +150,14 @@ void DistributionsPanel::rebuild() {
     attach(meanLine, false);
   }
   x->setRange(lo, hi);
-  y->setRange(-dotStep * (names.size() + 0.8), maxCount * 1.1);
-  y->setTickType(QValueAxis::TicksDynamic);
-  y->setTickAnchor(0);
-  y->setTickInterval(std::max(1, maxCount / 6));
+  x->applyNiceNumbers();
+  const double yMin = -dotStep * (names.size() + 0.8);
+  y->setRange(yMin, maxCount * 1.1);
+  y->setStartValue(yMin);
+  for (int i = static_cast<int>(names.size()) - 1; i >= 0; --i)
+    y->append(names[i] + QStringLiteral(" "), -dotStep * (i + 1));
+  const int step = std::max(1, maxCount / 6);
+  for (int c = 0; c <= maxCount; c += step) y->append(QString::number(c), c);
 }
 
 }  // namespace paritylab::ui

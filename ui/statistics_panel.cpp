@@ -13,6 +13,7 @@
 
 #include "core/stats/multiple_comparisons.h"
 #include "core/stats/power.h"
+#include "ui/difference_plot.h"
 #include "ui/run_data.h"
 
 namespace paritylab::ui {
@@ -51,7 +52,8 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
       alphaBox_(new QDoubleSpinBox),
       marginBox_(new QDoubleSpinBox),
       table_(new QTableWidget),
-      verdict_(new QLabel) {
+      verdict_(new QLabel),
+      plot_(new DifferencePlot) {
   testBox_->addItem(tr("Welch t-test"), static_cast<int>(StatTest::Welch));
   testBox_->addItem(tr("Student t-test"), static_cast<int>(StatTest::Student));
   testBox_->addItem(tr("Mann-Whitney U"), static_cast<int>(StatTest::MannWhitney));
@@ -94,7 +96,8 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setAlternatingRowColors(true);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->setMaximumHeight(220);
+  table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
 
   verdict_->setWordWrap(true);
   verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -110,7 +113,9 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
   layout->addLayout(controls);
   layout->addWidget(table_);
   layout->addWidget(new QLabel(tr("<b>Verdict</b>")));
-  layout->addWidget(verdict_, 1);
+  layout->addWidget(verdict_);
+  layout->addWidget(plot_);
+  layout->addStretch(1);
 
   for (QComboBox* box : {aBox_, bBox_, testBox_, tailBox_})
     connect(box, &QComboBox::currentIndexChanged, this, &StatisticsPanel::recompute);
@@ -239,6 +244,23 @@ void StatisticsPanel::recompute() {
     sentences << tr("Open a results database, import a CSV or run a study to compare backends.");
   verdict_->setText(sentences.join(QStringLiteral("\n\n")));
   fillTable();
+  std::vector<DifferenceRow> plotRows;
+  for (const StatRow& row : rows_) {
+    const auto& c = row.comparison;
+    if (!c.t_test || !c.t_test->defined) continue;
+    DifferenceRow d;
+    d.label = QStringLiteral("%1 − %2").arg(QString::fromStdString(c.name_a),
+                                            QString::fromStdString(c.name_b));
+    d.diff = c.t_test->mean_diff * 100;
+    d.ciLow = c.t_test->ci_low * 100;
+    d.ciHigh = c.t_test->ci_high * 100;
+    d.tostLow = c.tost ? c.tost->ci_low * 100 : NAN;
+    d.tostHigh = c.tost ? c.tost->ci_high * 100 : NAN;
+    d.significant = c.t_test->p_value < options.alpha;
+    d.equivalent = c.tost && c.tost->equivalent;
+    plotRows.push_back(d);
+  }
+  plot_->setRows(std::move(plotRows), marginBox_->value(), options.alpha);
 }
 
 void StatisticsPanel::fillTable() {

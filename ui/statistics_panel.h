@@ -18,6 +18,7 @@ class QTableWidget;
 
 namespace paritylab::ui {
 
+class DifferencePlot;
 class RunData;
 
 enum class StatTest { Welch, Student, MannWhitney };
@@ -42,6 +43,7 @@ class StatisticsPanel : public QWidget {
   void setAllAgainstReference(bool on);
   const std::vector<StatRow>& rows() const { return rows_; }
   QTableWidget* table() const { return table_; }
+  DifferencePlot* plot() const { return plot_; }
   QString verdictText() const;
 
  public slots:
@@ -61,6 +63,7 @@ class StatisticsPanel : public QWidget {
   QDoubleSpinBox* marginBox_;
   QTableWidget* table_;
   QLabel* verdict_;
+  DifferencePlot* plot_;
   std::vector<StatRow> rows_;
 };
 

@@ -33,6 +33,7 @@ class StudyDialog : public QDialog {
   // For tests and scripted use.
   QLineEdit* seedsEdit() const { return seeds_; }
   QSpinBox* epochsBox() const { return epochs_; }
+  QSpinBox* freezeBox() const { return freeze_; }
   QDoubleSpinBox* lrBox() const { return lr_; }
   QListWidget* backendList() const { return backends_; }
   QPlainTextEdit* backendEditor() const { return backendJson_; }

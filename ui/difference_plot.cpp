@@ -1,0 +1,92 @@
+#include "ui/difference_plot.h"
+
+#include <QPainter>
+#include <QPainterPath>
+#include <algorithm>
+#include <cmath>
+
+namespace paritylab::ui {
+
+DifferencePlot::DifferencePlot(QWidget* parent) : QWidget(parent) {
+  setMinimumHeight(120);
+  setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+}
+
+void DifferencePlot::setRows(std::vector<DifferenceRow> rows, double marginPoints, double alpha) {
+  rows_ = std::move(rows);
+  margin_ = marginPoints;
+  alpha_ = alpha;
+  updateGeometry();
+  update();
+}
+
+void DifferencePlot::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.fillRect(rect(), Qt::white);
+  const int left = 150, right = 30, top = 34, rowH = 44;
+  const QRect plot(left, top, width() - left - right,
+                   rowH * int(std::max<size_t>(1, rows_.size())));
+  // Symmetric range around zero covering every interval and the margin.
+  double extent = std::max(margin_ * 1.3, 0.5);
+  for (const DifferenceRow& r : rows_)
+    for (double v : {r.ciLow, r.ciHigh, r.tostLow, r.tostHigh})
+      if (std::isfinite(v)) extent = std::max(extent, std::abs(v) * 1.15);
+  const auto xOf = [&](double v) {
+    return plot.left() + (v + extent) / (2 * extent) * plot.width();
+  };
+
+  p.setPen(QColor(0x57, 0x60, 0x6a));
+  p.drawText(QRect(0, 4, width(), 20), Qt::AlignHCenter,
+             tr("Difference of mean final accuracy (A − B, points): %1% CI%2")
+                 .arg(100 * (1 - alpha_), 0, 'g', 3)
+                 .arg(margin_ > 0 ? tr(", thick: %1% CI for TOST; shaded: ±%2 pts equivalence zone")
+                                        .arg(100 * (1 - 2 * alpha_), 0, 'g', 3)
+                                        .arg(margin_)
+                                  : QString()));
+  if (margin_ > 0) {
+    const QRectF zone(QPointF(xOf(-margin_), plot.top()), QPointF(xOf(margin_), plot.bottom()));
+    p.fillRect(zone, QColor(0x2c, 0xa0, 0x2c, 36));
+  }
+  // Axis with round ticks.
+  const double raw = extent / 3;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double step = raw / mag < 2 ? mag : raw / mag < 5 ? 2 * mag : 5 * mag;
+  p.setPen(QColor(0xd0, 0xd7, 0xde));
+  const int ticks = static_cast<int>(std::floor(extent / step));
+  for (int k = -ticks; k <= ticks; ++k) {
+    const double t = k * step;  // integer multiples: 0 prints as 0, not -2.8e-16
+    const double x = xOf(t);
+    p.setPen(QColor(0xe5, 0xe7, 0xea));
+    p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+    p.setPen(QColor(0x57, 0x60, 0x6a));
+    p.drawText(QRectF(x - 40, plot.bottom() + 4, 80, 16), Qt::AlignHCenter,
+               QString::number(t, 'g', 3));
+  }
+  p.setPen(QPen(QColor(0x24, 0x29, 0x2f), 1.2, Qt::DashLine));
+  p.drawLine(QPointF(xOf(0), plot.top()), QPointF(xOf(0), plot.bottom()));
+
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    const DifferenceRow& r = rows_[i];
+    const double y = plot.top() + rowH * (i + 0.5);
+    p.setPen(Qt::black);
+    p.drawText(QRectF(0, y - 10, left - 12, 20), Qt::AlignRight | Qt::AlignVCenter, r.label);
+    if (!std::isfinite(r.diff)) continue;
+    const QColor color = r.significant  ? QColor(0xcf, 0x22, 0x2e)
+                         : r.equivalent ? QColor(0x1a, 0x7f, 0x37)
+                                        : QColor(0x09, 0x69, 0xda);
+    p.setPen(QPen(color, 2));
+    p.drawLine(QPointF(xOf(r.ciLow), y), QPointF(xOf(r.ciHigh), y));
+    p.drawLine(QPointF(xOf(r.ciLow), y - 6), QPointF(xOf(r.ciLow), y + 6));
+    p.drawLine(QPointF(xOf(r.ciHigh), y - 6), QPointF(xOf(r.ciHigh), y + 6));
+    if (std::isfinite(r.tostLow)) {
+      p.setPen(QPen(color, 6, Qt::SolidLine, Qt::FlatCap));
+      p.drawLine(QPointF(xOf(r.tostLow), y), QPointF(xOf(r.tostHigh), y));
+    }
+    p.setPen(QPen(Qt::white, 1.5));
+    p.setBrush(color);
+    p.drawEllipse(QPointF(xOf(r.diff), y), 6, 6);
+  }
+}
+
+}  // namespace paritylab::ui

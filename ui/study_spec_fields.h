@@ -1,0 +1,45 @@
+#pragma once
+// The fields of a study spec that the Study dialog edits, read from and written to the spec JSON
+// through core/study's parser and serializer (the one place the ui knows the spec's layout).
+
+#include <QString>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace paritylab::ui {
+
+struct SpecFields {
+  std::string name;
+  std::string dataset =
+      "fashion-mnist";              // fashion-mnist | mnist | cifar10 | celeba | folder | synthetic
+  std::string datasetDir;           // for the folder-based datasets
+  int trainSize = 0, testSize = 0;  // 0 = all
+  std::string model = "mlp";
+  int width = 64;
+  int epochs = 2, batch = 128, evalBatch = 1000;
+  std::string optimizer = "adamw";
+  double lr = 1e-3, weightDecay = 0.0, momentum = 0.9;
+  std::string schedule = "constant";
+  double warmupEpochs = 0.0;
+  int stepEpochs = 10;
+  double gamma = 0.1;
+  int freezeEpochs = 0;
+  std::string seeds = "5";               // "5" (a count) or "0, 1, 2" (a list)
+  int threads = 0;                       // 0 = one per core
+  std::vector<nlohmann::json> backends;  // spec entries: "preset" or {...}
+};
+
+bool readSpecFields(const nlohmann::json& spec, SpecFields* out, QString* reason);
+// Writes the fields into `spec`, keeping the fields the form does not show.
+void writeSpecFields(const SpecFields& fields, nlohmann::json* spec);
+// "5" -> 0..4 is NOT expanded here: a count gives `count` seeds; a list gives those seeds.
+bool parseSeeds(const QString& text, std::vector<std::uint64_t>* seeds, QString* reason);
+// A backend entry checks out with core/backends' policy parser.
+bool validateBackendEntry(const nlohmann::json& entry, QString* reason);
+std::string backendEntryName(const nlohmann::json& entry);
+// The whole spec checks out with core/study's parser (the one `paritylab-cli run` uses).
+bool validateSpecJson(const QString& json, QString* reason);
+
+}  // namespace paritylab::ui
