@@ -38,7 +38,7 @@ std::string testLabel(const TTestResult& t) {
 }
 
 std::string pClause(const TTestResult& t) {
-  return testLabel(t) + " p = " + formatP(t.p_value) + ", alpha " + number(t.alpha);
+  return testLabel(t) + " " + formatP(t.p_value) + ", alpha " + number(t.alpha);
 }
 
 std::string ciClause(const TTestResult& t) {
@@ -49,34 +49,35 @@ std::string ciClause(const TTestResult& t) {
 }
 
 std::string tostClause(const TostResult& e) {
-  const std::string margin = "±" + number(100.0 * e.margin) + " points";
-  if (e.equivalent) return "equivalent within " + margin + " (TOST p = " + formatP(e.p_value) + ")";
-  return "equivalence within " + margin + " is not shown (TOST p = " + formatP(e.p_value) + ")";
+  const double m = 100.0 * e.margin;
+  const std::string margin = "±" + number(m) + (m == 1.0 ? " point" : " points");
+  if (e.equivalent) return "equivalent within " + margin + " (TOST " + formatP(e.p_value) + ")";
+  return "equivalence within " + margin + " is not shown (TOST " + formatP(e.p_value) + ")";
 }
 
 std::string runsNeededClause(const VerdictInput& in) {
   if (!in.runs_needed) return "";
   const SampleSizeResult& s = *in.runs_needed;
   const std::string target = number(100.0 * s.target_power) + "% power";
-  if (!s.reachable) {
-    return in.tost ? "; no feasible number of runs gives " + target + " to show equivalence"
-                   : "; no feasible number of runs gives " + target + " to detect it";
-  }
   if (in.tost) {
+    if (!s.reachable) return "; no feasible number of runs gives " + target + " to show it";
     return ": underpowered; ~" + std::to_string(s.n_per_group) +
            " runs per backend would be needed (" + target + ", assuming no true difference)";
   }
-  return ": underpowered; ~" + std::to_string(s.n_per_group) +
-         " runs per backend would be needed to detect a difference of " +
-         points(std::fabs(in.t_test.mean_diff)) + " points with " + target;
+  const std::string difference =
+      "a difference of " + points(std::fabs(in.t_test.mean_diff)) + " points";
+  if (!s.reachable)
+    return "; no feasible number of runs gives " + target + " to detect " + difference;
+  return "; underpowered: ~" + std::to_string(s.n_per_group) +
+         " runs per backend would be needed to detect " + difference + " with " + target;
 }
 
 }  // namespace
 
 std::string formatP(double p) {
-  if (std::isnan(p)) return "undefined";
-  if (p < 0.001) return "< 0.001";
-  return printf1("%.2g", p);
+  if (std::isnan(p)) return "p undefined";
+  if (p < 0.001) return "p < 0.001";
+  return printf1("p = %.2g", p);
 }
 
 std::string verdict(const VerdictInput& in) {
@@ -109,8 +110,9 @@ std::string verdict(const VerdictInput& in) {
     if (in.tost->equivalent) return s + "; " + tostClause(*in.tost) + ".";
     return s + ", and " + tostClause(*in.tost) + runsNeededClause(in) + ".";
   }
-  s += "; this alone does not show they are equivalent (give an equivalence margin to test that)";
-  return s + runsNeededClause(in) + ".";
+  return s + runsNeededClause(in) +
+         ". Not significant is not the same as equivalent: give an equivalence margin to test "
+         "that.";
 }
 
 Comparison compareSamples(const std::string& name_a, std::span<const double> a,
