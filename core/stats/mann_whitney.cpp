@@ -16,6 +16,9 @@ namespace {
 
 using u128 = unsigned __int128;
 
+// The exact distribution keeps n_a n_b + 1 counts of 16 bytes: at most 32 MB.
+constexpr std::size_t kMaxExactCells = 2'000'000;
+
 // Counts c_k = #{arrangements with U = k}, k = 0..m n: the coefficients of the Gaussian binomial
 // [m + n choose m]_q = prod_{i=1..m} (1 - q^{n+i}) / (1 - q^i). Arithmetic is modulo 2^128, which
 // is exact because every final coefficient is below C(m + n, m) < 2^128 (checked by the caller);
@@ -54,12 +57,17 @@ double toDouble(u128 v) {
 
 }  // namespace
 
+bool mannWhitneyExactFeasible(std::size_t n_a, std::size_t n_b) {
+  u128 total;
+  return n_a * n_b <= kMaxExactCells && binomialFits(std::min(n_a, n_b), std::max(n_a, n_b), total);
+}
+
 double mannWhitneyExactCdf(long long k, std::size_t m, std::size_t n) {
   if (m > n) std::swap(m, n);  // the distribution is symmetric in (m, n)
   if (k < 0) return 0.0;
   if (static_cast<unsigned long long>(k) >= m * n) return 1.0;
   u128 total;
-  if (m * n > 10'000'000 || !binomialFits(m, n, total)) {
+  if (!mannWhitneyExactFeasible(m, n) || !binomialFits(m, n, total)) {
     throw std::invalid_argument("mannWhitneyU: exact method for sample sizes " + std::to_string(m) +
                                 " and " + std::to_string(n) +
                                 " is too large; use the asymptotic method");
@@ -107,7 +115,8 @@ MannWhitneyResult mannWhitneyU(std::span<const double> a, std::span<const double
 
   if (method == MannWhitneyMethod::Auto) {
     const bool small = r.n_a <= 8 || r.n_b <= 8;  // SciPy 1.10: asymptotic iff n1 > 8 and n2 > 8
-    method = (small && !r.ties) ? MannWhitneyMethod::Exact : MannWhitneyMethod::Asymptotic;
+    const bool exact = small && !r.ties && mannWhitneyExactFeasible(r.n_a, r.n_b);
+    method = exact ? MannWhitneyMethod::Exact : MannWhitneyMethod::Asymptotic;
   }
   r.method = method;
 

@@ -11,7 +11,8 @@ namespace paritylab::stats {
 
 enum class MannWhitneyMethod {
   Auto,   // SciPy 1.10 rule: Exact if min(n_a, n_b) <= 8 and there are no ties, else Asymptotic
-  Exact,  // exact null distribution of U (no tie correction); needs n_a * n_b <= 1e7
+          // (also Asymptotic when Exact is not feasible, see mannWhitneyExactFeasible)
+  Exact,  // exact null distribution of U (no tie correction); throws if not feasible
   Asymptotic,  // normal approximation with tie correction (+ continuity correction if asked)
 };
 
@@ -35,6 +36,10 @@ MannWhitneyResult mannWhitneyU(std::span<const double> a, std::span<const double
                                Tail tail = Tail::TwoSided,
                                MannWhitneyMethod method = MannWhitneyMethod::Auto,
                                bool continuity = true);
+
+// Whether the exact distribution is computed for these sizes (n_a n_b <= 2e6 and C(n_a + n_b, n_a)
+// < 2^126): e.g. 8 x 100000 and 60 x 60 are, 8 x 250000 and 70 x 70 are not.
+bool mannWhitneyExactFeasible(std::size_t n_a, std::size_t n_b);
 
 // P(U <= k) under H0 for sample sizes m, n (no ties), computed exactly with integer counts.
 double mannWhitneyExactCdf(long long k, std::size_t m, std::size_t n);

@@ -115,6 +115,21 @@ TEST(MannWhitney, ExactDistributionSumsToOneAndIsSymmetric) {
   EXPECT_LT(mid, 0.52);
 }
 
+TEST(MannWhitney, ExactFeasibilityAndAutoFallback) {
+  EXPECT_TRUE(mannWhitneyExactFeasible(8, 100000));
+  EXPECT_TRUE(mannWhitneyExactFeasible(60, 60));
+  EXPECT_FALSE(mannWhitneyExactFeasible(70, 70));     // C(140, 70) > 2^126
+  EXPECT_FALSE(mannWhitneyExactFeasible(8, 250000));  // C(250008, 8) > 2^126 (and > 2e6 cells)
+  std::vector<double> small = {0.1, 0.2}, large(250000);
+  for (std::size_t i = 0; i < large.size(); ++i) large[i] = 0.3 + 1e-7 * static_cast<double>(i);
+  EXPECT_EQ(mannWhitneyU(small, large).method, MannWhitneyMethod::Exact);  // C(250002, 2) fits
+  std::vector<double> eight(8);
+  for (std::size_t i = 0; i < 8; ++i) eight[i] = 0.01 * static_cast<double>(i);
+  EXPECT_EQ(mannWhitneyU(eight, large).method, MannWhitneyMethod::Asymptotic);
+  EXPECT_THROW(mannWhitneyU(eight, large, Tail::TwoSided, MannWhitneyMethod::Exact),
+               std::invalid_argument);
+}
+
 TEST(MannWhitney, AllValuesTiedGivesPOne) {
   const std::vector<double> a = {0.7, 0.7, 0.7}, b = {0.7, 0.7};
   const MannWhitneyResult r = mannWhitneyU(a, b);

@@ -83,6 +83,10 @@ TEST(Power, SampleSizeIsTheCeilingOfStatsmodelsSolvePower) {
   }
   const SampleSizeResult none = tTestSampleSize(0.0, 1.0, 0.8, 0.05, Tail::TwoSided, 1000);
   EXPECT_FALSE(none.reachable);
+  // A one-sided test in the wrong direction never gets power: searched up to the cap quickly.
+  const SampleSizeResult wrong_way = tTestSampleSize(0.5, 1.0, 0.8, 0.05, Tail::Less);
+  EXPECT_FALSE(wrong_way.reachable);
+  EXPECT_EQ(wrong_way.n_per_group, 1'000'000u);
 }
 
 // The bound in the same terms (an independent evaluation of the same formula):

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "core/stats/descriptive.h"
+#include "core/stats/mann_whitney.h"
 #include "core/stats/t_test.h"
+#include "core/stats/tost.h"
 #include "core/stats/verdict.h"
 #include "tests/stats/relative_tolerance.h"
 
@@ -103,6 +105,18 @@ TEST_F(ReferenceExperiment, WelchTTestReproducesTheNotebook) {
   EXPECT_REL(summarize(tpu_).sd, 0.008993233109301783);
   EXPECT_REL(summarize(gpu_).mean, 0.6937214285714285);
   EXPECT_REL(summarize(gpu_).sd, 0.006509540757927627);
+}
+
+// ttost_ind(xla, cuda, -0.01, 0.01, usevar='unequal')[0]; stats.mannwhitneyu(xla, cuda)
+TEST_F(ReferenceExperiment, EquivalenceAndRankTest) {
+  const TostResult e = tost(tpu_, gpu_, 0.01, 0.05, TTestKind::Welch);
+  EXPECT_REL(e.p_value, 0.03051351864412416);
+  EXPECT_TRUE(e.equivalent);
+  const MannWhitneyResult u = mannWhitneyU(tpu_, gpu_);
+  EXPECT_TRUE(u.ties);  // 0.7034 and 0.7108 appear twice: normal approximation
+  EXPECT_EQ(u.method, MannWhitneyMethod::Asymptotic);
+  EXPECT_EQ(u.u, 125.0);
+  EXPECT_REL(u.p_value, 0.22324415728809321);
 }
 
 TEST_F(ReferenceExperiment, VerdictInPlainWords) {
