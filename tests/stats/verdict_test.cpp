@@ -2,7 +2,7 @@
 // which backend is higher by how many accuracy points with the CI; reports equivalence (TOST);
 // explains not-enough-data and zero-variance cases in words (never "nan"); and when inconclusive
 // says the study is underpowered and how many runs per backend would be needed.
-#include "core/stats/verdict.h"
+#include "core/stats/statistics.h"
 
 #include <gtest/gtest.h>
 
