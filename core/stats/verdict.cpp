@@ -29,6 +29,12 @@ std::string number(double v) {
   return printf1("%g", v);
 }
 
+// "p = 0.17", "p < 0.001", "p undefined".
+std::string pEquals(double p) {
+  const std::string value = formatP(p);
+  return value[0] == '<' ? "p " + value : (std::isnan(p) ? "p " : "p = ") + value;
+}
+
 std::string runs(std::size_t n) {
   return std::to_string(n) + (n == 1 ? " run" : " runs");
 }
@@ -38,7 +44,7 @@ std::string testLabel(const TTestResult& t) {
 }
 
 std::string pClause(const TTestResult& t) {
-  return testLabel(t) + " " + formatP(t.p_value) + ", alpha " + number(t.alpha);
+  return testLabel(t) + " " + pEquals(t.p_value) + ", alpha " + number(t.alpha);
 }
 
 std::string ciClause(const TTestResult& t) {
@@ -51,8 +57,8 @@ std::string ciClause(const TTestResult& t) {
 std::string tostClause(const TostResult& e) {
   const double m = 100.0 * e.margin;
   const std::string margin = "±" + number(m) + (m == 1.0 ? " point" : " points");
-  if (e.equivalent) return "equivalent within " + margin + " (TOST " + formatP(e.p_value) + ")";
-  return "equivalence within " + margin + " is not shown (TOST " + formatP(e.p_value) + ")";
+  if (e.equivalent) return "equivalent within " + margin + " (TOST " + pEquals(e.p_value) + ")";
+  return "equivalence within " + margin + " is not shown (TOST " + pEquals(e.p_value) + ")";
 }
 
 std::string runsNeededClause(const VerdictInput& in) {
@@ -75,9 +81,9 @@ std::string runsNeededClause(const VerdictInput& in) {
 }  // namespace
 
 std::string formatP(double p) {
-  if (std::isnan(p)) return "p undefined";
-  if (p < 0.001) return "p < 0.001";
-  return printf1("p = %.2g", p);
+  if (std::isnan(p)) return "undefined";
+  if (p < 0.001) return "< 0.001";
+  return printf1("%.2g", p);
 }
 
 std::string verdict(const VerdictInput& in) {

@@ -55,7 +55,8 @@ Comparison compareSamples(const std::string& name_a, std::span<const double> a,
                           const std::string& name_b, std::span<const double> b,
                           const CompareOptions& options = {});
 
-// "p = 0.17", "p = 0.012", "p < 0.001", "p undefined" (NaN): p-values as the verdicts print them.
+// "0.17", "0.012", "< 0.001", "undefined" (NaN): p-values as the verdicts print them (2 significant
+// digits; the verdict prefixes "p = " or "p ").
 std::string formatP(double p);
 
 }  // namespace paritylab::stats

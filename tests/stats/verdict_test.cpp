@@ -2,8 +2,6 @@
 // which backend is higher by how many accuracy points with the CI; reports equivalence (TOST);
 // explains not-enough-data and zero-variance cases in words (never "nan"); and when inconclusive
 // says the study is underpowered and how many runs per backend would be needed.
-#include "core/stats/statistics.h"
-
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -11,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/stats/statistics.h"
 #include "tests/stats/relative_tolerance.h"
 
 namespace paritylab::stats {
@@ -30,10 +29,10 @@ void show(const Comparison& c) {
 }
 
 TEST(Verdict, FormatsPValues) {
-  EXPECT_EQ(formatP(0.17344679058804213), "p = 0.17");
-  EXPECT_EQ(formatP(0.012), "p = 0.012");
-  EXPECT_EQ(formatP(0.0004), "p < 0.001");
-  EXPECT_EQ(formatP(std::numeric_limits<double>::quiet_NaN()), "p undefined");
+  EXPECT_EQ(formatP(0.17344679058804213), "0.17");
+  EXPECT_EQ(formatP(0.012), "0.012");
+  EXPECT_EQ(formatP(0.0004), "< 0.001");
+  EXPECT_EQ(formatP(std::numeric_limits<double>::quiet_NaN()), "undefined");
 }
 
 TEST(Verdict, SignificantDifferenceSaysWhichIsHigherAndByHowMuch) {
