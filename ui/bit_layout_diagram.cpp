@@ -20,11 +20,15 @@ constexpr int kLegendHeight = 28;
 constexpr int kMaxBits = 32;
 constexpr int kTextWidth = 430;
 
+// The reference figure's colours for a 0 bit, and a stronger shade of the same hue for a 1 bit.
 const QColor kSign(0xcc, 0xcc, 0xcc), kExponent(0xad, 0xd8, 0xe6), kMantissa(0xff, 0xd5, 0x80);
+const QColor kSignOn(0x8c, 0x8c, 0x8c), kExponentOn(0x4a, 0x9b, 0xc7),
+    kMantissaOn(0xf2, 0xa5, 0x1a);
 
-QColor fieldColor(int bit, int exponentBits) {
-  if (bit == 0) return kSign;
-  return bit <= exponentBits ? kExponent : kMantissa;
+QColor fieldColor(int bit, int exponentBits, bool one) {
+  if (bit == 0) return one ? kSignOn : kSign;
+  if (bit <= exponentBits) return one ? kExponentOn : kExponent;
+  return one ? kMantissaOn : kMantissa;
 }
 
 QString displayName(const numerics::FloatFormat& f) {
@@ -201,10 +205,9 @@ void BitLayoutDiagram::render(QPainter& p) const {
         continue;
       }
       const bool one = (bits >> (f.totalBits() - 1 - b)) & 1u;
-      const QColor base = fieldColor(b, f.exponentBits);
-      p.setBrush(one ? base.darker(135) : base);
+      p.setBrush(fieldColor(b, f.exponentBits, one));
       p.drawRect(cell);
-      p.setPen(one ? Qt::black : QColor(0x55, 0x55, 0x55));
+      p.setPen(one ? Qt::white : QColor(0x50, 0x50, 0x50));
       p.setFont(monoFont(9, one));
       p.drawText(cell, Qt::AlignCenter, one ? QStringLiteral("1") : QStringLiteral("0"));
     }
@@ -219,7 +222,9 @@ void BitLayoutDiagram::render(QPainter& p) const {
     p.setPen(QColor(0x40, 0x40, 0x40));
     p.setFont(monoFont(8));
     const auto cls = numerics::toString(a.valueClass);
-    const QString line = tr("%1  exp %2  |err| %3  rel %4  ulp %5")
+    const QString line = tr("1+%1+%2 bits  %3  exp %4  |err| %5  rel %6  ulp %7")
+                             .arg(f.exponentBits)
+                             .arg(f.mantissaBits)
                              .arg(QString::fromUtf8(cls.data(), static_cast<int>(cls.size())))
                              .arg(a.valueClass == numerics::ValueClass::Normal ||
                                           a.valueClass == numerics::ValueClass::Subnormal
