@@ -1,13 +1,13 @@
 #include "core/stats/power.h"
 
 #include <algorithm>
-#include <boost/math/distributions/non_central_t.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
 #include <string>
 
+#include "core/stats/noncentral_t.h"
 #include "core/stats/sample_checks.h"
 
 namespace paritylab::stats {
@@ -29,11 +29,10 @@ void requireTostAlpha(const char* function, double alpha) {
 }
 
 double nctUpper(double x, double df, double nc) {
-  return boost::math::cdf(boost::math::complement(boost::math::non_central_t(df, nc), x));
+  return noncentralTUpper(x, df, nc);
 }
-
 double nctLower(double x, double df, double nc) {
-  return boost::math::cdf(boost::math::non_central_t(df, nc), x);
+  return noncentralTLower(x, df, nc);
 }
 
 double tUpperQuantile(double df, double p) {

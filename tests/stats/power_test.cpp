@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/stats/descriptive.h"
+#include "core/stats/noncentral_t.h"
 #include "core/stats/tost.h"
 #include "tests/stats/relative_tolerance.h"
 
@@ -159,6 +160,25 @@ TEST(Power, TostSampleSize) {
   EXPECT_GE(tostPower(r.n_per_group, 0.0, 0.006, 0.005), 0.8);
   // A true difference at or beyond the margin can never be shown equivalent.
   EXPECT_FALSE(tostSampleSize(0.005, 0.006, 0.005, 0.8).reachable);
+}
+
+TEST(Power, NoncentralTIntegralAgreesWithBoostAndCoversHugeNoncentrality) {
+  for (double df : {2.0, 8.0, 38.0, 400.0}) {
+    for (double nc : {-3.0, 0.0, 1.58, 6.0}) {
+      for (double x : {-2.0, 1.686, 4.0}) {
+        SCOPED_TRACE(std::to_string(df) + " " + std::to_string(nc) + " " + std::to_string(x));
+        const double upper = noncentralTUpper(x, df, nc), lower = noncentralTLower(x, df, nc);
+        EXPECT_NEAR(noncentralTByIntegration(x, df, nc, true), upper, 1e-10 * upper + 1e-15);
+        EXPECT_NEAR(noncentralTByIntegration(x, df, nc, false), lower, 1e-10 * lower + 1e-15);
+      }
+    }
+  }
+  // Boost throws for |nc| > ~6.5e4; the power functions still answer (delta / sd = 1e6).
+  EXPECT_NEAR(tTestPower(2, 1.0, 1e-6), 1.0, 1e-12);
+  EXPECT_NEAR(tostPower(5, 0.0, 1e-6, 1.0), 1.0, 1e-12);
+  // df = 2, nc = 1e5, x = 7e4: P(T <= x) = P(V / 2 >= ((Z + nc) / x)^2) ~ exp(-(1e5/7e4)^2) with
+  // Z negligible (relative spread 1e-5).
+  EXPECT_NEAR(noncentralTLower(7e4, 2.0, 1e5), std::exp(-std::pow(1e5 / 7e4, 2)), 1e-4);
 }
 
 TEST(Power, RejectsBadArguments) {
