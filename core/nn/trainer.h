@@ -15,10 +15,10 @@ namespace paritylab::nn {
 struct OptimizerConfig {
   std::string kind = "adamw";  // "adamw" | "sgd"
   double lr = 1e-3;
-  double weightDecay = 0.0;    // AdamW: decoupled; SGD: L2 added to the gradient
+  double weightDecay = 0.0;                       // AdamW: decoupled; SGD: L2 added to the gradient
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // AdamW
-  double momentum = 0.9;       // SGD
-  bool nesterov = false;       // SGD
+  double momentum = 0.9;                          // SGD
+  bool nesterov = false;                          // SGD
 };
 
 struct ScheduleConfig {
@@ -26,7 +26,7 @@ struct ScheduleConfig {
   double warmupEpochs = 0.0;      // linear warmup from 0, stepped per batch (cosine, constant)
   int stepEpochs = 10;            // step: multiply by gamma every stepEpochs
   double gamma = 0.1;
-  double minLrFraction = 0.0;     // cosine: final lr = lr * minLrFraction
+  double minLrFraction = 0.0;  // cosine: final lr = lr * minLrFraction
 };
 
 struct TrainConfig {
@@ -37,9 +37,9 @@ struct TrainConfig {
   int evalBatchSize = 1000;
   OptimizerConfig optimizer;
   ScheduleConfig schedule;
-  double gradClipNorm = 0.0;  // 0 = off; else clip by global norm
-  int freezeEpochs = 0;       // backbone frozen (head only) for the first K epochs, then all
-                              // layers with a fresh optimizer and schedule (as the reference)
+  double gradClipNorm = 0.0;   // 0 = off; else clip by global norm
+  int freezeEpochs = 0;        // backbone frozen (head only) for the first K epochs, then all
+                               // layers with a fresh optimizer and schedule (as the reference)
   std::string initCheckpoint;  // non-empty: load weights (backbone; head if shapes match)
   std::string saveCheckpoint;  // non-empty: save weights at the end
   std::uint64_t seed = 0;      // init, shuffling, augmentation, stochastic rounding

@@ -1,0 +1,133 @@
+#include "core/nn/conv2d.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace paritylab::nn {
+
+using backends::LayerKind;
+using backends::Product;
+
+Conv2d::Conv2d(ModelBuilder& builder, const std::string& name, int in, int out, int kernel,
+               int stride, int padding, bool bias, ConvInit init)
+    : in_(in),
+      out_(out),
+      kernel_(kernel),
+      stride_(stride),
+      padding_(padding),
+      initKind_(init),
+      site_(builder.nextSite++) {
+  weight_ = builder.addParam(name + ".weight", {out, in, kernel, kernel});
+  if (bias) bias_ = builder.addParam(name + ".bias", {out});
+}
+
+ConvGeometry Conv2d::geometry(const Shape& in) const {
+  return {in[0], in[1], in[2], in[3], kernel_, stride_, padding_};
+}
+
+Shape Conv2d::outputShape(const Shape& in) const {
+  if (in.rank != 4 || in[1] != in_)
+    throw std::invalid_argument("Conv2d: expected input [N, " + std::to_string(in_) +
+                                ", H, W], got " + std::to_string(in.rank) + " dims with " +
+                                std::to_string(in.rank > 1 ? in[1] : 0) + " channels");
+  const ConvGeometry g = geometry(in);
+  if (g.outHeight() <= 0 || g.outWidth() <= 0)
+    throw std::invalid_argument("Conv2d: input " + std::to_string(in[2]) + "x" +
+                                std::to_string(in[3]) + " too small for the kernel");
+  return {in[0], out_, g.outHeight(), g.outWidth()};
+}
+
+void Conv2d::init(ParamStore& params, RandomStream& rng) {
+  const int fanIn = in_ * kernel_ * kernel_;
+  const int fanOut = out_ * kernel_ * kernel_;
+  float* w = params.master(weight_);
+  const std::size_t n = params.info(weight_).size;
+  if (initKind_ == ConvInit::TorchDefault) {
+    const double bound = 1.0 / std::sqrt(double(fanIn));
+    for (std::size_t i = 0; i < n; ++i) w[i] = float(rng.uniform(-bound, bound));
+    if (bias_ >= 0) {
+      float* b = params.master(bias_);
+      for (int i = 0; i < out_; ++i) b[i] = float(rng.uniform(-bound, bound));
+    }
+  } else {
+    const double stddev = std::sqrt(2.0 / fanOut);
+    for (std::size_t i = 0; i < n; ++i) w[i] = float(stddev * rng.normal());
+    if (bias_ >= 0) std::fill(params.master(bias_), params.master(bias_) + out_, 0.0f);
+  }
+}
+
+Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
+  x_ = &x;
+  const ConvGeometry g = geometry(x.shape());
+  const int k = int(g.columnRows());
+  const int cols = int(g.columnCols());
+  const int plane = g.outHeight() * g.outWidth();
+  LayerScratch& s = *ctx.scratch;
+  if (s.columns.size() < std::size_t(k) * cols) s.columns.resize(std::size_t(k) * cols);
+  if (s.product.size() < std::size_t(out_) * cols) s.product.resize(std::size_t(out_) * cols);
+  im2col(g, x.data(), s.columns.data());
+  // product [Cout, N*plane] = W [Cout, k] * columns [k, N*plane] (+ bias inside the rounding)
+  if (bias_ >= 0) {
+    const float* b = ctx.params->value(bias_);
+    for (int c = 0; c < out_; ++c)
+      std::fill_n(s.product.data() + std::size_t(c) * cols, cols, b[c]);
+  }
+  const float* w = ctx.params->value(weight_);
+  const GemmExtras e =
+      ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w, std::size_t(out_) * k,
+                     s.columns.data(), std::size_t(k) * cols);
+  gemm(ctx.policy->gemmFor(LayerKind::Conv, Product::Forward), Trans::No, Trans::No, out_, cols, k,
+       1.0f, w, k, s.columns.data(), cols, bias_ >= 0 ? 1.0f : 0.0f, s.product.data(), cols,
+       *ctx.workspace, e);
+  // [Cout, N, plane] -> [N, Cout, plane]
+  y_.resize({g.batch, out_, g.outHeight(), g.outWidth()});
+  for (int c = 0; c < out_; ++c)
+    for (int n = 0; n < g.batch; ++n) {
+      const float* src = s.product.data() + std::size_t(c) * cols + std::size_t(n) * plane;
+      std::copy(src, src + plane, y_.data() + (std::size_t(n) * out_ + c) * plane);
+    }
+  return y_;
+}
+
+const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
+  const Tensor& x = *x_;
+  const ConvGeometry g = geometry(x.shape());
+  const int k = int(g.columnRows());
+  const int cols = int(g.columnCols());
+  const int plane = g.outHeight() * g.outWidth();
+  LayerScratch& s = *ctx.scratch;
+  // dY [N, Cout, plane] -> dYt [Cout, N*plane]; bias gradient on the way.
+  float* db = bias_ >= 0 ? ctx.params->grad(bias_) : nullptr;
+  for (int c = 0; c < out_; ++c) {
+    float* dst = s.product.data() + std::size_t(c) * cols;
+    for (int n = 0; n < g.batch; ++n) {
+      const float* src = dy.data() + (std::size_t(n) * out_ + c) * plane;
+      std::copy(src, src + plane, dst + std::size_t(n) * plane);
+    }
+    if (db) db[c] = Eigen::Map<const Eigen::ArrayXf>(dst, cols).sum();
+  }
+  if (db) ctx.storeGradient(db, std::size_t(out_), site_);
+  // The columns were overwritten by later layers: lower x again (cheaper than keeping them).
+  im2col(g, x.data(), s.columns.data());
+  // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k]
+  float* dw = ctx.params->grad(weight_);
+  GemmExtras e = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, s.product.data(),
+                                std::size_t(out_) * cols, s.columns.data(), std::size_t(k) * cols);
+  gemm(ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight), Trans::No, Trans::Yes, out_,
+       k, cols, 1.0f, s.product.data(), cols, s.columns.data(), cols, 0.0f, dw, k, *ctx.workspace,
+       e);
+  ctx.storeGradient(dw, std::size_t(out_) * k, site_);
+  if (!needInputGrad_) return dx_;
+  // dcolumns [k, N*plane] = W^T [k, Cout] * dYt [Cout, N*plane]; then col2im.
+  const float* w = ctx.params->value(weight_);
+  e = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardData, w, std::size_t(out_) * k,
+                     s.product.data(), std::size_t(out_) * cols);
+  gemm(ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData), Trans::Yes, Trans::No, k, cols,
+       out_, 1.0f, w, k, s.product.data(), cols, 0.0f, s.columns.data(), cols, *ctx.workspace, e);
+  dx_.resize(x.shape());
+  col2im(g, s.columns.data(), dx_.data());
+  ctx.storeGradient(dx_.data(), dx_.size(), site_);
+  return dx_;
+}
+
+}  // namespace paritylab::nn

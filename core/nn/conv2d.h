@@ -1,0 +1,38 @@
+#pragma once
+// torch.nn.Conv2d (square kernel, stride, zero padding, optional bias), through im2col and one
+// GEMM per product over the whole batch. x [N, Cin, H, W] -> y [N, Cout, outH, outW].
+
+#include "core/nn/im2col.h"
+#include "core/nn/layer.h"
+
+namespace paritylab::nn {
+
+enum class ConvInit {
+  TorchDefault,     // kaiming_uniform_(a=sqrt(5)): U(-1/sqrt(fan_in), 1/sqrt(fan_in)), bias too
+  KaimingNormalOut  // torchvision ResNet: normal(0, sqrt(2 / fan_out))
+};
+
+class Conv2d : public Layer {
+ public:
+  Conv2d(ModelBuilder& builder, const std::string& name, int in, int out, int kernel, int stride,
+         int padding, bool bias, ConvInit init = ConvInit::TorchDefault);
+  Shape outputShape(const Shape& in) const override;
+  Tensor& forward(const Tensor& x, StepContext& ctx) override;
+  const Tensor& backward(const Tensor& dy, StepContext& ctx) override;
+  void init(ParamStore& params, RandomStream& rng) override;
+
+  int weightId() const { return weight_; }
+  int biasId() const { return bias_; }
+
+ private:
+  ConvGeometry geometry(const Shape& in) const;
+
+  int in_, out_, kernel_, stride_, padding_;
+  ConvInit initKind_;
+  int weight_ = -1, bias_ = -1;
+  int site_;
+  const Tensor* x_ = nullptr;
+  Tensor y_, dx_;
+};
+
+}  // namespace paritylab::nn

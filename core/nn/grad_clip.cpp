@@ -1,0 +1,28 @@
+#include "core/nn/grad_clip.h"
+
+#include <cmath>
+
+namespace paritylab::nn {
+
+double globalGradNorm(ParamStore& params, const std::vector<ParamStore::Range>& ranges) {
+  double sq = 0.0;
+  for (const auto& r : ranges)
+    sq += double(
+        Eigen::Map<const Eigen::ArrayXf>(params.gradData().data() + r.offset, Eigen::Index(r.size))
+            .square()
+            .sum());
+  return std::sqrt(sq);
+}
+
+double clipGradNorm(ParamStore& params, const std::vector<ParamStore::Range>& ranges,
+                    double maxNorm) {
+  const double norm = globalGradNorm(params, ranges);
+  const double coef = maxNorm / (norm + 1e-6);
+  if (coef < 1.0)
+    for (const auto& r : ranges)
+      Eigen::Map<Eigen::ArrayXf>(params.gradData().data() + r.offset, Eigen::Index(r.size)) *=
+          float(coef);
+  return norm;
+}
+
+}  // namespace paritylab::nn

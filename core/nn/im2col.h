@@ -1,0 +1,23 @@
+#pragma once
+// Lowering a convolution to one GEMM over the whole batch.
+// columns: [C*kh*kw, N*outH*outW], row-major: row (c, ky, kx), column (n, oy, ox).
+
+#include <cstddef>
+
+namespace paritylab::nn {
+
+struct ConvGeometry {
+  int batch, channels, height, width;  // input [N, C, H, W]
+  int kernel, stride, padding;
+  int outHeight() const { return (height + 2 * padding - kernel) / stride + 1; }
+  int outWidth() const { return (width + 2 * padding - kernel) / stride + 1; }
+  std::size_t columnRows() const { return std::size_t(channels) * kernel * kernel; }
+  std::size_t columnCols() const { return std::size_t(batch) * outHeight() * outWidth(); }
+};
+
+// x [N, C, H, W] -> columns (zeros where the window hangs over the padding).
+void im2col(const ConvGeometry& g, const float* x, float* columns);
+// Adjoint of im2col: dx [N, C, H, W] = sum of the column entries mapping to each pixel.
+void col2im(const ConvGeometry& g, const float* columns, float* dx);
+
+}  // namespace paritylab::nn

@@ -1,0 +1,96 @@
+#pragma once
+// The layer interface. A layer owns its output and input-gradient tensors and remembers its input
+// between forward() and backward(), so a model chains layers without copies:
+//   const Tensor& y = layer.forward(x, ctx);   ...   const Tensor& dx = layer.backward(dy, ctx);
+// Parameters live in the model's ParamStore; layers keep their ids.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/backends/precision_policy.h"
+#include "core/nn/gemm.h"
+#include "core/nn/param_store.h"
+#include "core/nn/random.h"
+#include "core/nn/tensor.h"
+
+namespace paritylab::nn {
+
+// Supplies per-call GEMM extras: the stochastic-rounding stream and, for fp8 policies, the
+// per-tensor delayed scales of both operands. `site` identifies the call site (layer and
+// product); A and B are the operands as they will be passed to gemm().
+class GemmScaleProvider {
+ public:
+  virtual ~GemmScaleProvider() = default;
+  virtual void scales(int site, backends::LayerKind kind, backends::Product product, const float* a,
+                      std::size_t na, const float* b, std::size_t nb, GemmExtras& extras) = 0;
+};
+
+// Scratch buffers shared by all layers of one model (im2col columns, transposed products); they
+// grow to the largest layer once and are then reused.
+struct LayerScratch {
+  std::vector<float> columns;  // im2col / col2im: [C*kh*kw, batch*outH*outW]
+  std::vector<float> product;  // a conv's output or output gradient as [Cout, batch*outH*outW]
+};
+
+// Everything a layer needs during one step.
+struct StepContext {
+  const backends::PrecisionPolicy* policy = nullptr;
+  GemmWorkspace* workspace = nullptr;
+  LayerScratch* scratch = nullptr;
+  ParamStore* params = nullptr;
+  GemmScaleProvider* scaleProvider = nullptr;  // null: no fp8 scaling
+  bool training = true;
+  int replica = 0;         // which replica's shard is running (batch-norm running stats)
+  std::uint64_t seed = 0;  // run seed
+  std::uint64_t step = 0;  // global step (stochastic rounding streams)
+
+  // Extras for one GEMM call at `site`.
+  GemmExtras gemmExtras(int site, backends::LayerKind kind, backends::Product product,
+                        const float* a, std::size_t na, const float* b, std::size_t nb) {
+    GemmExtras e;
+    e.seed = hashSeed(seed, step, std::uint64_t(site) * 3 + std::uint64_t(product));
+    if (scaleProvider) scaleProvider->scales(site, kind, product, a, na, b, nb, e);
+    return e;
+  }
+  // Applies the policy's storage format to an activation kept for backward / to a gradient.
+  void storeActivation(Tensor& t, int site) const {
+    if (policy->storage.activations)
+      storeTensor(policy->storage.activations, t.data(), t.size(), hashSeed(seed, step, site));
+  }
+  void storeGradient(float* data, std::size_t n, int site) const {
+    if (policy->storage.gradients)
+      storeTensor(policy->storage.gradients, data, n, hashSeed(seed, step, site + 0x10000));
+  }
+};
+
+// Builds ids for layers while a model is assembled: parameter registration and GEMM call sites.
+struct ModelBuilder {
+  ParamStore* params = nullptr;
+  int nextSite = 0;
+  bool head = false;  // layers created while true belong to the classification head
+  int addParam(const std::string& name, const Shape& shape, ParamKind kind = ParamKind::Weight) {
+    return params->add(name, shape, kind, !head);
+  }
+};
+
+class Layer {
+ public:
+  virtual ~Layer() = default;
+  // Output shape for an input of shape `in` (throws std::invalid_argument when it does not fit).
+  virtual Shape outputShape(const Shape& in) const = 0;
+  // x stays alive and unchanged until backward(). Returns the layer's own output tensor.
+  virtual Tensor& forward(const Tensor& x, StepContext& ctx) = 0;
+  // dy: gradient of the loss w.r.t. the last forward's output. Writes (overwrites) parameter
+  // gradients and returns dL/dx (empty when needInputGrad is false).
+  virtual const Tensor& backward(const Tensor& dy, StepContext& ctx) = 0;
+  // Initialises parameters like PyTorch's default for this layer.
+  virtual void init(ParamStore& /*params*/, RandomStream& /*rng*/) {}
+  // The first layer of a model does not need dL/dx.
+  void setNeedInputGrad(bool need) { needInputGrad_ = need; }
+
+ protected:
+  bool needInputGrad_ = true;
+};
+
+}  // namespace paritylab::nn

@@ -1,0 +1,84 @@
+#include "core/nn/linear.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace paritylab::nn {
+
+using backends::LayerKind;
+using backends::Product;
+
+Linear::Linear(ModelBuilder& builder, const std::string& name, int in, int out, bool bias)
+    : in_(in), out_(out), site_(builder.nextSite++) {
+  weight_ = builder.addParam(name + ".weight", {out, in});
+  if (bias) bias_ = builder.addParam(name + ".bias", {out});
+}
+
+Shape Linear::outputShape(const Shape& in) const {
+  if (int(in.itemSize()) != in_)
+    throw std::invalid_argument("Linear: input has " + std::to_string(in.itemSize()) +
+                                " features per item, expected " + std::to_string(in_));
+  return {in[0], out_};
+}
+
+void Linear::init(ParamStore& params, RandomStream& rng) {
+  // torch: kaiming_uniform_(a=sqrt(5)) == U(-1/sqrt(fan_in), 1/sqrt(fan_in)); bias the same.
+  const double bound = 1.0 / std::sqrt(double(in_));
+  float* w = params.master(weight_);
+  for (std::size_t i = 0; i < params.info(weight_).size; ++i)
+    w[i] = float(rng.uniform(-bound, bound));
+  if (bias_ >= 0) {
+    float* b = params.master(bias_);
+    for (int i = 0; i < out_; ++i) b[i] = float(rng.uniform(-bound, bound));
+  }
+}
+
+Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
+  x_ = &x;
+  const int n = x.batch();
+  y_.resize({n, out_});
+  const float* w = ctx.params->value(weight_);
+  // Bias pre-filled so it is inside the product's output rounding, like torch.addmm.
+  if (bias_ >= 0) {
+    const float* b = ctx.params->value(bias_);
+    for (int r = 0; r < n; ++r) std::copy(b, b + out_, y_.data() + std::size_t(r) * out_);
+  }
+  const GemmExtras extras = ctx.gemmExtras(site_, LayerKind::Linear, Product::Forward, x.data(),
+                                           x.size(), w, std::size_t(out_) * in_);
+  gemm(ctx.policy->gemmFor(LayerKind::Linear, Product::Forward), Trans::No, Trans::Yes, n, out_,
+       in_, 1.0f, x.data(), in_, w, in_, bias_ >= 0 ? 1.0f : 0.0f, y_.data(), out_, *ctx.workspace,
+       extras);
+  return y_;
+}
+
+const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
+  const Tensor& x = *x_;
+  const int n = x.batch();
+  const auto& kind = *ctx.policy;
+  // dW[out, in] = dY^T[out, N] * X[N, in]
+  float* dw = ctx.params->grad(weight_);
+  GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardWeight, dy.data(),
+                                dy.size(), x.data(), x.size());
+  gemm(kind.gemmFor(LayerKind::Linear, Product::BackwardWeight), Trans::Yes, Trans::No, out_, in_,
+       n, 1.0f, dy.data(), out_, x.data(), in_, 0.0f, dw, in_, *ctx.workspace, e);
+  ctx.storeGradient(dw, std::size_t(out_) * in_, site_);
+  if (bias_ >= 0) {
+    float* db = ctx.params->grad(bias_);
+    Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> g(
+        dy.data(), n, out_);
+    Eigen::Map<Eigen::RowVectorXf>(db, out_) = g.colwise().sum();
+    ctx.storeGradient(db, std::size_t(out_), site_);
+  }
+  if (!needInputGrad_) return dx_;
+  // dX[N, in] = dY[N, out] * W[out, in]
+  dx_.resize(x.shape());
+  const float* w = ctx.params->value(weight_);
+  e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardData, dy.data(), dy.size(), w,
+                     std::size_t(out_) * in_);
+  gemm(kind.gemmFor(LayerKind::Linear, Product::BackwardData), Trans::No, Trans::No, n, in_, out_,
+       1.0f, dy.data(), out_, w, in_, 0.0f, dx_.data(), in_, *ctx.workspace, e);
+  ctx.storeGradient(dx_.data(), dx_.size(), site_);
+  return dx_;
+}
+
+}  // namespace paritylab::nn

@@ -1,0 +1,25 @@
+#pragma once
+// torch.nn.MaxPool2d(kernel, stride = kernel), no padding, floor mode: [N, C, H, W] ->
+// [N, C, H/k, W/k]. Ties: the first maximum in row-major window order gets the gradient.
+
+#include <cstdint>
+
+#include "core/nn/layer.h"
+
+namespace paritylab::nn {
+
+class MaxPool2d : public Layer {
+ public:
+  explicit MaxPool2d(int kernel = 2) : kernel_(kernel) {}
+  Shape outputShape(const Shape& in) const override;
+  Tensor& forward(const Tensor& x, StepContext& ctx) override;
+  const Tensor& backward(const Tensor& dy, StepContext& ctx) override;
+
+ private:
+  int kernel_;
+  Shape inShape_;
+  Tensor y_, dx_;
+  std::vector<std::int32_t> argmax_;  // [N, C, outH, outW]: index into the input plane
+};
+
+}  // namespace paritylab::nn

@@ -1,0 +1,41 @@
+#include <stdexcept>
+
+#include "core/nn/model.h"
+
+namespace paritylab::nn {
+
+void Model::init(std::uint64_t seed) {
+  RandomStream rng(hashSeed(seed, 0x494E4954 /* "INIT" */));
+  net->init(params, rng);
+}
+
+std::unique_ptr<Model> makeModel(const ModelSpec& spec, bool separateWorkingWeights) {
+  if (spec.channels < 1 || spec.height < 1 || spec.width < 1 || spec.numClasses < 2)
+    throw std::invalid_argument("model '" + spec.name + "': bad input " +
+                                std::to_string(spec.channels) + "x" + std::to_string(spec.height) +
+                                "x" + std::to_string(spec.width) + " with " +
+                                std::to_string(spec.numClasses) + " classes");
+  auto model = std::make_unique<Model>();
+  model->name = spec.name;
+  model->input = {1, spec.channels, spec.height, spec.width};
+  model->numClasses = spec.numClasses;
+  ModelBuilder builder;
+  builder.params = &model->params;
+  model->net = std::make_unique<Sequential>(builder);
+  if (spec.name == "mlp")
+    buildMlp(builder, *model->net, spec);
+  else if (spec.name == "small-cnn")
+    buildSmallCnn(builder, *model->net, spec);
+  else if (spec.name == "resnet18")
+    buildResNet18(builder, *model->net, spec);
+  else
+    throw std::invalid_argument("unknown model '" + spec.name +
+                                "' (known: mlp, small-cnn, resnet18)");
+  model->gemmSites = builder.nextSite;
+  model->params.finalize(separateWorkingWeights);
+  model->net->outputShape(model->input);  // validates the input size
+  model->net->propagateNeedInputGrad(false);
+  return model;
+}
+
+}  // namespace paritylab::nn

@@ -1,0 +1,53 @@
+#pragma once
+// Optimizers with torch.optim semantics over the ParamStore's flat arrays. Each step updates the
+// master weights of the given ranges; the caller then re-derives what the products see.
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/nn/param_store.h"
+#include "core/nn/trainer.h"
+
+namespace paritylab::nn {
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  // One update with learning rate `lr` of params[r] from grads[r] for every range r.
+  // `stateFormat`: storage format of the optimizer state (moments, momentum).
+  virtual void step(ParamStore& params, const std::vector<ParamStore::Range>& ranges, double lr,
+                    const std::optional<numerics::RoundingSpec>& stateFormat) = 0;
+};
+
+// torch.optim.AdamW: decoupled weight decay p -= lr*wd*p, bias-corrected moments.
+class AdamW : public Optimizer {
+ public:
+  explicit AdamW(const OptimizerConfig& config) : config_(config) {}
+  void step(ParamStore& params, const std::vector<ParamStore::Range>& ranges, double lr,
+            const std::optional<numerics::RoundingSpec>& stateFormat) override;
+
+ private:
+  OptimizerConfig config_;
+  std::int64_t t_ = 0;
+  std::vector<float> m_, v_;
+};
+
+// torch.optim.SGD: g += wd*p; momentum buffer b = g (first step) or mu*b + g; Nesterov
+// g + mu*b; p -= lr*update.
+class Sgd : public Optimizer {
+ public:
+  explicit Sgd(const OptimizerConfig& config) : config_(config) {}
+  void step(ParamStore& params, const std::vector<ParamStore::Range>& ranges, double lr,
+            const std::optional<numerics::RoundingSpec>& stateFormat) override;
+
+ private:
+  OptimizerConfig config_;
+  bool first_ = true;
+  std::vector<float> buf_;
+};
+
+// Throws std::invalid_argument naming an unknown kind or a bad hyper-parameter.
+std::unique_ptr<Optimizer> makeOptimizer(const OptimizerConfig& config);
+
+}  // namespace paritylab::nn

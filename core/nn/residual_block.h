@@ -1,0 +1,28 @@
+#pragma once
+// torchvision's BasicBlock: relu(bn2(conv2(relu(bn1(conv1(x))))) + shortcut(x)), conv 3x3 without
+// bias; the shortcut is a projection (1x1 conv with the block's stride + BN) when the stride or
+// the channel count changes, else the identity.
+
+#include <optional>
+
+#include "core/nn/sequential.h"
+
+namespace paritylab::nn {
+
+class BasicBlock : public Layer {
+ public:
+  BasicBlock(ModelBuilder& builder, const std::string& name, int in, int out, int stride);
+  Shape outputShape(const Shape& in) const override;
+  Tensor& forward(const Tensor& x, StepContext& ctx) override;
+  const Tensor& backward(const Tensor& dy, StepContext& ctx) override;
+  void init(ParamStore& params, RandomStream& rng) override;
+
+  bool hasProjection() const { return shortcut_ != nullptr; }
+
+ private:
+  std::unique_ptr<Sequential> main_, shortcut_;
+  const Tensor* x_ = nullptr;
+  Tensor y_, sumGrad_, dx_;
+};
+
+}  // namespace paritylab::nn

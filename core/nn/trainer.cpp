@@ -1,0 +1,157 @@
+#include "core/nn/trainer.h"
+
+#include <chrono>
+#include <numeric>
+#include <stdexcept>
+
+#include "core/nn/batch_augment.h"
+#include "core/nn/checkpoint.h"
+#include "core/nn/lr_schedule.h"
+#include "core/nn/training_session.h"
+
+namespace paritylab::nn {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void validate(const TrainConfig& c, const data::DataSplit& data) {
+  if (c.epochs < 0)
+    throw std::invalid_argument("epochs must be >= 0, got " + std::to_string(c.epochs));
+  if (c.batchSize < 1)
+    throw std::invalid_argument("batchSize must be >= 1, got " + std::to_string(c.batchSize));
+  if (c.evalBatchSize < 1)
+    throw std::invalid_argument("evalBatchSize must be >= 1, got " +
+                                std::to_string(c.evalBatchSize));
+  if (c.gradClipNorm < 0)
+    throw std::invalid_argument("gradClipNorm must be >= 0, got " + std::to_string(c.gradClipNorm));
+  if (c.freezeEpochs < 0)
+    throw std::invalid_argument("freezeEpochs must be >= 0, got " + std::to_string(c.freezeEpochs));
+  if (data.train.size() == 0) throw std::invalid_argument("the training split is empty");
+  if (data.train.images.size() != data.train.size() * data.train.imageSize())
+    throw std::invalid_argument("the training split's images do not match its labels");
+  if (data.test.size() > 0 &&
+      (data.test.channels != data.train.channels || data.test.height != data.train.height ||
+       data.test.width != data.train.width))
+    throw std::invalid_argument("the test split's image shape differs from the training split's");
+}
+
+// A deterministic permutation of [0, n) for one epoch (Fisher-Yates on our own stream).
+void shuffle(std::vector<std::uint32_t>& order, std::uint64_t seed, int epoch) {
+  std::iota(order.begin(), order.end(), 0u);
+  RandomStream rng(hashSeed(seed, std::uint64_t(epoch), 0x53485546 /* "SHUF" */));
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+}
+
+}  // namespace
+
+TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& policy,
+                  const data::DataSplit& data, const TrainCallbacks& callbacks) {
+  validate(config, data);
+  const auto runStart = Clock::now();
+  const data::Dataset& trainSet = data.train;
+  ModelSpec spec;
+  spec.name = config.model;
+  spec.channels = trainSet.channels;
+  spec.height = trainSet.height;
+  spec.width = trainSet.width;
+  spec.numClasses = trainSet.numClasses;
+  spec.resnetWidth = config.width;
+  makeOptimizer(config.optimizer);  // validates the optimizer before any work
+  const std::int64_t n = std::int64_t(trainSet.size());
+  const std::int64_t stepsPerEpoch = (n + config.batchSize - 1) / config.batchSize;
+  LrSchedule(config.schedule, config.optimizer.lr, stepsPerEpoch, config.epochs);  // validates
+
+  TrainingSession session(spec, policy, config.seed);
+  ParamStore& params = session.model().params;
+  if (!config.initCheckpoint.empty()) {
+    loadCheckpoint(config.initCheckpoint, params);
+    session.weightsChanged(0);
+  }
+
+  const std::size_t itemSize = trainSet.imageSize();
+  const int batchCap = int(std::min<std::int64_t>(config.batchSize, n));
+  std::vector<float> images(std::size_t(batchCap) * itemSize);
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(batchCap));
+  std::vector<float> augmentScratch(itemSize, 0.0f);
+  std::vector<std::uint32_t> order(static_cast<std::size_t>(n));
+  // Horizontal flips make no sense for digits; the classes of MNIST are named "0".."9".
+  const bool flip = !(trainSet.classNames.size() == 10 && trainSet.classNames[0] == "0");
+
+  const int frozen = std::min(config.freezeEpochs, config.epochs);
+  std::unique_ptr<Optimizer> optimizer;
+  std::unique_ptr<LrSchedule> schedule;
+  std::vector<ParamStore::Range> ranges;
+  std::int64_t phaseStep = 0;
+
+  TrainResult result;
+  std::uint64_t step = 0;
+  for (int epoch = 1; epoch <= config.epochs; ++epoch) {
+    const auto epochStart = Clock::now();
+    if (epoch == 1 || epoch == frozen + 1) {
+      // Head only while frozen; then everything with a fresh optimizer and schedule.
+      const bool headOnly = epoch <= frozen;
+      const int phaseEpochs = headOnly ? frozen : config.epochs - frozen;
+      optimizer = makeOptimizer(config.optimizer);
+      schedule = std::make_unique<LrSchedule>(config.schedule, config.optimizer.lr, stepsPerEpoch,
+                                              phaseEpochs);
+      ranges = params.weightRanges(headOnly);
+      phaseStep = 0;
+    }
+    shuffle(order, config.seed, epoch);
+    double lossSum = 0.0;
+    std::int64_t seen = 0;
+    for (std::int64_t begin = 0; begin < n; begin += config.batchSize) {
+      if (callbacks.shouldCancel && callbacks.shouldCancel()) {
+        result.status = RunStatus::Cancelled;
+        break;
+      }
+      const int count = int(std::min<std::int64_t>(config.batchSize, n - begin));
+      for (int i = 0; i < count; ++i) {
+        const std::uint32_t src = order[std::size_t(begin + i)];
+        std::copy(trainSet.image(src), trainSet.image(src) + itemSize,
+                  images.data() + std::size_t(i) * itemSize);
+        labels[std::size_t(i)] = trainSet.labels[src];
+      }
+      if (config.augment)
+        augmentBatch(images.data(), count, trainSet.channels, trainSet.height, trainSet.width, flip,
+                     hashSeed(config.seed, std::uint64_t(epoch), 0x41554745 /* "AUGE" */),
+                     std::uint64_t(begin), augmentScratch.data());
+      const StepOutcome outcome =
+          session.step(images.data(), labels.data(), count, step, *optimizer,
+                       schedule->at(phaseStep), ranges, config.gradClipNorm);
+      ++step;
+      ++phaseStep;
+      result.steps = std::int64_t(step);
+      if (!outcome.finite) {
+        result.status = RunStatus::Diverged;
+        result.divergedEpoch = epoch;
+        result.divergedStep = std::int64_t(step);
+        break;
+      }
+      lossSum += outcome.loss * count;
+      seen += count;
+      if (callbacks.onStep) callbacks.onStep(epoch, std::int64_t(step), outcome.loss);
+    }
+    if (result.status != RunStatus::Completed) break;
+    EpochMetrics metrics;
+    metrics.epoch = epoch;
+    metrics.trainLoss = seen > 0 ? lossSum / double(seen) : 0.0;
+    const EvalOutcome eval = session.evaluate(data.test, config.evalBatchSize);
+    metrics.testLoss = eval.loss;
+    metrics.testAccuracy = eval.accuracy;
+    metrics.seconds = secondsSince(epochStart);
+    result.epochs.push_back(metrics);
+    if (callbacks.onEpoch) callbacks.onEpoch(metrics);
+  }
+  if (result.status == RunStatus::Completed && !config.saveCheckpoint.empty())
+    saveCheckpoint(config.saveCheckpoint, params);
+  result.seconds = secondsSince(runStart);
+  return result;
+}
+
+}  // namespace paritylab::nn

@@ -1,0 +1,157 @@
+#include "core/nn/training_session.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/nn/grad_clip.h"
+#include "core/nn/softmax_cross_entropy.h"
+
+namespace paritylab::nn {
+
+namespace {
+
+bool allFinite(const ParamStore& params, const std::vector<ParamStore::Range>& ranges,
+               const std::vector<float>& grads) {
+  (void)params;
+  for (const auto& r : ranges)
+    if (!Eigen::Map<const Eigen::ArrayXf>(grads.data() + r.offset, Eigen::Index(r.size))
+             .isFinite()
+             .all())
+      return false;
+  return true;
+}
+
+}  // namespace
+
+TrainingSession::TrainingSession(const ModelSpec& spec, const backends::PrecisionPolicy& policy,
+                                 std::uint64_t seed)
+    : policy_(policy), seed_(seed) {
+  if (policy_.topology.replicas < 1)
+    throw std::invalid_argument("policy '" + policy_.name + "': topology.replicas must be >= 1");
+  const bool separateWorking = policy_.storage.weights && policy_.storage.fp32MasterWeights;
+  model_ = makeModel(spec, separateWorking);
+  model_->init(seed);
+  if (policy_.fp8.enabled) fp8_ = std::make_unique<Fp8SiteScales>(policy_, model_->gemmSites);
+  if (policy_.topology.replicas > 1)
+    replicaGrads_.assign(std::size_t(policy_.topology.replicas),
+                         std::vector<float>(model_->params.totalSize(), 0.0f));
+  if (policy_.lossScaling.kind != backends::LossScalingKind::None)
+    lossScale_ = policy_.lossScaling.initialScale;
+  weightsChanged(0);
+}
+
+void TrainingSession::weightsChanged(std::uint64_t step) {
+  std::optional<numerics::RoundingSpec> format = policy_.storage.weights;
+  if (format && policy_.stochasticWeightUpdate) format->mode = numerics::RoundingMode::Stochastic;
+  const std::uint64_t seed = hashSeed(seed_, step, 0x57454947 /* "WEIG" */);
+  if (policy_.storage.fp32MasterWeights)
+    model_->params.refreshWorking(format, seed);
+  else
+    model_->params.roundMaster(format, seed);
+}
+
+void TrainingSession::loadInput(const float* images, int n, std::uint64_t step) {
+  const Shape& in = model_->input;
+  input_.resize({n, in[1], in[2], in[3]});
+  std::copy(images, images + input_.size(), input_.data());
+  if (policy_.storage.activations)
+    storeTensor(policy_.storage.activations, input_.data(), input_.size(),
+                hashSeed(seed_, step, 0x494E5054 /* "INPT" */));
+}
+
+void TrainingSession::updateLossScale(bool overflow) {
+  const auto& ls = policy_.lossScaling;
+  if (ls.kind != backends::LossScalingKind::Dynamic) return;
+  if (overflow) {
+    lossScale_ *= ls.backoffFactor;
+    goodSteps_ = 0;
+  } else if (++goodSteps_ >= ls.growthInterval) {
+    lossScale_ *= ls.growthFactor;
+    goodSteps_ = 0;
+  }
+}
+
+StepOutcome TrainingSession::computeGradients(const float* images, const std::int32_t* labels,
+                                              int n, std::uint64_t step,
+                                              const std::vector<ParamStore::Range>& ranges) {
+  StepOutcome out;
+  const int replicas = std::min(policy_.topology.replicas, n);
+  const std::size_t itemSize = model_->input.itemSize();
+  ParamStore& params = model_->params;
+  StepContext ctx{&policy_, &workspace_, &scratch_, &params, fp8_.get(), true, 0, seed_, step};
+  double lossSum = 0.0;
+  for (int r = 0; r < replicas; ++r) {
+    const int begin = int(std::int64_t(n) * r / replicas);
+    const int end = int(std::int64_t(n) * (r + 1) / replicas);
+    ctx.replica = r;
+    loadInput(images + std::size_t(begin) * itemSize, end - begin, step * 64 + std::uint64_t(r));
+    const Tensor& logits = model_->net->forward(input_, ctx);
+    const LossResult loss =
+        softmaxCrossEntropy(logits, labels + begin, &dlogits_, float(lossScale_));
+    lossSum += loss.loss;
+    out.correct += loss.correct;
+    model_->net->backward(dlogits_, ctx);
+    if (replicas > 1)
+      std::copy(params.gradData().begin(), params.gradData().end(),
+                replicaGrads_[std::size_t(r)].begin());
+  }
+  out.loss = lossSum / replicas;
+  out.finite = std::isfinite(out.loss);
+  if (!out.finite) return out;
+  if (replicas > 1) {
+    allReduceMean(replicaGrads_, replicas, params.gradData().data(), params.totalSize());
+    if (policy_.storage.gradients)
+      storeTensor(policy_.storage.gradients, params.gradData().data(), params.totalSize(),
+                  hashSeed(seed_, step, 0x52454443 /* "REDC" */));
+  }
+  if (policy_.lossScaling.kind != backends::LossScalingKind::None) {
+    const bool overflow = !allFinite(params, ranges, params.gradData());
+    updateLossScale(overflow);
+    if (overflow) {
+      out.skipped = true;
+      return out;
+    }
+    // Unscale in fp32 (as torch's GradScaler.unscale_ multiplies by the reciprocal).
+    const float inv = float(1.0 / lossScale_);
+    for (const auto& rg : ranges)
+      Eigen::Map<Eigen::ArrayXf>(params.gradData().data() + rg.offset, Eigen::Index(rg.size)) *=
+          inv;
+  }
+  return out;
+}
+
+StepOutcome TrainingSession::step(const float* images, const std::int32_t* labels, int n,
+                                  std::uint64_t step, Optimizer& optimizer, double lr,
+                                  const std::vector<ParamStore::Range>& ranges, double clipNorm) {
+  StepOutcome out = computeGradients(images, labels, n, step, ranges);
+  if (!out.finite || out.skipped) return out;
+  if (clipNorm > 0.0) clipGradNorm(model_->params, ranges, clipNorm);
+  optimizer.step(model_->params, ranges, lr, policy_.storage.optimizerState);
+  weightsChanged(step + 1);
+  return out;
+}
+
+EvalOutcome TrainingSession::evaluate(const data::Dataset& set, int batchSize) {
+  EvalOutcome out;
+  const std::size_t total = set.size();
+  if (total == 0) return out;
+  batchSize = std::max(1, batchSize);
+  StepContext ctx{&policy_, &workspace_, &scratch_, &model_->params, fp8_.get(),
+                  false,    0,           seed_,     0xEEEEEEEEull};
+  double lossSum = 0.0;
+  std::int64_t correct = 0;
+  for (std::size_t begin = 0; begin < total; begin += std::size_t(batchSize)) {
+    const int n = int(std::min<std::size_t>(std::size_t(batchSize), total - begin));
+    loadInput(set.image(begin), n, 0xEEEEEEEEull + begin);
+    const Tensor& logits = model_->net->forward(input_, ctx);
+    const LossResult loss = softmaxCrossEntropy(logits, set.labels.data() + begin, nullptr);
+    lossSum += loss.loss * n;
+    correct += loss.correct;
+  }
+  out.loss = lossSum / double(total);
+  out.accuracy = double(correct) / double(total);
+  return out;
+}
+
+}  // namespace paritylab::nn

@@ -1,0 +1,74 @@
+#pragma once
+// One model under one precision policy with everything a training step needs preallocated:
+// replicas, loss scaling, fp8 scales, master/working weights, GEMM workspace. train() drives it;
+// tests and benchmarks use it directly.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/backends/precision_policy.h"
+#include "core/data/dataset.h"
+#include "core/nn/fp8_site_scales.h"
+#include "core/nn/model.h"
+#include "core/nn/optimizer.h"
+
+namespace paritylab::nn {
+
+struct StepOutcome {
+  double loss = 0.0;     // mean over the batch (mean of the replicas' shard means)
+  bool finite = true;    // false: the loss is NaN/inf (divergence)
+  bool skipped = false;  // loss scaling overflow: no update, scale backed off
+  int correct = 0;
+};
+
+struct EvalOutcome {
+  double loss = 0.0;
+  double accuracy = 0.0;
+};
+
+class TrainingSession {
+ public:
+  TrainingSession(const ModelSpec& spec, const backends::PrecisionPolicy& policy,
+                  std::uint64_t seed);
+
+  Model& model() { return *model_; }
+  const backends::PrecisionPolicy& policy() const { return policy_; }
+  double lossScale() const { return lossScale_; }
+
+  // Re-derives the weights the products see after the master weights changed (init, load).
+  void weightsChanged(std::uint64_t step);
+
+  // Forward + backward over the replicas' shards of images [n, C, H, W] / labels [n]; leaves the
+  // averaged (unscaled) gradients in the ParamStore. Returns without gradients when the loss is
+  // not finite or the scaled gradients overflowed (then `skipped`, scale backed off).
+  StepOutcome computeGradients(const float* images, const std::int32_t* labels, int n,
+                               std::uint64_t step, const std::vector<ParamStore::Range>& ranges);
+  // Full step: gradients, clipping (clipNorm > 0), optimizer update, weight storage.
+  StepOutcome step(const float* images, const std::int32_t* labels, int n, std::uint64_t step,
+                   Optimizer& optimizer, double lr, const std::vector<ParamStore::Range>& ranges,
+                   double clipNorm);
+  // Loss and accuracy over a whole dataset in batches; batch norm in eval mode.
+  EvalOutcome evaluate(const data::Dataset& set, int batchSize);
+
+ private:
+  void loadInput(const float* images, int n, std::uint64_t step);
+  void updateLossScale(bool overflow);
+
+  backends::PrecisionPolicy policy_;
+  std::uint64_t seed_;
+  std::unique_ptr<Model> model_;
+  GemmWorkspace workspace_;
+  LayerScratch scratch_;
+  std::unique_ptr<Fp8SiteScales> fp8_;
+  Tensor input_, dlogits_;
+  std::vector<std::vector<float>> replicaGrads_;  // [replica][param]
+  double lossScale_ = 1.0;
+  int goodSteps_ = 0;
+};
+
+// Sums per-replica gradients in a fixed binary-tree order ((0+1)+(2+3))+... and divides by the
+// replica count; the result is left in replicas[0] and copied to `out`.
+void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* out, std::size_t n);
+
+}  // namespace paritylab::nn
