@@ -1,0 +1,53 @@
+// Covers issue #5: the Formats tab adds custom eXmY rows (refusing invalid names with the reason),
+// and every row follows the typed value in the chosen rounding mode.
+#include "ui/formats_panel.h"
+
+#include <QComboBox>
+#include <QLineEdit>
+#include <QtTest>
+
+#include "ui/bit_layout_diagram.h"
+
+using namespace paritylab::ui;
+
+class FormatsPanelTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void addsCustomFormats() {
+    FormatsPanel panel;
+    QCOMPARE(panel.diagram()->formats().size(), std::size_t(6));
+    QString error;
+    QVERIFY2(panel.addFormat("e5m7", &error), qPrintable(error));
+    QCOMPARE(panel.diagram()->formats().size(), std::size_t(7));
+    QCOMPARE(panel.diagram()->formats().back().mantissaBits, 7);
+    QVERIFY(!panel.addFormat("e5m7", &error));  // already shown
+    QVERIFY(!panel.addFormat("e9m3", &error));  // exponent out of range
+    QVERIFY2(error.contains("e9m3"), qPrintable(error));
+    QVERIFY(!panel.addFormat("banana", &error));
+    QVERIFY2(error.contains("banana"), qPrintable(error));
+  }
+
+  void typedValueAndRoundingMode() {
+    FormatsPanel panel;
+    auto* edit = panel.findChild<QLineEdit*>();
+    QVERIFY(edit);
+    edit->setText("0x3f800001");  // fp32 bits: 1 + 2^-23
+    emit edit->editingFinished();
+    QCOMPARE(panel.diagram()->value(), 1.0 + std::ldexp(1.0, -23));
+    QCOMPARE(panel.diagram()->anatomies()[2].stored, 1.0);  // bf16 nearest-even
+    // 1 + 2^-8 + 2^-9 lies above bf16's half-way point: nearest rounds up, toward-zero down.
+    panel.diagram()->setValue(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -9));
+    QCOMPARE(panel.diagram()->anatomies()[2].stored, 1.0 + std::ldexp(1.0, -7));
+    QComboBox* mode = nullptr;
+    for (QComboBox* box : panel.findChildren<QComboBox*>())
+      if (box->findText("toward-zero") >= 0) mode = box;
+    QVERIFY(mode);
+    mode->setCurrentIndex(mode->findText("toward-zero"));
+    QCOMPARE(panel.diagram()->anatomies()[2].stored, 1.0);
+    QCOMPARE(panel.diagram()->anatomies()[2].ulp, std::ldexp(1.0, -7));
+  }
+};
+
+QTEST_MAIN(FormatsPanelTest)
+#include "formats_panel_test.moc"
