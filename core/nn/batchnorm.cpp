@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/nn/reductions.h"
+
 namespace paritylab::nn {
 
 BatchNorm::BatchNorm(ModelBuilder& builder, const std::string& name, int channels, bool fusedRelu,
@@ -49,17 +51,11 @@ Tensor& BatchNorm::forward(const Tensor& x, StepContext& ctx) {
     for (int c = 0; c < channels_; ++c) {
       double sum = 0.0;
       for (int i = 0; i < n; ++i)
-        sum += Eigen::Map<const Eigen::ArrayXf>(x.data() + (std::size_t(i) * channels_ + c) * plane,
-                                                Eigen::Index(plane))
-                   .sum();
+        sum += sumOf(x.data() + (std::size_t(i) * channels_ + c) * plane, plane);
       const float mean = float(sum / count);
       double sq = 0.0;
       for (int i = 0; i < n; ++i)
-        sq += (Eigen::Map<const Eigen::ArrayXf>(x.data() + (std::size_t(i) * channels_ + c) * plane,
-                                                Eigen::Index(plane)) -
-               mean)
-                  .square()
-                  .sum();
+        sq += sumSquaredDeviation(x.data() + (std::size_t(i) * channels_ + c) * plane, plane, mean);
       mean_[std::size_t(c)] = mean;
       invStd_[std::size_t(c)] = float(sq / count);  // biased variance for now
     }
@@ -125,10 +121,8 @@ const Tensor& BatchNorm::backward(const Tensor& dy, StepContext& ctx) {
     double sumG = 0.0, sumGX = 0.0;
     for (int i = 0; i < n; ++i) {
       const std::size_t off = (std::size_t(i) * channels_ + c) * plane;
-      Eigen::Map<const Eigen::ArrayXf> gi(g + off, Eigen::Index(plane));
-      Eigen::Map<const Eigen::ArrayXf> xi(x.data() + off, Eigen::Index(plane));
-      sumG += gi.sum();
-      sumGX += (gi * ((xi - mean) * inv)).sum();
+      sumG += sumOf(g + off, plane);
+      sumGX += sumProductNormalised(g + off, x.data() + off, plane, mean, inv);
     }
     dgamma[c] = float(sumGX);
     dbeta[c] = float(sumG);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/nn/reductions.h"
+
 namespace paritylab::nn {
 
 using backends::LayerKind;
@@ -104,7 +106,7 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
       const float* src = dy.data() + (std::size_t(n) * out_ + c) * plane;
       std::copy(src, src + plane, dst + std::size_t(n) * plane);
     }
-    if (db) db[c] = Eigen::Map<const Eigen::ArrayXf>(dst, cols).sum();
+    if (db) db[c] = sumOf(dst, std::size_t(cols));
   }
   if (db) ctx.storeGradient(db, std::size_t(out_), site_);
   // The columns were overwritten by later layers: lower x again (cheaper than keeping them).

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/nn/reductions.h"
+
 namespace paritylab::nn {
 
 Shape GlobalAvgPool::outputShape(const Shape& in) const {
@@ -14,8 +16,7 @@ Tensor& GlobalAvgPool::forward(const Tensor& x, StepContext& /*ctx*/) {
   y_.resize(outputShape(x.shape()));
   const std::size_t plane = std::size_t(x.dim(2)) * x.dim(3);
   for (std::size_t p = 0; p < y_.size(); ++p)
-    y_[p] = Eigen::Map<const Eigen::ArrayXf>(x.data() + p * plane, Eigen::Index(plane)).sum() /
-            float(plane);
+    y_[p] = sumOf(x.data() + p * plane, plane) / float(plane);
   return y_;
 }
 

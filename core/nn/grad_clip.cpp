@@ -2,15 +2,13 @@
 
 #include <cmath>
 
+#include "core/nn/reductions.h"
+
 namespace paritylab::nn {
 
 double globalGradNorm(ParamStore& params, const std::vector<ParamStore::Range>& ranges) {
   double sq = 0.0;
-  for (const auto& r : ranges)
-    sq += double(
-        Eigen::Map<const Eigen::ArrayXf>(params.gradData().data() + r.offset, Eigen::Index(r.size))
-            .square()
-            .sum());
+  for (const auto& r : ranges) sq += sumSquares(params.gradData().data() + r.offset, r.size);
   return std::sqrt(sq);
 }
 

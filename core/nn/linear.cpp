@@ -64,9 +64,12 @@ const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
   ctx.storeGradient(dw, std::size_t(out_) * in_, site_);
   if (bias_ >= 0) {
     float* db = ctx.params->grad(bias_);
-    Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> g(
-        dy.data(), n, out_);
-    Eigen::Map<Eigen::RowVectorXf>(db, out_) = g.colwise().sum();
+    // Column sums of dY [N, out], row by row: the order depends only on the values.
+    std::fill_n(db, out_, 0.0f);
+    for (int r = 0; r < n; ++r) {
+      const float* row = dy.data() + std::size_t(r) * out_;
+      for (int j = 0; j < out_; ++j) db[j] += row[j];
+    }
     ctx.storeGradient(db, std::size_t(out_), site_);
   }
   if (!needInputGrad_) return dx_;
