@@ -22,6 +22,30 @@ Tensor& MaxPool2d::forward(const Tensor& x, StepContext& /*ctx*/) {
     const float* src = x.data() + p * std::size_t(h) * w;
     float* dst = y_.data() + p * std::size_t(oh) * ow;
     std::int32_t* arg = argmax_.data() + p * std::size_t(oh) * ow;
+    if (kernel_ == 2) {  // the hot case: two rows at a time, branch-light
+      for (int oy = 0; oy < oh; ++oy) {
+        const float* r0 = src + std::size_t(2 * oy) * w;
+        const float* r1 = r0 + w;
+        for (int ox = 0; ox < ow; ++ox) {
+          const int c = 2 * ox;
+          // First maximum in window order (r0[c], r0[c+1], r1[c], r1[c+1]); NaN wins.
+          float best = r0[c];
+          int idx = 2 * oy * w + c;
+          // Branch-free: compare/select (random data defeats branch prediction).
+          auto take = [&best, &idx](float v, int at) {
+            const bool t = (v > best) | ((v != v) & (best == best));
+            best = t ? v : best;
+            idx = t ? at : idx;
+          };
+          take(r0[c + 1], idx + 1);
+          take(r1[c], 2 * oy * w + c + w);
+          take(r1[c + 1], 2 * oy * w + c + w + 1);
+          dst[oy * ow + ox] = best;
+          arg[oy * ow + ox] = idx;
+        }
+      }
+      continue;
+    }
     for (int oy = 0; oy < oh; ++oy)
       for (int ox = 0; ox < ow; ++ox) {
         int best = (oy * kernel_) * w + ox * kernel_;

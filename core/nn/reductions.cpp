@@ -1,40 +1,87 @@
 #include "core/nn/reductions.h"
 
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
+
 namespace paritylab::nn {
 
 namespace {
 
-template <class T, class F>
-T interleavedSum(std::size_t n, F term) {
-  T acc[8] = {};
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j) acc[j] += term(i + std::size_t(j));
-  for (int j = 0; i < n; ++i, ++j) acc[j] += term(i);
+// Lane j accumulates the terms i with i % 8 == j; lanes are combined in one fixed order. The AVX
+// path computes exactly the same lanes (separate multiply and add, no FMA), so both paths give
+// identical bits.
+inline float combine(const float acc[8]) {
   return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+}
+
+template <class Term>
+void scalarTail(float acc[8], std::size_t from, std::size_t n, Term term) {
+  for (std::size_t i = from, j = 0; i < n; ++i, ++j) acc[j] += term(i);
 }
 
 }  // namespace
 
 float sumOf(const float* x, std::size_t n) {
-  return interleavedSum<float>(n, [x](std::size_t i) { return x[i]; });
+  float acc[8] = {};
+  std::size_t i = 0;
+#ifdef __AVX__
+  __m256 a = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) a = _mm256_add_ps(a, _mm256_loadu_ps(x + i));
+  _mm256_storeu_ps(acc, a);
+#endif
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) acc[j] += x[i + std::size_t(j)];
+  scalarTail(acc, i, n, [x](std::size_t k) { return x[k]; });
+  return combine(acc);
 }
 
 float sumSquaredDeviation(const float* x, std::size_t n, float mean) {
-  return interleavedSum<float>(n, [x, mean](std::size_t i) {
-    const float d = x[i] - mean;
+  float acc[8] = {};
+  std::size_t i = 0;
+#ifdef __AVX__
+  const __m256 m = _mm256_set1_ps(mean);
+  __m256 a = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
+    a = _mm256_add_ps(a, _mm256_mul_ps(d, d));
+  }
+  _mm256_storeu_ps(acc, a);
+#endif
+  auto term = [x, mean](std::size_t k) {
+    const float d = x[k] - mean;
     return d * d;
-  });
+  };
+  for (; i + 8 <= n; i += 8)
+    for (std::size_t j = 0; j < 8; ++j) acc[j] += term(i + j);
+  scalarTail(acc, i, n, term);
+  return combine(acc);
 }
 
 float sumProductNormalised(const float* g, const float* x, std::size_t n, float mean,
                            float invStd) {
-  return interleavedSum<float>(
-      n, [g, x, mean, invStd](std::size_t i) { return g[i] * ((x[i] - mean) * invStd); });
+  float acc[8] = {};
+  std::size_t i = 0;
+#ifdef __AVX__
+  const __m256 m = _mm256_set1_ps(mean), s = _mm256_set1_ps(invStd);
+  __m256 a = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), s);
+    a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_loadu_ps(g + i), xhat));
+  }
+  _mm256_storeu_ps(acc, a);
+#endif
+  auto term = [g, x, mean, invStd](std::size_t k) { return g[k] * ((x[k] - mean) * invStd); };
+  for (; i + 8 <= n; i += 8)
+    for (std::size_t j = 0; j < 8; ++j) acc[j] += term(i + j);
+  scalarTail(acc, i, n, term);
+  return combine(acc);
 }
 
 double sumSquares(const float* x, std::size_t n) {
-  return interleavedSum<double>(n, [x](std::size_t i) { return double(x[i]) * double(x[i]); });
+  double acc[8] = {};
+  for (std::size_t i = 0; i < n; ++i) acc[i % 8] += double(x[i]) * double(x[i]);
+  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
 }
 
 }  // namespace paritylab::nn
