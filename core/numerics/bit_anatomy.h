@@ -14,18 +14,18 @@ std::string_view toString(ValueClass c);
 
 struct BitAnatomy {
   FloatFormat format;
-  double input = 0.0;             // the value asked for
+  double input = 0.0;  // the value asked for
   bool sign = false;
   std::uint32_t exponentField = 0;  // raw biased exponent bits
   std::uint32_t mantissaField = 0;  // raw fraction bits
-  std::string bits;               // e.g. "0 01111111 0000000" (sign, exponent, mantissa, spaced)
-  int unbiasedExponent = 0;       // for normals: field - bias; subnormals: 1 - bias
+  std::string bits;                 // e.g. "0 01111111 0000000" (sign, exponent, mantissa, spaced)
+  int unbiasedExponent = 0;         // for normals: field - bias; subnormals: 1 - bias
   ValueClass valueClass = ValueClass::Zero;
-  double stored = 0.0;            // the value the format holds after rounding
-  std::string storedExact;        // `stored` as an exact decimal string (every digit)
-  double absoluteError = 0.0;     // |stored - input| (inf/NaN when not finite)
-  double relativeError = 0.0;     // absoluteError / |input| (0 when input is 0)
-  double ulp = 0.0;               // spacing of the format at `stored`
+  double stored = 0.0;         // the value the format holds after rounding
+  std::string storedExact;     // `stored` as an exact decimal string (every digit)
+  double absoluteError = 0.0;  // |stored - input| (inf/NaN when not finite)
+  double relativeError = 0.0;  // absoluteError / |input| (0 when input is 0)
+  double ulp = 0.0;            // spacing of the format at `stored`
 };
 
 // Rounds `value` (a double, so that fp32 itself rounds too) to the spec's format and dissects it.

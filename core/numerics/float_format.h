@@ -11,15 +11,16 @@ namespace paritylab::numerics {
 
 // Special-value encoding of a format.
 enum class SpecialEncoding {
-  Ieee,        // all-ones exponent = inf (mantissa 0) / NaN (mantissa != 0)
-  FiniteOnlyE4M3,  // OCP OFP8 E4M3: no infinities; only S.1111.111 is NaN, so 1111 is a normal binade
+  Ieee,            // all-ones exponent = inf (mantissa 0) / NaN (mantissa != 0)
+  FiniteOnlyE4M3,  // OCP OFP8 E4M3: no infinities; only S.1111.111 is NaN, so 1111 is a normal
+                   // binade
 };
 
 struct FloatFormat {
-  std::string name;      // "fp32", "tf32", "bf16", "fp16", "fp8-e4m3", "fp8-e5m2", or "eXmY"
-  int exponentBits = 8;  // 2..8
-  int mantissaBits = 23; // explicit fraction bits, 0..23
-  int bias = 127;        // 2^(exponentBits-1) - 1 for every format here
+  std::string name;       // "fp32", "tf32", "bf16", "fp16", "fp8-e4m3", "fp8-e5m2", or "eXmY"
+  int exponentBits = 8;   // 2..8
+  int mantissaBits = 23;  // explicit fraction bits, 0..23
+  int bias = 127;         // 2^(exponentBits-1) - 1 for every format here
   SpecialEncoding special = SpecialEncoding::Ieee;
   bool hasSubnormals = true;
 

@@ -1,0 +1,155 @@
+// fp32 -> narrower format rounding on the raw bits, one branch-free expression per element so
+// that GCC vectorises the loops (AVX2: variable shifts, 32-bit multiplies, blends).
+//
+// A finite fp32 magnitude is m * 2^(ee - 150) with m = the 24-bit significand (implicit bit
+// included; fp32 subnormals: ee = 1 and no implicit bit). The format's quantum at that value is
+// 2^(ee - 150 + s) with s = (23 - M) + max(0, emin32 - ee), where emin32 is the fp32 biased
+// exponent of the format's min normal; the second term is the format's subnormal range, where
+// the quantum stays fixed. Rounding m to a multiple of 2^s and adding back ((ee - 1) << 23)
+// rebuilds the fp32 pattern, carries into the next binade included.
+
+#include "core/numerics/rounding.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "core/numerics/stochastic_bits.h"
+
+namespace paritylab::numerics {
+namespace {
+
+constexpr std::uint32_t kSignMask = 0x80000000U;
+constexpr std::uint32_t kInfBits = 0x7f800000U;
+constexpr std::uint32_t kQuietNaNBits = 0x7fc00000U;
+
+// Indices into Rounder::params_.
+enum Param {
+  kBaseShift,      // 23 - mantissaBits
+  kMinExponent32,  // fp32 biased exponent of the format's min normal
+  kMaxFiniteBits,  // fp32 pattern of the format's max finite
+  kMinNormalBits,  // fp32 pattern of the format's min normal (flush threshold)
+  kMinSubBits,     // fp32 pattern of the format's min subnormal
+  kOverflowBits,   // magnitude pattern of an overflowed result (inf, NaN or max finite)
+  kInfinityBits,   // magnitude pattern of an infinite input after rounding
+  kFlush,          // 1: flush results below min normal to zero
+};
+
+std::uint32_t fp32Bits(double exactValue) {
+  return std::bit_cast<std::uint32_t>(static_cast<float>(exactValue));
+}
+
+struct KernelConstants {
+  std::uint32_t baseShift, minExponent32, maxFiniteBits, minNormalBits, minSubBits, overflowBits,
+      infinityBits, flush;
+};
+
+template <RoundingMode Mode>
+inline std::uint32_t roundBits(std::uint32_t x, const KernelConstants& k, std::uint32_t random) {
+  const std::uint32_t sign = x & kSignMask;
+  const std::uint32_t a = x ^ sign;
+  const std::uint32_t e32 = a >> 23;
+  const std::uint32_t ee = e32 | (e32 == 0 ? 1U : 0U);
+  std::uint32_t m = (a & 0x7fffffU) | (e32 != 0 ? 0x800000U : 0U);
+
+  const std::int32_t below = static_cast<std::int32_t>(k.minExponent32 - ee);
+  const std::uint32_t s = k.baseShift + static_cast<std::uint32_t>(below > 0 ? below : 0);
+  // Shifts above 31 only happen far below the min subnormal (m < 2^24 < half a quantum): keep the
+  // top bits so stochastic rounding still sees the value's first bits at 2^-31 resolution.
+  const std::uint32_t shift = s < 31 ? s : 31U;
+  const std::uint32_t excess = s - shift;
+  m >>= (excess < 31 ? excess : 31U);
+  const std::uint32_t low = (1U << shift) - 1U;
+
+  std::uint32_t increment = 0;
+  if constexpr (Mode == RoundingMode::NearestEven) {
+    // Ties go to the even encoding: in the format's normal range its LSB is bit `shift` of the
+    // fp32 pattern (the exponent's LSB when M = 0), in the subnormal range that of m >> shift.
+    const std::uint32_t encoding = below > 0 ? m : a;
+    increment = (low >> 1) + ((encoding >> shift) & low & 1U);
+  } else if constexpr (Mode == RoundingMode::NearestAway) {
+    increment = (low >> 1) + (low & 1U);
+  } else if constexpr (Mode == RoundingMode::Stochastic) {
+    increment = random & low;
+  }
+  const std::uint32_t r = (m + increment) & ~low;
+
+  std::uint32_t out = ((ee - 1U) << 23) + r;
+  out = r == 0 ? 0U : out;
+  out = (s > 24 && r != 0) ? k.minSubBits : out;  // rounded up to the first quantum
+  out = (k.flush != 0 && out < k.minNormalBits) ? 0U : out;
+  out = out > k.maxFiniteBits ? k.overflowBits : out;
+  out = e32 == 0xffU ? (a > kInfBits ? kQuietNaNBits : k.infinityBits) : out;
+  return out | sign;
+}
+
+template <RoundingMode Mode>
+void roundSpan(const float* src, float* dst, std::size_t n, const KernelConstants& k,
+               std::uint64_t seed, std::uint64_t offset) {
+  const StochasticKey key = stochasticKey(seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t random = 0;
+    if constexpr (Mode == RoundingMode::Stochastic) random = stochasticBits(key, offset + i);
+    dst[i] = std::bit_cast<float>(roundBits<Mode>(std::bit_cast<std::uint32_t>(src[i]), k, random));
+  }
+}
+
+}  // namespace
+
+Rounder::Rounder(const RoundingSpec& spec) : spec_(spec) {
+  const FloatFormat& f = spec.format;
+  identity_ = f.isFp32() && spec.subnormals == SubnormalMode::Keep;
+  const bool e4m3 = f.special == SpecialEncoding::FiniteOnlyE4M3;
+  const std::uint32_t maxFiniteBits = fp32Bits(f.maxFinite());
+  params_[kBaseShift] = static_cast<std::uint32_t>(23 - f.mantissaBits);
+  params_[kMinExponent32] = static_cast<std::uint32_t>(128 - f.bias);
+  params_[kMaxFiniteBits] = maxFiniteBits;
+  params_[kMinNormalBits] = fp32Bits(f.minNormal());
+  params_[kMinSubBits] = fp32Bits(f.minSubnormal());
+  if (spec.overflow == OverflowMode::Saturate) {
+    params_[kOverflowBits] = maxFiniteBits;
+  } else if (e4m3) {
+    params_[kOverflowBits] = kQuietNaNBits;
+  } else {
+    params_[kOverflowBits] = spec.mode == RoundingMode::TowardZero ? maxFiniteBits : kInfBits;
+  }
+  if (e4m3)
+    params_[kInfinityBits] =
+        spec.overflow == OverflowMode::Saturate ? maxFiniteBits : kQuietNaNBits;
+  else
+    params_[kInfinityBits] = kInfBits;
+  params_[kFlush] = spec.subnormals == SubnormalMode::Flush ? 1U : 0U;
+}
+
+void Rounder::applyCopy(std::span<const float> src, std::span<float> dst, std::uint64_t seed,
+                        std::uint64_t offset) const {
+  const std::size_t n = src.size() < dst.size() ? src.size() : dst.size();
+  if (identity_) {
+    if (src.data() != dst.data()) std::memmove(dst.data(), src.data(), n * sizeof(float));
+    return;
+  }
+  const KernelConstants k{params_[0], params_[1], params_[2], params_[3],
+                          params_[4], params_[5], params_[6], params_[7]};
+  switch (spec_.mode) {
+    case RoundingMode::NearestEven:
+      return roundSpan<RoundingMode::NearestEven>(src.data(), dst.data(), n, k, seed, offset);
+    case RoundingMode::NearestAway:
+      return roundSpan<RoundingMode::NearestAway>(src.data(), dst.data(), n, k, seed, offset);
+    case RoundingMode::TowardZero:
+      return roundSpan<RoundingMode::TowardZero>(src.data(), dst.data(), n, k, seed, offset);
+    case RoundingMode::Stochastic:
+      return roundSpan<RoundingMode::Stochastic>(src.data(), dst.data(), n, k, seed, offset);
+  }
+}
+
+void Rounder::apply(std::span<float> values, std::uint64_t seed, std::uint64_t offset) const {
+  applyCopy(values, values, seed, offset);
+}
+
+float Rounder::round(float value, std::uint64_t seed, std::uint64_t index) const {
+  float out = value;
+  applyCopy({&value, 1}, {&out, 1}, seed, index);
+  return out;
+}
+
+}  // namespace paritylab::numerics

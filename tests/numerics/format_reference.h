@@ -1,0 +1,99 @@
+#pragma once
+// An independent reference for rounding: enumerates every finite value of a format (as doubles,
+// from the format's definition, not from core/numerics), finds an input's two neighbours by binary
+// search and applies each mode's rule in double arithmetic.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/numerics/rounding.h"
+
+namespace paritylab::numerics::testing {
+
+class FormatReference {
+ public:
+  explicit FormatReference(const FloatFormat& f) : format_(f) {
+    const bool e4m3 = f.special == SpecialEncoding::FiniteOnlyE4M3;
+    const int topField = (1 << f.exponentBits) - 1;
+    const int emin = 1 - f.bias;
+    for (int field = 0; field <= topField; ++field) {
+      for (long mant = 0; mant < (1L << f.mantissaBits); ++mant) {
+        if (field == topField && !e4m3) break;                                       // inf/NaN
+        if (field == topField && e4m3 && mant == (1L << f.mantissaBits) - 1) break;  // NaN
+        const double v = field == 0 ? std::ldexp(static_cast<double>(mant), emin - f.mantissaBits)
+                                    : std::ldexp(static_cast<double>(mant + (1L << f.mantissaBits)),
+                                                 field - f.bias - f.mantissaBits);
+        grid_.push_back(v);
+      }
+    }
+    // The value one step above max finite, as if the exponent range went on (overflow threshold
+    // = midpoint between max finite and this).
+    const double maxFinite = grid_.back();
+    grid_.push_back(maxFinite + std::ldexp(1.0, std::ilogb(maxFinite) - f.mantissaBits));
+  }
+
+  const std::vector<double>& grid() const { return grid_; }  // ascending, last one virtual
+  double maxFinite() const { return grid_[grid_.size() - 2]; }
+  double minNormal() const { return std::ldexp(1.0, 1 - format_.bias); }
+
+  // The two neighbours lo <= |x| <= hi and lo's index in the grid.
+  struct Neighbours {
+    double lo, hi;
+    std::size_t loIndex;
+  };
+  Neighbours neighbours(double magnitude) const {
+    auto it = std::upper_bound(grid_.begin(), grid_.end() - 1, magnitude);
+    const std::size_t loIndex = static_cast<std::size_t>(it - grid_.begin()) - 1;
+    const double lo = grid_[loIndex];
+    return {lo, lo == magnitude ? lo : grid_[loIndex + 1], loIndex};
+  }
+
+  // Deterministic modes only (stochastic: see neighbours()).
+  double round(double x, const RoundingSpec& spec) const {
+    const bool e4m3 = format_.special == SpecialEncoding::FiniteOnlyE4M3;
+    const bool saturate = spec.overflow == OverflowMode::Saturate;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (std::isnan(x)) return nan;
+    if (std::isinf(x)) {
+      if (!e4m3) return x;
+      return saturate ? std::copysign(maxFinite(), x) : nan;
+    }
+    const double a = std::fabs(x);
+    if (a >= grid_.back()) return overflow(x, spec);  // at or past the virtual value
+    const Neighbours n = neighbours(a);
+    double r = n.lo;
+    if (n.lo != a) {
+      const double mid = (n.lo + n.hi) / 2;
+      switch (spec.mode) {
+        case RoundingMode::NearestEven:
+          r = a < mid ? n.lo : a > mid ? n.hi : (n.loIndex % 2 == 0 ? n.lo : n.hi);
+          break;
+        case RoundingMode::NearestAway:
+          r = a < mid ? n.lo : n.hi;
+          break;
+        default:
+          r = n.lo;
+          break;
+      }
+    }
+    if (spec.subnormals == SubnormalMode::Flush && r < minNormal()) r = 0.0;
+    if (r > maxFinite()) return overflow(x, spec);
+    return std::copysign(r, x);
+  }
+
+ private:
+  double overflow(double x, const RoundingSpec& spec) const {
+    if (spec.overflow == OverflowMode::Saturate) return std::copysign(maxFinite(), x);
+    if (format_.special == SpecialEncoding::FiniteOnlyE4M3)
+      return std::numeric_limits<double>::quiet_NaN();
+    if (spec.mode == RoundingMode::TowardZero) return std::copysign(maxFinite(), x);
+    return std::copysign(std::numeric_limits<double>::infinity(), x);
+  }
+
+  FloatFormat format_;
+  std::vector<double> grid_;
+};
+
+}  // namespace paritylab::numerics::testing

@@ -1,0 +1,199 @@
+// Covers issue #2: every preset format (and some custom eXmY) in every deterministic mode, with
+// both overflow and both subnormal policies, against an enumerating reference (format_reference.h):
+// every representable value, its fp32 neighbours, exact ties and +-1 fp32 ulp around ties, max
+// finite and the overflow threshold, subnormal boundaries, signed zeros, NaN and infinities.
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "core/numerics/rounding.h"
+#include "tests/numerics/format_reference.h"
+
+namespace paritylab::numerics {
+namespace {
+
+using testing::FormatReference;
+
+bool sameFloat(float got, double want) {
+  if (std::isnan(want)) return std::isnan(got);
+  return static_cast<double>(got) == want && std::signbit(got) == std::signbit(want);
+}
+
+std::string hex(float v) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "0x%08x", std::bit_cast<std::uint32_t>(v));
+  return buffer;
+}
+
+// Inputs around every grid value: the value, its fp32 neighbours, the midpoint to the next value
+// and the midpoint's fp32 neighbours; plus specials and fp32 extremes. `step` thins large grids.
+std::vector<float> edgeInputs(const FormatReference& ref, std::size_t step) {
+  const auto& grid = ref.grid();
+  std::vector<float> inputs;
+  auto addAround = [&](float v) {
+    inputs.push_back(v);
+    inputs.push_back(std::nextafter(v, 0.0f));
+    inputs.push_back(std::nextafter(v, std::numeric_limits<float>::infinity()));
+  };
+  for (std::size_t i = 0; i + 1 < grid.size(); ++i) {
+    const bool boundary = i < 64 || i + 64 > grid.size() || (i & (i - 1)) == 0;
+    if (!boundary && i % step != 0) continue;
+    addAround(static_cast<float>(grid[i]));
+    addAround(static_cast<float>((grid[i] + grid[i + 1]) / 2));
+  }
+  addAround(static_cast<float>(grid.back()));
+  addAround(static_cast<float>(ref.minNormal()));
+  addAround(static_cast<float>(grid[1] / 2));  // half the min subnormal: a tie with zero
+  addAround(static_cast<float>(grid[1] / 4));
+  addAround(std::numeric_limits<float>::max());
+  addAround(std::numeric_limits<float>::min());
+  addAround(std::numeric_limits<float>::denorm_min());
+  for (float v : {0.0f, 1.0f, 3.0f, 1e-30f, 1e30f, 65504.0f, 65520.0f, 448.0f, 464.0f, 480.0f,
+                  57344.0f, 61440.0f})
+    addAround(v);
+  const std::size_t n = inputs.size();
+  for (std::size_t i = 0; i < n; ++i) inputs.push_back(-inputs[i]);
+  inputs.push_back(std::numeric_limits<float>::infinity());
+  inputs.push_back(-std::numeric_limits<float>::infinity());
+  inputs.push_back(std::numeric_limits<float>::quiet_NaN());
+  inputs.push_back(-std::numeric_limits<float>::quiet_NaN());
+  inputs.push_back(std::bit_cast<float>(0x7f800001U));  // signalling NaN
+  return inputs;
+}
+
+void checkAgainstReference(const FloatFormat& format, const std::vector<float>& inputs,
+                           const FormatReference& ref) {
+  for (RoundingMode mode :
+       {RoundingMode::NearestEven, RoundingMode::NearestAway, RoundingMode::TowardZero}) {
+    for (OverflowMode overflow : {OverflowMode::Ieee, OverflowMode::Saturate}) {
+      for (SubnormalMode subnormals : {SubnormalMode::Keep, SubnormalMode::Flush}) {
+        const RoundingSpec spec{format, mode, overflow, subnormals};
+        const Rounder rounder(spec);
+        std::vector<float> out = inputs;
+        rounder.apply(out);
+        int failures = 0;
+        for (std::size_t i = 0; i < inputs.size() && failures < 5; ++i) {
+          const double want = ref.round(inputs[i], spec);
+          if (!sameFloat(out[i], want)) {
+            ++failures;
+            ADD_FAILURE() << format.name << " " << toString(mode) << " " << toString(overflow)
+                          << " " << toString(subnormals) << ": input " << hex(inputs[i]) << " ("
+                          << inputs[i] << ") gave " << hex(out[i]) << " (" << out[i]
+                          << "), reference " << want;
+          }
+          // The scalar entry point agrees with the span one.
+          const float single = rounder.round(inputs[i]);
+          if (!(std::isnan(single) && std::isnan(out[i])) &&
+              std::bit_cast<std::uint32_t>(single) != std::bit_cast<std::uint32_t>(out[i]))
+            ADD_FAILURE() << "round() and apply() differ at " << hex(inputs[i]);
+        }
+      }
+    }
+  }
+}
+
+class EveryFormat : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryFormat, MatchesEnumeratingReferenceOnEdgeCases) {
+  const FloatFormat format = *parseFormat(GetParam());
+  if (format.isFp32()) GTEST_SKIP() << "fp32: see Fp32IsIdentity";
+  const FormatReference ref(format);
+  const std::size_t step = ref.grid().size() > 70000 ? 13 : 1;
+  checkAgainstReference(format, edgeInputs(ref, step), ref);
+}
+
+INSTANTIATE_TEST_SUITE_P(PresetsAndCustom, EveryFormat,
+                         ::testing::Values("tf32", "bf16", "fp16", "fp8-e4m3", "fp8-e5m2", "e8m3",
+                                           "e5m7", "e3m2", "e2m0", "e2m1", "e4m0", "e5m12", "e7m5",
+                                           "e8m0"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
+// Covers issue #2: a dense stride through all 2^32 fp32 patterns (every exponent is hit).
+TEST(DenseStride, Bf16AndFp16MatchReference) {
+  std::vector<float> inputs;
+  for (std::uint64_t p = 0; p < (1ULL << 32); p += 4099)
+    inputs.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(p)));
+  for (const char* name : {"bf16", "fp16", "fp8-e4m3", "fp8-e5m2"}) {
+    const FloatFormat format = *parseFormat(name);
+    const FormatReference ref(format);
+    for (RoundingMode mode :
+         {RoundingMode::NearestEven, RoundingMode::NearestAway, RoundingMode::TowardZero}) {
+      const RoundingSpec spec{format, mode};
+      std::vector<float> out = inputs;
+      Rounder(spec).apply(out);
+      int failures = 0;
+      for (std::size_t i = 0; i < inputs.size() && failures < 5; ++i) {
+        const double want = ref.round(inputs[i], spec);
+        if (!sameFloat(out[i], want)) {
+          ++failures;
+          ADD_FAILURE() << name << " " << toString(mode) << ": " << hex(inputs[i]) << " gave "
+                        << hex(out[i]) << ", reference " << want;
+        }
+      }
+    }
+  }
+}
+
+TEST(Fp32, IsIdentityAndFlushOnlyTouchesSubnormals) {
+  const Rounder identity(RoundingSpec{*parseFormat("fp32")});
+  EXPECT_TRUE(identity.isIdentity());
+  const Rounder flush(RoundingSpec{*parseFormat("fp32"), RoundingMode::NearestEven,
+                                   OverflowMode::Ieee, SubnormalMode::Flush});
+  EXPECT_FALSE(flush.isIdentity());
+  for (std::uint64_t p = 0; p < (1ULL << 32); p += 65537) {
+    const float v = std::bit_cast<float>(static_cast<std::uint32_t>(p));
+    const float kept = identity.round(v);
+    EXPECT_TRUE(std::bit_cast<std::uint32_t>(kept) == p);
+    const float flushed = flush.round(v);
+    if (std::isnan(v)) {
+      EXPECT_TRUE(std::isnan(flushed));
+    } else if (std::fpclassify(v) == FP_SUBNORMAL) {
+      EXPECT_EQ(flushed, 0.0f);
+      EXPECT_EQ(std::signbit(flushed), std::signbit(v));
+    } else {
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(flushed), p);
+    }
+  }
+}
+
+// Covers issue #2: hand-checked values from the format definitions.
+TEST(KnownValues, OverflowThresholdsAndTies) {
+  const FloatFormat e4m3 = *parseFormat("fp8-e4m3");
+  const FloatFormat e5m2 = *parseFormat("fp8-e5m2");
+  const FloatFormat bf16 = *parseFormat("bf16");
+  const Rounder e4m3Rne{RoundingSpec{e4m3}};
+  EXPECT_EQ(e4m3Rne.round(463.99f), 448.0f);
+  EXPECT_EQ(e4m3Rne.round(464.0f), 448.0f);  // tie to even mantissa 110
+  EXPECT_TRUE(std::isnan(e4m3Rne.round(464.01f)));
+  EXPECT_TRUE(std::isnan(e4m3Rne.round(std::numeric_limits<float>::infinity())));
+  const Rounder e4m3Sat{RoundingSpec{e4m3, RoundingMode::NearestEven, OverflowMode::Saturate}};
+  EXPECT_EQ(e4m3Sat.round(1e9f), 448.0f);
+  EXPECT_EQ(e4m3Sat.round(-std::numeric_limits<float>::infinity()), -448.0f);
+  EXPECT_EQ(e4m3Sat.round(std::ldexp(1.0f, -10)), 0.0f);  // min subnormal / 2: tie -> even (0)
+  EXPECT_EQ(e4m3Sat.round(std::ldexp(1.5f, -10)), std::ldexp(1.0f, -9));
+  const Rounder e5m2Rne{RoundingSpec{e5m2}};
+  EXPECT_EQ(e5m2Rne.round(61439.0f), 57344.0f);
+  EXPECT_TRUE(std::isinf(e5m2Rne.round(61440.0f)));  // tie at the threshold: to even (inf)
+  const Rounder e5m2Rtz{RoundingSpec{e5m2, RoundingMode::TowardZero}};
+  EXPECT_EQ(e5m2Rtz.round(1e9f), 57344.0f);
+  const Rounder bf16Rne{RoundingSpec{bf16}};
+  EXPECT_EQ(bf16Rne.round(std::bit_cast<float>(0x3f808000U)), 1.0f);  // tie, even
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(bf16Rne.round(std::bit_cast<float>(0x3f818000U))),
+            0x3f820000U);
+  const Rounder bf16Rna{RoundingSpec{bf16, RoundingMode::NearestAway}};
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(bf16Rna.round(std::bit_cast<float>(0x3f808000U))),
+            0x3f810000U);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(bf16Rne.round(-0.0f)), 0x80000000U);
+  EXPECT_TRUE(std::isinf(bf16Rne.round(std::numeric_limits<float>::max())));
+}
+
+}  // namespace
+}  // namespace paritylab::numerics
