@@ -15,8 +15,8 @@ enum class Trans { No, Yes };
 
 // Per-call extras. Defaults: no scaling, no stochastic stream.
 struct GemmExtras {
-  float scaleA = 1.0f;  // fp8 per-tensor scaling: operands are multiplied by scale before
-  float scaleB = 1.0f;  // rounding and the product divided by scaleA*scaleB afterwards
+  float scaleA = 1.0f;     // fp8 per-tensor scaling: operands are multiplied by scale before
+  float scaleB = 1.0f;     // rounding and the product divided by scaleA*scaleB afterwards
   std::uint64_t seed = 0;  // stochastic operand rounding: stream seed (per call site and step)
 };
 
@@ -37,5 +37,21 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
 // state) passes through here; rounds in place to `format` when set.
 void storeTensor(const std::optional<numerics::RoundingSpec>& format, float* data, std::size_t n,
                  std::uint64_t seed = 0);
+
+// A prepared Rounder for `spec` from a small per-thread cache (the hot path never rebuilds
+// rounding constants). The reference stays valid for the calling thread's lifetime.
+const numerics::Rounder& cachedRounder(const numerics::RoundingSpec& spec);
+
+// Semantics of gemm() beyond plain sgemm (documented here because layers rely on them):
+// - identity policy (no operand/accumulation/output rounding, 1 pass, scales 1): cblas_sgemm
+//   straight on A, B, C (bit-identical to plain sgemm);
+// - operand rounding only: operands rounded while packed, then one sgemm with alpha and beta;
+// - otherwise the product P = alpha * op(A)op(B) / (scaleA*scaleB) is formed in a scratch,
+//   rounded to `output` if set, and only then C = P + beta * C in fp32 (beta == 0 never reads C),
+//   e.g. autocast's bf16 matmul output accumulated into an fp32 gradient;
+// - multi-pass: each pass is its own full sgemm (fp32 accumulation), passes summed elementwise in
+//   fp32 smallest first (see backends::MultiPass);
+// - accumulationChunk > 0: one sgemm per K-chunk, each chunk rounded to `accumulation`, added to a
+//   running sum that is rounded again after every addition.
 
 }  // namespace paritylab::nn

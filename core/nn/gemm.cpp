@@ -1,0 +1,259 @@
+// THE one GEMM entry: operand rounding fused into packing, XLA multi-pass products, chunked
+// low-precision accumulation, output rounding; and the one store step. See gemm.h.
+#include "core/nn/gemm.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <utility>
+
+namespace paritylab::nn {
+namespace {
+
+using numerics::Rounder;
+using numerics::RoundingSpec;
+
+bool sameSpec(const RoundingSpec& a, const RoundingSpec& b) {
+  return a.format.exponentBits == b.format.exponentBits &&
+         a.format.mantissaBits == b.format.mantissaBits && a.format.bias == b.format.bias &&
+         a.format.special == b.format.special && a.format.hasSubnormals == b.format.hasSubnormals &&
+         a.mode == b.mode && a.overflow == b.overflow && a.subnormals == b.subnormals;
+}
+
+void singleThreadedBlas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+template <typename T>
+T* grow(std::vector<T>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+const RoundingSpec& bf16Nearest() {
+  static const RoundingSpec spec = [] {
+    RoundingSpec s;
+    s.format = *numerics::parseFormat("bf16");
+    return s;
+  }();
+  return spec;
+}
+
+// An operand as stored: `rows` x `cols` row-major with leading dimension `ld` (cols <= ld).
+struct StoredOperand {
+  const float* data;
+  int rows, cols, ld;
+};
+
+// Copies `src` into a dense [rows, cols] buffer, scaling by `scale` and rounding with `rounder`
+// (null: no rounding). Stochastic draws are indexed by the element's dense position.
+void packRounded(const StoredOperand& src, float scale, const Rounder* rounder, std::uint64_t seed,
+                 float* dst) {
+  for (int r = 0; r < src.rows; ++r) {
+    const float* in = src.data + std::size_t(r) * src.ld;
+    float* out = dst + std::size_t(r) * src.cols;
+    const std::size_t cols = std::size_t(src.cols);
+    const std::uint64_t offset = std::uint64_t(r) * cols;
+    if (scale != 1.0f) {
+      for (std::size_t c = 0; c < cols; ++c) out[c] = in[c] * scale;
+      if (rounder) rounder->apply({out, cols}, seed, offset);
+    } else if (rounder) {
+      rounder->applyCopy({in, cols}, {out, cols}, seed, offset);
+    } else {
+      std::memcpy(out, in, cols * sizeof(float));
+    }
+  }
+}
+
+// Splits a stored operand into bf16 parts hi = bf16(x), mid = bf16(x - hi), lo = bf16(x - hi - mid)
+// (x scaled first), each dense [rows, cols]; `lo` may be null when not needed.
+void splitParts(const StoredOperand& src, float scale, const Rounder& bf16, float* hi, float* mid,
+                float* lo, float* residual) {
+  const std::size_t cols = std::size_t(src.cols);
+  for (int r = 0; r < src.rows; ++r) {
+    const float* in = src.data + std::size_t(r) * src.ld;
+    const std::size_t at = std::size_t(r) * cols;
+    float* h = hi + at;
+    float* md = mid + at;
+    for (std::size_t c = 0; c < cols; ++c) residual[c] = in[c] * scale;
+    bf16.applyCopy({residual, cols}, {h, cols});
+    for (std::size_t c = 0; c < cols; ++c) md[c] = residual[c] - h[c];
+    bf16.applyCopy({md, cols}, {md, cols});
+    if (lo) {
+      float* l = lo + at;
+      for (std::size_t c = 0; c < cols; ++c) l[c] = (residual[c] - h[c]) - md[c];
+      bf16.apply({l, cols});
+    }
+  }
+}
+
+// Product [m,n] (dense, ld n) of dense packed operands, honouring the chunked accumulation.
+struct Product {
+  const backends::GemmPolicy& policy;
+  const Rounder* accumulation;  // null: fp32 partial sums
+  CBLAS_TRANSPOSE ta, tb;
+  int m, n, k;
+  int lda, ldb;  // of the dense packed operands
+
+  void operator()(const float* A, const float* B, float* out, float* chunk) const {
+    const std::size_t mn = std::size_t(m) * n;
+    const int step = policy.accumulationChunk;
+    if (step <= 0 || step >= k) {
+      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, out, n);
+      if (accumulation && step > 0) accumulation->apply({out, mn});
+      return;
+    }
+    for (int k0 = 0; k0 < k; k0 += step) {
+      const int kc = std::min(step, k - k0);
+      const float* a = ta == CblasNoTrans ? A + k0 : A + std::size_t(k0) * lda;
+      const float* b = tb == CblasNoTrans ? B + std::size_t(k0) * ldb : B + k0;
+      float* dst = k0 == 0 ? out : chunk;
+      cblas_sgemm(CblasRowMajor, ta, tb, m, n, kc, 1.0f, a, lda, b, ldb, 0.0f, dst, n);
+      if (accumulation) accumulation->apply({dst, mn});
+      if (k0 == 0) continue;
+      for (std::size_t i = 0; i < mn; ++i) out[i] += chunk[i];
+      if (accumulation) accumulation->apply({out, mn});
+    }
+  }
+};
+
+bool isIdentity(const std::optional<RoundingSpec>& spec) {
+  return !spec || cachedRounder(*spec).isIdentity();
+}
+
+}  // namespace
+
+const numerics::Rounder& cachedRounder(const numerics::RoundingSpec& spec) {
+  // Few distinct specs exist per policy; a linear scan beats hashing. Deque-like stability:
+  // entries are never moved (reserved up front) so references stay valid.
+  constexpr std::size_t kCapacity = 64;
+  thread_local std::vector<std::pair<RoundingSpec, Rounder>> cache = [] {
+    std::vector<std::pair<RoundingSpec, Rounder>> v;
+    v.reserve(kCapacity);
+    return v;
+  }();
+  for (const auto& [s, r] : cache)
+    if (sameSpec(s, spec)) return r;
+  if (cache.size() == kCapacity) {
+    // Pathological number of specs on one thread: keep a stable overflow list instead.
+    thread_local std::vector<std::unique_ptr<Rounder>> overflow;
+    for (const auto& r : overflow)
+      if (sameSpec(r->spec(), spec)) return *r;
+    overflow.push_back(std::make_unique<Rounder>(spec));
+    return *overflow.back();
+  }
+  cache.emplace_back(spec, Rounder(spec));
+  return cache.back().second;
+}
+
+void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n, int k,
+          float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C,
+          int ldc, GemmWorkspace& ws, const GemmExtras& extras) {
+  if (m <= 0 || n <= 0) return;
+  singleThreadedBlas();
+  const CBLAS_TRANSPOSE ta = transA == Trans::Yes ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE tb = transB == Trans::Yes ? CblasTrans : CblasNoTrans;
+  const bool scaled = extras.scaleA != 1.0f || extras.scaleB != 1.0f;
+  const bool multiPass = policy.passes != backends::MultiPass::None;
+  const bool chunked = policy.accumulationChunk > 0 && policy.accumulationChunk < k;
+  const Rounder* operands =
+      policy.operands && !isIdentity(policy.operands) ? &cachedRounder(*policy.operands) : nullptr;
+  const Rounder* output =
+      policy.output && !isIdentity(policy.output) ? &cachedRounder(*policy.output) : nullptr;
+  const Rounder* accumulation = policy.accumulation && !isIdentity(policy.accumulation)
+                                    ? &cachedRounder(*policy.accumulation)
+                                    : nullptr;
+  const bool roundsAccumulation = policy.accumulationChunk > 0 && accumulation;
+
+  if (k <= 0 ||
+      (!operands && !multiPass && !chunked && !roundsAccumulation && !output && !scaled)) {
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, std::max(k, 0), alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+
+  // Operands as stored, packed densely (transposes are kept and handed to sgemm).
+  const StoredOperand sa{A, transA == Trans::No ? m : k, transA == Trans::No ? k : m, lda};
+  const StoredOperand sb{B, transB == Trans::No ? k : n, transB == Trans::No ? n : k, ldb};
+  const std::size_t na = std::size_t(sa.rows) * sa.cols, nb = std::size_t(sb.rows) * sb.cols;
+  const std::size_t mn = std::size_t(m) * n;
+  const float unscale = 1.0f / (extras.scaleA * extras.scaleB);
+  const Product product{policy, accumulation, ta, tb, m, n, k, sa.cols, sb.cols};
+
+  // Fast path: rounding fused into packing, one sgemm with alpha/beta.
+  if (!multiPass && !chunked && !roundsAccumulation && !output) {
+    float* pa = grow(ws.a, na);
+    float* pb = grow(ws.b, nb);
+    packRounded(sa, extras.scaleA, operands, extras.seed, pa);
+    packRounded(sb, extras.scaleB, operands, extras.seed ^ 0x9e3779b97f4a7c15ull, pb);
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha * unscale, pa, sa.cols, pb, sb.cols, beta, C,
+                ldc);
+    return;
+  }
+
+  float* acc = grow(ws.accumulator, 3 * mn);
+  float* sum = acc;
+  float* pass = acc + mn;
+  float* chunk = acc + 2 * mn;
+  if (!multiPass) {
+    float* pa = grow(ws.a, na);
+    float* pb = grow(ws.b, nb);
+    packRounded(sa, extras.scaleA, operands, extras.seed, pa);
+    packRounded(sb, extras.scaleB, operands, extras.seed ^ 0x9e3779b97f4a7c15ull, pb);
+    product(pa, pb, sum, chunk);
+  } else {
+    const bool six = policy.passes == backends::MultiPass::Bf16x6;
+    const Rounder& bf16 =
+        policy.operands ? cachedRounder(*policy.operands) : cachedRounder(bf16Nearest());
+    float* parts = grow(ws.parts, 3 * (na + nb));
+    float* aHi = parts;
+    float* aMid = aHi + na;
+    float* aLo = aMid + na;
+    float* bHi = aLo + na;
+    float* bMid = bHi + nb;
+    float* bLo = bMid + nb;
+    float* residual = grow(ws.a, std::size_t(std::max({sa.cols, sb.cols, 1})));
+    splitParts(sa, extras.scaleA, bf16, aHi, aMid, six ? aLo : nullptr, residual);
+    splitParts(sb, extras.scaleB, bf16, bHi, bMid, six ? bLo : nullptr, residual);
+    // Smallest first, each pass a full fp32-accumulated product:
+    // bf16x3 = (hi*mid + mid*hi) + hi*hi
+    // bf16x6 = ((((hi*lo + lo*hi) + mid*mid) + hi*mid) + mid*hi) + hi*hi
+    const std::pair<const float*, const float*> x3[] = {{aHi, bMid}, {aMid, bHi}, {aHi, bHi}};
+    const std::pair<const float*, const float*> x6[] = {{aHi, bLo},  {aLo, bHi},  {aMid, bMid},
+                                                        {aHi, bMid}, {aMid, bHi}, {aHi, bHi}};
+    using Pass = std::pair<const float*, const float*>;
+    const std::span<const Pass> passes =
+        six ? std::span<const Pass>(x6) : std::span<const Pass>(x3);
+    product(passes[0].first, passes[0].second, sum, chunk);
+    for (std::size_t p = 1; p < passes.size(); ++p) {
+      product(passes[p].first, passes[p].second, pass, chunk);
+      for (std::size_t i = 0; i < mn; ++i) sum[i] += pass[i];
+    }
+  }
+
+  const float scale = alpha * unscale;
+  if (scale != 1.0f)
+    for (std::size_t i = 0; i < mn; ++i) sum[i] *= scale;
+  if (output) output->apply({sum, mn}, extras.seed ^ 0x5851f42d4c957f2dull);
+  for (int i = 0; i < m; ++i) {
+    float* c = C + std::size_t(i) * ldc;
+    const float* p = sum + std::size_t(i) * n;
+    if (beta == 0.0f)
+      std::memcpy(c, p, std::size_t(n) * sizeof(float));
+    else
+      for (int j = 0; j < n; ++j) c[j] = p[j] + beta * c[j];
+  }
+}
+
+void storeTensor(const std::optional<numerics::RoundingSpec>& format, float* data, std::size_t n,
+                 std::uint64_t seed) {
+  if (!format || n == 0) return;
+  const Rounder& r = cachedRounder(*format);
+  if (!r.isIdentity()) r.apply({data, n}, seed);
+}
+
+}  // namespace paritylab::nn
