@@ -31,7 +31,7 @@ struct ScheduleConfig {
 
 struct TrainConfig {
   std::string model = "mlp";  // "mlp" | "small-cnn" | "resnet18"
-  int width = 64;             // resnet18: channels of the first stage (torchvision: 64)
+  int width = 16;  // resnet18: channels of the first stage (torchvision: 64; 16 trains on a CPU)
   int epochs = 2;
   int batchSize = 128;
   int evalBatchSize = 1000;

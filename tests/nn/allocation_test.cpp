@@ -1,0 +1,56 @@
+// Covers issue #3 / #6: after the first step (and the first evaluation) a training step allocates
+// nothing — activations, gradients, im2col columns and GEMM workspaces are reused.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "core/nn/training_session.h"
+#include "nn_test_support.h"
+
+namespace {
+std::atomic<long> allocationCount{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  ++allocationCount;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+
+namespace paritylab::nn {
+namespace {
+
+TEST(SteadyState, TrainingStepsAllocateNothing) {
+  const data::Dataset d = testing::syntheticImages(64, 1, 16, 10, 1);
+  backends::PrecisionPolicy replicated;
+  replicated.topology.replicas = 4;
+  for (const std::string model : {"mlp", "small-cnn", "resnet18"})
+    for (const backends::PrecisionPolicy* policy :
+         {&static_cast<const backends::PrecisionPolicy&>(backends::PrecisionPolicy{}),
+          &static_cast<const backends::PrecisionPolicy&>(replicated)}) {
+      TrainingSession s({model, 1, 16, 16, 10, 4}, *policy, 1);
+      auto opt = makeOptimizer(OptimizerConfig{});
+      const auto ranges = s.model().params.weightRanges(false);
+      for (std::uint64_t i = 0; i < 2; ++i)
+        s.step(d.images.data(), d.labels.data(), 64, i, *opt, 1e-3, ranges, 0.0);
+      s.evaluate(d, 32);
+      const long before = allocationCount.load();
+      for (std::uint64_t i = 2; i < 5; ++i)
+        s.step(d.images.data(), d.labels.data(), 64, i, *opt, 1e-3, ranges, 1.0);
+      s.evaluate(d, 32);
+      EXPECT_EQ(allocationCount.load() - before, 0)
+          << model << " with " << policy->topology.replicas << " replica(s)";
+    }
+}
+
+}  // namespace
+}  // namespace paritylab::nn
