@@ -19,7 +19,10 @@ enum class MultiPass { None, Bf16x3, Bf16x6 };
 // How one kind of matrix product is computed: C[m,n] = sum_k A[m,k] * B[k,n].
 struct GemmPolicy {
   std::optional<numerics::RoundingSpec> operands;  // nullopt: fp32 operands as they are
-  MultiPass passes = MultiPass::None;              // != None: operands split into bf16 parts
+  // B's format when it differs from A's (fp8: E5M2 gradients times E4M3 weights/activations);
+  // nullopt: B uses `operands` too.
+  std::optional<numerics::RoundingSpec> operandsB;
+  MultiPass passes = MultiPass::None;  // != None: operands split into bf16 parts
   int accumulationChunk = 0;  // 0: fp32 accumulation over all of K; > 0: partial sums over chunks
                               // of K, each rounded to `accumulation` before being added
   std::optional<numerics::RoundingSpec> accumulation;

@@ -163,6 +163,8 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   const bool chunked = policy.accumulationChunk > 0 && policy.accumulationChunk < k;
   const Rounder* operands =
       policy.operands && !isIdentity(policy.operands) ? &cachedRounder(*policy.operands) : nullptr;
+  const std::optional<RoundingSpec>& specB = policy.operandsB ? policy.operandsB : policy.operands;
+  const Rounder* operandsB = specB && !isIdentity(specB) ? &cachedRounder(*specB) : nullptr;
   const Rounder* output =
       policy.output && !isIdentity(policy.output) ? &cachedRounder(*policy.output) : nullptr;
   const Rounder* accumulation = policy.accumulation && !isIdentity(policy.accumulation)
@@ -170,8 +172,8 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
                                     : nullptr;
   const bool roundsAccumulation = policy.accumulationChunk > 0 && accumulation;
 
-  if (k <= 0 ||
-      (!operands && !multiPass && !chunked && !roundsAccumulation && !output && !scaled)) {
+  if (k <= 0 || (!operands && !operandsB && !multiPass && !chunked && !roundsAccumulation &&
+                 !output && !scaled)) {
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, std::max(k, 0), alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
@@ -189,7 +191,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     float* pa = grow(ws.a, na);
     float* pb = grow(ws.b, nb);
     packRounded(sa, extras.scaleA, operands, extras.seed, pa);
-    packRounded(sb, extras.scaleB, operands, extras.seed ^ 0x9e3779b97f4a7c15ull, pb);
+    packRounded(sb, extras.scaleB, operandsB, extras.seed ^ 0x9e3779b97f4a7c15ull, pb);
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha * unscale, pa, sa.cols, pb, sb.cols, beta, C,
                 ldc);
     return;
@@ -203,7 +205,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     float* pa = grow(ws.a, na);
     float* pb = grow(ws.b, nb);
     packRounded(sa, extras.scaleA, operands, extras.seed, pa);
-    packRounded(sb, extras.scaleB, operands, extras.seed ^ 0x9e3779b97f4a7c15ull, pb);
+    packRounded(sb, extras.scaleB, operandsB, extras.seed ^ 0x9e3779b97f4a7c15ull, pb);
     product(pa, pb, sum, chunk);
   } else {
     const bool six = policy.passes == backends::MultiPass::Bf16x6;

@@ -1,0 +1,275 @@
+// JSON <-> PrecisionPolicy. Schema (camelCase, mirrors the structs in precision_policy.h):
+//   "tpu-bf16"                                  a preset by name
+//   {"preset": "tpu-bf16", "replicas": 1}       a preset adjusted field by field
+//   {"name": "...", "linear": {...}, ...}       a custom policy (unset fields: cpu-fp32 defaults)
+// Fields: name, description, linear|conv: {forward|backwardData|backwardWeight: gemm},
+//   gemm: {operands, operandsB, passes: "bf16"|"bf16x3"|"bf16x6", accumulationChunk,
+//          accumulation, output}
+//   storage: {activations, weights, gradients, optimizerState, fp32MasterWeights}
+//   batchNormStatsFp32, stochasticWeightUpdate, replicas,
+//   lossScaling: {kind: "none"|"static"|"dynamic", initialScale, growthFactor, backoffFactor,
+//                 growthInterval}
+//   fp8: {enabled, amaxHistoryLength, margin}
+// A rounding spec is null (no rounding), a format name ("bf16": nearest-even), or
+//   {"format": "bf16", "rounding": "nearest-even", "overflow": "inf", "subnormals": "keep"}.
+// Errors throw std::invalid_argument naming the field path and the bad value.
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "core/backends/precision_policy.h"
+
+namespace paritylab::backends {
+namespace {
+
+using nlohmann::json;
+using numerics::RoundingSpec;
+
+[[noreturn]] void fail(const std::string& path, const json& value, const std::string& why) {
+  throw std::invalid_argument("policy field '" + path + "': " + why + " (got " + value.dump() +
+                              ")");
+}
+
+void checkKeys(const json& j, const std::string& path, std::initializer_list<const char*> keys) {
+  if (!j.is_object()) fail(path, j, "expected an object");
+  for (const auto& [k, v] : j.items()) {
+    bool known = false;
+    for (const char* key : keys) known = known || k == key;
+    if (!known) {
+      std::string list;
+      for (const char* key : keys) list += std::string(list.empty() ? "" : ", ") + key;
+      fail(path.empty() ? k : path + "." + k, v, "unknown field; expected one of " + list);
+    }
+  }
+}
+
+std::string join(const std::string& path, const char* key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+bool getBool(const json& v, const std::string& path) {
+  if (!v.is_boolean()) fail(path, v, "expected true or false");
+  return v.get<bool>();
+}
+double getNumber(const json& v, const std::string& path, double min) {
+  if (!v.is_number() || v.get<double>() < min)
+    fail(path, v, "expected a number >= " + json(min).dump());
+  return v.get<double>();
+}
+int getInt(const json& v, const std::string& path, int min) {
+  if (!v.is_number_integer() || v.get<long long>() < min || v.get<long long>() > 1 << 30)
+    fail(path, v, "expected an integer >= " + std::to_string(min));
+  return v.get<int>();
+}
+std::string getString(const json& v, const std::string& path) {
+  if (!v.is_string()) fail(path, v, "expected a string");
+  return v.get<std::string>();
+}
+
+std::optional<RoundingSpec> specFromJson(const json& j, const std::string& path) {
+  if (j.is_null()) return std::nullopt;
+  RoundingSpec s;
+  const json* format = &j;
+  std::string formatPath = path;
+  if (j.is_object()) {
+    checkKeys(j, path, {"format", "rounding", "overflow", "subnormals"});
+    if (!j.contains("format")) fail(path, j, "missing \"format\"");
+    format = &j["format"];
+    formatPath = join(path, "format");
+  } else if (!j.is_string()) {
+    fail(path, j, "expected null, a format name or {\"format\": ...}");
+  }
+  const std::string name = getString(*format, formatPath);
+  auto f = numerics::parseFormat(name);
+  if (!f) fail(formatPath, *format, numerics::formatNameError(name));
+  s.format = *f;
+  if (j.is_object()) {
+    if (j.contains("rounding")) {
+      auto m = numerics::parseRoundingMode(getString(j["rounding"], join(path, "rounding")));
+      if (!m)
+        fail(join(path, "rounding"), j["rounding"],
+             "expected nearest-even, nearest-away, toward-zero or stochastic");
+      s.mode = *m;
+    }
+    if (j.contains("overflow")) {
+      auto m = numerics::parseOverflowMode(getString(j["overflow"], join(path, "overflow")));
+      if (!m) fail(join(path, "overflow"), j["overflow"], "expected inf or saturate");
+      s.overflow = *m;
+    }
+    if (j.contains("subnormals")) {
+      auto m = numerics::parseSubnormalMode(getString(j["subnormals"], join(path, "subnormals")));
+      if (!m) fail(join(path, "subnormals"), j["subnormals"], "expected keep or flush");
+      s.subnormals = *m;
+    }
+  }
+  return s;
+}
+
+json specToJson(const std::optional<RoundingSpec>& s) {
+  if (!s) return nullptr;
+  return {{"format", s->format.name},
+          {"rounding", std::string(numerics::toString(s->mode))},
+          {"overflow", std::string(numerics::toString(s->overflow))},
+          {"subnormals", std::string(numerics::toString(s->subnormals))}};
+}
+
+void readSpec(const json& j, const char* key, const std::string& path,
+              std::optional<RoundingSpec>& out) {
+  if (j.contains(key)) out = specFromJson(j[key], join(path, key));
+}
+
+void gemmFromJson(const json& j, const std::string& path, GemmPolicy& g) {
+  checkKeys(j, path,
+            {"operands", "operandsB", "passes", "accumulationChunk", "accumulation", "output"});
+  readSpec(j, "operands", path, g.operands);
+  readSpec(j, "operandsB", path, g.operandsB);
+  readSpec(j, "accumulation", path, g.accumulation);
+  readSpec(j, "output", path, g.output);
+  if (j.contains("passes")) {
+    const std::string p = getString(j["passes"], join(path, "passes"));
+    if (p == "bf16" || p == "none")
+      g.passes = MultiPass::None;
+    else if (p == "bf16x3")
+      g.passes = MultiPass::Bf16x3;
+    else if (p == "bf16x6")
+      g.passes = MultiPass::Bf16x6;
+    else
+      fail(join(path, "passes"), j["passes"], "expected bf16, bf16x3 or bf16x6");
+  }
+  if (j.contains("accumulationChunk"))
+    g.accumulationChunk = getInt(j["accumulationChunk"], join(path, "accumulationChunk"), 0);
+}
+
+json gemmToJson(const GemmPolicy& g) {
+  return {{"operands", specToJson(g.operands)},
+          {"operandsB", specToJson(g.operandsB)},
+          {"passes", g.passes == MultiPass::None     ? "bf16"
+                     : g.passes == MultiPass::Bf16x3 ? "bf16x3"
+                                                     : "bf16x6"},
+          {"accumulationChunk", g.accumulationChunk},
+          {"accumulation", specToJson(g.accumulation)},
+          {"output", specToJson(g.output)}};
+}
+
+void productFromJson(const json& j, const std::string& path, ProductPolicy& p) {
+  checkKeys(j, path, {"forward", "backwardData", "backwardWeight"});
+  if (j.contains("forward")) gemmFromJson(j["forward"], join(path, "forward"), p.forward);
+  if (j.contains("backwardData"))
+    gemmFromJson(j["backwardData"], join(path, "backwardData"), p.backwardData);
+  if (j.contains("backwardWeight"))
+    gemmFromJson(j["backwardWeight"], join(path, "backwardWeight"), p.backwardWeight);
+}
+
+void applyFields(const json& j, PrecisionPolicy& p) {
+  checkKeys(j, "",
+            {"preset", "name", "description", "linear", "conv", "storage", "batchNormStatsFp32",
+             "lossScaling", "stochasticWeightUpdate", "fp8", "replicas"});
+  if (j.contains("name")) p.name = getString(j["name"], "name");
+  if (j.contains("description")) p.description = getString(j["description"], "description");
+  if (j.contains("linear")) productFromJson(j["linear"], "linear", p.linear);
+  if (j.contains("conv")) productFromJson(j["conv"], "conv", p.conv);
+  if (j.contains("storage")) {
+    const json& s = j["storage"];
+    checkKeys(s, "storage",
+              {"activations", "weights", "gradients", "optimizerState", "fp32MasterWeights"});
+    readSpec(s, "activations", "storage", p.storage.activations);
+    readSpec(s, "weights", "storage", p.storage.weights);
+    readSpec(s, "gradients", "storage", p.storage.gradients);
+    readSpec(s, "optimizerState", "storage", p.storage.optimizerState);
+    if (s.contains("fp32MasterWeights"))
+      p.storage.fp32MasterWeights = getBool(s["fp32MasterWeights"], "storage.fp32MasterWeights");
+  }
+  if (j.contains("batchNormStatsFp32"))
+    p.batchNormStatsFp32 = getBool(j["batchNormStatsFp32"], "batchNormStatsFp32");
+  if (j.contains("stochasticWeightUpdate"))
+    p.stochasticWeightUpdate = getBool(j["stochasticWeightUpdate"], "stochasticWeightUpdate");
+  if (j.contains("replicas")) p.topology.replicas = getInt(j["replicas"], "replicas", 1);
+  if (j.contains("lossScaling")) {
+    const json& l = j["lossScaling"];
+    checkKeys(l, "lossScaling",
+              {"kind", "initialScale", "growthFactor", "backoffFactor", "growthInterval"});
+    auto& ls = p.lossScaling;
+    if (l.contains("kind")) {
+      const std::string k = getString(l["kind"], "lossScaling.kind");
+      if (k == "none")
+        ls.kind = LossScalingKind::None;
+      else if (k == "static")
+        ls.kind = LossScalingKind::Static;
+      else if (k == "dynamic")
+        ls.kind = LossScalingKind::Dynamic;
+      else
+        fail("lossScaling.kind", l["kind"], "expected none, static or dynamic");
+    }
+    if (l.contains("initialScale"))
+      ls.initialScale = getNumber(l["initialScale"], "lossScaling.initialScale", 0.0);
+    if (l.contains("growthFactor"))
+      ls.growthFactor = getNumber(l["growthFactor"], "lossScaling.growthFactor", 1.0);
+    if (l.contains("backoffFactor")) {
+      ls.backoffFactor = getNumber(l["backoffFactor"], "lossScaling.backoffFactor", 0.0);
+      if (ls.backoffFactor >= 1.0 || ls.backoffFactor == 0.0)
+        fail("lossScaling.backoffFactor", l["backoffFactor"], "expected a number in (0, 1)");
+    }
+    if (l.contains("growthInterval"))
+      ls.growthInterval = getInt(l["growthInterval"], "lossScaling.growthInterval", 1);
+  }
+  if (j.contains("fp8")) {
+    const json& f = j["fp8"];
+    checkKeys(f, "fp8", {"enabled", "amaxHistoryLength", "margin"});
+    if (f.contains("enabled")) p.fp8.enabled = getBool(f["enabled"], "fp8.enabled");
+    if (f.contains("amaxHistoryLength"))
+      p.fp8.amaxHistoryLength = getInt(f["amaxHistoryLength"], "fp8.amaxHistoryLength", 1);
+    if (f.contains("margin")) p.fp8.margin = getNumber(f["margin"], "fp8.margin", 0.0);
+  }
+}
+
+}  // namespace
+
+PrecisionPolicy policyFromJson(const json& j) {
+  if (j.is_string()) return presetPolicy(j.get<std::string>());
+  if (!j.is_object()) fail("(policy)", j, "expected a preset name or an object");
+  PrecisionPolicy p;
+  p.name = "custom";
+  p.description = "Custom emulated policy";
+  if (j.contains("preset")) {
+    p = presetPolicy(getString(j["preset"], "preset"));
+    if (j.size() > 1 && !j.contains("name")) p.name += " (adjusted)";
+    if (j.size() > 1 && !j.contains("description")) p.description += "; adjusted";
+  }
+  applyFields(j, p);
+  return p;
+}
+
+json policyToJson(const PrecisionPolicy& p) {
+  const auto product = [](const ProductPolicy& pp) {
+    return json{{"forward", gemmToJson(pp.forward)},
+                {"backwardData", gemmToJson(pp.backwardData)},
+                {"backwardWeight", gemmToJson(pp.backwardWeight)}};
+  };
+  const auto& ls = p.lossScaling;
+  return {{"name", p.name},
+          {"description", p.description},
+          {"linear", product(p.linear)},
+          {"conv", product(p.conv)},
+          {"storage",
+           {{"activations", specToJson(p.storage.activations)},
+            {"weights", specToJson(p.storage.weights)},
+            {"gradients", specToJson(p.storage.gradients)},
+            {"optimizerState", specToJson(p.storage.optimizerState)},
+            {"fp32MasterWeights", p.storage.fp32MasterWeights}}},
+          {"batchNormStatsFp32", p.batchNormStatsFp32},
+          {"lossScaling",
+           {{"kind", ls.kind == LossScalingKind::None     ? "none"
+                     : ls.kind == LossScalingKind::Static ? "static"
+                                                          : "dynamic"},
+            {"initialScale", ls.initialScale},
+            {"growthFactor", ls.growthFactor},
+            {"backoffFactor", ls.backoffFactor},
+            {"growthInterval", ls.growthInterval}}},
+          {"stochasticWeightUpdate", p.stochasticWeightUpdate},
+          {"fp8",
+           {{"enabled", p.fp8.enabled},
+            {"amaxHistoryLength", p.fp8.amaxHistoryLength},
+            {"margin", p.fp8.margin}}},
+          {"replicas", p.topology.replicas}};
+}
+
+}  // namespace paritylab::backends
