@@ -1,0 +1,106 @@
+// `paritylab-cli bits VALUE [--format F]... [--rounding MODE]`: how VALUE is stored in each format.
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "app/cli/cli_number_parsing.h"
+#include "app/cli/command_registry.h"
+#include "core/numerics/bit_anatomy.h"
+
+namespace paritylab::cli {
+namespace {
+
+using numerics::BitAnatomy;
+
+struct Palette {
+  const char* sign = "";
+  const char* exponent = "";
+  const char* mantissa = "";
+  const char* dim = "";
+  const char* bold = "";
+  const char* reset = "";
+};
+
+Palette paletteFor(bool terminal) {
+  if (!terminal) return {};
+  return {"\033[1;31m", "\033[1;32m", "\033[1;34m", "\033[2m", "\033[1m", "\033[0m"};
+}
+
+// "0 01111111 0000000" with each field in its colour.
+std::string colouredBits(const BitAnatomy& a, const Palette& p) {
+  std::string out;
+  int field = 0;  // 0 sign, 1 exponent, 2 mantissa
+  const char* colours[] = {p.sign, p.exponent, p.mantissa};
+  out += colours[0];
+  for (char c : a.bits) {
+    if (c == ' ') {
+      ++field;
+      out += p.reset;
+      out += ' ';
+      out += colours[field < 3 ? field : 2];
+    } else {
+      out += c;
+    }
+  }
+  return out + p.reset;
+}
+
+void printAnatomy(const BitAnatomy& a, numerics::RoundingMode mode, const Palette& p) {
+  const auto& f = a.format;
+  std::printf("%s%s%s %s(1 sign, %d exponent, %d mantissa bits; bias %d; %.*s)%s\n", p.bold,
+              f.name.c_str(), p.reset, p.dim, f.exponentBits, f.mantissaBits, f.bias,
+              static_cast<int>(toString(mode).size()), toString(mode).data(), p.reset);
+  std::printf("  bits      %s   %s(%ssign%s %sexponent%s %smantissa%s)%s\n",
+              colouredBits(a, p).c_str(), p.dim, p.sign, p.reset, p.exponent, p.reset, p.mantissa,
+              p.reset, p.reset);
+  std::printf("  class     %.*s\n", static_cast<int>(toString(a.valueClass).size()),
+              toString(a.valueClass).data());
+  std::printf("  fields    sign %d, exponent %u (unbiased %d), mantissa %u\n", a.sign ? 1 : 0,
+              a.exponentField, a.unbiasedExponent, a.mantissaField);
+  std::printf("  stored    %.17g\n", a.stored);
+  std::printf("  exact     %s\n", a.storedExact.c_str());
+  std::printf("  error     abs %.6g, rel %.6g\n", a.absoluteError, a.relativeError);
+  std::printf("  ulp       %.6g\n\n", a.ulp);
+}
+
+struct BitsOptions {
+  std::string value;
+  std::vector<std::string> formats;
+  std::string rounding = "nearest-even";
+  std::uint64_t seed = 0;
+};
+
+void runBits(const BitsOptions& o) {
+  const auto value = parseDoubleText(o.value);
+  if (!value)
+    throw CommandError(
+        "VALUE '" + o.value +
+        "' is not a number (decimal like 1.5e-3, nan, -inf, or fp32 bits 0x3f800000)");
+  const numerics::RoundingMode mode = requireRoundingMode(o.rounding);
+  std::vector<numerics::FloatFormat> formats;
+  for (const auto& name : o.formats) formats.push_back(requireFormat(name));
+  if (formats.empty()) formats = numerics::presetFormats();
+
+  const Palette palette = paletteFor(isatty(STDOUT_FILENO) != 0);
+  std::printf("%svalue%s %s = %.17g\n\n", palette.bold, palette.reset, o.value.c_str(), *value);
+  for (const auto& f : formats)
+    printAnatomy(numerics::dissect(*value, numerics::RoundingSpec{f, mode}, o.seed), mode, palette);
+}
+
+const CommandRegistration reg{
+    "bits", 20, [](CLI::App& root) {
+      auto* cmd = root.add_subcommand("bits", "Show how a value is stored in each format");
+      auto o = std::make_shared<BitsOptions>();
+      cmd->add_option("VALUE", o->value, "Decimal (1.5e-3, nan, -inf) or fp32 bits (0x3f800000)")
+          ->required();
+      cmd->add_option("--format,-f", o->formats, "Format (repeatable; default: all presets)");
+      cmd->add_option("--rounding", o->rounding,
+                      "nearest-even | nearest-away | toward-zero | stochastic");
+      cmd->add_option("--seed", o->seed, "Seed for stochastic rounding");
+      cmd->callback([o] { runBits(*o); });
+    }};
+
+}  // namespace
+}  // namespace paritylab::cli

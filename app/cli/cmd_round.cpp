@@ -1,0 +1,120 @@
+// `paritylab-cli round --format F [...]`: rounds stdin (one number a line) and writes CSV
+// `input_bits,output_bits,output`. Streams in fixed-size batches: memory does not grow with input.
+
+#include <CLI/CLI.hpp>
+#include <array>
+#include <bit>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+
+#include "app/cli/cli_number_parsing.h"
+#include "app/cli/command_registry.h"
+#include "core/numerics/rounding.h"
+
+namespace paritylab::cli {
+namespace {
+
+struct RoundOptions {
+  std::string format;
+  std::string rounding = "nearest-even";
+  std::string overflow = "inf";
+  std::string subnormals = "keep";
+  std::uint64_t seed = 0;
+};
+
+// Buffered stdout writer.
+class CsvWriter {
+ public:
+  ~CsvWriter() { flush(); }
+  void row(float input, float output) {
+    if (buffer_.size() - used_ < 64) flush();
+    char* p = buffer_.data() + used_;
+    p = hex(p, std::bit_cast<std::uint32_t>(input));
+    *p++ = ',';
+    p = hex(p, std::bit_cast<std::uint32_t>(output));
+    *p++ = ',';
+    p = std::to_chars(p, buffer_.data() + buffer_.size(), output).ptr;
+    *p++ = '\n';
+    used_ = static_cast<std::size_t>(p - buffer_.data());
+  }
+  void text(std::string_view s) {
+    flush();
+    std::fwrite(s.data(), 1, s.size(), stdout);
+  }
+  void flush() {
+    std::fwrite(buffer_.data(), 1, used_, stdout);
+    used_ = 0;
+  }
+
+ private:
+  static char* hex(char* p, std::uint32_t bits) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    *p++ = '0';
+    *p++ = 'x';
+    for (int shift = 28; shift >= 0; shift -= 4) *p++ = kDigits[(bits >> shift) & 0xfU];
+    return p;
+  }
+  std::array<char, 1 << 16> buffer_{};
+  std::size_t used_ = 0;
+};
+
+void runRound(const RoundOptions& o) {
+  const numerics::Rounder rounder(
+      numerics::RoundingSpec{requireFormat(o.format), requireRoundingMode(o.rounding),
+                             requireOverflowMode(o.overflow), requireSubnormalMode(o.subnormals)});
+
+  constexpr std::size_t kBatch = 4096;
+  std::array<float, kBatch> inputs{};
+  std::array<float, kBatch> outputs{};
+  std::size_t batched = 0;
+  std::uint64_t lineIndex = 0;  // 0-based index of the current number: the stochastic counter
+  CsvWriter writer;
+  writer.text("input_bits,output_bits,output\n");
+  auto flushBatch = [&] {
+    rounder.applyCopy(std::span(inputs.data(), batched), std::span(outputs.data(), batched), o.seed,
+                      lineIndex - batched);
+    for (std::size_t i = 0; i < batched; ++i) writer.row(inputs[i], outputs[i]);
+    batched = 0;
+  };
+
+  char* line = nullptr;
+  std::size_t capacity = 0;
+  ssize_t length = 0;
+  while ((length = getline(&line, &capacity, stdin)) >= 0) {
+    const auto value = parseFp32Text(std::string_view(line, static_cast<std::size_t>(length)));
+    if (!value) {
+      flushBatch();
+      writer.flush();
+      std::string text(line, static_cast<std::size_t>(length));
+      while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+      std::free(line);
+      throw CommandError("line " + std::to_string(lineIndex + 1) + ": '" + text +
+                         "' is not a number (decimal like 1.5e-3, nan, -inf, or fp32 bits like "
+                         "0x3f800000)");
+    }
+    inputs[batched++] = *value;
+    ++lineIndex;
+    if (batched == kBatch) flushBatch();
+  }
+  std::free(line);
+  flushBatch();
+}
+
+const CommandRegistration reg{
+    "round", 30, [](CLI::App& root) {
+      auto* cmd = root.add_subcommand(
+          "round", "Round numbers from stdin (one a line) to a format; CSV to stdout");
+      auto o = std::make_shared<RoundOptions>();
+      cmd->add_option("--format,-f", o->format, "fp32, tf32, bf16, fp16, fp8-e4m3, fp8-e5m2, eXmY")
+          ->required();
+      cmd->add_option("--rounding", o->rounding,
+                      "nearest-even (default) | nearest-away | toward-zero | stochastic");
+      cmd->add_option("--overflow", o->overflow, "inf (default) | saturate");
+      cmd->add_option("--subnormals", o->subnormals, "keep (default) | flush");
+      cmd->add_option("--seed", o->seed, "Seed for stochastic rounding (line index = counter)");
+      cmd->callback([o] { runRound(*o); });
+    }};
+
+}  // namespace
+}  // namespace paritylab::cli
