@@ -44,6 +44,29 @@ struct KernelConstants {
       infinityBits, flush;
 };
 
+// Formats with fp32's exponent range (bf16, tf32, e8mY): the quantum is 2^(23 - M) fp32 ulps
+// everywhere, fp32 subnormals included, so rounding is one add-and-mask on the pattern.
+template <RoundingMode Mode>
+inline std::uint32_t roundBitsWide(std::uint32_t x, const KernelConstants& k,
+                                   std::uint32_t random) {
+  const std::uint32_t sign = x & kSignMask;
+  const std::uint32_t a = x ^ sign;
+  const std::uint32_t low = (1U << k.baseShift) - 1U;
+  std::uint32_t increment = 0;
+  if constexpr (Mode == RoundingMode::NearestEven) {
+    increment = (low >> 1) + ((a >> k.baseShift) & low & 1U);
+  } else if constexpr (Mode == RoundingMode::NearestAway) {
+    increment = (low >> 1) + (low & 1U);
+  } else if constexpr (Mode == RoundingMode::Stochastic) {
+    increment = random & low;
+  }
+  std::uint32_t out = (a + increment) & ~low;
+  out = (k.flush != 0 && out < k.minNormalBits) ? 0U : out;
+  out = out > k.maxFiniteBits ? k.overflowBits : out;
+  out = a >= kInfBits ? (a > kInfBits ? kQuietNaNBits : k.infinityBits) : out;
+  return out | sign;
+}
+
 template <RoundingMode Mode>
 inline std::uint32_t roundBits(std::uint32_t x, const KernelConstants& k, std::uint32_t random) {
   const std::uint32_t sign = x & kSignMask;
@@ -83,15 +106,57 @@ inline std::uint32_t roundBits(std::uint32_t x, const KernelConstants& k, std::u
   return out | sign;
 }
 
-template <RoundingMode Mode>
-void roundSpan(const float* src, float* dst, std::size_t n, const KernelConstants& k,
-               std::uint64_t seed, std::uint64_t offset) {
-  const StochasticKey key = stochasticKey(seed);
+template <RoundingMode Mode, bool Wide>
+inline std::uint32_t roundAny(std::uint32_t x, const KernelConstants& k, std::uint32_t random) {
+  if constexpr (Wide) return roundBitsWide<Mode>(x, k, random);
+  return roundBits<Mode>(x, k, random);
+}
+
+template <RoundingMode Mode, bool Wide>
+inline void roundLoop(const float* __restrict src, float* __restrict dst, std::size_t n,
+                      const KernelConstants& k, StochasticKey key, std::uint64_t offset) {
   for (std::size_t i = 0; i < n; ++i) {
     std::uint32_t random = 0;
     if constexpr (Mode == RoundingMode::Stochastic) random = stochasticBits(key, offset + i);
-    dst[i] = std::bit_cast<float>(roundBits<Mode>(std::bit_cast<std::uint32_t>(src[i]), k, random));
+    dst[i] =
+        std::bit_cast<float>(roundAny<Mode, Wide>(std::bit_cast<std::uint32_t>(src[i]), k, random));
   }
+}
+
+template <RoundingMode Mode, bool Wide>
+inline void roundLoopInPlace(float* values, std::size_t n, const KernelConstants& k,
+                             StochasticKey key, std::uint64_t offset) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t random = 0;
+    if constexpr (Mode == RoundingMode::Stochastic) random = stochasticBits(key, offset + i);
+    values[i] = std::bit_cast<float>(
+        roundAny<Mode, Wide>(std::bit_cast<std::uint32_t>(values[i]), k, random));
+  }
+}
+
+// Separate loops for in-place and disjoint buffers: with one pointer (or __restrict) GCC
+// vectorises without a runtime overlap check, which would send src == dst to the scalar loop.
+template <RoundingMode Mode, bool Wide>
+void roundSpanOf(const float* src, float* dst, std::size_t n, const KernelConstants& k,
+                 std::uint64_t seed, std::uint64_t offset) {
+  const StochasticKey key = stochasticKey(seed);
+  if (src == dst) {
+    roundLoopInPlace<Mode, Wide>(dst, n, k, key, offset);
+  } else if (dst + n <= src || src + n <= dst) {
+    roundLoop<Mode, Wide>(src, dst, n, k, key, offset);
+  } else {  // partial overlap: element by element, in order
+    for (std::size_t i = 0; i < n; ++i)
+      roundLoop<Mode, Wide>(src + i, dst + i, 1, k, key, offset + i);
+  }
+}
+
+template <RoundingMode Mode>
+void roundSpan(const float* src, float* dst, std::size_t n, const KernelConstants& k,
+               std::uint64_t seed, std::uint64_t offset) {
+  if (k.minExponent32 == 1)  // exponent range of fp32: no format-subnormal shifts needed
+    roundSpanOf<Mode, true>(src, dst, n, k, seed, offset);
+  else
+    roundSpanOf<Mode, false>(src, dst, n, k, seed, offset);
 }
 
 }  // namespace
