@@ -1,0 +1,286 @@
+// Covers issue #3: the one GEMM entry — fp32 bit-identity with sgemm, operand rounding, XLA
+// multi-pass products in their pass order, transposes, alpha/beta, chunked accumulation.
+#include "core/nn/gemm.h"
+
+#include <cblas.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace {
+
+using namespace paritylab;
+using backends::GemmPolicy;
+using backends::MultiPass;
+using nn::Trans;
+
+numerics::RoundingSpec spec(const char* f,
+                            numerics::RoundingMode m = numerics::RoundingMode::NearestEven) {
+  numerics::RoundingSpec s;
+  s.format = *numerics::parseFormat(f);
+  s.mode = m;
+  return s;
+}
+
+std::vector<float> randomMatrix(std::size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(gen);
+  return v;
+}
+
+bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// Double-precision product of row-major A [m,k], B [k,n].
+std::vector<double> exactProduct(const std::vector<float>& A, const std::vector<float>& B, int m,
+                                 int n, int k) {
+  std::vector<double> C(std::size_t(m) * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j) C[i * n + j] += double(A[i * k + p]) * double(B[p * n + j]);
+  return C;
+}
+
+double maxRelError(const std::vector<float>& got, const std::vector<double>& ref) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    num = std::max(num, std::abs(double(got[i]) - ref[i]));
+    den = std::max(den, std::abs(ref[i]));
+  }
+  return num / den;
+}
+
+std::vector<float> run(const GemmPolicy& p, const std::vector<float>& A,
+                       const std::vector<float>& B, int m, int n, int k) {
+  std::vector<float> C(std::size_t(m) * n, 0.0f);
+  nn::GemmWorkspace ws;
+  nn::gemm(p, Trans::No, Trans::No, m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f, C.data(), n, ws);
+  return C;
+}
+
+TEST(Gemm, Fp32PolicyIsBitIdenticalToSgemm) {
+  const int m = 37, n = 53, k = 301;
+  auto A = randomMatrix(m * k, 1), B = randomMatrix(k * n, 2);
+  std::vector<float> ref(m * n, 0.5f), got(m * n, 0.5f);
+  openblas_set_num_threads(1);  // one run = single-threaded BLAS, as gemm() sets it
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 0.75f, A.data(), k, B.data(), n,
+              0.25f, ref.data(), n);
+  nn::GemmWorkspace ws;
+  GemmPolicy fp32;
+  fp32.operands = spec("fp32");  // identity rounder: still the direct path
+  nn::gemm(fp32, Trans::No, Trans::No, m, n, k, 0.75f, A.data(), k, B.data(), n, 0.25f, got.data(),
+           n, ws);
+  EXPECT_TRUE(sameBits(ref, got));
+}
+
+TEST(Gemm, OperandRoundingEqualsRoundedInputsExactly) {
+  // Small integers times bf16-rounded values: every product and sum is exact in fp32 and double.
+  const int m = 3, n = 2, k = 4;
+  std::vector<float> A = {1.00390625f, 2.0f,  -3.0f, 0.5f, 1.0f, 1.01171875f,
+                          2.0f,        -1.0f, 4.0f,  3.0f, 2.0f, 1.0f};
+  std::vector<float> B = {1.0f, 2.0f, 1.00390625f, -1.0f, 3.0f, 1.0f, 0.25f, 2.0f};
+  GemmPolicy bf16;
+  bf16.operands = spec("bf16");
+  auto got = run(bf16, A, B, m, n, k);
+  // bf16(1.00390625) = 1 (tie to even), bf16(1.01171875) = 1.015625 (tie to even, up).
+  auto Ar = A, Br = B;
+  Ar[0] = 1.0f;
+  Ar[5] = 1.015625f;
+  Br[2] = 1.0f;
+  auto ref = exactProduct(Ar, Br, m, n, k);
+  for (int i = 0; i < m * n; ++i) EXPECT_EQ(double(got[i]), ref[i]) << i;
+}
+
+TEST(Gemm, OperandRoundingMatchesNaiveLoopWithRoundedOperands) {
+  const int m = 40, n = 30, k = 200;
+  auto A = randomMatrix(m * k, 3), B = randomMatrix(k * n, 4);
+  for (const char* f : {"bf16", "tf32", "fp16"}) {
+    GemmPolicy p;
+    p.operands = spec(f, numerics::RoundingMode::NearestAway);
+    numerics::Rounder r(*p.operands);
+    auto Ar = A, Br = B;
+    r.apply(Ar);
+    r.apply(Br);
+    auto ref = exactProduct(Ar, Br, m, n, k);
+    auto got = run(p, A, B, m, n, k);
+    // fp32 accumulation over k = 200 terms of magnitude <= 1: |err| <= k * 2^-24 * sum|a||b|.
+    for (int i = 0; i < m * n; ++i) EXPECT_NEAR(got[i], ref[i], 200 * 200 * 0x1p-24) << f;
+    auto plain = exactProduct(A, B, m, n, k);
+    EXPECT_GT(maxRelError(got, plain), 1e-6) << f << ": rounding must change the result";
+  }
+}
+
+TEST(Gemm, MultiPassErrorShrinksByOrdersOfMagnitude) {
+  const int m = 64, n = 64, k = 256;
+  auto A = randomMatrix(m * k, 5), B = randomMatrix(k * n, 6);
+  auto exact = exactProduct(A, B, m, n, k);
+  GemmPolicy one, three, six, fp32;
+  one.operands = spec("bf16");
+  three.passes = MultiPass::Bf16x3;
+  six.passes = MultiPass::Bf16x6;
+  const double e1 = maxRelError(run(one, A, B, m, n, k), exact);
+  const double e3 = maxRelError(run(three, A, B, m, n, k), exact);
+  const double e6 = maxRelError(run(six, A, B, m, n, k), exact);
+  const double e32 = maxRelError(run(fp32, A, B, m, n, k), exact);
+  // Measured: e1 ~ 3e-3, e3 ~ 1e-6..1e-5, e6 ~ fp32 (~1e-7).
+  EXPECT_GT(e1, 1e-3);
+  EXPECT_LT(e3, e1 / 100);
+  EXPECT_LT(e6, e3);
+  EXPECT_LT(e6, 4 * e32 + 1e-7);
+  std::printf("max rel error: bf16 %.3g  bf16x3 %.3g  bf16x6 %.3g  fp32 %.3g\n", e1, e3, e6, e32);
+}
+
+// The exact formula, one plain sgemm per pass, passes summed smallest first.
+std::vector<float> naivePasses(const std::vector<float>& A, const std::vector<float>& B, int m,
+                               int n, int k, bool six) {
+  numerics::Rounder bf16(spec("bf16"));
+  auto split = [&](const std::vector<float>& x) {
+    std::vector<std::vector<float>> parts(3, std::vector<float>(x.size()));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const float hi = bf16.round(x[i]);
+      const float mid = bf16.round(x[i] - hi);
+      const float lo = bf16.round((x[i] - hi) - mid);
+      parts[0][i] = hi, parts[1][i] = mid, parts[2][i] = lo;
+    }
+    return parts;
+  };
+  auto a = split(A), b = split(B);
+  auto mul = [&](const std::vector<float>& x, const std::vector<float>& y) {
+    std::vector<float> c(std::size_t(m) * n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, x.data(), k, y.data(), n,
+                0.0f, c.data(), n);
+    return c;
+  };
+  std::vector<std::pair<int, int>> order =
+      six ? std::vector<std::pair<int, int>>{{0, 2}, {2, 0}, {1, 1}, {0, 1}, {1, 0}, {0, 0}}
+          : std::vector<std::pair<int, int>>{{0, 1}, {1, 0}, {0, 0}};
+  std::vector<float> sum = mul(a[order[0].first], b[order[0].second]);
+  for (std::size_t p = 1; p < order.size(); ++p) {
+    auto c = mul(a[order[p].first], b[order[p].second]);
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = sum[i] + c[i];
+  }
+  return sum;
+}
+
+TEST(Gemm, PassOrderIsHonouredBitForBit) {
+  const int m = 33, n = 47, k = 129;
+  auto A = randomMatrix(m * k, 7, -3, 3), B = randomMatrix(k * n, 8, -3, 3);
+  GemmPolicy three, six;
+  three.passes = MultiPass::Bf16x3;
+  six.passes = MultiPass::Bf16x6;
+  EXPECT_TRUE(sameBits(run(three, A, B, m, n, k), naivePasses(A, B, m, n, k, false)));
+  EXPECT_TRUE(sameBits(run(six, A, B, m, n, k), naivePasses(A, B, m, n, k, true)));
+}
+
+TEST(Gemm, AllTransposeCombinations) {
+  const int m = 19, n = 23, k = 31;
+  auto A = randomMatrix(m * k, 9), B = randomMatrix(k * n, 10);
+  // Transposed copies with padded leading dimensions.
+  const int ldaT = m + 3, ldbT = k + 5;
+  std::vector<float> At(std::size_t(k) * ldaT, 99.0f), Bt(std::size_t(n) * ldbT, 99.0f);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) At[p * ldaT + i] = A[i * k + p];
+  for (int p = 0; p < k; ++p)
+    for (int j = 0; j < n; ++j) Bt[j * ldbT + p] = B[p * n + j];
+  std::vector<GemmPolicy> policies(4);
+  policies[1].operands = spec("bf16");
+  policies[2].passes = MultiPass::Bf16x3;
+  policies[3].accumulationChunk = 8;
+  policies[3].accumulation = spec("fp16");
+  for (const GemmPolicy& p : policies) {
+    const auto ref = run(p, A, B, m, n, k);
+    for (Trans ta : {Trans::No, Trans::Yes})
+      for (Trans tb : {Trans::No, Trans::Yes}) {
+        std::vector<float> C(m * n);
+        nn::GemmWorkspace ws;
+        nn::gemm(p, ta, tb, m, n, k, 1.0f, ta == Trans::No ? A.data() : At.data(),
+                 ta == Trans::No ? k : ldaT, tb == Trans::No ? B.data() : Bt.data(),
+                 tb == Trans::No ? n : ldbT, 0.0f, C.data(), n, ws);
+        for (int i = 0; i < m * n; ++i) ASSERT_NEAR(C[i], ref[i], 1e-5) << int(ta) << int(tb);
+      }
+  }
+}
+
+TEST(Gemm, AlphaBetaAppliedAfterTheRoundedProduct) {
+  const int m = 4, n = 5, k = 6;
+  auto A = randomMatrix(m * k, 11), B = randomMatrix(k * n, 12);
+  GemmPolicy p;
+  p.operands = spec("bf16");
+  p.output = spec("bf16");
+  auto product = run(p, A, B, m, n, k);  // bf16(A*B)
+  numerics::Rounder bf16(spec("bf16"));
+  std::vector<float> C0 = randomMatrix(m * n, 13), C = C0;
+  nn::GemmWorkspace ws;
+  nn::gemm(p, Trans::No, Trans::No, m, n, k, 2.0f, A.data(), k, B.data(), n, 1.0f, C.data(), n, ws);
+  for (int i = 0; i < m * n; ++i) {
+    // alpha = 2 commutes with bf16 rounding; beta*C added in fp32 afterwards (not rounded).
+    EXPECT_EQ(C[i], 2.0f * product[i] + C0[i]);
+  }
+  // beta = 0 never reads C (NaN stays out).
+  std::vector<float> nan(m * n, std::nanf(""));
+  nn::gemm(p, Trans::No, Trans::No, m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f, nan.data(), n,
+           ws);
+  EXPECT_TRUE(sameBits(nan, product));
+}
+
+TEST(Gemm, ChunkedAccumulationMatchesNaiveReference) {
+  const int m = 8, n = 9, k = 100, chunk = 32;
+  auto A = randomMatrix(m * k, 14), B = randomMatrix(k * n, 15);
+  GemmPolicy p;
+  p.accumulationChunk = chunk;
+  p.accumulation = spec("bf16");
+  auto got = run(p, A, B, m, n, k);
+  numerics::Rounder bf16(*p.accumulation);
+  auto exact = exactProduct(A, B, m, n, k);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (int k0 = 0; k0 < k; k0 += chunk) {
+        double partial = 0.0;  // fp32 within a chunk: compare within fp32 tolerance below
+        for (int q = k0; q < std::min(k, k0 + chunk); ++q)
+          partial += double(A[i * k + q]) * B[q * n + j];
+        const float c = bf16.round(float(partial));
+        sum = k0 == 0 ? c : bf16.round(sum + c);
+      }
+      // Chunk partial sums differ from double by fp32 rounding only, which can flip a bf16 tie
+      // at most: one bf16 ulp of the running sum per chunk.
+      EXPECT_NEAR(got[i * n + j], sum, 4 * 0x1p-8 * std::max(1.0f, std::abs(sum)));
+      EXPECT_NE(double(got[i * n + j]), exact[i * n + j]);
+    }
+}
+
+TEST(Gemm, Fp8ScalingRoundTrip) {
+  // Values far below E4M3's range survive thanks to the per-tensor scale, which is undone after.
+  const int m = 6, n = 7, k = 8;
+  auto A = randomMatrix(m * k, 16, -1e-4f, 1e-4f), B = randomMatrix(k * n, 17, -1e-4f, 1e-4f);
+  GemmPolicy p;
+  p.operands = spec("fp8-e4m3");
+  p.operands->overflow = numerics::OverflowMode::Saturate;
+  auto exact = exactProduct(A, B, m, n, k);
+  auto unscaled = run(p, A, B, m, n, k);
+  std::vector<float> C(m * n);
+  nn::GemmWorkspace ws;
+  nn::GemmExtras ex;
+  ex.scaleA = ex.scaleB = 448.0f / 1e-4f;
+  nn::gemm(p, Trans::No, Trans::No, m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f, C.data(), n, ws,
+           ex);
+  EXPECT_LT(maxRelError(C, exact), 0.15);
+  EXPECT_GT(maxRelError(unscaled, exact), 0.9);  // without scaling everything flushes to ~0
+}
+
+TEST(Gemm, StoreTensorRoundsAndIdentityLeavesAlone) {
+  std::vector<float> v = {1.00390625f, 3.14159265f}, w = v;
+  nn::storeTensor(std::nullopt, w.data(), w.size());
+  EXPECT_TRUE(sameBits(v, w));
+  nn::storeTensor(spec("bf16"), w.data(), w.size());
+  EXPECT_EQ(w[0], 1.0f);
+  EXPECT_EQ(w[1], 3.140625f);
+}
+
+}  // namespace

@@ -1,0 +1,136 @@
+// Covers issue #3: backend presets, their descriptions, JSON adjustment and error messages.
+#include "core/backends/precision_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace {
+
+using namespace paritylab::backends;
+using nlohmann::json;
+
+std::string errorOf(const auto& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Presets, NamesInDisplayOrderWithEmulationDescriptions) {
+  const std::vector<std::string> expected = {"cpu-fp32",     "gpu-tf32",  "gpu-amp-bf16",
+                                             "gpu-amp-fp16", "tpu-bf16",  "tpu-bf16x3",
+                                             "tpu-bf16x6",   "pure-bf16", "fp8-e4m3"};
+  EXPECT_EQ(presetNames(), expected);
+  for (const auto& p : presetPolicies()) {
+    EXPECT_FALSE(p.description.empty()) << p.name;
+    if (p.name != "cpu-fp32") {
+      EXPECT_EQ(p.description.rfind("Emulates", 0), 0u) << p.name;
+    }
+  }
+}
+
+TEST(Presets, WhereEachBackendRounds) {
+  const auto cpu = presetPolicy("cpu-fp32");
+  EXPECT_FALSE(cpu.conv.forward.operands);
+  EXPECT_FALSE(cpu.linear.forward.operands);
+
+  const auto tf32 = presetPolicy("gpu-tf32");
+  ASSERT_TRUE(tf32.conv.backwardWeight.operands);
+  EXPECT_EQ(tf32.conv.forward.operands->format.name, "tf32");
+  EXPECT_EQ(tf32.conv.forward.operands->mode, paritylab::numerics::RoundingMode::NearestAway);
+  EXPECT_FALSE(tf32.linear.forward.operands);  // torch.backends.cuda.matmul.allow_tf32 = False
+
+  const auto tpu = presetPolicy("tpu-bf16");
+  EXPECT_EQ(tpu.topology.replicas, 8);
+  EXPECT_EQ(tpu.gemmFor(LayerKind::Linear, Product::BackwardData).operands->format.name, "bf16");
+  EXPECT_EQ(presetPolicy("tpu-bf16x6").linear.forward.passes, MultiPass::Bf16x6);
+  EXPECT_EQ(presetPolicy("tpu-bf16x3").conv.backwardWeight.passes, MultiPass::Bf16x3);
+
+  const auto fp16 = presetPolicy("gpu-amp-fp16");
+  EXPECT_EQ(fp16.lossScaling.kind, LossScalingKind::Dynamic);
+  EXPECT_EQ(fp16.lossScaling.initialScale, 65536.0);
+  EXPECT_EQ(fp16.lossScaling.growthInterval, 2000);
+  EXPECT_EQ(fp16.conv.forward.output->format.name, "fp16");
+  EXPECT_TRUE(fp16.storage.fp32MasterWeights);
+
+  const auto pure = presetPolicy("pure-bf16");
+  EXPECT_FALSE(pure.storage.fp32MasterWeights);
+  EXPECT_EQ(pure.storage.optimizerState->format.name, "bf16");
+
+  const auto fp8 = presetPolicy("fp8-e4m3");
+  EXPECT_TRUE(fp8.fp8.enabled);
+  EXPECT_EQ(fp8.fp8.amaxHistoryLength, 16);
+  EXPECT_EQ(fp8.linear.forward.operands->format.name, "fp8-e4m3");
+  EXPECT_EQ(fp8.linear.backwardData.operands->format.name, "fp8-e5m2");   // A = dY
+  EXPECT_EQ(fp8.linear.backwardData.operandsB->format.name, "fp8-e4m3");  // B = W
+  EXPECT_EQ(fp8.conv.backwardData.operandsB->format.name, "fp8-e5m2");    // B = dY
+}
+
+TEST(Presets, UnknownNameListsPresets) {
+  const std::string msg = errorOf([] { presetPolicy("tpu-fp64"); });
+  EXPECT_NE(msg.find("'tpu-fp64'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("gpu-amp-bf16"), std::string::npos) << msg;
+}
+
+TEST(PolicyJson, EveryPresetRoundTrips) {
+  for (const auto& p : presetPolicies()) {
+    const json j = policyToJson(p);
+    const auto back = policyFromJson(j);
+    EXPECT_EQ(policyToJson(back), j) << p.name;
+    EXPECT_EQ(policyFromJson(json::parse(j.dump())).name, p.name);
+    EXPECT_EQ(policyToJson(policyFromJson(json(p.name))), j) << "by name: " << p.name;
+  }
+}
+
+TEST(PolicyJson, PresetAdjustedFieldByField) {
+  auto p = policyFromJson(json::parse(R"({"preset": "tpu-bf16", "replicas": 1})"));
+  EXPECT_EQ(p.topology.replicas, 1);
+  EXPECT_EQ(p.linear.forward.operands->format.name, "bf16");
+
+  p = policyFromJson(json::parse(
+      R"({"preset": "gpu-tf32",
+          "conv": {"forward": {"operands": {"format": "bf16", "rounding": "nearest-even"}}}})"));
+  EXPECT_EQ(p.conv.forward.operands->format.name, "bf16");
+  EXPECT_EQ(p.conv.backwardData.operands->format.name, "tf32");  // untouched
+
+  p = policyFromJson(json::parse(
+      R"({"name": "mine", "linear": {"forward": {"operands": "e5m2", "accumulationChunk": 64,
+          "accumulation": "fp16"}}, "storage": {"weights": null}})"));
+  EXPECT_EQ(p.name, "mine");
+  EXPECT_EQ(p.linear.forward.operands->format.mantissaBits, 2);
+  EXPECT_EQ(p.linear.forward.accumulationChunk, 64);
+  EXPECT_EQ(policyToJson(policyFromJson(policyToJson(p))), policyToJson(p));
+}
+
+TEST(PolicyJson, ErrorsNameFieldPathAndValue) {
+  auto msg = errorOf([] {
+    policyFromJson(json::parse(R"({"preset":"gpu-tf32","conv":{"forward":{"operands":"bf17"}}})"));
+  });
+  EXPECT_NE(msg.find("conv.forward.operands"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bf17"), std::string::npos) << msg;
+
+  msg = errorOf([] { policyFromJson(json::parse(R"({"replicas": 0})")); });
+  EXPECT_NE(msg.find("'replicas'"), std::string::npos) << msg;
+
+  msg = errorOf([] { policyFromJson(json::parse(R"({"linear": {"fwd": {}}})")); });
+  EXPECT_NE(msg.find("linear.fwd"), std::string::npos) << msg;
+
+  msg = errorOf([] { policyFromJson(json::parse(R"({"lossScaling": {"kind": "sometimes"}})")); });
+  EXPECT_NE(msg.find("lossScaling.kind"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("sometimes"), std::string::npos) << msg;
+
+  msg = errorOf([] {
+    policyFromJson(json::parse(R"({"conv": {"forward": {"operands": {"format": "bf16",
+        "rounding": "nearest-odd"}}}})"));
+  });
+  EXPECT_NE(msg.find("conv.forward.operands.rounding"), std::string::npos) << msg;
+
+  msg = errorOf([] { policyFromJson(json::parse(R"({"preset": "gpu-v100"})")); });
+  EXPECT_NE(msg.find("gpu-v100"), std::string::npos) << msg;
+}
+
+}  // namespace
