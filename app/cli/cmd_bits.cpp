@@ -93,13 +93,23 @@ const CommandRegistration reg{
     "bits", 20, [](CLI::App& root) {
       auto* cmd = root.add_subcommand("bits", "Show how a value is stored in each format");
       auto o = std::make_shared<BitsOptions>();
-      cmd->add_option("VALUE", o->value, "Decimal (1.5e-3, nan, -inf) or fp32 bits (0x3f800000)")
-          ->required();
+      cmd->add_option("VALUE", o->value, "Decimal (1.5e-3, nan, -inf) or fp32 bits (0x3f800000)");
+      // "-inf" looks like a cluster of short flags to CLI11: accept it as an extra argument.
+      cmd->allow_extras();
       cmd->add_option("--format,-f", o->formats, "Format (repeatable; default: all presets)");
       cmd->add_option("--rounding", o->rounding,
                       "nearest-even | nearest-away | toward-zero | stochastic");
       cmd->add_option("--seed", o->seed, "Seed for stochastic rounding");
-      cmd->callback([o] { runBits(*o); });
+      cmd->callback([o, cmd] {
+        BitsOptions options = *o;
+        for (const auto& extra : cmd->remaining()) {
+          if (!options.value.empty())
+            throw CommandError("unexpected argument '" + extra + "' (bits takes one VALUE)");
+          options.value = extra;
+        }
+        if (options.value.empty()) throw CommandError("bits needs a VALUE, e.g. bits 0.1");
+        runBits(options);
+      });
     }};
 
 }  // namespace
