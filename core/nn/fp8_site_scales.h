@@ -1,12 +1,12 @@
 #pragma once
 // Per-call-site fp8 delayed scaling for the GEMM entry (Transformer Engine's default recipe):
-// each operand of each product keeps an amax history; its scale is
-// maxFinite(format) / max(history) / 2^margin, from PREVIOUS steps' amax; then the current amax
-// is recorded. No history yet: scale 1.
-// Note: written here because core/nn/fp8_scaling.h had not landed; switch to it when it does.
+// one Fp8TensorScale (amax history, scale from previous steps) for each operand of each product
+// of each layer; operand B may have its own format (E5M2 gradients x E4M3 in backward products).
 
+#include <optional>
 #include <vector>
 
+#include "core/nn/fp8_scaling.h"
 #include "core/nn/layer.h"
 
 namespace paritylab::nn {
@@ -18,14 +18,9 @@ class Fp8SiteScales : public GemmScaleProvider {
               std::size_t na, const float* b, std::size_t nb, GemmExtras& extras) override;
 
  private:
-  struct History {
-    std::vector<float> amax;  // ring buffer of the last amaxHistoryLength amax values
-    int next = 0;
-    float scale(double maxFinite, double margin) const;
-    void record(float value);
-  };
+  Fp8TensorScale& scaleFor(std::size_t slot, const numerics::RoundingSpec& format);
   const backends::PrecisionPolicy& policy_;
-  std::vector<History> histories_;  // [site * 6 + product * 2 + operand]
+  std::vector<std::optional<Fp8TensorScale>> scales_;  // [site * 6 + product * 2 + operand]
 };
 
 }  // namespace paritylab::nn

@@ -26,7 +26,7 @@ bool allFinite(const ParamStore& params, const std::vector<ParamStore::Range>& r
 
 TrainingSession::TrainingSession(const ModelSpec& spec, const backends::PrecisionPolicy& policy,
                                  std::uint64_t seed)
-    : policy_(policy), seed_(seed) {
+    : policy_(policy), seed_(seed), lossScaler_(policy.lossScaling) {
   if (policy_.topology.replicas < 1)
     throw std::invalid_argument("policy '" + policy_.name + "': topology.replicas must be >= 1");
   const bool separateWorking = policy_.storage.weights && policy_.storage.fp32MasterWeights;
@@ -36,8 +36,6 @@ TrainingSession::TrainingSession(const ModelSpec& spec, const backends::Precisio
   if (policy_.topology.replicas > 1)
     replicaGrads_.assign(std::size_t(policy_.topology.replicas),
                          std::vector<float>(model_->params.totalSize(), 0.0f));
-  if (policy_.lossScaling.kind != backends::LossScalingKind::None)
-    lossScale_ = policy_.lossScaling.initialScale;
   weightsChanged(0);
 }
 
@@ -60,18 +58,6 @@ void TrainingSession::loadInput(const float* images, int n, std::uint64_t step) 
                 hashSeed(seed_, step, 0x494E5054 /* "INPT" */));
 }
 
-void TrainingSession::updateLossScale(bool overflow) {
-  const auto& ls = policy_.lossScaling;
-  if (ls.kind != backends::LossScalingKind::Dynamic) return;
-  if (overflow) {
-    lossScale_ *= ls.backoffFactor;
-    goodSteps_ = 0;
-  } else if (++goodSteps_ >= ls.growthInterval) {
-    lossScale_ *= ls.growthFactor;
-    goodSteps_ = 0;
-  }
-}
-
 StepOutcome TrainingSession::computeGradients(const float* images, const std::int32_t* labels,
                                               int n, std::uint64_t step,
                                               const std::vector<ParamStore::Range>& ranges) {
@@ -81,14 +67,14 @@ StepOutcome TrainingSession::computeGradients(const float* images, const std::in
   ParamStore& params = model_->params;
   StepContext ctx{&policy_, &workspace_, &scratch_, &params, fp8_.get(), true, 0, seed_, step};
   double lossSum = 0.0;
+  const double scale = lossScaler_.scale();  // in force for this step's gradients
   for (int r = 0; r < replicas; ++r) {
     const int begin = int(std::int64_t(n) * r / replicas);
     const int end = int(std::int64_t(n) * (r + 1) / replicas);
     ctx.replica = r;
     loadInput(images + std::size_t(begin) * itemSize, end - begin, step * 64 + std::uint64_t(r));
     const Tensor& logits = model_->net->forward(input_, ctx);
-    const LossResult loss =
-        softmaxCrossEntropy(logits, labels + begin, &dlogits_, float(lossScale_));
+    const LossResult loss = softmaxCrossEntropy(logits, labels + begin, &dlogits_, float(scale));
     lossSum += loss.loss;
     out.correct += loss.correct;
     model_->net->backward(dlogits_, ctx);
@@ -105,15 +91,14 @@ StepOutcome TrainingSession::computeGradients(const float* images, const std::in
       storeTensor(policy_.storage.gradients, params.gradData().data(), params.totalSize(),
                   hashSeed(seed_, step, 0x52454443 /* "REDC" */));
   }
-  if (policy_.lossScaling.kind != backends::LossScalingKind::None) {
+  if (lossScaler_.enabled()) {
     const bool overflow = !allFinite(params, ranges, params.gradData());
-    updateLossScale(overflow);
-    if (overflow) {
+    if (lossScaler_.update(overflow)) {  // skip on overflow; the scaler backs off
       out.skipped = true;
       return out;
     }
     // Unscale in fp32 (as torch's GradScaler.unscale_ multiplies by the reciprocal).
-    const float inv = float(1.0 / lossScale_);
+    const float inv = float(1.0 / scale);
     for (const auto& rg : ranges)
       Eigen::Map<Eigen::ArrayXf>(params.gradData().data() + rg.offset, Eigen::Index(rg.size)) *=
           inv;

@@ -10,6 +10,7 @@
 #include "core/backends/precision_policy.h"
 #include "core/data/dataset.h"
 #include "core/nn/fp8_site_scales.h"
+#include "core/nn/loss_scaler.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
 
@@ -34,7 +35,7 @@ class TrainingSession {
 
   Model& model() { return *model_; }
   const backends::PrecisionPolicy& policy() const { return policy_; }
-  double lossScale() const { return lossScale_; }
+  double lossScale() const { return lossScaler_.scale(); }
 
   // Re-derives the weights the products see after the master weights changed (init, load).
   void weightsChanged(std::uint64_t step);
@@ -53,7 +54,6 @@ class TrainingSession {
 
  private:
   void loadInput(const float* images, int n, std::uint64_t step);
-  void updateLossScale(bool overflow);
 
   backends::PrecisionPolicy policy_;
   std::uint64_t seed_;
@@ -63,8 +63,7 @@ class TrainingSession {
   std::unique_ptr<Fp8SiteScales> fp8_;
   Tensor input_, dlogits_;
   std::vector<std::vector<float>> replicaGrads_;  // [replica][param]
-  double lossScale_ = 1.0;
-  int goodSteps_ = 0;
+  LossScaler lossScaler_;
 };
 
 // Sums per-replica gradients in a fixed binary-tree order ((0+1)+(2+3))+... and divides by the
