@@ -1,0 +1,66 @@
+#pragma once
+// Runs a study: backends x seeds on a thread pool, each run via nn::train, results committed to a
+// ResultsStore as they happen, progress reported through RunnerCallbacks.
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/nn/trainer.h"
+#include "core/study/results_store.h"
+#include "core/study/run_events.h"
+#include "core/study/study_spec.h"
+
+namespace paritylab::study {
+
+using TrainFunction =
+    std::function<nn::TrainResult(const nn::TrainConfig&, const backends::PrecisionPolicy&,
+                                  const data::DataSplit&, const nn::TrainCallbacks&)>;
+
+struct PlannedRun {
+  std::size_t backendIndex = 0;  // into spec.backends
+  std::uint64_t seed = 0;
+};
+
+struct RunnerSummary {
+  int planned = 0;  // backend x seed
+  int skipped = 0;  // already completed/diverged in the store (resume)
+  int completed = 0, diverged = 0, failed = 0, cancelled = 0;
+  bool wasCancelled = false;
+};
+
+class StudyRunner {
+ public:
+  // The store must stay open while run() works. trainFn defaults to nn::train.
+  StudyRunner(StudySpec spec, ResultsStore& store, RunnerCallbacks callbacks = {},
+              TrainFunction trainFn = {});
+
+  // Blocks until every run finished or was cancelled. resume = true: keep finished runs
+  // (completed/diverged) of the stored study and redo unfinished ones from scratch; the stored
+  // spec must then describe the same study (else SpecError). resume = false: the store must hold
+  // no study yet (else StoreError: use --resume or another database).
+  // Throws data::DataError / SpecError before any run starts.
+  RunnerSummary run(bool resume = false);
+  void cancel() { cancel_ = true; }  // thread-safe; runs stop within one training step
+  bool cancelled() const { return cancel_; }
+
+  std::vector<PlannedRun> plannedRuns() const;
+  // Minimum interval between step events of one run (default 250 ms = 4/s).
+  void setStepInterval(double seconds) { stepInterval_ = seconds; }
+
+ private:
+  void pretrainBackbone(const data::DataSplit& shared);
+  void runOne(const PlannedRun& planned, std::int64_t runId, const data::DataSplit& data,
+              RunnerSummary& summary, std::mutex& summaryMutex);
+
+  StudySpec spec_;
+  ResultsStore& store_;
+  RunnerCallbacks callbacks_;
+  TrainFunction train_;
+  std::atomic<bool> cancel_{false};
+  double stepInterval_ = 0.25;
+  std::string backboneCheckpoint_;
+};
+
+}  // namespace paritylab::study

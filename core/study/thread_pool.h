@@ -1,0 +1,34 @@
+#pragma once
+// Fixed-size pool of std::threads running tasks in FIFO order.
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace paritylab::study {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads);  // threads <= 0: one per core
+  ~ThreadPool();                     // waits for queued tasks, then joins
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  void submit(std::function<void()> task);  // tasks must not throw (exceptions are swallowed)
+  void wait();                              // until the queue is empty and all workers idle
+  int size() const { return int(workers_.size()); }
+
+ private:
+  void work();
+  std::vector<std::thread> workers_;
+  std::deque<std::function<void()>> queue_;
+  std::mutex mutex_;
+  std::condition_variable hasWork_, idle_;
+  int busy_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace paritylab::study
