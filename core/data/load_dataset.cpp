@@ -21,7 +21,7 @@ constexpr const char* kValidSources =
 // Seed streams, so that the split, subsets and sources draw independently.
 enum Stream : std::uint64_t { kSplit = 101, kTrainSubset = 102, kTestSubset = 103, kGen = 104 };
 
-SourceData readSource(const DatasetSpec& spec, bool& classesApplied) {
+SourceData readSource(const DatasetSpec& spec, bool& generated) {
   const std::string& source = spec.source;
   const std::size_t colon = source.find(':');
   const std::string kind = source.substr(0, colon);
@@ -29,7 +29,7 @@ SourceData readSource(const DatasetSpec& spec, bool& classesApplied) {
   const bool hasDir = colon != std::string::npos;
   if (hasDir && dir.empty())
     throw DataError("source \"" + source + "\": the directory after ':' is empty");
-  classesApplied = false;
+  generated = false;
   if (kind == "fashion-mnist")
     return loadIdxDirectory(hasDir ? dir : kDefaultFashionMnistDir, IdxFlavor::FashionMnist);
   if (kind == "mnist" && hasDir) return loadIdxDirectory(dir, IdxFlavor::Mnist);
@@ -38,7 +38,7 @@ SourceData readSource(const DatasetSpec& spec, bool& classesApplied) {
     return loadCelebaIdentities(dir, spec.celebaIdentities, spec.imageSize);
   if (kind == "folder" && hasDir) return loadImageFolder(dir, spec.imageSize);
   if (kind == "synthetic" && !hasDir) {
-    classesApplied = true;  // generated for exactly these classes, at exactly these sizes
+    generated = true;  // generated for exactly these classes, at exactly these sizes
     return generateSynthetic(spec.trainSize, spec.testSize, mixSeed(spec.seed, kGen), spec.classes);
   }
   if ((kind == "mnist" || kind == "cifar10" || kind == "celeba" || kind == "folder") && !hasDir)
@@ -62,9 +62,9 @@ void checkSpec(const DatasetSpec& spec) {
 
 DataSplit loadDataset(const DatasetSpec& spec) {
   checkSpec(spec);
-  bool classesApplied = false;
-  SourceData source = readSource(spec, classesApplied);
-  if (!spec.classes.empty() && !classesApplied) {
+  bool generated = false;  // synthetic: classes and sizes were applied while generating
+  SourceData source = readSource(spec, generated);
+  if (!spec.classes.empty() && !generated) {
     source.train = keepClasses(source.train, spec.classes, spec.source);
     if (source.hasSplit) source.test = keepClasses(source.test, spec.classes, spec.source);
   }
@@ -80,10 +80,10 @@ DataSplit loadDataset(const DatasetSpec& spec) {
     split.test = std::move(source.test);
   }
 
-  if (spec.trainSize > 0)
+  if (spec.trainSize > 0 && !generated)
     split.train = stratifiedSubset(split.train, std::size_t(spec.trainSize),
                                    mixSeed(spec.seed, kTrainSubset), spec.source + ": trainSize");
-  if (spec.testSize > 0)
+  if (spec.testSize > 0 && !generated)
     split.test = stratifiedSubset(split.test, std::size_t(spec.testSize),
                                   mixSeed(spec.seed, kTestSubset), spec.source + ": testSize");
   if (split.train.size() == 0) throw DataError(spec.source + ": the training split is empty");

@@ -28,7 +28,9 @@ void drawPattern(int kind, std::mt19937_64& rng, float* out) {
   const double jitterY = 2.0 * (uniformUnit(rng) - 0.5) * 2.0;
   static const double kBlobX[5] = {13.5, 7, 20, 7, 20};
   static const double kBlobY[5] = {13.5, 7, 7, 20, 20};
-  const double phase = 6.283185307179586 * uniformUnit(rng);
+  // Stripes keep a fixed phase up to a quarter period, so each orientation has a consistent mean
+  // image (learnable by a linear layer, not only by phase-invariant features).
+  const double phase = 6.283185307179586 * 0.5 * (uniformUnit(rng) - 0.5);
   const double angle = kind >= 5 ? (kind - 5) * 36.0 * 3.141592653589793 / 180.0 : 0.0;
   const double ca = std::cos(angle), sa = std::sin(angle);
   for (int y = 0; y < kSide; ++y)
@@ -38,8 +40,9 @@ void drawPattern(int kind, std::mt19937_64& rng, float* out) {
         const double dx = x - (kBlobX[kind] + jitterX), dy = y - (kBlobY[kind] + jitterY);
         v = amplitude * std::exp(-(dx * dx + dy * dy) / (2.0 * 3.0 * 3.0));
       } else {
-        const double t = x * ca + y * sa;  // stripes of period 7 px across direction `angle`
-        v = amplitude * 0.5 * (1.0 + std::cos(6.283185307179586 * t / 7.0 + phase));
+        // stripes of period 8 px across direction `angle`, through the image centre
+        const double t = (x - 13.5) * ca + (y - 13.5) * sa;
+        v = amplitude * 0.5 * (1.0 + std::cos(6.283185307179586 * t / 8.0 + phase));
       }
       v += 0.15 * normal(rng);
       out[y * kSide + x] = float(std::min(1.0, std::max(0.0, v)));

@@ -1,9 +1,10 @@
 #pragma once
 // A small generated dataset for smoke tests and quick studies: 10 classes of 1x28x28 patterns,
 // five Gaussian blobs (centre and four off-centre positions) and five stripe orientations
-// (0, 36, 72, 108, 144 degrees), each jittered in position/phase/amplitude with Gaussian pixel
-// noise. Learnable by the mlp to well over 90%. Labels cycle through the classes; deterministic
-// in seed (train and test drawn from different streams).
+// (0, 36, 72, 108, 144 degrees, period 8 px), jittered in position/phase (up to a quarter period)
+// and amplitude, with Gaussian pixel noise (sd 0.15). Linearly separable: a nearest-class-mean
+// classifier already exceeds 90%, so the mlp does too. Labels cycle through the classes;
+// deterministic in seed (train and test drawn from different streams).
 
 #include <cstdint>
 #include <vector>

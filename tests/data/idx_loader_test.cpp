@@ -72,6 +72,8 @@ TEST(IdxLoader, LoadDatasetParsesMnistAndFashionSources) {
   EXPECT_EQ(s.test.size(), 5u);
   spec.source = "fashion-mnist:" + dir.str();
   EXPECT_EQ(loadDataset(spec).train.classNames[1], "Trouser");
+  spec.trainSize = 13;
+  expectDataError([&] { loadDataset(spec); }, {"trainSize = 13", "12 images available"});
 }
 
 TEST(IdxLoader, MissingFileIsNamed) {
