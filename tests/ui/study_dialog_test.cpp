@@ -2,6 +2,7 @@
 // valid spec (the quick study) through core/study's parser.
 #include "ui/study_dialog.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -12,6 +13,8 @@
 #include <QSpinBox>
 #include <QtTest>
 
+#include "core/study/study_spec.h"
+
 using namespace paritylab::ui;
 
 class StudyDialogTest : public QObject {
@@ -19,8 +22,21 @@ class StudyDialogTest : public QObject {
 
   static QString quickSpec() {
     QFile file(QStringLiteral(PARITYLAB_SOURCE_DIR "/resources/studies/quick.json"));
-    if (!file.open(QIODevice::ReadOnly)) return {};
-    return QString::fromUtf8(file.readAll());
+    if (file.open(QIODevice::ReadOnly)) return QString::fromUtf8(file.readAll());
+    // Until the example studies exist: a small study written by core's own serializer.
+    paritylab::study::StudySpec spec;
+    spec.name = "quick";
+    spec.dataset.source = "synthetic";
+    spec.train.epochs = 2;
+    for (const char* name : {"cpu-fp32", "tpu-bf16"}) {
+      paritylab::study::BackendEntry entry;
+      entry.name = name;
+      entry.policy = paritylab::backends::presetPolicy(name);
+      entry.policyJson = name;
+      spec.backends.push_back(entry);
+    }
+    spec.seeds = {0, 1, 2};
+    return QString::fromStdString(paritylab::study::studySpecToJson(spec).dump(2));
   }
 
  private slots:

@@ -1,0 +1,114 @@
+#include "ui/study_bridge.h"
+
+#include <QFileInfo>
+#include <cmath>
+#include <fstream>
+
+#include "core/study/csv.h"
+#include "core/study/results_store.h"
+
+namespace paritylab::ui {
+namespace {
+
+template <typename F>
+bool guarded(QString* error, F&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+}
+
+}  // namespace
+
+bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
+  return guarded(error, [&] {
+    if (!QFileInfo::exists(dbPath)) {
+      if (error) *error = QObject::tr("%1: no such file").arg(dbPath);
+      return false;
+    }
+    const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
+    const auto runs = store->loadRuns();
+    const auto epochs = store->loadAllEpochs();
+    out->runs.clear();
+    bool unfinished = false, imported = false;
+    for (const study::RunRecord& r : runs) {
+      RunRecord run;
+      run.runId = r.id;
+      run.backend = QString::fromStdString(r.backend);
+      run.seed = r.seed;
+      run.state = r.status;
+      run.epoch = r.status == study::RunState::Diverged ? r.divergedEpoch : r.epochsDone;
+      run.finalAccuracy = r.finalAccuracy;
+      run.wallSeconds = r.wallSeconds;
+      run.message = QString::fromStdString(r.message);
+      run.currentLoss = std::nan("");
+      if (auto it = epochs.find(r.id); it != epochs.end())
+        for (const study::EpochRecord& e : it->second)
+          run.epochs.push_back({e.epoch, e.trainLoss, e.testLoss, e.testAccuracy});
+      run.totalEpochs = std::max(run.epoch, static_cast<int>(run.epochs.size()));
+      unfinished |= !run.finished() || r.status == study::RunState::Cancelled ||
+                    r.status == study::RunState::Failed;
+      imported |= r.source == "imported";
+      out->runs.push_back(std::move(run));
+    }
+    out->specJson = QString::fromStdString(store->loadStudySpecJson());
+    out->title = QFileInfo(dbPath).completeBaseName();
+    if (!out->specJson.isEmpty()) {
+      try {
+        const study::StudySpec spec = store->loadStudySpec();
+        if (!spec.name.empty()) out->title = QString::fromStdString(spec.name);
+        if (!spec.origin.empty()) {
+          imported = true;
+          out->title = QFileInfo(QString::fromStdString(spec.origin)).fileName();
+        }
+        for (RunRecord& run : out->runs)
+          if (run.totalEpochs < spec.train.epochs && !imported) run.totalEpochs = spec.train.epochs;
+      } catch (const std::exception&) {
+        // A spec this version cannot parse: show the runs anyway.
+      }
+    }
+    if (imported) out->specJson.clear();  // nothing to re-run for results from real hardware
+    out->canResume = unfinished && !imported && !out->specJson.isEmpty();
+    return true;
+  });
+}
+
+bool importCsv(const QString& csvPath, const QString& dbPath, QString* error) {
+  Q_UNUSED(dbPath);
+  // core/study has no CSV importer yet (issue #4's `import`); the ui calls it once it exists.
+  if (error)
+    *error = QObject::tr(
+                 "%1: importing CSV results needs core/study's importer, which this "
+                 "build does not have yet; run `paritylab-cli import %1 --db FILE.db` "
+                 "and open FILE.db")
+                 .arg(csvPath);
+  return false;
+}
+
+bool writeCsvReport(const QString& dbPath, const QString& csvPath, QString* error) {
+  return guarded(error, [&] {
+    const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
+    std::ofstream out(csvPath.toStdString(), std::ios::binary);
+    if (!out) {
+      if (error) *error = QObject::tr("cannot write %1").arg(csvPath);
+      return false;
+    }
+    // RFC 4180, one row per run (accuracy as a fraction in [0, 1]).
+    out << "backend,seed,status,epochs,final_train_loss,final_test_loss,final_accuracy,"
+           "wall_seconds\r\n";
+    for (const study::RunRecord& r : store->loadRuns())
+      out << study::csvQuote(r.backend) << ',' << r.seed << ','
+          << study::csvQuote(std::string(study::toString(r.status))) << ',' << r.epochsDone << ','
+          << study::csvNumber(r.finalTrainLoss) << ',' << study::csvNumber(r.finalTestLoss) << ','
+          << study::csvNumber(r.finalAccuracy) << ',' << study::csvNumber(r.wallSeconds) << "\r\n";
+    if (!out) {
+      if (error) *error = QObject::tr("cannot write %1").arg(csvPath);
+      return false;
+    }
+    return true;
+  });
+}
+
+}  // namespace paritylab::ui
