@@ -4,7 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "core/nn/batch_augment.h"
+#include "core/data/augmentation.h"
 #include "core/nn/checkpoint.h"
 #include "core/nn/lr_schedule.h"
 #include "core/nn/training_session.h"
@@ -77,10 +77,9 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
   const int batchCap = int(std::min<std::int64_t>(config.batchSize, n));
   std::vector<float> images(std::size_t(batchCap) * itemSize);
   std::vector<std::int32_t> labels(static_cast<std::size_t>(batchCap));
-  std::vector<float> augmentScratch(itemSize, 0.0f);
   std::vector<std::uint32_t> order(static_cast<std::size_t>(n));
-  // Horizontal flips make no sense for digits; the classes of MNIST are named "0".."9".
-  const bool flip = !(trainSet.classNames.size() == 10 && trainSet.classNames[0] == "0");
+  // Random crop + flip where it preserves the label (core/data decides per dataset).
+  const data::AugmentConfig augmentation = data::defaultAugmentation(trainSet);
 
   const int frozen = std::min(config.freezeEpochs, config.epochs);
   std::unique_ptr<Optimizer> optimizer;
@@ -118,9 +117,10 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
         labels[std::size_t(i)] = trainSet.labels[src];
       }
       if (config.augment)
-        augmentBatch(images.data(), count, trainSet.channels, trainSet.height, trainSet.width, flip,
-                     hashSeed(config.seed, std::uint64_t(epoch), 0x41554745 /* "AUGE" */),
-                     std::uint64_t(begin), augmentScratch.data());
+        data::augmentBatch(images.data(), count, trainSet.channels, trainSet.height, trainSet.width,
+                           augmentation,
+                           hashSeed(config.seed, std::uint64_t(epoch), 0x41554745 /* "AUGE" */),
+                           std::uint64_t(begin));
       const StepOutcome outcome =
           session.step(images.data(), labels.data(), count, step, *optimizer,
                        schedule->at(phaseStep), ranges, config.gradClipNorm);
