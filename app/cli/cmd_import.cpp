@@ -1,0 +1,55 @@
+// `paritylab-cli import CSV --db FILE [column options]`: results measured on real hardware become
+// first-class runs (source "imported") of a results database.
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+
+#include "app/cli/command_registry.h"
+#include "core/study/csv.h"
+#include "core/study/results_import.h"
+
+namespace paritylab::cli {
+namespace {
+
+struct ImportArgs {
+  std::string csv, db;
+  study::CsvImportOptions options;
+};
+
+void runImport(const ImportArgs& a) {
+  try {
+    auto runs = study::readResultsCsv(a.csv, a.options);
+    auto store = study::ResultsStore::open(a.db, true);
+    study::importRuns(*store, a.csv, runs);
+    std::map<std::string, int> perBackend;
+    for (auto& r : runs) ++perBackend[r.run.backend];
+    std::cout << "Imported " << runs.size() << " runs from " << a.csv << " into " << a.db << ":";
+    for (auto& [b, n] : perBackend) std::cout << " " << b << " " << n;
+    std::cout << "\n";
+  } catch (const std::exception& ex) {
+    throw CommandError(ex.what());
+  }
+}
+
+const CommandRegistration reg{
+    "import", 80, [](CLI::App& root) {
+      auto* cmd =
+          root.add_subcommand("import", "Import measured results (CSV) into a results database");
+      auto a = std::make_shared<ImportArgs>();
+      cmd->add_option("csv", a->csv, "CSV file (torchprime metrics, long or wide)")->required();
+      cmd->add_option("--db", a->db, "Results database (created if missing)")->required();
+      cmd->add_option("--run-col", a->options.runColumn, "Long CSV: column naming the run");
+      cmd->add_option("--backend-col", a->options.backendColumn, "Column naming the backend");
+      cmd->add_option("--epoch-col", a->options.epochColumn,
+                      "Long CSV: epoch column (\"\" = wide)");
+      cmd->add_option("--seed-col", a->options.seedColumn, "Wide CSV: seed column");
+      cmd->add_option("--accuracy-col", a->options.accuracyColumn,
+                      "Accuracy column (fraction or %)");
+      cmd->add_option("--train-loss-col", a->options.trainLossColumn, "Training-loss column");
+      cmd->add_option("--test-loss-col", a->options.testLossColumn, "Test-loss column");
+      cmd->callback([a] { runImport(*a); });
+    }};
+
+}  // namespace
+}  // namespace paritylab::cli

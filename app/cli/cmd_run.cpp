@@ -1,0 +1,232 @@
+// `paritylab-cli run [STUDY.json] --db FILE [--resume] [overrides]`: trains every backend x seed of
+// a study, committing results as they happen; Ctrl-C cancels cleanly.
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "app/cli/command_registry.h"
+#include "core/stats/statistics.h"
+#include "core/study/study_report.h"
+#include "core/study/study_runner.h"
+
+namespace paritylab::cli {
+namespace {
+
+struct RunArgs {
+  std::string study, db, dataset, model, backends;
+  bool resume = false;
+  std::optional<std::int64_t> trainSize, testSize;
+  std::optional<int> seeds, epochs, batch, threads;
+  std::optional<double> lr;
+};
+
+std::atomic<study::StudyRunner*> g_runner{nullptr};
+
+extern "C" void onSigint(int) {
+  if (auto* r = g_runner.load()) r->cancel();
+}
+
+study::StudySpec buildSpec(const RunArgs& a) {
+  study::StudySpec spec;
+  if (!a.study.empty()) {
+    spec = study::loadStudySpecFile(a.study);
+  } else if (a.resume) {
+    spec = study::ResultsStore::open(a.db)->loadStudySpec();
+  } else {
+    spec = study::parseStudySpec(R"({"name": "cli", "backends": ["cpu-fp32", "gpu-tf32",
+        "tpu-bf16"], "seeds": 5})",
+                                 "<default study>");
+  }
+  if (!a.dataset.empty()) spec.dataset.source = a.dataset;
+  if (a.trainSize) spec.dataset.trainSize = *a.trainSize;
+  if (a.testSize) spec.dataset.testSize = *a.testSize;
+  if (!a.model.empty()) {
+    if (a.model != "mlp" && a.model != "small-cnn" && a.model != "resnet18")
+      throw study::SpecError("--model: unknown model '" + a.model + "' (mlp, small-cnn, resnet18)");
+    spec.train.model = a.model;
+  }
+  if (!a.backends.empty()) {
+    spec.backends.clear();
+    std::stringstream ss(a.backends);
+    std::string name;
+    while (std::getline(ss, name, ',')) {
+      study::BackendEntry e;
+      try {
+        e.policy = backends::presetPolicy(name);
+      } catch (const std::invalid_argument& ex) {
+        throw study::SpecError(std::string("--backends: ") + ex.what());
+      }
+      e.name = name;
+      e.policyJson = name;
+      spec.backends.push_back(e);
+    }
+  }
+  if (a.seeds) {
+    spec.seeds.clear();
+    for (int i = 0; i < *a.seeds; ++i) spec.seeds.push_back(std::uint64_t(i));
+  }
+  if (a.epochs) spec.train.epochs = *a.epochs;
+  if (a.batch) spec.train.batchSize = *a.batch;
+  if (a.lr) spec.train.optimizer.lr = *a.lr;
+  if (a.threads) spec.threads = *a.threads;
+  return spec;
+}
+
+// Progress: one redrawn line on a terminal, plain lines otherwise.
+class Progress {
+ public:
+  Progress(int total, std::vector<std::string> backends)
+      : total_(total),
+        backends_(std::move(backends)),
+        tty_(isatty(STDOUT_FILENO)),
+        start_(std::chrono::steady_clock::now()) {}
+  void runFinished(const study::RunStateEvent& e) {
+    std::lock_guard lock(mutex_);
+    ++done_;
+    if (e.state == study::RunState::Completed) acc_[e.run.backend].push_back(e.finalAccuracy);
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    double eta = done_ > 0 ? elapsed / done_ * (total_ - done_) : 0;
+    std::ostringstream line;
+    if (tty_) {
+      line << "\r[" << done_ << "/" << total_ << "] ETA " << int(eta) << "s ";
+      for (auto& b : backends_) {
+        auto& v = acc_[b];
+        if (v.empty()) continue;
+        double m = 0;
+        for (double x : v) m += x;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " %s %.2f%%", b.c_str(), 100 * m / v.size());
+        line << buf;
+      }
+      line << "\x1b[K";
+    } else {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "[%d/%d] %s seed %llu: %s", done_, total_,
+                    e.run.backend.c_str(), (unsigned long long)e.run.seed,
+                    std::string(study::toString(e.state)).c_str());
+      line << buf;
+      if (e.state == study::RunState::Completed) {
+        std::snprintf(buf, sizeof buf, ", accuracy %.2f%% in %.1fs", 100 * e.finalAccuracy,
+                      e.wallSeconds);
+        line << buf;
+      }
+      if (!e.message.empty()) line << " (" << e.message << ")";
+      line << "\n";
+    }
+    std::cout << line.str() << std::flush;
+  }
+  void end() {
+    if (tty_) std::cout << "\n";
+  }
+
+ private:
+  int total_, done_ = 0;
+  std::vector<std::string> backends_;
+  bool tty_;
+  std::chrono::steady_clock::time_point start_;
+  std::map<std::string, std::vector<double>> acc_;
+  std::mutex mutex_;
+};
+
+void printSummary(const study::ResultsStore& store) {
+  auto groups = store.finalAccuraciesByBackend();
+  std::printf("\n%-16s %4s %10s %8s %10s %10s\n", "backend", "n", "mean %", "sd", "min %", "max %");
+  std::vector<std::string> names;
+  for (auto& [name, v] : groups) {
+    names.push_back(name);
+    auto s = stats::summarize(v);
+    std::printf("%-16s %4zu %10.3f %8.4f %10.3f %10.3f\n", name.c_str(), s.n, 100 * s.mean,
+                100 * (std::isnan(s.sd) ? 0 : s.sd), 100 * s.min, 100 * s.max);
+  }
+  std::string ref = study::referenceBackend(names);
+  for (auto& [name, v] : groups) {
+    if (name == ref) continue;
+    for (auto& [rn, rv] : groups)
+      if (rn == ref) std::printf("%s\n", stats::compareSamples(name, v, ref, rv).verdict.c_str());
+  }
+}
+
+void runStudy(const RunArgs& a) {
+  study::StudySpec spec;
+  std::unique_ptr<study::ResultsStore> store;
+  try {
+    spec = buildSpec(a);
+    study::validateDataset(spec);
+    store = study::ResultsStore::open(a.db, true);
+  } catch (const std::exception& ex) {
+    throw CommandError(ex.what());
+  }
+  int total = int(spec.backends.size() * spec.seeds.size());
+  std::vector<std::string> names;
+  for (auto& b : spec.backends) names.push_back(b.name);
+  Progress progress(total, names);
+  study::RunnerCallbacks cb;
+  cb.onRunState = [&](const study::RunStateEvent& e) {
+    if (e.state != study::RunState::Running && e.state != study::RunState::Pending)
+      progress.runFinished(e);
+  };
+  study::StudyRunner runner(spec, *store, cb);
+  std::printf("Study '%s': %zu backends x %zu seeds, results in %s (emulated backends)\n",
+              spec.name.c_str(), spec.backends.size(), spec.seeds.size(), a.db.c_str());
+  g_runner = &runner;
+  auto previous = std::signal(SIGINT, onSigint);
+  study::RunnerSummary s;
+  try {
+    s = runner.run(a.resume);
+  } catch (const std::exception& ex) {
+    std::signal(SIGINT, previous);
+    g_runner = nullptr;
+    throw CommandError(ex.what());
+  }
+  std::signal(SIGINT, previous);
+  g_runner = nullptr;
+  progress.end();
+  if (s.skipped) std::printf("%d runs were already finished and kept.\n", s.skipped);
+  std::printf("%d completed, %d diverged, %d failed, %d cancelled.\n", s.completed, s.diverged,
+              s.failed, s.cancelled);
+  if (s.wasCancelled) {
+    std::printf(
+        "Cancelled: finished runs are saved. Continue with:\n  paritylab-cli run %s--db %s "
+        "--resume\n",
+        a.study.empty() ? "" : (a.study + " ").c_str(), a.db.c_str());
+    throw CommandError("cancelled", 130);
+  }
+  printSummary(*store);
+}
+
+const CommandRegistration reg{
+    "run", 50, [](CLI::App& root) {
+      auto* cmd =
+          root.add_subcommand("run", "Train a study (backends x seeds) into a results database");
+      auto a = std::make_shared<RunArgs>();
+      cmd->add_option("study", a->study, "Study JSON (see docs/study-spec.md)");
+      cmd->add_option("--db", a->db, "Results database")->required();
+      cmd->add_flag("--resume", a->resume, "Continue a study: keep finished runs, redo unfinished");
+      cmd->add_option("--dataset", a->dataset,
+                      "Dataset source (fashion-mnist, synthetic, mnist:DIR...)");
+      cmd->add_option("--train-size", a->trainSize, "Training images (0 = all)");
+      cmd->add_option("--test-size", a->testSize, "Test images (0 = all)");
+      cmd->add_option("--model", a->model, "mlp | small-cnn | resnet18");
+      cmd->add_option("--backends", a->backends, "Comma-separated presets, e.g. cpu-fp32,tpu-bf16");
+      cmd->add_option("--seeds", a->seeds, "Seeds 0..N-1")->check(CLI::PositiveNumber);
+      cmd->add_option("--epochs", a->epochs, "Epochs")->check(CLI::PositiveNumber);
+      cmd->add_option("--batch", a->batch, "Batch size")->check(CLI::PositiveNumber);
+      cmd->add_option("--lr", a->lr, "Learning rate")->check(CLI::PositiveNumber);
+      cmd->add_option("--threads", a->threads, "Worker threads (0 = one per core)")
+          ->check(CLI::NonNegativeNumber);
+      cmd->callback([a] { runStudy(*a); });
+    }};
+
+}  // namespace
+}  // namespace paritylab::cli

@@ -1,0 +1,159 @@
+// `paritylab-cli stats DB_OR_CSV --a NAME --b NAME [--test ...] [--alpha] [--margin] [--tail]
+// [--json]`: compares two backends' final accuracies.
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command_registry.h"
+#include "core/stats/statistics.h"
+#include "core/study/results_import.h"
+
+namespace paritylab::cli {
+namespace {
+
+struct StatsArgs {
+  std::string input, a, b, test = "welch", tail = "two-sided";
+  double alpha = 0.05;
+  std::optional<double> margin;
+  bool json = false;
+};
+
+bool isSqlite(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[16] = {};
+  in.read(magic, 16);
+  return in && std::string(magic, 15) == "SQLite format 3";
+}
+
+std::map<std::string, std::vector<double>> loadGroups(const std::string& path) {
+  std::map<std::string, std::vector<double>> groups;
+  if (isSqlite(path)) {
+    auto store = study::ResultsStore::open(path);
+    for (auto& [name, v] : store->finalAccuraciesByBackend()) groups[name] = v;
+    return groups;
+  }
+  study::CsvImportOptions o;
+  o.epochColumn = "";  // runs CSV: one row per run
+  o.accuracyColumn = "final_accuracy";
+  for (auto& r : study::readGenericCsv(path, o))
+    if (!std::isnan(r.run.finalAccuracy)) groups[r.run.backend].push_back(r.run.finalAccuracy);
+  return groups;
+}
+
+nlohmann::json num(double v, bool) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+void runStats(const StatsArgs& a) {
+  std::map<std::string, std::vector<double>> groups;
+  try {
+    groups = loadGroups(a.input);
+  } catch (const std::exception& ex) {
+    throw CommandError(ex.what());
+  }
+  auto get = [&](const std::string& n) -> const std::vector<double>& {
+    auto it = groups.find(n);
+    if (it != groups.end()) return it->second;
+    std::string list;
+    for (auto& [k, v] : groups) list += (list.empty() ? "" : ", ") + k;
+    throw CommandError(a.input + ": no runs of backend '" + n + "' (backends: " + list + ")");
+  };
+  const auto& xa = get(a.a);
+  const auto& xb = get(a.b);
+  stats::Tail tail = a.tail == "less"      ? stats::Tail::Less
+                     : a.tail == "greater" ? stats::Tail::Greater
+                                           : stats::Tail::TwoSided;
+  nlohmann::json j;
+  try {
+    if (a.test == "mann-whitney") {
+      auto r = stats::mannWhitneyU(xa, xb, tail);
+      j = {{"test", "mann-whitney"},
+           {"n_a", xa.size()},
+           {"n_b", xb.size()},
+           {"u", r.u},
+           {"p_value", num(r.p_value, true)}};
+      if (a.json) return void(std::cout << j.dump(2) << "\n");
+      std::printf("Mann-Whitney U (%s): %s n=%zu vs %s n=%zu\nU = %.6g, p = %.6g\n",
+                  stats::tailName(tail), a.a.c_str(), xa.size(), a.b.c_str(), xb.size(), r.u,
+                  r.p_value);
+      std::printf("%s\n", r.p_value < a.alpha ? "The distributions differ significantly."
+                                              : "No significant difference.");
+      return;
+    }
+    stats::CompareOptions o;
+    o.kind = a.test == "student" ? stats::TTestKind::Student : stats::TTestKind::Welch;
+    o.tail = tail;
+    o.alpha = a.alpha;
+    o.margin = a.margin;
+    auto c = stats::compareSamples(a.a, xa, a.b, xb, o);
+    if (!c.enough_data) throw CommandError(c.verdict);
+    const auto& t = *c.t_test;
+    j = {{"test", a.test},
+         {"n_a", t.n_a},
+         {"n_b", t.n_b},
+         {"mean_a", t.mean_a},
+         {"mean_b", t.mean_b},
+         {"sd_a", t.sd_a},
+         {"sd_b", t.sd_b},
+         {"mean_diff", t.mean_diff},
+         {"t", num(t.t, true)},
+         {"df", num(t.df, true)},
+         {"p_value", num(t.p_value, true)},
+         {"ci_low", num(t.ci_low, true)},
+         {"ci_high", num(t.ci_high, true)},
+         {"hedges_g", num(t.hedges_g, true)},
+         {"alpha", a.alpha},
+         {"tail", stats::tailName(tail)},
+         {"verdict", c.verdict}};
+    if (c.tost) {
+      j["tost_p_value"] = num(c.tost->p_value, true);
+      j["equivalent"] = c.tost->equivalent;
+      j["margin"] = *a.margin;
+    }
+    if (a.json) return void(std::cout << j.dump(2) << "\n");
+    std::printf("%s t-test (%s), alpha %g\n", stats::kindName(o.kind), stats::tailName(tail),
+                a.alpha);
+    std::printf("  %-14s n=%-3zu mean %.4f%%  sd %.4f\n", a.a.c_str(), t.n_a, 100 * t.mean_a,
+                100 * t.sd_a);
+    std::printf("  %-14s n=%-3zu mean %.4f%%  sd %.4f\n", a.b.c_str(), t.n_b, 100 * t.mean_b,
+                100 * t.sd_b);
+    std::printf("  difference %.4f points, CI [%.4f, %.4f]\n", 100 * t.mean_diff, 100 * t.ci_low,
+                100 * t.ci_high);
+    std::printf("  t = %.4f, df = %.4f, p = %.5f, Hedges g = %.4f\n", t.t, t.df, t.p_value,
+                t.hedges_g);
+    if (c.tost)
+      std::printf("  TOST within +-%g: p = %.5f (%s)\n", *a.margin, c.tost->p_value,
+                  c.tost->equivalent ? "equivalent" : "not shown equivalent");
+    std::printf("%s\n", c.verdict.c_str());
+  } catch (const std::invalid_argument& ex) {
+    throw CommandError(ex.what());
+  }
+}
+
+const CommandRegistration reg{
+    "stats", 70, [](CLI::App& root) {
+      auto* cmd =
+          root.add_subcommand("stats", "Test whether two backends' final accuracies differ");
+      auto a = std::make_shared<StatsArgs>();
+      cmd->add_option("input", a->input, "Results database or runs CSV (backend, final_accuracy)")
+          ->required();
+      cmd->add_option("--a", a->a, "First backend")->required();
+      cmd->add_option("--b", a->b, "Second backend (reference)")->required();
+      cmd->add_option("--test", a->test, "welch | student | mann-whitney")
+          ->check(CLI::IsMember({"welch", "student", "mann-whitney"}));
+      cmd->add_option("--alpha", a->alpha, "Significance level");
+      cmd->add_option("--margin", a->margin,
+                      "Equivalence margin (accuracy fraction, 0.005 = 0.5 pt)");
+      cmd->add_option("--tail", a->tail, "two-sided | less | greater")
+          ->check(CLI::IsMember({"two-sided", "less", "greater"}));
+      cmd->add_flag("--json", a->json, "Print a JSON object");
+      cmd->callback([a] { runStats(*a); });
+    }};
+
+}  // namespace
+}  // namespace paritylab::cli
