@@ -142,9 +142,11 @@ void StatisticsPanel::refillBackends() {
     bBox_->clear();
     aBox_->addItems(names);
     bBox_->addItems(names);
-    aBox_->setCurrentIndex(names.contains(a) ? names.indexOf(a) : 0);
-    bBox_->setCurrentIndex(names.contains(b) ? names.indexOf(b)
-                                             : std::min(1, int(names.size()) - 1));
+    // Defaults: with two backends A = first, B = second (the reference experiment's order); with
+    // more, the last one (usually the most reduced precision) against the first (the reference).
+    const int n = static_cast<int>(names.size());
+    aBox_->setCurrentIndex(names.contains(a) ? names.indexOf(a) : n > 2 ? n - 1 : 0);
+    bBox_->setCurrentIndex(names.contains(b) ? names.indexOf(b) : n > 2 ? 0 : std::min(1, n - 1));
   }
   recompute();
 }

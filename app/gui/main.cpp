@@ -55,7 +55,9 @@ int main(int argc, char** argv) {
   paritylab::ui::MainWindow window;
   const QString specPath =
       parser.isSet(study) ? parser.value(study) : QStringLiteral(":/studies/quick.json");
-  bool ok = window.loadStudySpec(specPath);
+  // The default study only matters when nothing else was asked for.
+  const bool specOk = window.loadStudySpec(specPath);
+  bool ok = specOk || (!parser.isSet(study) && (parser.isSet(open) || parser.isSet(import)));
   if (parser.isSet(open)) ok = window.openDatabase(parser.value(open)) && ok;
   if (parser.isSet(import)) ok = window.importCsvFile(parser.value(import)) && ok;
   if (!ok && (parser.isSet(screenshot) || parser.isSet(exportAll))) return 2;
