@@ -2,10 +2,10 @@
 
 #include <QFileInfo>
 #include <cmath>
-#include <fstream>
 
-#include "core/study/csv.h"
+#include "core/study/results_import.h"
 #include "core/study/results_store.h"
+#include "core/study/study_report.h"
 
 namespace paritylab::ui {
 namespace {
@@ -76,37 +76,21 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
 }
 
 bool importCsv(const QString& csvPath, const QString& dbPath, QString* error) {
-  Q_UNUSED(dbPath);
-  // core/study has no CSV importer yet (issue #4's `import`); the ui calls it once it exists.
-  if (error)
-    *error = QObject::tr(
-                 "%1: importing CSV results needs core/study's importer, which this "
-                 "build does not have yet; run `paritylab-cli import %1 --db FILE.db` "
-                 "and open FILE.db")
-                 .arg(csvPath);
-  return false;
+  return guarded(error, [&] {
+    // The reference torchprime file is detected by its header; other CSVs use the generic
+    // long-format columns (run, backend, epoch, accuracy).
+    std::vector<study::ImportedRun> runs =
+        study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{});
+    const auto store = study::ResultsStore::open(dbPath.toStdString(), true);
+    study::importRuns(*store, csvPath.toStdString(), runs);
+    return true;
+  });
 }
 
 bool writeCsvReport(const QString& dbPath, const QString& csvPath, QString* error) {
   return guarded(error, [&] {
     const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
-    std::ofstream out(csvPath.toStdString(), std::ios::binary);
-    if (!out) {
-      if (error) *error = QObject::tr("cannot write %1").arg(csvPath);
-      return false;
-    }
-    // RFC 4180, one row per run (accuracy as a fraction in [0, 1]).
-    out << "backend,seed,status,epochs,final_train_loss,final_test_loss,final_accuracy,"
-           "wall_seconds\r\n";
-    for (const study::RunRecord& r : store->loadRuns())
-      out << study::csvQuote(r.backend) << ',' << r.seed << ','
-          << study::csvQuote(std::string(study::toString(r.status))) << ',' << r.epochsDone << ','
-          << study::csvNumber(r.finalTrainLoss) << ',' << study::csvNumber(r.finalTestLoss) << ','
-          << study::csvNumber(r.finalAccuracy) << ',' << study::csvNumber(r.wallSeconds) << "\r\n";
-    if (!out) {
-      if (error) *error = QObject::tr("cannot write %1").arg(csvPath);
-      return false;
-    }
+    study::writeReport(*store, csvPath.toStdString());  // + <stem>-summary.csv beside it
     return true;
   });
 }

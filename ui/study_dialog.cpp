@@ -248,6 +248,7 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   name_->setText(q(f.name));
   dataset_->setCurrentIndex(std::max(0, dataset_->findData(q(f.dataset))));
   datasetDir_->setText(q(f.datasetDir));
+  datasetDir_->setEnabled(f.dataset != "fashion-mnist" && f.dataset != "synthetic");
   trainSize_->setValue(f.trainSize);
   testSize_->setValue(f.testSize);
   model_->setCurrentIndex(std::max(0, model_->findData(q(f.model))));
@@ -326,7 +327,8 @@ bool StudyDialog::validate(QString* reason) const {
   };
   if (name_->text().trimmed().isEmpty()) return fail(tr("Name: the study needs a name"));
   const QString d = dataset_->currentData().toString();
-  if (datasetDir_->isEnabled() && datasetDir_->text().trimmed().isEmpty())
+  if (datasetDir_->isEnabled() && d != QLatin1String("fashion-mnist") &&
+      d != QLatin1String("synthetic") && datasetDir_->text().trimmed().isEmpty())
     return fail(tr("Dataset folder: %1 needs the folder holding its files").arg(d));
   if (lr_->value() <= 0) return fail(tr("Learning rate: must be > 0 (got %1)").arg(lr_->value()));
   if (freeze_->value() >= epochs_->value() && freeze_->value() > 0)
