@@ -57,7 +57,7 @@ QString describeSpec(const QString& json, QString* name) {
   const QJsonValue dataset = o.value(QStringLiteral("dataset"));
   const QString datasetName = dataset.isString()
                                   ? dataset.toString()
-                                  : dataset.toObject().value(QStringLiteral("name")).toString();
+                                  : dataset.toObject().value(QStringLiteral("source")).toString();
   const QJsonValue training = o.value(QStringLiteral("training"));
   const QJsonObject t = training.isObject() ? training.toObject() : o;
   return QObject::tr("<b>%1</b> — %2 on %3 · %4 · %5 seeds · %6 epochs")
