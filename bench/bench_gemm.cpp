@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "core/nn/blas_setup.h"
 #include "core/nn/gemm.h"
 
 namespace {
@@ -46,7 +47,7 @@ void BM_Gemm(benchmark::State& state) {
   const int kind = int(state.range(1));
   auto A = randomVector(std::size_t(s.m) * s.k, 1), B = randomVector(std::size_t(s.k) * s.n, 2);
   std::vector<float> C(std::size_t(s.m) * s.n);
-  openblas_set_num_threads(1);
+  nn::configureBlas();  // the kernels gemm() uses
   const auto policy = policyFor(kind);
   nn::GemmWorkspace ws;
   for (auto _ : state) {

@@ -7,9 +7,10 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <utility>
+
+#include "core/nn/blas_setup.h"
 
 namespace paritylab::nn {
 namespace {
@@ -22,11 +23,6 @@ bool sameSpec(const RoundingSpec& a, const RoundingSpec& b) {
          a.format.mantissaBits == b.format.mantissaBits && a.format.bias == b.format.bias &&
          a.format.special == b.format.special && a.format.hasSubnormals == b.format.hasSubnormals &&
          a.mode == b.mode && a.overflow == b.overflow && a.subnormals == b.subnormals;
-}
-
-void singleThreadedBlas() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
 template <typename T>
@@ -155,7 +151,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
           float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C,
           int ldc, GemmWorkspace& ws, const GemmExtras& extras) {
   if (m <= 0 || n <= 0) return;
-  singleThreadedBlas();
+  configureBlas();
   const CBLAS_TRANSPOSE ta = transA == Trans::Yes ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = transB == Trans::Yes ? CblasTrans : CblasNoTrans;
   const bool scaled = extras.scaleA != 1.0f || extras.scaleB != 1.0f;

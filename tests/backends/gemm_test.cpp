@@ -10,6 +10,8 @@
 #include <random>
 #include <vector>
 
+#include "core/nn/blas_setup.h"
+
 namespace {
 
 using namespace paritylab;
@@ -68,7 +70,7 @@ TEST(Gemm, Fp32PolicyIsBitIdenticalToSgemm) {
   const int m = 37, n = 53, k = 301;
   auto A = randomMatrix(m * k, 1), B = randomMatrix(k * n, 2);
   std::vector<float> ref(m * n, 0.5f), got(m * n, 0.5f);
-  openblas_set_num_threads(1);  // one run = single-threaded BLAS, as gemm() sets it
+  nn::configureBlas();  // the same threads and kernels as gemm()
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 0.75f, A.data(), k, B.data(), n,
               0.25f, ref.data(), n);
   nn::GemmWorkspace ws;
@@ -151,6 +153,7 @@ std::vector<float> naivePasses(const std::vector<float>& A, const std::vector<fl
     return parts;
   };
   auto a = split(A), b = split(B);
+  nn::configureBlas();  // the same kernels as gemm()
   auto mul = [&](const std::vector<float>& x, const std::vector<float>& y) {
     std::vector<float> c(std::size_t(m) * n);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, x.data(), k, y.data(), n,

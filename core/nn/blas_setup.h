@@ -1,0 +1,19 @@
+#pragma once
+// How ParityLab uses OpenBLAS: one thread per run (parallelism is across runs), and the fastest
+// kernels this CPU has. Called once by gemm() before its first product; benchmarks and tests that
+// call BLAS directly call it too, so that they measure the same kernels.
+
+#include <string>
+
+namespace paritylab::nn {
+
+// Idempotent and thread-safe. Sets OpenBLAS to one thread. When OpenBLAS's runtime CPU detection
+// does not know this CPU and fell back to a generic SSE kernel set (0.3.21 takes Emerald Rapids,
+// family 6 model 207, for a Prescott) although the CPU has AVX-512 or AVX2+FMA, it re-selects the
+// SkylakeX or Haswell kernels. An OPENBLAS_CORETYPE set by the user is always respected.
+void configureBlas();
+
+// OpenBLAS's kernel set in use after configureBlas(), e.g. "SkylakeX" (for bench output).
+std::string blasCoreName();
+
+}  // namespace paritylab::nn
