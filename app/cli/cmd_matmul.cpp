@@ -7,11 +7,11 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
 #include "core/nn/gemm.h"
 
@@ -62,32 +62,13 @@ Matrix readCsv(const std::string& path) {
   return m;
 }
 
-backends::PrecisionPolicy loadBackend(const std::string& backend) {
-  if (backend.size() > 5 && backend.ends_with(".json")) {
-    std::ifstream in(backend);
-    if (!in) throw CommandError(backend + ": cannot open policy file");
-    try {
-      return backends::policyFromJson(nlohmann::json::parse(in));
-    } catch (const nlohmann::json::exception& e) {
-      throw CommandError(backend + ": malformed JSON: " + e.what());
-    } catch (const std::invalid_argument& e) {
-      throw CommandError(backend + ": " + e.what());
-    }
-  }
-  try {
-    return backends::presetPolicy(backend);
-  } catch (const std::invalid_argument& e) {
-    throw CommandError(std::string(e.what()) + "; or pass a policy .json file");
-  }
-}
-
 struct Options {
   std::string backend = "cpu-fp32", a, b, product = "forward", layer = "linear";
   bool bits = false;
 };
 
 void run(const Options& o) {
-  const auto policy = loadBackend(o.backend);
+  const auto policy = loadBackendArgument(o.backend);
   const Matrix A = readCsv(o.a), B = readCsv(o.b);
   if (A.cols != B.rows)
     throw CommandError("inner dimensions differ: " + o.a + " is " + std::to_string(A.rows) + "x" +
