@@ -1,0 +1,44 @@
+#pragma once
+// Training throughput: times real training steps of one model under one precision policy, the way
+// a study runs them (one TrainingSession per worker, single-threaded BLAS, parallelism across
+// runs). `paritylab-cli bench` and bench/ report it; users size their studies with it.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/backends/precision_policy.h"
+#include "core/data/dataset.h"
+#include "core/nn/model.h"
+#include "core/nn/trainer.h"
+
+namespace paritylab::study {
+
+struct ThroughputConfig {
+  nn::ModelSpec model;  // channels/height/width/classes are taken from the dataset
+  nn::OptimizerConfig optimizer;
+  int batchSize = 128;
+  int warmupSteps = 5;  // untimed steps first (caches, workspace growth, first-touch pages)
+  int steps = 50;       // timed steps per worker
+  int threads = 1;      // independent sessions trained at once, one per worker thread
+  std::uint64_t seed = 0;
+};
+
+struct ThroughputResult {
+  int threads = 0, batchSize = 0, steps = 0;
+  double wallSeconds = 0.0;      // timed part, from the common start to the last worker's end
+  double imagesPerSecond = 0.0;  // all workers together: threads * steps * batch / wallSeconds
+  std::vector<double> workerImagesPerSecond;  // [threads], each worker on its own
+  double stepMilliseconds = 0.0;              // median over workers of their mean step time
+  std::int64_t skippedSteps = 0;              // loss-scaling overflows (still timed)
+  bool diverged = false;                      // a loss became NaN/inf (timing continued)
+};
+
+// Trains `config.threads` sessions on batches cycled through a seeded permutation of `train`
+// (images [n, C, H, W]), warm-up first, then `steps` timed steps each after a common start.
+// Throws std::invalid_argument naming a bad field (batch < 1, steps < 1, threads < 1, empty data,
+// batch larger than the data) or an unknown model/optimizer.
+ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
+                                           const backends::PrecisionPolicy& policy,
+                                           const data::Dataset& train);
+
+}  // namespace paritylab::study
