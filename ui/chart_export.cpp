@@ -1,8 +1,10 @@
 #include "ui/chart_export.h"
 
+#include <QChart>
 #include <QChartView>
 #include <QDir>
 #include <QFileInfo>
+#include <QGraphicsScene>
 #include <QImage>
 #include <QPainter>
 #include <QSvgGenerator>
@@ -14,12 +16,22 @@ namespace paritylab::ui {
 Exportable exportableChart(QChartView* view, const QString& name, QSize size) {
   if (!size.isValid()) size = view->size().expandedTo(QSize(900, 560));
   return {name, size, [view](QPainter& p, const QSize& s) {
-            // Render the scene at the requested size without disturbing the on-screen view.
-            const QSize old = view->size();
-            const bool resize = old != s;
-            if (resize) view->resize(s);
-            view->render(&p, QRectF(QPointF(0, 0), s), QRect(QPoint(0, 0), s));
-            if (resize) view->resize(old);
+            // Lay the chart out at the requested size and render its scene, without disturbing
+            // the on-screen view. (A hidden view gets no resizeEvent, so resizing the view alone
+            // leaves the chart at its default geometry: headless exports came out tiny.)
+            QChart* chart = view->chart();
+            QGraphicsScene* scene = view->scene();
+            const QSizeF oldSize = chart->size();
+            const QPointF oldPos = chart->pos();
+            const QRectF oldScene = scene->sceneRect();
+            const QRectF target(QPointF(0, 0), QSizeF(s));
+            chart->setPos(0, 0);
+            chart->resize(target.size());
+            scene->setSceneRect(target);
+            scene->render(&p, target, target);
+            chart->resize(oldSize);
+            chart->setPos(oldPos);
+            scene->setSceneRect(oldScene);
           }};
 }
 

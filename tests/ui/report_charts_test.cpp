@@ -11,6 +11,19 @@
 
 using namespace paritylab;
 
+namespace {
+
+// Bounding box of the pixels that are not (near) white.
+QRect drawnExtent(const QImage& image) {
+  QRect box;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x)
+      if (qGray(image.pixel(x, y)) < 240) box |= QRect(x, y, 1, 1);
+  return box;
+}
+
+}  // namespace
+
 class ReportChartsTest : public QObject {
   Q_OBJECT
 
@@ -39,7 +52,17 @@ class ReportChartsTest : public QObject {
     for (const char* stem :
          {"curves-accuracy", "curves-test-loss", "curves-train-loss", "histogram", "bit-layout"}) {
       const QString base = QString::fromStdString(out) + "/" + stem;
-      QVERIFY2(!QImage(base + ".png").isNull(), qPrintable(base + ".png"));
+      const QImage png(base + ".png");
+      QVERIFY2(!png.isNull(), qPrintable(base + ".png"));
+      // The chart fills the image: drawn pixels span most of its width and height (a chart left
+      // at its default geometry by a hidden view came out as a small square in the middle).
+      const QRect drawn = drawnExtent(png);
+      QVERIFY2(drawn.width() > png.width() * 0.7 && drawn.height() > png.height() * 0.7,
+               qPrintable(base + QStringLiteral(".png: drawn area %1x%2 of %3x%4")
+                                     .arg(drawn.width())
+                                     .arg(drawn.height())
+                                     .arg(png.width())
+                                     .arg(png.height())));
       QVERIFY2(QSvgRenderer(base + ".svg").isValid(), qPrintable(base + ".svg"));
     }
     QVERIFY(!ui::renderReportCharts(dir.filePath("missing.db").toStdString(), out, &error));
