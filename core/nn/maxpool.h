@@ -10,7 +10,7 @@ namespace paritylab::nn {
 
 class MaxPool2d : public Layer {
  public:
-  explicit MaxPool2d(int kernel = 2) : kernel_(kernel) {}
+  explicit MaxPool2d(int kernel = 2);  // kernel in [1, 16]
   Shape outputShape(const Shape& in) const override;
   Tensor& forward(const Tensor& x, StepContext& ctx) override;
   const Tensor& backward(const Tensor& dy, StepContext& ctx) override;
@@ -19,7 +19,8 @@ class MaxPool2d : public Layer {
   int kernel_;
   Shape inShape_;
   Tensor y_, dx_;
-  std::vector<std::int32_t> argmax_;  // [N, C, outH, outW]: index into the input plane
+  // [N, C, outH, outW]: which element of its window each output took, ky * kernel + kx.
+  std::vector<std::uint8_t> window_;
 };
 
 }  // namespace paritylab::nn
