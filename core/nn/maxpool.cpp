@@ -72,18 +72,21 @@ Tensor& MaxPool2d::forward(const Tensor& x, StepContext& /*ctx*/) {
       }
       continue;
     }
-    for (int oy = 0; oy < oh; ++oy)
+    for (int oy = 0; oy < oh; ++oy) {
       for (int ox = 0; ox < ow; ++ox) {
         const float* corner = src + std::size_t(oy * kernel_) * w + std::size_t(ox * kernel_);
         float best = corner[0];
         std::uint8_t code = 0;
-        for (int ky = 0; ky < kernel_; ++ky)
-          for (int kx = 0; kx < kernel_; ++kx)
+        for (int ky = 0; ky < kernel_; ++ky) {
+          for (int kx = 0; kx < kernel_; ++kx) {
             if (ky | kx)
               take(corner[std::size_t(ky) * w + kx], std::uint8_t(ky * kernel_ + kx), best, code);
+          }
+        }
         dst[oy * ow + ox] = best;
         codes[oy * ow + ox] = code;
       }
+    }
   }
   return y_;
 }
@@ -107,12 +110,13 @@ const Tensor& MaxPool2d::backward(const Tensor& dy, StepContext& /*ctx*/) {
       }
       continue;
     }
-    for (int oy = 0; oy < oh; ++oy)
+    for (int oy = 0; oy < oh; ++oy) {
       for (int ox = 0; ox < ow; ++ox) {
         const int c = codes[oy * ow + ox];
         const int y = oy * kernel_ + c / kernel_, x = ox * kernel_ + c % kernel_;
         dst[std::size_t(y) * w + x] += g[oy * ow + ox];
       }
+    }
   }
   return dx_;
 }

@@ -87,9 +87,11 @@ ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
   nn::makeOptimizer(config.optimizer);  // names a bad optimizer before any thread starts
 
   std::vector<std::unique_ptr<Worker>> workers;
-  for (int t = 0; t < config.threads; ++t)
+  workers.reserve(std::size_t(config.threads));
+  for (int t = 0; t < config.threads; ++t) {
     workers.push_back(std::make_unique<Worker>(spec, policy, config, train,
                                                data::mixSeed(config.seed, std::uint64_t(t))));
+  }
 
   // Everyone warms up, waits for the others, then runs the timed steps from a common start.
   Clock::time_point start;
@@ -97,7 +99,7 @@ ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
   std::vector<Clock::time_point> ends(workers.size());
   {
     ThreadPool pool(config.threads);
-    for (std::size_t t = 0; t < workers.size(); ++t)
+    for (std::size_t t = 0; t < workers.size(); ++t) {
       pool.submit([&, t] {
         Worker& w = *workers[t];
         const double lr = config.optimizer.lr;
@@ -108,6 +110,7 @@ ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
         ends[t] = Clock::now();
         w.seconds = std::chrono::duration<double>(ends[t] - mine).count();
       });
+    }
     pool.wait();
   }
 
