@@ -16,9 +16,17 @@ namespace paritylab::ui {
 Exportable exportableChart(QChartView* view, const QString& name, QSize size) {
   if (!size.isValid()) size = view->size().expandedTo(QSize(900, 560));
   return {name, size, [view](QPainter& p, const QSize& s) {
-            // Lay the chart out at the requested size and render its scene, without disturbing
-            // the on-screen view. (A hidden view gets no resizeEvent, so resizing the view alone
-            // leaves the chart at its default geometry: headless exports came out tiny.)
+            if (view->isVisible()) {
+              // On screen: a resize reaches the view at once and re-lays out the chart.
+              const QSize old = view->size();
+              if (old != s) view->resize(s);
+              view->render(&p, QRectF(QPointF(0, 0), s), QRect(QPoint(0, 0), s));
+              if (old != s) view->resize(old);
+              return;
+            }
+            // Hidden (headless report --charts): the view gets no resizeEvent, so lay the chart
+            // out at the export size ourselves and render its scene; otherwise it keeps its
+            // default geometry and comes out as a small square.
             QChart* chart = view->chart();
             QGraphicsScene* scene = view->scene();
             const QSizeF oldSize = chart->size();
