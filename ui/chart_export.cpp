@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QGraphicsScene>
@@ -16,17 +17,13 @@ namespace paritylab::ui {
 Exportable exportableChart(QChartView* view, const QString& name, QSize size) {
   if (!size.isValid()) size = view->size().expandedTo(QSize(900, 560));
   return {name, size, [view](QPainter& p, const QSize& s) {
-            if (view->isVisible()) {
-              // On screen: a resize reaches the view at once and re-lays out the chart.
-              const QSize old = view->size();
-              if (old != s) view->resize(s);
-              view->render(&p, QRectF(QPointF(0, 0), s), QRect(QPoint(0, 0), s));
-              if (old != s) view->resize(old);
-              return;
-            }
-            // Hidden (headless report --charts): the view gets no resizeEvent, so lay the chart
-            // out at the export size ourselves and render its scene; otherwise it keeps its
-            // default geometry and comes out as a small square.
+            // Qt Charts removes the graphics of a replaced axis with deleteLater(): a chart
+            // rebuilt just before an export (a new metric, log axes) would still draw the old
+            // axes' grid and labels. Finish those deletions first.
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+            // Lay the chart out at the export size and render its scene, without disturbing the
+            // view (a hidden view gets no resizeEvent, so resizing the view alone would leave the
+            // chart at its default geometry).
             QChart* chart = view->chart();
             QGraphicsScene* scene = view->scene();
             const QSizeF oldSize = chart->size();
