@@ -11,6 +11,7 @@
 
 #include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
+#include "core/nn/blas_setup.h"
 #include "core/study/training_benchmark.h"
 
 namespace paritylab::cli {
@@ -43,8 +44,8 @@ void printText(const BenchArgs& a, const backends::PrecisionPolicy& policy,
       "%s under %s (emulated on this CPU), batch %d, %d thread%s (one run each, "
       "single-threaded BLAS)\n",
       a.model.c_str(), policy.name.c_str(), r.batchSize, r.threads, r.threads == 1 ? "" : "s");
-  std::printf("  %d warm-up + %d timed steps per thread on %s\n", a.warmup, r.steps,
-              a.dataset.c_str());
+  std::printf("  %d warm-up + %d timed steps per thread on %s; OpenBLAS kernels: %s\n", a.warmup,
+              r.steps, a.dataset.c_str(), nn::blasCoreName().c_str());
   std::printf("  images/s      %10.1f%s\n", r.imagesPerSecond,
               r.threads > 1 ? "  (all threads together)" : "");
   if (r.threads > 1) {
@@ -86,6 +87,7 @@ void runBench(const BenchArgs& a) {
                       {"warmup_steps", a.warmup},
                       {"steps", r.steps},
                       {"threads", r.threads},
+                      {"blas_core", nn::blasCoreName()},
                       {"images_per_second", r.imagesPerSecond},
                       {"per_thread_images_per_second", r.workerImagesPerSecond},
                       {"step_ms", r.stepMilliseconds},
