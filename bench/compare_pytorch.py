@@ -69,12 +69,12 @@ def torch_images_per_second(torch, x, y, batch, warmup, steps):
     return steps * batch / (time.perf_counter() - start)
 
 
-def paritylab_images_per_second(cli, backend, batch, warmup, steps):
+def paritylab_bench(cli, backend, batch, warmup, steps):
     out = subprocess.run(
         [cli, "bench", "--model", "small-cnn", "--backend", backend, "--batch", str(batch),
          "--warmup", str(warmup), "--steps", str(steps), "--threads", "1", "--json"],
         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)["images_per_second"]
+    return json.loads(out)
 
 
 def main():
@@ -88,13 +88,18 @@ def main():
     parser.add_argument("--study", default=os.path.join(ROOT, "resources", "studies", "quick.json"))
     args = parser.parse_args()
 
+    if not os.access(args.cli, os.X_OK):
+        sys.exit(f"compare_pytorch: {args.cli}: not built (./setup.sh build)")
+    # Same BLAS kernels for both: PyTorch's linear layers use the same OpenBLAS, whose CPU
+    # detection may fall back to generic kernels that ParityLab re-selects (nn::configureBlas).
+    # OpenBLAS reads this when it loads, so it is set before torch is imported.
+    core = paritylab_bench(args.cli, "cpu-fp32", args.batch, 0, 1)["blas_core"]
+    os.environ.setdefault("OPENBLAS_CORETYPE", core)
     try:
         import torch
     except ImportError:
         sys.exit("compare_pytorch: PyTorch is missing: apt-get install python3-torch "
                  "(and run with /usr/bin/python3)")
-    if not os.access(args.cli, os.X_OK):
-        sys.exit(f"compare_pytorch: {args.cli}: not built (./setup.sh build)")
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
     x, y = load_fashion_mnist(10000)
@@ -105,14 +110,15 @@ def main():
         samples["pytorch"].append(
             torch_images_per_second(torch, x, y, args.batch, args.warmup, args.steps))
         for b in backends:
-            samples[b].append(
-                paritylab_images_per_second(args.cli, b, args.batch, args.warmup, args.steps))
+            samples[b].append(paritylab_bench(args.cli, b, args.batch, args.warmup,
+                                              args.steps)["images_per_second"])
         print(f"round {r + 1}/{args.rounds}: " +
               ", ".join(f"{k} {v[-1]:.0f}" for k, v in samples.items()), flush=True)
 
     median = {k: statistics.median(v) for k, v in samples.items()}
     print(f"\nsmall-cnn, batch {args.batch}, one thread, AdamW; images/s, median of "
-          f"{args.rounds} alternated rounds (torch {torch.__version__})")
+          f"{args.rounds} alternated rounds (torch {torch.__version__}, OpenBLAS kernels "
+          f"{os.environ['OPENBLAS_CORETYPE']} for both)")
     for k, v in median.items():
         label = "PyTorch fp32" if k == "pytorch" else f"ParityLab {k} (emulated)"
         print(f"  {label:34s} {v:9.1f}")
