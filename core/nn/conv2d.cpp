@@ -1,5 +1,6 @@
 #include "core/nn/conv2d.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -58,36 +59,77 @@ void Conv2d::init(ParamStore& params, RandomStream& rng) {
   }
 }
 
+namespace {
+
+// Images per group in the forward and backward-data products: the group's columns (or column
+// gradients), [k, group * plane] fp32, stay within about 1 MiB so that im2col, the product and
+// col2im meet in the core's L2 instead of streaming a whole-batch matrix (29 MB for small-cnn's
+// conv2 at batch 128) through memory several times.
+int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch) {
+  constexpr std::size_t kGroupFloats = std::size_t(1) << 18;
+  const std::size_t perImage = columnRows * plane;
+  return int(std::clamp<std::size_t>(kGroupFloats / std::max<std::size_t>(perImage, 1), 1,
+                                     std::size_t(batch)));
+}
+
+bool stochasticOperands(const backends::GemmPolicy& p) {
+  const auto stochastic = [](const std::optional<numerics::RoundingSpec>& s) {
+    return s && s->mode == numerics::RoundingMode::Stochastic;
+  };
+  return stochastic(p.operands) || stochastic(p.operandsB);
+}
+
+}  // namespace
+
+// Splitting a product along its output columns leaves every element's reduction as it was, so
+// grouping images is exact for every policy, with two exceptions that keep the whole batch in
+// one product: stochastic operand draws are indexed over the whole operand, and fp8 scales record
+// each call's operand amax (computed once here from x, which has the columns' amax only when
+// every pixel lands in some window: stride <= kernel).
+
 Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   x_ = &x;
   const ConvGeometry g = geometry(x.shape());
-  const int k = int(g.columnRows());
-  const int cols = int(g.columnCols());
+  const std::size_t k = g.columnRows();
   const int plane = g.outHeight() * g.outWidth();
+  const backends::GemmPolicy& policy = ctx.policy->gemmFor(LayerKind::Conv, Product::Forward);
+  const bool grouped = !stochasticOperands(policy) && (!ctx.scaleProvider || stride_ <= kernel_);
+  const int group = grouped ? imagesPerGroup(k, std::size_t(plane), g.batch) : g.batch;
+  const std::size_t groupCols = std::size_t(group) * plane;
   LayerScratch& s = *ctx.scratch;
-  if (s.columns.size() < std::size_t(k) * cols) s.columns.resize(std::size_t(k) * cols);
-  if (s.product.size() < std::size_t(out_) * cols) s.product.resize(std::size_t(out_) * cols);
-  im2col(g, x.data(), s.columns.data());
-  // product [Cout, N*plane] = W [Cout, k] * columns [k, N*plane] (+ bias inside the rounding)
-  if (bias_ >= 0) {
-    const float* b = ctx.params->value(bias_);
-    for (int c = 0; c < out_; ++c)
-      std::fill_n(s.product.data() + std::size_t(c) * cols, cols, b[c]);
-  }
+  if (s.columns.size() < k * groupCols) s.columns.resize(k * groupCols);
+  if (s.product.size() < std::size_t(out_) * groupCols)
+    s.product.resize(std::size_t(out_) * groupCols);
   const float* w = ctx.params->value(weight_);
-  const GemmExtras e =
-      ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w, std::size_t(out_) * k,
-                     s.columns.data(), std::size_t(k) * cols);
-  gemm(ctx.policy->gemmFor(LayerKind::Conv, Product::Forward), Trans::No, Trans::No, out_, cols, k,
-       1.0f, w, k, s.columns.data(), cols, bias_ >= 0 ? 1.0f : 0.0f, s.product.data(), cols,
-       *ctx.workspace, e);
-  // [Cout, N, plane] -> [N, Cout, plane]
+  const float* b = bias_ >= 0 ? ctx.params->value(bias_) : nullptr;
+  // One set of extras (stochastic stream, fp8 scales) for the whole product.
+  const GemmExtras e = grouped ? ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w,
+                                                std::size_t(out_) * k, x.data(), x.size())
+                               : GemmExtras{};
   y_.resize({g.batch, out_, g.outHeight(), g.outWidth()});
-  for (int c = 0; c < out_; ++c)
-    for (int n = 0; n < g.batch; ++n) {
-      const float* src = s.product.data() + std::size_t(c) * cols + std::size_t(n) * plane;
-      std::copy(src, src + plane, y_.data() + (std::size_t(n) * out_ + c) * plane);
-    }
+  const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
+  for (int n0 = 0; n0 < g.batch; n0 += group) {
+    ConvGeometry sub = g;
+    sub.batch = std::min(group, g.batch - n0);
+    const int cols = int(sub.columnCols());
+    im2col(sub, x.data() + std::size_t(n0) * itemSize, s.columns.data());
+    // product [Cout, group*plane] = W [Cout, k] * columns [k, group*plane] (+ bias inside the
+    // rounding)
+    if (b)
+      for (int c = 0; c < out_; ++c)
+        std::fill_n(s.product.data() + std::size_t(c) * cols, cols, b[c]);
+    gemm(policy, Trans::No, Trans::No, out_, cols, int(k), 1.0f, w, int(k), s.columns.data(), cols,
+         b ? 1.0f : 0.0f, s.product.data(), cols, *ctx.workspace,
+         grouped ? e
+                 : ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w,
+                                  std::size_t(out_) * k, s.columns.data(), k * cols));
+    // [Cout, group, plane] -> [group, Cout, plane]
+    for (int c = 0; c < out_; ++c)
+      for (int n = 0; n < sub.batch; ++n) {
+        const float* src = s.product.data() + std::size_t(c) * cols + std::size_t(n) * plane;
+        std::copy(src, src + plane, y_.data() + (std::size_t(n0 + n) * out_ + c) * plane);
+      }
+  }
   return y_;
 }
 
@@ -98,6 +140,8 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   const int cols = int(g.columnCols());
   const int plane = g.outHeight() * g.outWidth();
   LayerScratch& s = *ctx.scratch;
+  if (s.columns.size() < std::size_t(k) * cols) s.columns.resize(std::size_t(k) * cols);
+  if (s.product.size() < std::size_t(out_) * cols) s.product.resize(std::size_t(out_) * cols);
   // dY [N, Cout, plane] -> dYt [Cout, N*plane]; bias gradient on the way.
   float* db = bias_ >= 0 ? ctx.params->grad(bias_) : nullptr;
   for (int c = 0; c < out_; ++c) {
@@ -109,7 +153,7 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     if (db) db[c] = sumOf(dst, std::size_t(cols));
   }
   if (db) ctx.storeGradient(db, std::size_t(out_), site_);
-  // The columns were overwritten by later layers: lower x again (cheaper than keeping them).
+  // The weight gradient reduces over the whole batch: one product over all the columns.
   im2col(g, x.data(), s.columns.data());
   // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k]
   float* dw = ctx.params->grad(weight_);
@@ -120,14 +164,24 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
        e);
   ctx.storeGradient(dw, std::size_t(out_) * k, site_);
   if (!needInputGrad_) return dx_;
-  // dcolumns [k, N*plane] = W^T [k, Cout] * dYt [Cout, N*plane]; then col2im.
+  // dcolumns [k, group*plane] = W^T [k, Cout] * dYt[:, group] [Cout, group*plane]; then col2im,
+  // image group by image group (the extras, from the whole operands, serve every group).
+  const backends::GemmPolicy& policy = ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
+  const int group = stochasticOperands(policy) ? g.batch : imagesPerGroup(k, plane, g.batch);
   const float* w = ctx.params->value(weight_);
   e = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardData, w, std::size_t(out_) * k,
                      s.product.data(), std::size_t(out_) * cols);
-  gemm(ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData), Trans::Yes, Trans::No, k, cols,
-       out_, 1.0f, w, k, s.product.data(), cols, 0.0f, s.columns.data(), cols, *ctx.workspace, e);
   dx_.resize(x.shape());
-  col2im(g, s.columns.data(), dx_.data());
+  const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
+  for (int n0 = 0; n0 < g.batch; n0 += group) {
+    ConvGeometry sub = g;
+    sub.batch = std::min(group, g.batch - n0);
+    const int subCols = int(sub.columnCols());
+    gemm(policy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f, w, k,
+         s.product.data() + std::size_t(n0) * plane, cols, 0.0f, s.columns.data(), subCols,
+         *ctx.workspace, e);
+    col2im(sub, s.columns.data(), dx_.data() + std::size_t(n0) * itemSize);
+  }
   ctx.storeGradient(dx_.data(), dx_.size(), site_);
   return dx_;
 }
