@@ -3,6 +3,12 @@
 #include <cmath>
 #include <stdexcept>
 
+// The 2x2 rows use AVX-512 (byte-masked loads need BW and VL too); other CPUs take the scalar loop.
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define PARITYLAB_POOL_AVX512 1
+#include <immintrin.h>
+#endif
+
 namespace paritylab::nn {
 
 Shape MaxPool2d::outputShape(const Shape& in) const {
@@ -21,9 +27,51 @@ inline void take(float v, std::uint8_t at, float& best, std::uint8_t& code) {
   code = t ? at : code;
 }
 
+#ifdef PARITYLAB_POOL_AVX512
+// Lane masks for up to 16 windows from `remaining`: outputs, and the 2x as many inputs of a row
+// as two vectors of 16.
+struct Lanes {
+  __mmask16 out, in0, in1;
+  explicit Lanes(int remaining) {
+    const int n = remaining < 16 ? remaining : 16;
+    out = __mmask16((1u << n) - 1u);
+    in0 = __mmask16(n >= 8 ? 0xFFFFu : (1u << (2 * n)) - 1u);
+    in1 = __mmask16(n > 8 ? (1u << (2 * (n - 8))) - 1u : 0u);
+  }
+};
+
+// Sixteen windows at once: even/odd columns of 32 inputs, the same compare/select chain.
+inline void take16(__m512 v, int at, __m512& best, __m512i& code) {
+  const __mmask16 t =
+      _mm512_cmp_ps_mask(v, best, _CMP_GT_OQ) |
+      (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(best, best, _CMP_ORD_Q));
+  best = _mm512_mask_blend_ps(t, best, v);
+  code = _mm512_mask_blend_epi32(t, code, _mm512_set1_epi32(at));
+}
+#endif
+
 // 2x2, stride 2: rows r0, r1 of the input -> one output row and its window codes.
 void pool2x2Row(const float* r0, const float* r1, int ow, float* out, std::uint8_t* codes) {
-  for (int ox = 0; ox < ow; ++ox) {
+  int ox = 0;
+#ifdef PARITYLAB_POOL_AVX512
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  for (; ox < ow; ox += 16) {  // masked: small-cnn's rows are 14 and 7 windows wide
+    const Lanes m(ow - ox);
+    const __m512 a0 = _mm512_maskz_loadu_ps(m.in0, r0 + 2 * ox);
+    const __m512 a1 = _mm512_maskz_loadu_ps(m.in1, r0 + 2 * ox + 16);
+    const __m512 b0 = _mm512_maskz_loadu_ps(m.in0, r1 + 2 * ox);
+    const __m512 b1 = _mm512_maskz_loadu_ps(m.in1, r1 + 2 * ox + 16);
+    __m512 best = _mm512_permutex2var_ps(a0, even, a1);
+    __m512i code = _mm512_setzero_si512();
+    take16(_mm512_permutex2var_ps(a0, odd, a1), 1, best, code);
+    take16(_mm512_permutex2var_ps(b0, even, b1), 2, best, code);
+    take16(_mm512_permutex2var_ps(b0, odd, b1), 3, best, code);
+    _mm512_mask_storeu_ps(out + ox, m.out, best);
+    _mm512_mask_cvtepi32_storeu_epi8(codes + ox, m.out, code);
+  }
+#endif
+  for (; ox < ow; ++ox) {
     float best = r0[2 * ox];
     std::uint8_t code = 0;
     take(r0[2 * ox + 1], 1, best, code);
@@ -36,7 +84,25 @@ void pool2x2Row(const float* r0, const float* r1, int ow, float* out, std::uint8
 
 // The gradient of one output row back to its two input rows (every element written).
 void unpool2x2Row(const float* g, const std::uint8_t* codes, int ow, float* d0, float* d1) {
-  for (int ox = 0; ox < ow; ++ox) {
+  int ox = 0;
+#ifdef PARITYLAB_POOL_AVX512
+  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+  for (; ox < ow; ox += 16) {
+    const Lanes m(ow - ox);
+    const __m512 v = _mm512_maskz_loadu_ps(m.out, g + ox);
+    const __m512i c = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m.out, codes + ox));
+    auto at = [&](int k) {
+      return _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(k)), v);
+    };
+    const __m512 v0 = at(0), v1 = at(1), v2 = at(2), v3 = at(3);
+    _mm512_mask_storeu_ps(d0 + 2 * ox, m.in0, _mm512_permutex2var_ps(v0, lo, v1));
+    _mm512_mask_storeu_ps(d0 + 2 * ox + 16, m.in1, _mm512_permutex2var_ps(v0, hi, v1));
+    _mm512_mask_storeu_ps(d1 + 2 * ox, m.in0, _mm512_permutex2var_ps(v2, lo, v3));
+    _mm512_mask_storeu_ps(d1 + 2 * ox + 16, m.in1, _mm512_permutex2var_ps(v2, hi, v3));
+  }
+#endif
+  for (; ox < ow; ++ox) {
     const float v = g[ox];
     const std::uint8_t c = codes[ox];
     d0[2 * ox] = c == 0 ? v : 0.0f;

@@ -1,6 +1,7 @@
 // Covers issue #3 (layers) and #6 (the vectorised 2x2 path): MaxPool2d against a direct
 // reference — values, which element gets the gradient (first maximum in window order, NaN wins
-// as in torch), odd sizes whose last row/column belongs to no window, kernels 2 and 3.
+// as in torch), odd sizes whose last row/column belongs to no window, kernels 2 and 3, rows of
+// 3 to 33 windows (the AVX-512 path's masked partial vectors and whole vectors).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -49,7 +50,7 @@ bool sameBits(float a, float b) {
 
 TEST(MaxPool, MatchesDirectReferenceWithTiesNaNAndOddSizes) {
   for (const int k : {2, 3})
-    for (const int size : {8, 9, 7}) {
+    for (const int size : {8, 9, 7, 28, 14, 41, 66}) {
       Fixture f;
       Tensor x = randomTensor({3, 4, size, size}, 5 + size, -1, 1);
       for (std::size_t i = 0; i < x.size(); i += 7) x[i] = 0.5f;  // ties within windows
