@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace paritylab::nn {
 
 namespace {
@@ -13,6 +17,24 @@ inline void validRange(int k, int stride, int pad, int in, int out, int& lo, int
   while (lo < out && lo * stride + k - pad < 0) ++lo;
   hi = out;
   while (hi > lo && (hi - 1) * stride + k - pad >= in) --hi;
+}
+
+// dst[0, n) = src[0, n) for the short rows of a convolution (n = output width, 7 to 32 here):
+// inline vector moves, where a library call per row would cost more than the copy.
+inline void copyRow(float* dst, const float* src, int n) {
+#if defined(__AVX512F__)
+  for (; n >= 16; n -= 16, dst += 16, src += 16) _mm512_storeu_ps(dst, _mm512_loadu_ps(src));
+  if (n > 0) {
+    const __mmask16 m = __mmask16((1u << n) - 1u);
+    _mm512_mask_storeu_ps(dst, m, _mm512_maskz_loadu_ps(m, src));
+  }
+#else
+  std::copy(src, src + n, dst);
+#endif
+}
+
+inline void zeroRow(float* dst, int n) {
+  for (int i = 0; i < n; ++i) dst[i] = 0.0f;
 }
 
 }  // namespace
@@ -35,18 +57,17 @@ void im2col(const ConvGeometry& g, const float* x, float* columns) {
             float* dst = dstImage + std::size_t(oy) * ow;
             const int iy = oy * g.stride + ky - g.padding;
             if (iy < 0 || iy >= g.height) {
-              std::fill(dst, dst + ow, 0.0f);
+              zeroRow(dst, ow);
               continue;
             }
             const float* srow = src + std::size_t(iy) * g.width;
-            std::fill(dst, dst + xlo, 0.0f);
+            zeroRow(dst, xlo);
             if (g.stride == 1) {
-              const int off = kx - g.padding;
-              std::copy(srow + xlo + off, srow + xhi + off, dst + xlo);
+              copyRow(dst + xlo, srow + xlo + kx - g.padding, xhi - xlo);
             } else {
               for (int ox = xlo; ox < xhi; ++ox) dst[ox] = srow[ox * g.stride + kx - g.padding];
             }
-            std::fill(dst + xhi, dst + ow, 0.0f);
+            zeroRow(dst + xhi, ow - xhi);
           }
         }
       }
@@ -72,7 +93,12 @@ void col2im(const ConvGeometry& g, const float* columns, float* dx) {
             if (iy < 0 || iy >= g.height) continue;
             const float* src = srcImage + std::size_t(oy) * ow;
             float* drow = dstImage + std::size_t(iy) * g.width;
-            for (int ox = xlo; ox < xhi; ++ox) drow[ox * g.stride + kx - g.padding] += src[ox];
+            if (g.stride == 1) {  // contiguous: vectorises
+              float* d = drow + kx - g.padding;
+              for (int ox = xlo; ox < xhi; ++ox) d[ox] += src[ox];
+            } else {
+              for (int ox = xlo; ox < xhi; ++ox) drow[ox * g.stride + kx - g.padding] += src[ox];
+            }
           }
         }
       }
