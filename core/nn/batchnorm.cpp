@@ -108,21 +108,21 @@ const Tensor& BatchNorm::backward(const Tensor& dy, StepContext& ctx) {
   float* dgamma = ctx.params->grad(weight_);
   float* dbeta = ctx.params->grad(bias_);
   dx_.resize(x.shape());
-  // With the fused ReLU, the incoming gradient is masked where the output was clamped; the
-  // masked gradient is staged in dx_.
+  // With the fused ReLU, the incoming gradient counts only where the output was not clamped:
+  // masked on the fly from y (no staging pass).
   const float* g = dy.data();
-  if (relu_) {
-    dx_.array() = (y_.array() > 0.0f).select(dy.array(), 0.0f);
-    g = dx_.data();
-  }
+  const float* relu = relu_ ? y_.data() : nullptr;
   for (int c = 0; c < channels_; ++c) {
     const float mean = mean_[std::size_t(c)];
     const float inv = invStd_[std::size_t(c)];
     double sumG = 0.0, sumGX = 0.0;
     for (int i = 0; i < n; ++i) {
       const std::size_t off = (std::size_t(i) * channels_ + c) * plane;
-      sumG += sumOf(g + off, plane);
-      sumGX += sumProductNormalised(g + off, x.data() + off, plane, mean, inv);
+      float planeG = 0.0f, planeGX = 0.0f;
+      sumsOfMaskedGradient(g + off, relu ? relu + off : nullptr, x.data() + off, plane, mean, inv,
+                           planeG, planeGX);
+      sumG += planeG;
+      sumGX += planeGX;
     }
     dgamma[c] = float(sumGX);
     dbeta[c] = float(sumG);
@@ -142,7 +142,12 @@ const Tensor& BatchNorm::backward(const Tensor& dy, StepContext& ctx) {
       Eigen::Map<const Eigen::ArrayXf> gi(g + off, Eigen::Index(plane));
       Eigen::Map<const Eigen::ArrayXf> xi(x.data() + off, Eigen::Index(plane));
       Eigen::Map<Eigen::ArrayXf> out(dx_.data() + off, Eigen::Index(plane));
-      out = k * (gi - meanG - ((xi - mean) * inv) * meanGX);
+      if (relu) {
+        Eigen::Map<const Eigen::ArrayXf> yi(relu + off, Eigen::Index(plane));
+        out = k * ((yi > 0.0f).select(gi, 0.0f) - meanG - ((xi - mean) * inv) * meanGX);
+      } else {
+        out = k * (gi - meanG - ((xi - mean) * inv) * meanGX);
+      }
     }
   }
   ctx.storeGradient(dx_.data(), dx_.size(), site_);

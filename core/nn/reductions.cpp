@@ -58,24 +58,30 @@ float sumSquaredDeviation(const float* x, std::size_t n, float mean) {
   return combine(acc);
 }
 
-float sumProductNormalised(const float* g, const float* x, std::size_t n, float mean,
-                           float invStd) {
-  float acc[8] = {};
+void sumsOfMaskedGradient(const float* g, const float* relu, const float* x, std::size_t n,
+                          float mean, float invStd, float& sumG, float& sumGX) {
+  float accG[8] = {}, accGX[8] = {};
   std::size_t i = 0;
 #ifdef __AVX__
-  const __m256 m = _mm256_set1_ps(mean), s = _mm256_set1_ps(invStd);
-  __m256 a = _mm256_setzero_ps();
+  const __m256 m = _mm256_set1_ps(mean), s = _mm256_set1_ps(invStd), zero = _mm256_setzero_ps();
+  __m256 ag = _mm256_setzero_ps(), agx = _mm256_setzero_ps();
   for (; i + 8 <= n; i += 8) {
+    __m256 gv = _mm256_loadu_ps(g + i);
+    if (relu) gv = _mm256_and_ps(gv, _mm256_cmp_ps(_mm256_loadu_ps(relu + i), zero, _CMP_GT_OQ));
     const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), s);
-    a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_loadu_ps(g + i), xhat));
+    ag = _mm256_add_ps(ag, gv);
+    agx = _mm256_add_ps(agx, _mm256_mul_ps(gv, xhat));
   }
-  _mm256_storeu_ps(acc, a);
+  _mm256_storeu_ps(accG, ag);
+  _mm256_storeu_ps(accGX, agx);
 #endif
-  auto term = [g, x, mean, invStd](std::size_t k) { return g[k] * ((x[k] - mean) * invStd); };
-  for (; i + 8 <= n; i += 8)
-    for (std::size_t j = 0; j < 8; ++j) acc[j] += term(i + j);
-  scalarTail(acc, i, n, term);
-  return combine(acc);
+  for (std::size_t j = 0; i < n; ++i, j = (j + 1) % 8) {
+    const float gv = relu && !(relu[i] > 0.0f) ? 0.0f : g[i];
+    accG[j] += gv;
+    accGX[j] += gv * ((x[i] - mean) * invStd);
+  }
+  sumG = combine(accG);
+  sumGX = combine(accGX);
 }
 
 double sumSquares(const float* x, std::size_t n) {

@@ -12,8 +12,11 @@ namespace paritylab::nn {
 float sumOf(const float* x, std::size_t n);
 // sum_i (x[i] - mean)^2
 float sumSquaredDeviation(const float* x, std::size_t n, float mean);
-// sum_i g[i] * ((x[i] - mean) * invStd)
-float sumProductNormalised(const float* g, const float* x, std::size_t n, float mean, float invStd);
+// Batch norm's backward sums in one pass: sum_i g'[i] and sum_i g'[i] * ((x[i] - mean) * invStd),
+// where g'[i] = g[i] if relu == null or relu[i] > 0, else 0 (the fused ReLU's mask, from its
+// output). Each sum uses the same lanes as sumOf.
+void sumsOfMaskedGradient(const float* g, const float* relu, const float* x, std::size_t n,
+                          float mean, float invStd, float& sumG, float& sumGX);
 // sum_i x[i]^2 in double
 double sumSquares(const float* x, std::size_t n);
 
