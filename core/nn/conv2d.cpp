@@ -118,11 +118,13 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
     if (b)
       for (int c = 0; c < out_; ++c)
         std::fill_n(s.product.data() + std::size_t(c) * cols, cols, b[c]);
+    GemmExtras groupExtras =
+        grouped ? e
+                : ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w, std::size_t(out_) * k,
+                                 s.columns.data(), k * cols);
+    groupExtras.writableB = s.columns.data();  // the columns are ours and used once
     gemm(policy, Trans::No, Trans::No, out_, cols, int(k), 1.0f, w, int(k), s.columns.data(), cols,
-         b ? 1.0f : 0.0f, s.product.data(), cols, *ctx.workspace,
-         grouped ? e
-                 : ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w,
-                                  std::size_t(out_) * k, s.columns.data(), k * cols));
+         b ? 1.0f : 0.0f, s.product.data(), cols, *ctx.workspace, groupExtras);
     // [Cout, group, plane] -> [group, Cout, plane]
     for (int c = 0; c < out_; ++c)
       for (int n = 0; n < sub.batch; ++n) {
@@ -159,6 +161,7 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   float* dw = ctx.params->grad(weight_);
   GemmExtras e = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, s.product.data(),
                                 std::size_t(out_) * cols, s.columns.data(), std::size_t(k) * cols);
+  e.writableB = s.columns.data();  // rebuilt by im2col above, overwritten by dcolumns below
   gemm(ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight), Trans::No, Trans::Yes, out_,
        k, cols, 1.0f, s.product.data(), cols, s.columns.data(), cols, 0.0f, dw, k, *ctx.workspace,
        e);

@@ -66,6 +66,33 @@ void packRounded(const StoredOperand& src, float scale, const Rounder* rounder, 
   }
 }
 
+// Scales and rounds a stored operand where it lies (the caller made it writable); same bits as
+// packRounded, whose stochastic draws are indexed by the same dense positions.
+void roundInPlace(const StoredOperand& src, float* data, float scale, const Rounder* rounder,
+                  std::uint64_t seed) {
+  const std::size_t cols = std::size_t(src.cols);
+  for (int r = 0; r < src.rows; ++r) {
+    float* row = data + std::size_t(r) * src.ld;
+    if (scale != 1.0f)
+      for (std::size_t c = 0; c < cols; ++c) row[c] *= scale;
+    if (rounder) rounder->apply({row, cols}, seed, std::uint64_t(r) * cols);
+  }
+}
+
+// The operand as the product reads it: rounded in place when `writable`, else packed densely into
+// `buffer`. Returns it with its leading dimension.
+std::pair<const float*, int> preparedOperand(const StoredOperand& src, float* writable, float scale,
+                                             const Rounder* rounder, std::uint64_t seed,
+                                             std::vector<float>& buffer) {
+  if (writable) {
+    roundInPlace(src, writable, scale, rounder, seed);
+    return {writable, src.ld};
+  }
+  float* packed = grow(buffer, std::size_t(src.rows) * src.cols);
+  packRounded(src, scale, rounder, seed, packed);
+  return {packed, src.cols};
+}
+
 // Splits a stored operand into bf16 parts hi = bf16(x), mid = bf16(x - hi), lo = bf16(x - hi - mid)
 // (x scaled first), each dense [rows, cols]; `lo` may be null when not needed.
 void splitParts(const StoredOperand& src, float scale, const Rounder& bf16, float* hi, float* mid,
@@ -180,16 +207,15 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   const std::size_t na = std::size_t(sa.rows) * sa.cols, nb = std::size_t(sb.rows) * sb.cols;
   const std::size_t mn = std::size_t(m) * n;
   const float unscale = 1.0f / (extras.scaleA * extras.scaleB);
-  const Product product{policy, accumulation, ta, tb, m, n, k, sa.cols, sb.cols};
+  float* const writableB = extras.writableB == B ? extras.writableB : nullptr;
+  const std::uint64_t seedB = extras.seed ^ 0x9e3779b97f4a7c15ull;
 
   // Fast path: rounding fused into packing, one sgemm with alpha/beta.
   if (!multiPass && !chunked && !roundsAccumulation && !output) {
-    float* pa = grow(ws.a, na);
-    float* pb = grow(ws.b, nb);
-    packRounded(sa, extras.scaleA, operands, extras.seed, pa);
-    packRounded(sb, extras.scaleB, operandsB, extras.seed ^ 0x9e3779b97f4a7c15ull, pb);
-    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha * unscale, pa, sa.cols, pb, sb.cols, beta, C,
-                ldc);
+    const auto [pa, lda2] =
+        preparedOperand(sa, nullptr, extras.scaleA, operands, extras.seed, ws.a);
+    const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha * unscale, pa, lda2, pb, ldb2, beta, C, ldc);
     return;
   }
 
@@ -198,12 +224,13 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   float* pass = acc + mn;
   float* chunk = acc + 2 * mn;
   if (!multiPass) {
-    float* pa = grow(ws.a, na);
-    float* pb = grow(ws.b, nb);
-    packRounded(sa, extras.scaleA, operands, extras.seed, pa);
-    packRounded(sb, extras.scaleB, operandsB, extras.seed ^ 0x9e3779b97f4a7c15ull, pb);
+    const auto [pa, lda2] =
+        preparedOperand(sa, nullptr, extras.scaleA, operands, extras.seed, ws.a);
+    const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
+    const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
     product(pa, pb, sum, chunk);
   } else {
+    const Product product{policy, accumulation, ta, tb, m, n, k, sa.cols, sb.cols};
     const bool six = policy.passes == backends::MultiPass::Bf16x6;
     const Rounder& bf16 =
         policy.operands ? cachedRounder(*policy.operands) : cachedRounder(bf16Nearest());

@@ -287,3 +287,38 @@ TEST(Gemm, StoreTensorRoundsAndIdentityLeavesAlone) {
 }
 
 }  // namespace
+
+// Issue #6: a caller may hand gemm() its scratch B to round in place (conv's im2col columns)
+// instead of a packed rounded copy. Same bits on every path (fast, output rounding, chunked
+// accumulation), stochastic draws included, with B's leading dimension wider than its rows.
+TEST(Gemm, WritableBGivesTheSameBitsAsAPackedCopy) {
+  const int m = 9, n = 21, k = 40, ldb = n + 7;
+  auto A = randomMatrix(m * k, 41);
+  const std::vector<float> stored = randomMatrix(std::size_t(k) * ldb, 42, -3.0f, 3.0f);
+  std::vector<GemmPolicy> policies(3);
+  policies[0].operands = spec("tf32", numerics::RoundingMode::NearestAway);
+  policies[1].operands = spec("bf16", numerics::RoundingMode::Stochastic);
+  policies[1].output = spec("bf16");
+  policies[2].operands = spec("fp16");
+  policies[2].accumulationChunk = 8;
+  policies[2].accumulation = spec("fp16");
+  for (std::size_t p = 0; p < policies.size(); ++p) {
+    nn::GemmExtras extras;
+    extras.seed = 1234;
+    extras.scaleB = p == 2 ? 0.5f : 1.0f;
+    std::vector<float> packed(std::size_t(m) * n), inPlace(std::size_t(m) * n);
+    std::vector<float> B = stored;
+    nn::GemmWorkspace ws;
+    nn::gemm(policies[p], Trans::No, Trans::No, m, n, k, 1.0f, A.data(), k, B.data(), ldb, 0.0f,
+             packed.data(), n, ws, extras);
+    ASSERT_EQ(B, stored) << "B is read-only unless made writable";
+    extras.writableB = B.data();
+    nn::gemm(policies[p], Trans::No, Trans::No, m, n, k, 1.0f, A.data(), k, B.data(), ldb, 0.0f,
+             inPlace.data(), n, ws, extras);
+    EXPECT_TRUE(sameBits(packed, inPlace)) << "policy " << p;
+    EXPECT_NE(B, stored) << "policy " << p << ": B was rounded where it lies";
+    for (int r = 0; r < k; ++r)
+      for (int c = n; c < ldb; ++c)
+        ASSERT_EQ(B[std::size_t(r) * ldb + c], stored[std::size_t(r) * ldb + c]) << "padding";
+  }
+}
