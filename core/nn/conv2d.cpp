@@ -72,6 +72,20 @@ int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch) {
                                      std::size_t(batch)));
 }
 
+// dYt is A of the weight-gradient product and B of every backward-data product. The first product
+// may round it in place when nothing reads it afterwards, or when the backward-data products
+// round it the same deterministic, unscaled, single-pass way (rounding it again is then exact).
+bool dytMayBeRoundedInPlace(const backends::PrecisionPolicy& policy, bool needInputGrad,
+                            bool scaled) {
+  if (!needInputGrad) return true;
+  const backends::GemmPolicy& w = policy.gemmFor(LayerKind::Conv, Product::BackwardWeight);
+  const backends::GemmPolicy& d = policy.gemmFor(LayerKind::Conv, Product::BackwardData);
+  const std::optional<numerics::RoundingSpec>& dataB = d.operandsB ? d.operandsB : d.operands;
+  return !scaled && w.operands && dataB && numerics::sameRounding(*w.operands, *dataB) &&
+         w.operands->mode != numerics::RoundingMode::Stochastic &&
+         w.passes == backends::MultiPass::None && d.passes == backends::MultiPass::None;
+}
+
 bool stochasticOperands(const backends::GemmPolicy& p) {
   const auto stochastic = [](const std::optional<numerics::RoundingSpec>& s) {
     return s && s->mode == numerics::RoundingMode::Stochastic;
@@ -162,6 +176,8 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   GemmExtras e = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, s.product.data(),
                                 std::size_t(out_) * cols, s.columns.data(), std::size_t(k) * cols);
   e.writableB = s.columns.data();  // rebuilt by im2col above, overwritten by dcolumns below
+  if (dytMayBeRoundedInPlace(*ctx.policy, needInputGrad_, ctx.scaleProvider != nullptr))
+    e.writableA = s.product.data();
   gemm(ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight), Trans::No, Trans::Yes, out_,
        k, cols, 1.0f, s.product.data(), cols, s.columns.data(), cols, 0.0f, dw, k, *ctx.workspace,
        e);

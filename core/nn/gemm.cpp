@@ -18,13 +18,6 @@ namespace {
 using numerics::Rounder;
 using numerics::RoundingSpec;
 
-bool sameSpec(const RoundingSpec& a, const RoundingSpec& b) {
-  return a.format.exponentBits == b.format.exponentBits &&
-         a.format.mantissaBits == b.format.mantissaBits && a.format.bias == b.format.bias &&
-         a.format.special == b.format.special && a.format.hasSubnormals == b.format.hasSubnormals &&
-         a.mode == b.mode && a.overflow == b.overflow && a.subnormals == b.subnormals;
-}
-
 template <typename T>
 T* grow(std::vector<T>& v, std::size_t n) {
   if (v.size() < n) v.resize(n);
@@ -161,12 +154,12 @@ const numerics::Rounder& cachedRounder(const numerics::RoundingSpec& spec) {
     return v;
   }();
   for (const auto& [s, r] : cache)
-    if (sameSpec(s, spec)) return r;
+    if (numerics::sameRounding(s, spec)) return r;
   if (cache.size() == kCapacity) {
     // Pathological number of specs on one thread: keep a stable overflow list instead.
     thread_local std::vector<std::unique_ptr<Rounder>> overflow;
     for (const auto& r : overflow)
-      if (sameSpec(r->spec(), spec)) return *r;
+      if (numerics::sameRounding(r->spec(), spec)) return *r;
     overflow.push_back(std::make_unique<Rounder>(spec));
     return *overflow.back();
   }
@@ -207,13 +200,14 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   const std::size_t na = std::size_t(sa.rows) * sa.cols, nb = std::size_t(sb.rows) * sb.cols;
   const std::size_t mn = std::size_t(m) * n;
   const float unscale = 1.0f / (extras.scaleA * extras.scaleB);
+  float* const writableA = extras.writableA == A ? extras.writableA : nullptr;
   float* const writableB = extras.writableB == B ? extras.writableB : nullptr;
   const std::uint64_t seedB = extras.seed ^ 0x9e3779b97f4a7c15ull;
 
   // Fast path: rounding fused into packing, one sgemm with alpha/beta.
   if (!multiPass && !chunked && !roundsAccumulation && !output) {
     const auto [pa, lda2] =
-        preparedOperand(sa, nullptr, extras.scaleA, operands, extras.seed, ws.a);
+        preparedOperand(sa, writableA, extras.scaleA, operands, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha * unscale, pa, lda2, pb, ldb2, beta, C, ldc);
     return;
@@ -225,7 +219,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   float* chunk = acc + 2 * mn;
   if (!multiPass) {
     const auto [pa, lda2] =
-        preparedOperand(sa, nullptr, extras.scaleA, operands, extras.seed, ws.a);
+        preparedOperand(sa, writableA, extras.scaleA, operands, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
     const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
     product(pa, pb, sum, chunk);

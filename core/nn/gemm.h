@@ -18,6 +18,9 @@ struct GemmExtras {
   float scaleA = 1.0f;     // fp8 per-tensor scaling: operands are multiplied by scale before
   float scaleB = 1.0f;     // rounding and the product divided by scaleA*scaleB afterwards
   std::uint64_t seed = 0;  // stochastic operand rounding: stream seed (per call site and step)
+  // Equal to A: likewise for A; the caller vouches that nothing reads A afterwards expecting its
+  // unrounded values.
+  float* writableA = nullptr;
   // Equal to B: B is a scratch the caller discards after this call (im2col columns), so gemm may
   // scale and round it where it lies instead of packing a rounded copy. Same bits either way.
   float* writableB = nullptr;

@@ -217,4 +217,11 @@ float Rounder::round(float value, std::uint64_t seed, std::uint64_t index) const
   return out;
 }
 
+bool sameRounding(const RoundingSpec& a, const RoundingSpec& b) {
+  return a.format.exponentBits == b.format.exponentBits &&
+         a.format.mantissaBits == b.format.mantissaBits && a.format.bias == b.format.bias &&
+         a.format.special == b.format.special && a.format.hasSubnormals == b.format.hasSubnormals &&
+         a.mode == b.mode && a.overflow == b.overflow && a.subnormals == b.subnormals;
+}
+
 }  // namespace paritylab::numerics

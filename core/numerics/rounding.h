@@ -36,6 +36,10 @@ struct RoundingSpec {
   SubnormalMode subnormals = SubnormalMode::Keep;
 };
 
+// True when a and b round every fp32 value identically (same format fields and modes; the
+// format's display name does not matter).
+bool sameRounding(const RoundingSpec& a, const RoundingSpec& b);
+
 // Precomputes the constants of a RoundingSpec once; apply() is then allocation-free, vectorised
 // and branch-free in the common case. Thread-safe (const).
 class Rounder {
