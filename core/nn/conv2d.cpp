@@ -61,9 +61,9 @@ void Conv2d::init(ParamStore& params, RandomStream& rng) {
 
 namespace {
 
-// Images per group in the forward and backward-data products: the group's columns (or column
-// gradients), [k, group * plane] fp32, stay within about 1 MiB so that im2col, the product and
-// col2im meet in the core's L2 instead of streaming a whole-batch matrix (29 MB for small-cnn's
+// Images per group in the conv products: the group's columns (or column gradients),
+// [k, group * plane] fp32, stay within about 1 MiB so that im2col, the products and col2im meet
+// in the core's L2 instead of streaming a whole-batch matrix (29 MB for small-cnn's
 // conv2 at batch 128) through memory several times.
 int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch) {
   constexpr std::size_t kGroupFloats = std::size_t(1) << 18;
@@ -91,6 +91,12 @@ bool stochasticOperands(const backends::GemmPolicy& p) {
     return s && s->mode == numerics::RoundingMode::Stochastic;
   };
   return stochastic(p.operands) || stochastic(p.operandsB);
+}
+
+// Rounds operands only, accumulating in fp32: splitting K then only reorders fp32 additions.
+bool operandRoundingOnly(const backends::GemmPolicy& p) {
+  return !p.output && p.accumulationChunk <= 0 && p.passes == backends::MultiPass::None &&
+         !stochasticOperands(p);
 }
 
 }  // namespace
@@ -156,7 +162,6 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   const int cols = int(g.columnCols());
   const int plane = g.outHeight() * g.outWidth();
   LayerScratch& s = *ctx.scratch;
-  if (s.columns.size() < std::size_t(k) * cols) s.columns.resize(std::size_t(k) * cols);
   if (s.product.size() < std::size_t(out_) * cols) s.product.resize(std::size_t(out_) * cols);
   // dY [N, Cout, plane] -> dYt [Cout, N*plane]; bias gradient on the way.
   float* db = bias_ >= 0 ? ctx.params->grad(bias_) : nullptr;
@@ -169,38 +174,75 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     if (db) db[c] = sumOf(dst, std::size_t(cols));
   }
   if (db) ctx.storeGradient(db, std::size_t(out_), site_);
-  // The weight gradient reduces over the whole batch: one product over all the columns.
-  im2col(g, x.data(), s.columns.data());
-  // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k]
+  // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k]. A policy that rounds operands
+  // only (fp32 accumulation) may take this reduction in image groups accumulated into dW in fp32:
+  // the same product in another summation order. Output or accumulation rounding, multi-pass
+  // products and stochastic draws keep one product over all the columns.
   float* dw = ctx.params->grad(weight_);
-  GemmExtras e = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, s.product.data(),
-                                std::size_t(out_) * cols, s.columns.data(), std::size_t(k) * cols);
-  e.writableB = s.columns.data();  // rebuilt by im2col above, overwritten by dcolumns below
-  if (dytMayBeRoundedInPlace(*ctx.policy, needInputGrad_, ctx.scaleProvider != nullptr))
-    e.writableA = s.product.data();
-  gemm(ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight), Trans::No, Trans::Yes, out_,
-       k, cols, 1.0f, s.product.data(), cols, s.columns.data(), cols, 0.0f, dw, k, *ctx.workspace,
-       e);
-  ctx.storeGradient(dw, std::size_t(out_) * k, site_);
-  if (!needInputGrad_) return dx_;
-  // dcolumns [k, group*plane] = W^T [k, Cout] * dYt[:, group] [Cout, group*plane]; then col2im,
-  // image group by image group (the extras, from the whole operands, serve every group).
-  const backends::GemmPolicy& policy = ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
-  const int group = stochasticOperands(policy) ? g.batch : imagesPerGroup(k, plane, g.batch);
+  const backends::GemmPolicy& weightPolicy =
+      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight);
+  const backends::GemmPolicy& dataPolicy =
+      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
+  const bool splitWeight = operandRoundingOnly(weightPolicy) &&
+                           (!ctx.scaleProvider || stride_ <= kernel_) &&
+                           (!needInputGrad_ || !stochasticOperands(dataPolicy));
+  const bool dytInPlace =
+      dytMayBeRoundedInPlace(*ctx.policy, needInputGrad_, ctx.scaleProvider != nullptr);
+  const int group = stochasticOperands(dataPolicy) && needInputGrad_
+                        ? g.batch
+                        : imagesPerGroup(std::size_t(k), std::size_t(plane), g.batch);
+  const std::size_t columnFloats = std::size_t(k) * (splitWeight ? group * plane : cols);
+  if (s.columns.size() < columnFloats) s.columns.resize(columnFloats);
+  if (!splitWeight) {
+    im2col(g, x.data(), s.columns.data());
+    GemmExtras e =
+        ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, s.product.data(),
+                       std::size_t(out_) * cols, s.columns.data(), std::size_t(k) * cols);
+    e.writableB = s.columns.data();  // rebuilt by im2col above, overwritten by dcolumns below
+    if (dytInPlace) e.writableA = s.product.data();
+    gemm(weightPolicy, Trans::No, Trans::Yes, out_, k, cols, 1.0f, s.product.data(), cols,
+         s.columns.data(), cols, 0.0f, dw, k, *ctx.workspace, e);
+  }
+  // Extras (stochastic streams, fp8 scales) once per product, from the whole operands (x has the
+  // columns' amax when stride <= kernel).
+  const GemmExtras weightExtras =
+      splitWeight ? ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
+                                   s.product.data(), std::size_t(out_) * cols, x.data(), x.size())
+                  : GemmExtras{};
   const float* w = ctx.params->value(weight_);
-  e = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardData, w, std::size_t(out_) * k,
-                     s.product.data(), std::size_t(out_) * cols);
-  dx_.resize(x.shape());
+  const GemmExtras dataExtras =
+      needInputGrad_
+          ? ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardData, w, std::size_t(out_) * k,
+                           s.product.data(), std::size_t(out_) * cols)
+          : GemmExtras{};
+  if (!splitWeight && !needInputGrad_) {
+    ctx.storeGradient(dw, std::size_t(out_) * k, site_);
+    return dx_;
+  }
+  // Image group by image group: columns (for dW) and column gradients (dcolumns [k, group*plane]
+  // = W^T [k, Cout] * dYt[:, group], then col2im) meet in cache.
+  if (needInputGrad_) dx_.resize(x.shape());
   const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
     const int subCols = int(sub.columnCols());
-    gemm(policy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f, w, k,
-         s.product.data() + std::size_t(n0) * plane, cols, 0.0f, s.columns.data(), subCols,
-         *ctx.workspace, e);
+    float* dyt = s.product.data() + std::size_t(n0) * plane;  // [Cout, group*plane], ld cols
+    if (splitWeight) {
+      im2col(sub, x.data() + std::size_t(n0) * itemSize, s.columns.data());
+      GemmExtras e = weightExtras;
+      e.writableB = s.columns.data();
+      if (dytInPlace) e.writableA = dyt;
+      gemm(weightPolicy, Trans::No, Trans::Yes, out_, k, subCols, 1.0f, dyt, cols, s.columns.data(),
+           subCols, n0 == 0 ? 0.0f : 1.0f, dw, k, *ctx.workspace, e);
+    }
+    if (!needInputGrad_) continue;
+    gemm(dataPolicy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f, w, k, dyt, cols, 0.0f,
+         s.columns.data(), subCols, *ctx.workspace, dataExtras);
     col2im(sub, s.columns.data(), dx_.data() + std::size_t(n0) * itemSize);
   }
+  ctx.storeGradient(dw, std::size_t(out_) * k, site_);
+  if (!needInputGrad_) return dx_;
   ctx.storeGradient(dx_.data(), dx_.size(), site_);
   return dx_;
 }

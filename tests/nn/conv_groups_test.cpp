@@ -2,7 +2,8 @@
 // input channels on 28x28 images each group holds one image, so a batch of 5 runs as 5 forward and
 // 5 backward-data products. Forward, weight and input gradients must match direct sums over the
 // operands as the policy rounds them (fp32: as they are; tpu-bf16: bf16-rounded x, W and dY),
-// i.e. every group's product is rounded and none is skipped.
+// i.e. every group's product is rounded and none is skipped. The weight gradient is one product
+// split along its reduction for operand-only policies, and whole for output-rounding ones.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,7 +28,7 @@ std::vector<double> asRounded(const float* x, std::size_t n, const numerics::Rou
   return out;
 }
 
-void checkAgainstDirectSums(const std::string& preset) {
+void checkAgainstDirectSums(const std::string& preset, double relTol = 2e-5) {
   Fixture f;
   f.policy = backends::presetPolicy(preset);
   Conv2d conv(f.builder, "conv", CIN, COUT, K, 1, 1, false);
@@ -71,7 +72,7 @@ void checkAgainstDirectSums(const std::string& preset) {
     double scale = 0.0;
     for (double v : want) scale = std::max(scale, std::abs(v));
     for (std::size_t i = 0; i < want.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], 2e-5 * scale) << preset << " " << what << " " << i;
+      ASSERT_NEAR(got[i], want[i], relTol * scale) << preset << " " << what << " " << i;
   };
   expectClose(y.data(), ry, "forward");
   expectClose(dx.data(), rdx, "input gradient");
@@ -84,6 +85,13 @@ TEST(ConvGroups, Fp32MatchesDirectSums) {
 
 TEST(ConvGroups, Bf16OperandsAreRoundedInEveryGroup) {
   checkAgainstDirectSums("tpu-bf16");
+}
+
+// Autocast rounds each product's output to bf16: the weight gradient stays one product over the
+// batch (its reduction is not split), the other products are still grouped. Outputs within one
+// bf16 rounding (2^-8 of the largest value) of the direct sums.
+TEST(ConvGroups, OutputRoundedProductsKeepTheirReduction) {
+  checkAgainstDirectSums("gpu-amp-bf16", 1.0 / 256);
 }
 
 }  // namespace
