@@ -46,7 +46,7 @@ struct KernelConstants {
 
 // Formats with fp32's exponent range (bf16, tf32, e8mY): the quantum is 2^(23 - M) fp32 ulps
 // everywhere, fp32 subnormals included, so rounding is one add-and-mask on the pattern.
-template <RoundingMode Mode>
+template <RoundingMode Mode, bool Flush>
 inline std::uint32_t roundBitsWide(std::uint32_t x, const KernelConstants& k,
                                    std::uint32_t random) {
   const std::uint32_t sign = x & kSignMask;
@@ -61,7 +61,7 @@ inline std::uint32_t roundBitsWide(std::uint32_t x, const KernelConstants& k,
     increment = random & low;
   }
   std::uint32_t out = (a + increment) & ~low;
-  out = (k.flush != 0 && out < k.minNormalBits) ? 0U : out;
+  if constexpr (Flush) out = out < k.minNormalBits ? 0U : out;
   out = out > k.maxFiniteBits ? k.overflowBits : out;
   out = a >= kInfBits ? (a > kInfBits ? kQuietNaNBits : k.infinityBits) : out;
   return out | sign;
@@ -106,13 +106,16 @@ inline std::uint32_t roundBits(std::uint32_t x, const KernelConstants& k, std::u
   return out | sign;
 }
 
-template <RoundingMode Mode, bool Wide>
+// Wide: 0 = general shifts, 1 = fp32 exponent range, 2 = fp32 exponent range with flush (a
+// compile-time choice: a per-element test of the flag costs a quarter of the kernel's time).
+template <RoundingMode Mode, int Wide>
 inline std::uint32_t roundAny(std::uint32_t x, const KernelConstants& k, std::uint32_t random) {
-  if constexpr (Wide) return roundBitsWide<Mode>(x, k, random);
+  if constexpr (Wide == 1) return roundBitsWide<Mode, false>(x, k, random);
+  if constexpr (Wide == 2) return roundBitsWide<Mode, true>(x, k, random);
   return roundBits<Mode>(x, k, random);
 }
 
-template <RoundingMode Mode, bool Wide>
+template <RoundingMode Mode, int Wide>
 inline void roundLoop(const float* __restrict src, float* __restrict dst, std::size_t n,
                       const KernelConstants& k, StochasticKey key, std::uint64_t offset) {
   for (std::size_t i = 0; i < n; ++i) {
@@ -123,7 +126,7 @@ inline void roundLoop(const float* __restrict src, float* __restrict dst, std::s
   }
 }
 
-template <RoundingMode Mode, bool Wide>
+template <RoundingMode Mode, int Wide>
 inline void roundLoopInPlace(float* values, std::size_t n, const KernelConstants& k,
                              StochasticKey key, std::uint64_t offset) {
   for (std::size_t i = 0; i < n; ++i) {
@@ -136,7 +139,7 @@ inline void roundLoopInPlace(float* values, std::size_t n, const KernelConstants
 
 // Separate loops for in-place and disjoint buffers: with one pointer (or __restrict) GCC
 // vectorises without a runtime overlap check, which would send src == dst to the scalar loop.
-template <RoundingMode Mode, bool Wide>
+template <RoundingMode Mode, int Wide>
 void roundSpanOf(const float* src, float* dst, std::size_t n, const KernelConstants& k,
                  std::uint64_t seed, std::uint64_t offset) {
   const StochasticKey key = stochasticKey(seed);
@@ -153,10 +156,12 @@ void roundSpanOf(const float* src, float* dst, std::size_t n, const KernelConsta
 template <RoundingMode Mode>
 void roundSpan(const float* src, float* dst, std::size_t n, const KernelConstants& k,
                std::uint64_t seed, std::uint64_t offset) {
-  if (k.minExponent32 == 1)  // exponent range of fp32: no format-subnormal shifts needed
-    roundSpanOf<Mode, true>(src, dst, n, k, seed, offset);
+  if (k.minExponent32 == 1 && k.flush == 0)  // fp32 exponent range: no subnormal shifts
+    roundSpanOf<Mode, 1>(src, dst, n, k, seed, offset);
+  else if (k.minExponent32 == 1)
+    roundSpanOf<Mode, 2>(src, dst, n, k, seed, offset);
   else
-    roundSpanOf<Mode, false>(src, dst, n, k, seed, offset);
+    roundSpanOf<Mode, 0>(src, dst, n, k, seed, offset);
 }
 
 }  // namespace
