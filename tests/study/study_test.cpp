@@ -126,6 +126,28 @@ TEST(StudyRunner, RealTinyStudyIsIndependentOfThreadCount) {
   EXPECT_EQ(acc[0], acc[1]);
 }
 
+// Issue #6: one worker starts each seed's costliest backend first (tpu-bf16's 8 replicas before
+// cpu-fp32), seed by seed; the database keeps the planned order for reports.
+TEST(StudyRunner, StartsEachSeedsCostliestBackendFirst) {
+  StudySpec s = parseStudySpec(kTinySpec);
+  s.threads = 1;
+  std::string path = tempPath("order.db");
+  auto store = ResultsStore::open(path, true);
+  std::vector<std::pair<std::string, std::uint64_t>> started;
+  RunnerCallbacks cb;
+  cb.onRunState = [&](const RunStateEvent& e) {
+    if (e.state == RunState::Running) started.emplace_back(e.run.backend, e.run.seed);
+  };
+  StudyRunner runner(s, *store, cb);
+  runner.run();
+  const std::vector<std::pair<std::string, std::uint64_t>> expected = {
+      {"tpu-bf16", 0}, {"cpu-fp32", 0}, {"tpu-bf16", 1}, {"cpu-fp32", 1}};
+  EXPECT_EQ(started, expected);
+  std::vector<std::string> stored;
+  for (const auto& r : store->loadRuns()) stored.push_back(r.backend);
+  EXPECT_EQ(stored, (std::vector<std::string>{"cpu-fp32", "tpu-bf16", "cpu-fp32", "tpu-bf16"}));
+}
+
 nn::TrainResult fakeResult(const nn::TrainConfig& c, const nn::TrainCallbacks& cb) {
   nn::TrainResult r;
   for (int e = 1; e <= c.epochs; ++e) {
