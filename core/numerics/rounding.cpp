@@ -46,7 +46,10 @@ struct KernelConstants {
 
 // Formats with fp32's exponent range (bf16, tf32, e8mY): the quantum is 2^(23 - M) fp32 ulps
 // everywhere, fp32 subnormals included, so rounding is one add-and-mask on the pattern.
-template <RoundingMode Mode, bool Flush>
+// Plain: IEEE overflow (or truncation) and infinities, no flush. Then the add-and-mask already
+// gives the right answer for everything but NaN: a carry out of max finite lands exactly on the
+// infinity pattern, truncation never passes max finite, and an infinity (zero mantissa) stays put.
+template <RoundingMode Mode, bool Flush, bool Plain>
 inline std::uint32_t roundBitsWide(std::uint32_t x, const KernelConstants& k,
                                    std::uint32_t random) {
   const std::uint32_t sign = x & kSignMask;
@@ -61,6 +64,7 @@ inline std::uint32_t roundBitsWide(std::uint32_t x, const KernelConstants& k,
     increment = random & low;
   }
   std::uint32_t out = (a + increment) & ~low;
+  if constexpr (Plain) return (a > kInfBits ? kQuietNaNBits : out) | sign;
   if constexpr (Flush) out = out < k.minNormalBits ? 0U : out;
   out = out > k.maxFiniteBits ? k.overflowBits : out;
   out = a >= kInfBits ? (a > kInfBits ? kQuietNaNBits : k.infinityBits) : out;
@@ -106,12 +110,13 @@ inline std::uint32_t roundBits(std::uint32_t x, const KernelConstants& k, std::u
   return out | sign;
 }
 
-// Wide: 0 = general shifts, 1 = fp32 exponent range, 2 = fp32 exponent range with flush (a
-// compile-time choice: a per-element test of the flag costs a quarter of the kernel's time).
+// Wide: 0 = general shifts; fp32 exponent range: 1 = general, 2 = with flush, 3 = plain (see
+// roundBitsWide). Compile-time choices: a per-element test of a flag costs a quarter of the time.
 template <RoundingMode Mode, int Wide>
 inline std::uint32_t roundAny(std::uint32_t x, const KernelConstants& k, std::uint32_t random) {
-  if constexpr (Wide == 1) return roundBitsWide<Mode, false>(x, k, random);
-  if constexpr (Wide == 2) return roundBitsWide<Mode, true>(x, k, random);
+  if constexpr (Wide == 1) return roundBitsWide<Mode, false, false>(x, k, random);
+  if constexpr (Wide == 2) return roundBitsWide<Mode, true, false>(x, k, random);
+  if constexpr (Wide == 3) return roundBitsWide<Mode, false, true>(x, k, random);
   return roundBits<Mode>(x, k, random);
 }
 
@@ -156,7 +161,11 @@ void roundSpanOf(const float* src, float* dst, std::size_t n, const KernelConsta
 template <RoundingMode Mode>
 void roundSpan(const float* src, float* dst, std::size_t n, const KernelConstants& k,
                std::uint64_t seed, std::uint64_t offset) {
-  if (k.minExponent32 == 1 && k.flush == 0)  // fp32 exponent range: no subnormal shifts
+  const bool plainOverflow = k.infinityBits == kInfBits &&
+                             (k.overflowBits == kInfBits || Mode == RoundingMode::TowardZero);
+  if (k.minExponent32 == 1 && k.flush == 0 && plainOverflow)  // bf16, tf32 as usually used
+    roundSpanOf<Mode, 3>(src, dst, n, k, seed, offset);
+  else if (k.minExponent32 == 1 && k.flush == 0)  // fp32 exponent range: no subnormal shifts
     roundSpanOf<Mode, 1>(src, dst, n, k, seed, offset);
   else if (k.minExponent32 == 1)
     roundSpanOf<Mode, 2>(src, dst, n, k, seed, offset);
