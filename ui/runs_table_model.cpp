@@ -38,6 +38,10 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
   if (orientation == Qt::Vertical) {
     return role == Qt::DisplayRole ? QVariant(section + 1) : QVariant();
   }
+  if (role == Qt::ToolTipRole && section == Loss)
+    return tr(
+        "While a run trains: its latest step's loss. Once finished: its last epoch's mean "
+        "training loss.");
   if (role != Qt::DisplayRole) return {};
   switch (section) {
     case Backend:
@@ -51,7 +55,7 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
     case Progress:
       return tr("Progress");
     case Loss:
-      return tr("Current loss");
+      return tr("Train loss");
     case FinalAccuracy:
       return tr("Final accuracy");
     case Wall:
@@ -105,7 +109,10 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     case Progress:
       return QStringLiteral("%1%").arg(std::lround(progress * 100));
     case Loss: {
-      double loss = run.currentLoss;
+      // Running: the latest step's loss. Finished: the last epoch's mean training loss, the same
+      // measure for every run (the last step event is whichever step the throttle let through).
+      const bool finished = run.state == study::RunState::Completed && !run.epochs.empty();
+      double loss = finished ? run.epochs.back().trainLoss : run.currentLoss;
       if (!std::isfinite(loss) && !run.epochs.empty()) loss = run.epochs.back().trainLoss;
       return std::isnan(loss) ? QString() : QString::number(loss, 'f', 4);
     }

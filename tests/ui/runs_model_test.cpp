@@ -53,6 +53,8 @@ class RunsModelTest : public QObject {
     data.applyState(diverged);
     data.flush();
     QCOMPARE(model.index(0, RunsTableModel::Status).data().toString(), QStringLiteral("completed"));
+    // Finished: the last epoch's mean training loss, not the last throttled step's.
+    QCOMPARE(model.index(0, RunsTableModel::Loss).data().toString(), QStringLiteral("0.7000"));
     QCOMPARE(model.index(0, RunsTableModel::FinalAccuracy).data().toString(),
              QStringLiteral("81.25%"));
     QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
