@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/cli/command_registry.h"
+#include "core/nn/blas_setup.h"
 
 namespace paritylab::cli {
 
@@ -23,6 +24,8 @@ CommandRegistration::CommandRegistration(std::string name, int order, CommandSet
 
 int main(int argc, char** argv) {
   using namespace paritylab::cli;
+  // Before any thread exists: it may set OPENBLAS_CORETYPE (setenv is not thread-safe).
+  paritylab::nn::configureBlas();
   CLI::App app{
       "ParityLab " PARITYLAB_VERSION
       ": does the precision difference between TPUs, GPUs and CPUs change the model you get?\n"

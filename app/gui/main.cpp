@@ -10,9 +10,12 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "core/nn/blas_setup.h"
 #include "ui/main_window.h"
 
 int main(int argc, char** argv) {
+  // Before any thread exists: it may set OPENBLAS_CORETYPE (setenv is not thread-safe).
+  paritylab::nn::configureBlas();
   Q_INIT_RESOURCE(paritylab);
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("ParityLab"));
