@@ -33,7 +33,7 @@ function(paritylab_test_area name)
   target_link_libraries(test_${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(test_${name} PRIVATE
     PARITYLAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    PARITYLAB_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+    PARITYLAB_REFERENCE_DIR="${PROJECT_SOURCE_DIR}/resources/reference")
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
   endif()

@@ -82,7 +82,7 @@ class ReferenceExperiment : public ::testing::Test {
  protected:
   void SetUp() override {
     auto by_device =
-        finalAccuracyByDevice(PARITYLAB_SHARED_DIR "/reference/torchprime-resnet18-metrics.csv");
+        finalAccuracyByDevice(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv");
     tpu_ = by_device["xla"];
     gpu_ = by_device["cuda"];
   }

@@ -238,7 +238,7 @@ TEST(StudyRunner, CancelStopsRunsAndMarksThemCancelled) {
 }
 
 TEST(Import, TorchprimeReferenceGivesPublishedWelchTest) {
-  auto runs = readResultsCsv(PARITYLAB_SHARED_DIR "/reference/torchprime-resnet18-metrics.csv", {});
+  auto runs = readResultsCsv(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv", {});
   ASSERT_EQ(runs.size(), 28u);
   std::vector<double> xla, cuda;
   for (auto& r : runs) {
@@ -252,7 +252,7 @@ TEST(Import, TorchprimeReferenceGivesPublishedWelchTest) {
   EXPECT_NEAR(t.t, 1.4035, 5e-5);
   EXPECT_NEAR(t.p_value, 0.17345, 5e-6);
   auto store = ResultsStore::open(tempPath("import.db"), true);
-  importRuns(*store, PARITYLAB_SHARED_DIR "/reference/torchprime-resnet18-metrics.csv", runs);
+  importRuns(*store, PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv", runs);
   EXPECT_EQ(store->loadRuns().size(), 28u);
   EXPECT_EQ(store->loadRuns()[0].source, "imported");
   EXPECT_NE(store->loadStudySpec().origin.find("torchprime"), std::string::npos);

@@ -1,6 +1,6 @@
 #pragma once
 // The final top-1 accuracies (epoch 25) of the reference experiment's 28 ResNet-18 runs, from
-// /work/shared/reference/torchprime-resnet18-metrics.csv, embedded so tests run without the file.
+// resources/reference/torchprime-resnet18-metrics.csv, embedded so tests run without the file.
 // SciPy 1.10: ttest_ind(xla, cuda, equal_var=False) -> t = 1.4034822046081936,
 // p = 0.17344679058805318; equal_var=True -> p = 0.1723042696475626;
 // mannwhitneyu(xla, cuda) -> U = 125.0, p = 0.22324415728809321.
