@@ -185,12 +185,13 @@ Rounder::Rounder(const RoundingSpec& spec) : spec_(spec) {
   params_[kMaxFiniteBits] = maxFiniteBits;
   params_[kMinNormalBits] = fp32Bits(f.minNormal());
   params_[kMinSubBits] = fp32Bits(f.minSubnormal());
-  if (spec.overflow == OverflowMode::Saturate) {
+  // A finite value past max finite: toward-zero never rounds a finite value away from zero, so it
+  // gives max finite in every format and overflow mode (the largest magnitude not above |x|);
+  // the other modes give max finite when saturating, else infinity (NaN in E4M3, which has none).
+  if (spec.overflow == OverflowMode::Saturate || spec.mode == RoundingMode::TowardZero) {
     params_[kOverflowBits] = maxFiniteBits;
-  } else if (e4m3) {
-    params_[kOverflowBits] = kQuietNaNBits;
   } else {
-    params_[kOverflowBits] = spec.mode == RoundingMode::TowardZero ? maxFiniteBits : kInfBits;
+    params_[kOverflowBits] = e4m3 ? kQuietNaNBits : kInfBits;
   }
   if (e4m3)
     params_[kInfinityBits] =

@@ -61,6 +61,12 @@ class FormatReference {
       return saturate ? std::copysign(maxFinite(), x) : nan;
     }
     const double a = std::fabs(x);
+    if (spec.mode == RoundingMode::TowardZero) {
+      // By definition: the largest representable magnitude not above |x| (never an overflow).
+      double r = largestFiniteNotAbove(a);
+      if (spec.subnormals == SubnormalMode::Flush && r < minNormal()) r = 0.0;
+      return std::copysign(r, x);
+    }
     if (a >= grid_.back()) return overflow(x, spec);  // at or past the virtual value
     const Neighbours n = neighbours(a);
     double r = n.lo;
@@ -70,11 +76,8 @@ class FormatReference {
         case RoundingMode::NearestEven:
           r = a < mid ? n.lo : a > mid ? n.hi : (n.loIndex % 2 == 0 ? n.lo : n.hi);
           break;
-        case RoundingMode::NearestAway:
+        default:  // NearestAway (toward-zero returned above)
           r = a < mid ? n.lo : n.hi;
-          break;
-        default:
-          r = n.lo;
           break;
       }
     }
@@ -84,12 +87,18 @@ class FormatReference {
   }
 
  private:
+  // A round-to-nearest result past max finite.
   double overflow(double x, const RoundingSpec& spec) const {
     if (spec.overflow == OverflowMode::Saturate) return std::copysign(maxFinite(), x);
     if (format_.special == SpecialEncoding::FiniteOnlyE4M3)
       return std::numeric_limits<double>::quiet_NaN();
-    if (spec.mode == RoundingMode::TowardZero) return std::copysign(maxFinite(), x);
     return std::copysign(std::numeric_limits<double>::infinity(), x);
+  }
+
+  // The largest finite value (the virtual one excluded) not above the magnitude.
+  double largestFiniteNotAbove(double magnitude) const {
+    const auto finiteEnd = grid_.end() - 1;
+    return *(std::upper_bound(grid_.begin(), finiteEnd, magnitude) - 1);
   }
 
   FloatFormat format_;

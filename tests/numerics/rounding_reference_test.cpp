@@ -116,7 +116,8 @@ INSTANTIATE_TEST_SUITE_P(PresetsAndCustom, EveryFormat,
                            return name;
                          });
 
-// Covers issue #2: a dense stride through all 2^32 fp32 patterns (every exponent is hit).
+// Covers issue #2: a dense stride through all 2^32 fp32 patterns (every exponent is hit); issue
+// 11.1: in both overflow modes (toward-zero overflow was NaN in fp8-e4m3).
 TEST(DenseStride, Bf16AndFp16MatchReference) {
   std::vector<float> inputs;
   for (std::uint64_t p = 0; p < (1ULL << 32); p += 4099)
@@ -126,16 +127,18 @@ TEST(DenseStride, Bf16AndFp16MatchReference) {
     const FormatReference ref(format);
     for (RoundingMode mode :
          {RoundingMode::NearestEven, RoundingMode::NearestAway, RoundingMode::TowardZero}) {
-      const RoundingSpec spec{format, mode};
-      std::vector<float> out = inputs;
-      Rounder(spec).apply(out);
-      int failures = 0;
-      for (std::size_t i = 0; i < inputs.size() && failures < 5; ++i) {
-        const double want = ref.round(inputs[i], spec);
-        if (!sameFloat(out[i], want)) {
-          ++failures;
-          ADD_FAILURE() << name << " " << toString(mode) << ": " << hex(inputs[i]) << " gave "
-                        << hex(out[i]) << ", reference " << want;
+      for (OverflowMode overflow : {OverflowMode::Ieee, OverflowMode::Saturate}) {
+        const RoundingSpec spec{format, mode, overflow};
+        std::vector<float> out = inputs;
+        Rounder(spec).apply(out);
+        int failures = 0;
+        for (std::size_t i = 0; i < inputs.size() && failures < 5; ++i) {
+          const double want = ref.round(inputs[i], spec);
+          if (!sameFloat(out[i], want)) {
+            ++failures;
+            ADD_FAILURE() << name << " " << toString(mode) << " " << toString(overflow) << ": "
+                          << hex(inputs[i]) << " gave " << hex(out[i]) << ", reference " << want;
+          }
         }
       }
     }
@@ -179,6 +182,12 @@ TEST(KnownValues, OverflowThresholdsAndTies) {
   EXPECT_EQ(e4m3Sat.round(-std::numeric_limits<float>::infinity()), -448.0f);
   EXPECT_EQ(e4m3Sat.round(std::ldexp(1.0f, -10)), 0.0f);  // min subnormal / 2: tie -> even (0)
   EXPECT_EQ(e4m3Sat.round(std::ldexp(1.5f, -10)), std::ldexp(1.0f, -9));
+  // Issue 11.1: toward-zero never turns a finite value into NaN or infinity, E4M3 included.
+  const Rounder e4m3Rtz{RoundingSpec{e4m3, RoundingMode::TowardZero}};
+  EXPECT_EQ(e4m3Rtz.round(500.0f), 448.0f);
+  EXPECT_EQ(e4m3Rtz.round(-1e9f), -448.0f);
+  EXPECT_EQ(e4m3Rtz.round(447.0f), 416.0f);
+  EXPECT_TRUE(std::isnan(e4m3Rtz.round(std::numeric_limits<float>::infinity())));  // no inf
   const Rounder e5m2Rne{RoundingSpec{e5m2}};
   EXPECT_EQ(e5m2Rne.round(61439.0f), 57344.0f);
   EXPECT_TRUE(std::isinf(e5m2Rne.round(61440.0f)));  // tie at the threshold: to even (inf)

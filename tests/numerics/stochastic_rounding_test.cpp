@@ -64,6 +64,34 @@ TEST(Stochastic, OnlyReturnsNeighbours) {
   }
 }
 
+// Issue 11.1 (the same class of bug in the stochastic mode): past max finite, without
+// saturation, a draw gives max finite or the format's overflow value (infinity; NaN in E4M3,
+// which has no infinity), never anything else; at or past the next step up, always overflow.
+TEST(Stochastic, OverflowGivesMaxFiniteOrOverflowValue) {
+  for (const char* name : {"bf16", "fp16", "fp8-e4m3", "fp8-e5m2", "e3m2"}) {
+    const FloatFormat format = *parseFormat(name);
+    const testing::FormatReference ref(format);
+    const double maxFinite = ref.maxFinite();
+    const double nextStep = ref.grid().back();  // one step above max finite
+    const Rounder rounder(RoundingSpec{format, RoundingMode::Stochastic});
+    const bool e4m3 = format.special == SpecialEncoding::FiniteOnlyE4M3;
+    auto isOverflow = [&](float v) { return e4m3 ? std::isnan(v) : std::isinf(v); };
+    const float between = static_cast<float>((maxFinite + nextStep) / 2);
+    std::vector<float> out(4000, between);
+    rounder.apply(out, 11);
+    std::size_t down = 0;
+    for (float v : out) {
+      ASSERT_TRUE(v == static_cast<float>(maxFinite) || isOverflow(v)) << name << ": " << v;
+      down += v == static_cast<float>(maxFinite);
+    }
+    EXPECT_GT(down, out.size() / 4) << name;  // both outcomes occur (p = 1/2)
+    EXPECT_LT(down, out.size() * 3 / 4) << name;
+    std::vector<float> past(100, static_cast<float>(-nextStep));
+    rounder.apply(past, 12);
+    for (float v : past) ASSERT_TRUE(isOverflow(v) && (e4m3 || v < 0)) << name << ": " << v;
+  }
+}
+
 TEST(Stochastic, UnbiasedMean) {
   // Values between two neighbours (normal and subnormal range): the mean of many draws must be
   // within 5 sigma of the input.
