@@ -133,8 +133,9 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
     sub.batch = std::min(group, g.batch - n0);
     const int cols = int(sub.columnCols());
     im2col(sub, x.data() + std::size_t(n0) * itemSize, s.columns.data());
-    // product [Cout, group*plane] = W [Cout, k] * columns [k, group*plane] (+ bias inside the
-    // rounding)
+    // product [Cout, group*plane] = W [Cout, k] * columns [k, group*plane] + bias, the bias
+    // pre-filled as C with beta = 1 so that gemm adds it in fp32 before its one output rounding
+    // (cuDNN's bias epilogue: round(conv + b))
     if (b)
       for (int c = 0; c < out_; ++c)
         std::fill_n(s.product.data() + std::size_t(c) * cols, cols, b[c]);

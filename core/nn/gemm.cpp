@@ -254,18 +254,20 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     }
   }
 
+  // C = round(scale * P + beta * C): beta * C (a bias) is added in fp32 inside the one output
+  // rounding, as cuBLAS/cuDNN epilogues and torch.addmm under autocast do.
   const float scale = alpha * unscale;
-  if (scale != 1.0f)
-    for (std::size_t i = 0; i < mn; ++i) sum[i] *= scale;
-  if (output) output->apply({sum, mn}, extras.seed ^ 0x5851f42d4c957f2dull);
   for (int i = 0; i < m; ++i) {
-    float* c = C + std::size_t(i) * ldc;
-    const float* p = sum + std::size_t(i) * n;
-    if (beta == 0.0f)
-      std::memcpy(c, p, std::size_t(n) * sizeof(float));
-    else
-      for (int j = 0; j < n; ++j) c[j] = p[j] + beta * c[j];
+    float* p = sum + std::size_t(i) * n;
+    const float* c = C + std::size_t(i) * ldc;
+    if (scale != 1.0f)
+      for (int j = 0; j < n; ++j) p[j] *= scale;
+    if (beta != 0.0f)
+      for (int j = 0; j < n; ++j) p[j] += beta * c[j];
   }
+  if (output) output->apply({sum, mn}, extras.seed ^ 0x5851f42d4c957f2dull);
+  for (int i = 0; i < m; ++i)
+    std::memcpy(C + std::size_t(i) * ldc, sum + std::size_t(i) * n, std::size_t(n) * sizeof(float));
 }
 
 void storeTensor(const std::optional<numerics::RoundingSpec>& format, float* data, std::size_t n,

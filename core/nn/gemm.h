@@ -32,7 +32,8 @@ struct GemmWorkspace {
   std::vector<float> a, b, parts, accumulator;
 };
 
-// C[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C, all row-major.
+// C[m,n] = round(alpha * op(A)[m,k] * op(B)[k,n] + beta * C), all row-major, where round is the
+// policy's output rounding (if any): beta * C is added in fp32 before it, as in cuBLAS.
 // op(A) is A [m,k] (lda >= k) or, with Trans::Yes, A stored as [k,m] (lda >= m); same for B.
 // `policy` decides operand formats, multi-pass splitting, accumulation and output rounding.
 void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n, int k,
@@ -53,8 +54,10 @@ const numerics::Rounder& cachedRounder(const numerics::RoundingSpec& spec);
 //   straight on A, B, C (bit-identical to plain sgemm);
 // - operand rounding only: operands rounded while packed, then one sgemm with alpha and beta;
 // - otherwise the product P = alpha * op(A)op(B) / (scaleA*scaleB) is formed in a scratch,
-//   rounded to `output` if set, and only then C = P + beta * C in fp32 (beta == 0 never reads C),
-//   e.g. autocast's bf16 matmul output accumulated into an fp32 gradient;
+//   beta * C is added to it in fp32 (beta == 0 never reads C), and the sum is rounded once to
+//   `output` if set: C = round(P + beta * C). A layer's bias goes in C with beta = 1, so it is
+//   inside the product's output rounding like a cuBLASLt/cuDNN bias epilogue or torch.addmm under
+//   autocast (round(XW + b), not round(round(XW) + b));
 // - multi-pass: each pass is its own full sgemm (fp32 accumulation), passes summed elementwise in
 //   fp32 smallest first (see backends::MultiPass);
 // - accumulationChunk > 0: one sgemm per K-chunk, each chunk rounded to `accumulation`, added to a

@@ -210,26 +210,32 @@ TEST(Gemm, AllTransposeCombinations) {
   }
 }
 
-TEST(Gemm, AlphaBetaAppliedAfterTheRoundedProduct) {
+// Issue 11.2: beta * C (a layer's bias) is added in fp32 before the one output rounding, as in
+// cuBLAS (C = round(alpha * AB + beta * C)), not after it.
+TEST(Gemm, BetaTimesCIsInsideTheOutputRounding) {
   const int m = 4, n = 5, k = 6;
   auto A = randomMatrix(m * k, 11), B = randomMatrix(k * n, 12);
-  GemmPolicy p;
-  p.operands = spec("bf16");
+  GemmPolicy operandsOnly;
+  operandsOnly.operands = spec("bf16");
+  const auto product = run(operandsOnly, A, B, m, n, k);  // fp32 product of the bf16 operands
+  GemmPolicy p = operandsOnly;
   p.output = spec("bf16");
-  auto product = run(p, A, B, m, n, k);  // bf16(A*B)
   numerics::Rounder bf16(spec("bf16"));
   std::vector<float> C0 = randomMatrix(m * n, 13), C = C0;
   nn::GemmWorkspace ws;
   nn::gemm(p, Trans::No, Trans::No, m, n, k, 2.0f, A.data(), k, B.data(), n, 1.0f, C.data(), n, ws);
+  int orderMatters = 0;
   for (int i = 0; i < m * n; ++i) {
-    // alpha = 2 commutes with bf16 rounding; beta*C added in fp32 afterwards (not rounded).
-    EXPECT_EQ(C[i], 2.0f * product[i] + C0[i]);
+    const float sum = 2.0f * product[i] + C0[i];  // one fp32 add (2x is exact)
+    EXPECT_EQ(C[i], bf16.round(sum)) << i;
+    orderMatters += bf16.round(sum) != bf16.round(bf16.round(2.0f * product[i]) + C0[i]);
   }
+  EXPECT_GT(orderMatters, 0);  // the values tell round(P + C) from round(round(P) + C)
   // beta = 0 never reads C (NaN stays out).
   std::vector<float> nan(m * n, std::nanf(""));
   nn::gemm(p, Trans::No, Trans::No, m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f, nan.data(), n,
            ws);
-  EXPECT_TRUE(sameBits(nan, product));
+  for (int i = 0; i < m * n; ++i) EXPECT_EQ(nan[i], bf16.round(product[i])) << i;
 }
 
 TEST(Gemm, ChunkedAccumulationMatchesNaiveReference) {
