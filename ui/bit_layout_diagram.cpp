@@ -5,7 +5,9 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 namespace paritylab::ui {
 namespace {
@@ -67,8 +69,9 @@ void BitLayoutDiagram::setFormats(std::vector<numerics::FloatFormat> formats) {
   updateGeometry();
 }
 
-void BitLayoutDiagram::setValue(double value) {
-  if (value == value_ || (std::isnan(value) && std::isnan(value_))) return;
+void BitLayoutDiagram::setValue(float value) {
+  // Same bits, same rows (-0 and -nan differ from 0 and nan).
+  if (std::bit_cast<std::uint32_t>(value) == std::bit_cast<std::uint32_t>(value_)) return;
   value_ = value;
   recompute();
   emit valueChanged(value_);
@@ -125,7 +128,7 @@ void BitLayoutDiagram::toggleBit(int row, int bit) {
   const numerics::FloatFormat& f = formats_[static_cast<std::size_t>(row)];
   const int shift = f.totalBits() - 1 - bit;
   const std::uint32_t toggled = pattern(row) ^ (1u << shift);
-  setValue(numerics::decodeBits(f, toggled));
+  setValue(static_cast<float>(numerics::decodeBits(f, toggled)));  // exact: formats <= fp32
 }
 
 QString BitLayoutDiagram::bitWeightText(int row, int bit) const {

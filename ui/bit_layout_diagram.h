@@ -20,7 +20,8 @@ class BitLayoutDiagram : public QWidget {
 
   void setFormats(std::vector<numerics::FloatFormat> formats);
   const std::vector<numerics::FloatFormat>& formats() const { return formats_; }
-  void setValue(double value);
+  // The fp32 value every row rounds (parse typed text with numerics::parseFp32Input).
+  void setValue(float value);
   double value() const { return value_; }
   void setRounding(numerics::RoundingMode mode, numerics::OverflowMode overflow,
                    numerics::SubnormalMode subnormals);
@@ -53,7 +54,7 @@ class BitLayoutDiagram : public QWidget {
 
   std::vector<numerics::FloatFormat> formats_;
   std::vector<numerics::BitAnatomy> anatomies_;
-  double value_ = 0.1;
+  float value_ = 0.1f;
   numerics::RoundingMode mode_ = numerics::RoundingMode::NearestEven;
   numerics::OverflowMode overflow_ = numerics::OverflowMode::Ieee;
   numerics::SubnormalMode subnormals_ = numerics::SubnormalMode::Keep;

@@ -7,9 +7,10 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
-#include <cmath>
-#include <cstring>
+#include <optional>
 
+#include "core/numerics/exact_decimal.h"
+#include "core/numerics/fp32_input.h"
 #include "ui/bit_layout_diagram.h"
 
 namespace paritylab::ui {
@@ -19,24 +20,10 @@ QString qs(std::string_view s) {
   return QString::fromUtf8(s.data(), static_cast<int>(s.size()));
 }
 
-// Accepts decimals, "nan", "inf", "-inf" and fp32 bit patterns written as 0x3f800000.
-bool parseValue(const QString& text, double* out) {
-  const QString t = text.trimmed().toLower();
-  if (t.startsWith(QStringLiteral("0x"))) {
-    bool ok = false;
-    const uint bits = t.mid(2).toUInt(&ok, 16);
-    if (!ok) return false;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    *out = f;
-    return true;
-  }
-  if (t == QStringLiteral("nan")) return *out = std::nan(""), true;
-  if (t == QStringLiteral("inf") || t == QStringLiteral("+inf")) return *out = INFINITY, true;
-  if (t == QStringLiteral("-inf")) return *out = -INFINITY, true;
-  bool ok = false;
-  *out = t.toDouble(&ok);
-  return ok;
+// The path of `paritylab-cli bits` and `round`: the text parsed straight to fp32 (decimals, nan,
+// inf, fp32 bits 0x3f800000), which every row then rounds with the same Rounder.
+std::optional<numerics::Fp32Input> parseValue(const QString& text) {
+  return numerics::parseFp32Input(text.toStdString());
 }
 
 }  // namespace
@@ -49,7 +36,8 @@ FormatsPanel::FormatsPanel(QWidget* parent)
       overflowBox_(new QComboBox),
       subnormalBox_(new QComboBox),
       customEdit_(new QLineEdit),
-      status_(new QLabel) {
+      status_(new QLabel),
+      note_(new QLabel) {
   valueEdit_->setToolTip(tr("A decimal (1.5e-3, nan, -inf) or fp32 bits (0x3f800000)"));
   valueEdit_->setMaximumWidth(220);
   for (auto m : {numerics::RoundingMode::NearestEven, numerics::RoundingMode::NearestAway,
@@ -89,17 +77,18 @@ FormatsPanel::FormatsPanel(QWidget* parent)
                     "pattern encodes. Hover a bit for its weight."));
   hint->setStyleSheet(QStringLiteral("color: palette(mid);"));
   status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+  note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(hint);
   layout->addWidget(status_);
+  layout->addWidget(note_);
   layout->addWidget(scroll, 1);
 
   connect(valueEdit_, &QLineEdit::editingFinished, this, &FormatsPanel::applyValueText);
   connect(valueEdit_, &QLineEdit::textEdited, this, [this] {
-    double v = 0;
-    if (parseValue(valueEdit_->text(), &v)) applyValueText();
+    if (parseValue(valueEdit_->text())) applyValueText();
   });
   for (QComboBox* box : {modeBox_, overflowBox_, subnormalBox_})
     connect(box, &QComboBox::currentIndexChanged, this, &FormatsPanel::applyRounding);
@@ -117,20 +106,31 @@ FormatsPanel::FormatsPanel(QWidget* parent)
   connect(resetFormats, &QPushButton::clicked, this,
           [this] { diagram_->setFormats(numerics::presetFormats()), diagram_->adjustSize(); });
   connect(diagram_, &BitLayoutDiagram::valueChanged, this, [this](double v) {
-    if (!valueEdit_->hasFocus()) valueEdit_->setText(QString::number(v, 'g', 17));
+    if (applyingText_ || valueEdit_->hasFocus()) return;
+    valueEdit_->setText(QString::number(v, 'g', 9));  // 9 digits name an fp32 exactly
+    note_->clear();                                   // a value from clicked bits is an fp32
   });
   diagram_->adjustSize();
 }
 
 void FormatsPanel::applyValueText() {
-  double v = 0;
-  if (!parseValue(valueEdit_->text(), &v)) {
+  const auto input = parseValue(valueEdit_->text());
+  if (!input) {
     status_->setText(tr("\"%1\" is not a number (write 0.1, 1e-3, nan, -inf or 0x3f800000)")
                          .arg(valueEdit_->text()));
     return;
   }
   status_->clear();
-  diagram_->setValue(v);
+  if (input->exact)
+    note_->clear();
+  else
+    note_->setText(tr("%1 is not exactly an fp32: every row rounds the nearest fp32, %2, as a "
+                      "device would see it.")
+                       .arg(valueEdit_->text().trimmed(),
+                            QString::fromStdString(numerics::exactDecimal(input->value))));
+  applyingText_ = true;
+  diagram_->setValue(input->value);
+  applyingText_ = false;
 }
 
 void FormatsPanel::applyRounding() {

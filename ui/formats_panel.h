@@ -30,7 +30,9 @@ class FormatsPanel : public QWidget {
   QComboBox* overflowBox_;
   QComboBox* subnormalBox_;
   QLineEdit* customEdit_;
-  QLabel* status_;
+  QLabel* status_;  // errors
+  QLabel* note_;    // the typed decimal is not exactly an fp32: which fp32 the rows round
+  bool applyingText_ = false;  // the diagram's value comes from the text, not from clicked bits
 };
 
 }  // namespace paritylab::ui

@@ -1,4 +1,5 @@
-// `paritylab-cli bits VALUE [--format F]... [--rounding MODE]`: how VALUE is stored in each format.
+// `paritylab-cli bits VALUE [--format F]... [--rounding MODE]`: how VALUE is stored in each format,
+// on the same path as `round`: VALUE -> nearest fp32 -> the Rounder of each format.
 
 #include <unistd.h>
 
@@ -8,6 +9,8 @@
 #include "app/cli/cli_number_parsing.h"
 #include "app/cli/command_registry.h"
 #include "core/numerics/bit_anatomy.h"
+#include "core/numerics/exact_decimal.h"
+#include "core/numerics/fp32_input.h"
 
 namespace paritylab::cli {
 namespace {
@@ -72,9 +75,12 @@ struct BitsOptions {
   std::uint64_t seed = 0;
 };
 
+// The path `round` takes too: the text parsed straight to fp32 (what a device sees), then every
+// format rounds that fp32 with the same Rounder (stochastic: the draw `round --seed` makes for
+// its first line).
 void runBits(const BitsOptions& o) {
-  const auto value = parseDoubleText(o.value);
-  if (!value)
+  const auto input = numerics::parseFp32Input(o.value);
+  if (!input)
     throw CommandError(
         "VALUE '" + o.value +
         "' is not a number (decimal like 1.5e-3, nan, -inf, or fp32 bits 0x3f800000)");
@@ -84,9 +90,17 @@ void runBits(const BitsOptions& o) {
   if (formats.empty()) formats = numerics::presetFormats();
 
   const Palette palette = paletteFor(isatty(STDOUT_FILENO) != 0);
-  std::printf("%svalue%s %s = %.17g\n\n", palette.bold, palette.reset, o.value.c_str(), *value);
+  const std::string fp32 = numerics::exactDecimal(input->value);
+  if (input->exact)
+    std::printf("%svalue%s %s (exactly an fp32)\n\n", palette.bold, palette.reset, fp32.c_str());
+  else
+    std::printf(
+        "%svalue%s %s is not exactly an fp32: the formats below round the nearest fp32,\n"
+        "      %s (as a device would see it)\n\n",
+        palette.bold, palette.reset, o.value.c_str(), fp32.c_str());
   for (const auto& f : formats)
-    printAnatomy(numerics::dissect(*value, numerics::RoundingSpec{f, mode}, o.seed), mode, palette);
+    printAnatomy(numerics::dissect(input->value, numerics::RoundingSpec{f, mode}, o.seed), mode,
+                 palette);
 }
 
 const CommandRegistration reg{
@@ -99,7 +113,9 @@ const CommandRegistration reg{
       cmd->add_option("--format,-f", o->formats, "Format (repeatable; default: all presets)");
       cmd->add_option("--rounding", o->rounding,
                       "nearest-even | nearest-away | toward-zero | stochastic");
-      cmd->add_option("--seed", o->seed, "Seed for stochastic rounding");
+      cmd->add_option("--seed", o->seed,
+                      "Seed for stochastic rounding (the draw `round --seed` makes for its first "
+                      "line)");
       cmd->callback([o, cmd] {
         BitsOptions options = *o;
         for (const auto& extra : cmd->remaining()) {

@@ -1,5 +1,6 @@
 // `paritylab-cli round --format F [...]`: rounds stdin (one number a line) and writes CSV
 // `input_bits,output_bits,output`. Streams in fixed-size batches: memory does not grow with input.
+// Same path as `bits`: each line -> nearest fp32 (input_bits) -> the format's Rounder.
 
 #include <CLI/CLI.hpp>
 #include <array>
@@ -10,6 +11,7 @@
 
 #include "app/cli/cli_number_parsing.h"
 #include "app/cli/command_registry.h"
+#include "core/numerics/fp32_input.h"
 #include "core/numerics/rounding.h"
 
 namespace paritylab::cli {
@@ -68,7 +70,8 @@ void runRound(const RoundOptions& o) {
   std::array<float, kBatch> inputs{};
   std::array<float, kBatch> outputs{};
   std::size_t batched = 0;
-  std::uint64_t lineIndex = 0;  // 0-based index of the current number: the stochastic counter
+  std::uint64_t lineIndex = 0;     // 0-based index of the current number: the stochastic counter
+  std::uint64_t firstInexact = 0;  // 1-based line of the first decimal that is not an fp32
   CsvWriter writer;
   writer.text("input_bits,output_bits,output\n");
   auto flushBatch = [&] {
@@ -82,7 +85,8 @@ void runRound(const RoundOptions& o) {
   std::size_t capacity = 0;
   ssize_t length = 0;
   while ((length = getline(&line, &capacity, stdin)) >= 0) {
-    const auto value = parseFp32Text(std::string_view(line, static_cast<std::size_t>(length)));
+    const std::string_view text(line, static_cast<std::size_t>(length));
+    const auto value = numerics::parseFp32(text);
     if (!value) {
       flushBatch();
       writer.flush();
@@ -94,11 +98,18 @@ void runRound(const RoundOptions& o) {
                          "0x3f800000)");
     }
     inputs[batched++] = *value;
+    if (!firstInexact && !numerics::parseFp32Input(text)->exact) firstInexact = lineIndex + 1;
     ++lineIndex;
     if (batched == kBatch) flushBatch();
   }
   std::free(line);
   flushBatch();
+  writer.flush();
+  if (firstInexact)
+    std::fprintf(stderr,
+                 "note: not every input is exactly an fp32 (the first is line %llu): each was read "
+                 "as the nearest fp32, as a device would see it (input_bits), then rounded\n",
+                 static_cast<unsigned long long>(firstInexact));
 }
 
 const CommandRegistration reg{

@@ -1,5 +1,5 @@
-// Bit anatomy of one value in one format. Rounding here works in double arithmetic on the format's
-// grid (quantum = 2^(max(exponent, emin) - M)), independently of the fp32 bit kernels.
+// Bit anatomy of one value in one format: the value is rounded by the same Rounder as every
+// emulated product and `paritylab-cli round`, then its fields are read off.
 
 #include "core/numerics/bit_anatomy.h"
 
@@ -8,7 +8,6 @@
 #include <limits>
 
 #include "core/numerics/exact_decimal.h"
-#include "core/numerics/stochastic_bits.h"
 
 namespace paritylab::numerics {
 namespace {
@@ -18,56 +17,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 int minExponent(const FloatFormat& f) {
   return 1 - f.bias;
-}
-
-// Rounds a double to the format by the spec's rules; `random` is the stochastic draw (32 bits).
-double roundToFormat(double value, const RoundingSpec& spec, std::uint32_t random) {
-  const FloatFormat& f = spec.format;
-  const bool e4m3 = f.special == SpecialEncoding::FiniteOnlyE4M3;
-  const bool saturate = spec.overflow == OverflowMode::Saturate;
-  if (std::isnan(value)) return kNaN;
-  if (std::isinf(value)) {
-    if (!e4m3) return value;
-    return saturate ? std::copysign(f.maxFinite(), value) : kNaN;
-  }
-  const double magnitude = std::fabs(value);
-  if (magnitude == 0.0) return value;
-
-  const int exponent = std::max(std::ilogb(magnitude), minExponent(f));
-  const double quantum = std::ldexp(1.0, exponent - f.mantissaBits);
-  const double scaled = magnitude / quantum;  // exact: division by a power of two
-  const double down = std::floor(scaled);
-  const double fraction = scaled - down;
-  // Ties go to the even encoding; with no mantissa bits that is the exponent field's parity.
-  const bool lowerIsOdd = f.mantissaBits == 0 && std::ilogb(magnitude) >= minExponent(f)
-                              ? ((exponent + f.bias) & 1) != 0
-                              : std::fmod(down, 2.0) != 0.0;
-  bool up = false;
-  switch (spec.mode) {
-    case RoundingMode::NearestEven:
-      up = fraction > 0.5 || (fraction == 0.5 && lowerIsOdd);
-      break;
-    case RoundingMode::NearestAway:
-      up = fraction >= 0.5;
-      break;
-    case RoundingMode::TowardZero:
-      up = false;
-      break;
-    case RoundingMode::Stochastic:
-      up = static_cast<double>(random) < fraction * 0x1p32;
-      break;
-  }
-  double rounded = (up ? down + 1.0 : down) * quantum;
-  if (spec.subnormals == SubnormalMode::Flush && rounded < f.minNormal()) rounded = 0.0;
-  if (rounded > f.maxFinite()) {
-    if (saturate)
-      rounded = f.maxFinite();
-    else if (e4m3)
-      return kNaN;
-    else
-      rounded = spec.mode == RoundingMode::TowardZero ? f.maxFinite() : kInf;
-  }
-  return std::copysign(rounded, value);
 }
 
 std::string spacedBits(const FloatFormat& f, std::uint32_t pattern) {
@@ -137,12 +86,12 @@ std::uint32_t encodeBits(const FloatFormat& f, double value) {
   return sign | (static_cast<std::uint32_t>(exponent + f.bias) << f.mantissaBits) | mantissa;
 }
 
-BitAnatomy dissect(double value, const RoundingSpec& spec, std::uint64_t seed) {
+BitAnatomy dissect(float value, const RoundingSpec& spec, std::uint64_t seed) {
   const FloatFormat& f = spec.format;
   BitAnatomy a;
   a.format = f;
   a.input = value;
-  a.stored = roundToFormat(value, spec, stochasticBits(stochasticKey(seed), 0));
+  a.stored = Rounder(spec).round(value, seed, 0);
   const std::uint32_t pattern = encodeBits(f, a.stored);
   a.sign = ((pattern >> (f.exponentBits + f.mantissaBits)) & 1U) != 0;
   a.exponentField = (pattern >> f.mantissaBits) & ((1U << f.exponentBits) - 1U);

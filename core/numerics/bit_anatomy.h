@@ -14,7 +14,7 @@ std::string_view toString(ValueClass c);
 
 struct BitAnatomy {
   FloatFormat format;
-  double input = 0.0;  // the value asked for
+  double input = 0.0;  // the fp32 value rounded (what a device sees of the number typed)
   bool sign = false;
   std::uint32_t exponentField = 0;  // raw biased exponent bits
   std::uint32_t mantissaField = 0;  // raw fraction bits
@@ -28,8 +28,10 @@ struct BitAnatomy {
   double ulp = 0.0;            // spacing of the format at `stored`
 };
 
-// Rounds `value` (a double, so that fp32 itself rounds too) to the spec's format and dissects it.
-BitAnatomy dissect(double value, const RoundingSpec& spec, std::uint64_t seed = 0);
+// Rounds the fp32 `value` to the spec's format with the same Rounder as every emulated product
+// and `paritylab-cli round` (stochastic: the draw of element 0 under `seed`, i.e. the first line
+// `round --seed` reads), and dissects the result. Parse typed text with parseFp32Input first.
+BitAnatomy dissect(float value, const RoundingSpec& spec, std::uint64_t seed = 0);
 // The value a bit pattern of the format encodes (for clicking bits in the diagram).
 double decodeBits(const FloatFormat& format, std::uint32_t pattern);
 // The pattern of `value` already representable in the format (sign | exponent | mantissa).

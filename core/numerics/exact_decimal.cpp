@@ -6,7 +6,7 @@
 namespace paritylab::numerics {
 
 std::string exactDecimal(double value) {
-  if (std::isnan(value)) return "nan";
+  if (std::isnan(value)) return std::signbit(value) ? "-nan" : "nan";
   if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
   // value = n / 2^k with integer n: exactly k decimal places are needed (2^-k = 5^k / 10^k).
   int fractionalBits = 0;

@@ -3,6 +3,7 @@
 #include "ui/formats_panel.h"
 
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QtTest>
 
@@ -46,6 +47,31 @@ class FormatsPanelTest : public QObject {
     mode->setCurrentIndex(mode->findText("toward-zero"));
     QCOMPARE(panel.diagram()->anatomies()[2].stored, 1.0);
     QCOMPARE(panel.diagram()->anatomies()[2].ulp, std::ldexp(1.0, -7));
+  }
+
+  // Issue 11.3: the tab takes the path of `bits` and `round`: text -> nearest fp32 (saying when
+  // the decimal is not exactly one) -> the same Rounder; NaN keeps its sign.
+  void typedDecimalIsReadAsTheNearestFp32() {
+    FormatsPanel panel;
+    auto* edit = panel.findChild<QLineEdit*>();
+    auto noteText = [&] {
+      for (QLabel* label : panel.findChildren<QLabel*>())
+        if (label->text().contains("exactly an fp32")) return label->text();
+      return QString();
+    };
+    edit->setText("1.00390625000001");  // nearest fp32: 1 + 2^-8, bf16's tie, nearest-even -> 1
+    emit edit->editingFinished();
+    QCOMPARE(panel.diagram()->value(), 1.00390625);
+    QCOMPARE(panel.diagram()->anatomies()[2].stored, 1.0);
+    QVERIFY2(noteText().contains("every row rounds the nearest fp32, 1.00390625"),
+             qPrintable(noteText()));
+    QCOMPARE(edit->text(), QStringLiteral("1.00390625000001"));  // what was typed stays
+    edit->setText("0x3f800000");
+    emit edit->editingFinished();
+    QVERIFY(noteText().isEmpty());
+    edit->setText("-nan");
+    emit edit->editingFinished();
+    QVERIFY(panel.diagram()->anatomies()[2].bits.starts_with("1 11111111"));
   }
 };
 

@@ -1,0 +1,116 @@
+#include "core/numerics/fp32_input.h"
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "core/numerics/exact_decimal.h"
+
+namespace paritylab::numerics {
+namespace {
+
+std::string_view trim(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  const auto first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
+}
+
+std::optional<std::uint32_t> parseHexBits(std::string_view text) {
+  if (text.size() < 3 || text.size() > 10 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X'))
+    return std::nullopt;
+  std::uint32_t bits = 0;
+  const auto [end, ec] = std::from_chars(text.data() + 2, text.data() + text.size(), bits, 16);
+  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return bits;
+}
+
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// An unsigned decimal "digits[.digits][e[+-]digits]" as value = digits * 10^exponent with no
+// leading or trailing zeros in `digits` ("" for zero). nullopt for anything else (nan, inf).
+struct Canonical {
+  std::string digits;
+  long long exponent = 0;
+  bool operator==(const Canonical&) const = default;
+};
+std::optional<Canonical> canonical(std::string_view s) {
+  Canonical c;
+  std::size_t i = 0;
+  bool point = false, any = false;
+  for (; i < s.size(); ++i) {
+    if (isDigit(s[i])) {
+      c.digits += s[i];
+      any = true;
+      if (point) --c.exponent;
+    } else if (s[i] == '.' && !point) {
+      point = true;
+    } else {
+      break;
+    }
+  }
+  if (!any) return std::nullopt;
+  if (i < s.size()) {
+    if (s[i] != 'e' && s[i] != 'E') return std::nullopt;
+    ++i;
+    bool negative = false;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+    if (i == s.size()) return std::nullopt;
+    long long e = 0;
+    for (; i < s.size(); ++i) {
+      if (!isDigit(s[i])) return std::nullopt;
+      if (e < 1'000'000'000'000LL) e = e * 10 + (s[i] - '0');  // saturates far beyond any float
+    }
+    c.exponent += negative ? -e : e;
+  }
+  const auto first = c.digits.find_first_not_of('0');
+  if (first == std::string::npos) return Canonical{};  // zero
+  c.digits.erase(0, first);
+  const auto last = c.digits.find_last_not_of('0');
+  c.exponent += static_cast<long long>(c.digits.size() - 1 - last);
+  c.digits.erase(last + 1);
+  return c;
+}
+
+}  // namespace
+
+std::optional<float> parseFp32(std::string_view text) {
+  text = trim(text);
+  if (auto bits = parseHexBits(text)) return std::bit_cast<float>(*bits);
+  if (!text.empty() && text.front() == '+') {
+    text.remove_prefix(1);
+    if (!text.empty() && (text.front() == '+' || text.front() == '-')) return std::nullopt;
+  }
+  if (text.empty()) return std::nullopt;
+  float value = 0.0f;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (end != text.data() + text.size()) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars leaves the value unset; strtof gives the correctly rounded inf or (sub)zero.
+    const std::string copy(text);
+    value = std::strtof(copy.c_str(), nullptr);
+  } else if (ec != std::errc{}) {
+    return std::nullopt;
+  }
+  if (std::isnan(value)) value = std::copysign(value, text.front() == '-' ? -1.0f : 1.0f);
+  return value;
+}
+
+std::optional<Fp32Input> parseFp32Input(std::string_view text) {
+  const auto value = parseFp32(text);
+  if (!value) return std::nullopt;
+  Fp32Input input{*value, true};
+  text = trim(text);
+  if (!text.empty() && (text.front() == '+' || text.front() == '-')) text.remove_prefix(1);
+  const auto written = canonical(text);
+  if (!written || parseHexBits(text)) return input;  // nan, inf, fp32 bits: exact by definition
+  input.exact = std::isfinite(*value) && canonical(exactDecimal(std::fabs(*value))) == written;
+  return input;
+}
+
+}  // namespace paritylab::numerics

@@ -1,0 +1,137 @@
+// Covers issue 11.3: `bits` and `round` take one path, run here through the built command line:
+// the text parsed straight to fp32 (bits says when the decimal is not exactly an fp32, round notes
+// it on stderr), then the same Rounder, the same stochastic draw (round's first line, index 0,
+// under the same seed), and NaN keeps its sign.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+#include "tests/cli/cli_runner.h"
+
+namespace paritylab::cli {
+namespace {
+
+using testing::lineStartingWith;
+using testing::runCli;
+
+// The lines of the section of `bits` output that describes `format`.
+std::string sectionOf(const std::string& bitsOutput, const std::string& format) {
+  const auto start = bitsOutput.find("\n" + format + " (");
+  if (start == std::string::npos) return {};
+  const auto end = bitsOutput.find("\n\n", start + 1);
+  return bitsOutput.substr(start + 1, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// The value after "stored" in a section.
+double storedOf(const std::string& section) {
+  const std::string line = lineStartingWith(section, "stored");
+  return std::strtod(line.substr(line.find("stored") + 6).c_str(), nullptr);
+}
+
+// round's outputs for the input lines: the third CSV column, read back as the fp32 it prints.
+std::vector<double> roundedBy(const std::vector<std::string>& args,
+                              const std::vector<std::string>& inputs) {
+  std::string text;
+  for (const auto& input : inputs) text += input + "\n";
+  const auto r = runCli(args, text);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::vector<double> out;
+  std::string row;
+  std::getline(lines, row);  // header
+  while (std::getline(lines, row))
+    out.push_back(std::strtof(row.substr(row.rfind(',') + 1).c_str(), nullptr));
+  return out;
+}
+double roundedBy(const std::vector<std::string>& args, const std::string& input) {
+  const auto out = roundedBy(args, std::vector<std::string>{input});
+  return out.empty() ? 0.0 : out.front();
+}
+
+bool sameValue(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) && std::isnan(b) && std::signbit(a) == std::signbit(b);
+  return a == b && std::signbit(a) == std::signbit(b);
+}
+
+TEST(BitsAndRound, AgreeOnEveryFormatModeAndInput) {
+  const std::vector<std::string> formats = {"bf16", "fp16", "tf32", "fp8-e4m3", "fp8-e5m2"};
+  const std::vector<std::string> values = {
+      "1.00390625000001", "1.1", "-nan", "500", "0.1", "1e-50", "65519.99", "-0", "0x3f800001"};
+  auto bitsFor = [&](const std::string& value, const std::string& mode) {
+    std::vector<std::string> args = {"bits", value, "--rounding", mode, "--seed", "3"};
+    for (const auto& f : formats) args.insert(args.end(), {"-f", f});
+    const auto bits = runCli(args);
+    EXPECT_EQ(bits.exitCode, 0) << bits.err;
+    return bits.out;
+  };
+  auto expectSame = [](double fromBits, double fromRound, const std::string& what) {
+    EXPECT_TRUE(sameValue(fromBits, fromRound))
+        << what << ": bits " << fromBits << ", round " << fromRound;
+  };
+  // Deterministic modes: one `round` per format and mode reads every value.
+  for (const std::string mode : {"nearest-even", "nearest-away", "toward-zero"}) {
+    std::vector<std::string> bitsOutputs;
+    for (const auto& value : values) bitsOutputs.push_back(bitsFor(value, mode));
+    for (const auto& f : formats) {
+      const auto rounded = roundedBy({"round", "-f", f, "--rounding", mode}, values);
+      ASSERT_EQ(rounded.size(), values.size());
+      for (std::size_t i = 0; i < values.size(); ++i)
+        expectSame(storedOf(sectionOf(bitsOutputs[i], f)), rounded[i],
+                   values[i] + " " + f + " " + mode);
+    }
+  }
+  // Stochastic: bits draws what round draws for its first line under the same seed.
+  for (const std::string value : {"1.1", "0.1", "65519.99"}) {
+    const std::string bits = bitsFor(value, "stochastic");
+    for (const auto& f : formats)
+      expectSame(storedOf(sectionOf(bits, f)),
+                 roundedBy({"round", "-f", f, "--rounding", "stochastic", "--seed", "3"}, value),
+                 value + " " + f + " stochastic");
+  }
+}
+
+// The three disagreements the issue reported, now one answer each.
+TEST(BitsAndRound, TheReportedCases) {
+  // A decimal just above bf16's tie at 1 + 2^-8: its nearest fp32 is the tie itself, which
+  // nearest-even rounds down to 1 (rounding the double directly gave 1.0078125).
+  const auto bits = runCli({"bits", "1.00390625000001", "-f", "bf16"});
+  EXPECT_NE(bits.out.find("1.00390625000001 is not exactly an fp32"), std::string::npos)
+      << bits.out;
+  EXPECT_NE(bits.out.find("1.00390625 (as a device would see it)"), std::string::npos) << bits.out;
+  EXPECT_EQ(storedOf(sectionOf(bits.out, "bf16")), 1.0);
+  EXPECT_EQ(roundedBy({"round", "-f", "bf16"}, "1.00390625000001"), 1.0);
+  // Stochastic, seed 3: one rule.
+  const auto stochastic =
+      runCli({"bits", "1.1", "-f", "bf16", "--rounding", "stochastic", "--seed", "3"});
+  EXPECT_EQ(storedOf(sectionOf(stochastic.out, "bf16")),
+            roundedBy({"round", "-f", "bf16", "--rounding", "stochastic", "--seed", "3"}, "1.1"));
+  // -nan keeps its sign.
+  const auto nan = runCli({"bits", "-nan", "-f", "bf16"});
+  EXPECT_EQ(lineStartingWith(sectionOf(nan.out, "bf16"), "bits"),
+            "  bits      1 11111111 1000000   (sign exponent mantissa)");
+  // fp32 bits are exactly an fp32.
+  EXPECT_NE(runCli({"bits", "0x3f800000", "-f", "bf16"}).out.find("1 (exactly an fp32)"),
+            std::string::npos);
+  // Issue 11.1 through bits: toward-zero overflow in E4M3 is 448, not NaN.
+  const auto e4m3 = runCli({"bits", "500", "-f", "fp8-e4m3", "--rounding", "toward-zero"});
+  EXPECT_EQ(storedOf(sectionOf(e4m3.out, "fp8-e4m3")), 448.0) << e4m3.out;
+}
+
+TEST(Round, NotesInputsThatAreNotExactlyAnFp32) {
+  const auto exact = runCli({"round", "-f", "bf16"}, "1.5\n0x3f800001\n-inf\n");
+  EXPECT_EQ(exact.exitCode, 0);
+  EXPECT_EQ(exact.err, "");
+  const auto inexact = runCli({"round", "-f", "bf16"}, "1.5\n1e-50\n0.1\n");
+  EXPECT_EQ(inexact.exitCode, 0);
+  EXPECT_NE(inexact.err.find("not every input is exactly an fp32 (the first is line 2)"),
+            std::string::npos)
+      << inexact.err;
+  EXPECT_NE(inexact.out.find("0x00000000,0x00000000,0\n"), std::string::npos) << inexact.out;
+}
+
+}  // namespace
+}  // namespace paritylab::cli
