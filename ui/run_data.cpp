@@ -94,7 +94,8 @@ void RunData::applyEpoch(const study::EpochEvent& event) {
   RunRecord& run = ensureRun(event.run);
   // An epoch event for an epoch already recorded replaces it (a resumed run repeats its epoch).
   while (!run.epochs.empty() && run.epochs.back().epoch >= event.epoch) run.epochs.pop_back();
-  run.epochs.push_back({event.epoch, event.trainLoss, event.testLoss, event.testAccuracy});
+  run.epochs.push_back(
+      {event.epoch, event.trainLoss, event.testLoss, event.testAccuracy, event.skippedSteps});
   run.epoch = event.epoch;
   run.totalEpochs = event.totalEpochs;
   if (run.state == study::RunState::Pending) run.state = study::RunState::Running;

@@ -17,6 +17,7 @@ namespace paritylab::ui {
 struct EpochPoint {
   int epoch = 0;                                               // 1-based
   double trainLoss = 0.0, testLoss = 0.0, testAccuracy = 0.0;  // accuracy: fraction in [0, 1]
+  int skippedSteps = 0;  // loss scaling: optimizer steps skipped on inf/NaN
 };
 
 struct StepPoint {

@@ -65,6 +65,31 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
   }
 }
 
+namespace {
+
+// The run's message (why it failed or diverged) and, under loss scaling, the optimizer steps it
+// skipped on inf/NaN gradients, per epoch.
+QVariant toolTip(const RunRecord& run) {
+  QStringList lines;
+  if (!run.message.isEmpty()) lines << run.message;
+  int skipped = 0;
+  QStringList perEpoch;
+  for (const EpochPoint& e : run.epochs) {
+    skipped += e.skippedSteps;
+    if (e.skippedSteps > 0)
+      perEpoch << RunsTableModel::tr("epoch %1: %2").arg(e.epoch).arg(e.skippedSteps);
+  }
+  if (skipped > 0)
+    lines << RunsTableModel::tr(
+                 "Optimizer steps skipped by loss scaling (inf/NaN gradients): "
+                 "%1 (%2)")
+                 .arg(skipped)
+                 .arg(perEpoch.join(QStringLiteral(", ")));
+  return lines.isEmpty() ? QVariant() : QVariant(lines.join(QLatin1Char('\n')));
+}
+
+}  // namespace
+
 QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rows_) return {};
   const RunRecord& run = data_->runs()[static_cast<std::size_t>(index.row())];
@@ -91,7 +116,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return QColor(0x65, 0x6d, 0x76);
     }
   }
-  if (role == Qt::ToolTipRole && !run.message.isEmpty()) return run.message;
+  if (role == Qt::ToolTipRole) return toolTip(run);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Backend:

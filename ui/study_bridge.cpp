@@ -46,7 +46,7 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       run.currentLoss = std::nan("");
       if (auto it = epochs.find(r.id); it != epochs.end())
         for (const study::EpochRecord& e : it->second)
-          run.epochs.push_back({e.epoch, e.trainLoss, e.testLoss, e.testAccuracy});
+          run.epochs.push_back({e.epoch, e.trainLoss, e.testLoss, e.testAccuracy, e.skippedSteps});
       run.totalEpochs = std::max(run.epoch, static_cast<int>(run.epochs.size()));
       unfinished |= !run.finished() || r.status == study::RunState::Cancelled ||
                     r.status == study::RunState::Failed;

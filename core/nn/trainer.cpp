@@ -1,6 +1,7 @@
 #include "core/nn/trainer.h"
 
 #include <chrono>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 
@@ -104,6 +105,7 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
     shuffle(order, config.seed, epoch);
     double lossSum = 0.0;
     std::int64_t seen = 0;
+    int skippedSteps = 0;
     for (std::int64_t begin = 0; begin < n; begin += config.batchSize) {
       if (callbacks.shouldCancel && callbacks.shouldCancel()) {
         result.status = RunStatus::Cancelled;
@@ -127,12 +129,16 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
       ++step;
       ++phaseStep;
       result.steps = std::int64_t(step);
-      if (!outcome.finite) {
+      skippedSteps += outcome.skipped ? 1 : 0;
+      if (outcome.diverged) {
         result.status = RunStatus::Diverged;
         result.divergedEpoch = epoch;
         result.divergedStep = std::int64_t(step);
+        result.divergedReason = session.lossScaler().gaveUp() ? session.lossScaler().gaveUpReason()
+                                                              : "loss became NaN/inf";
         break;
       }
+      if (!outcome.finite) continue;  // a step skipped by loss scaling: no loss to average
       lossSum += outcome.loss * count;
       seen += count;
       if (callbacks.onStep) callbacks.onStep(epoch, std::int64_t(step), outcome.loss);
@@ -140,11 +146,13 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
     if (result.status != RunStatus::Completed) break;
     EpochMetrics metrics;
     metrics.epoch = epoch;
-    metrics.trainLoss = seen > 0 ? lossSum / double(seen) : 0.0;
+    // NaN when loss scaling skipped every step of the epoch on a non-finite loss.
+    metrics.trainLoss = seen > 0 ? lossSum / double(seen) : std::nan("");
     const EvalOutcome eval = session.evaluate(data.test, config.evalBatchSize);
     metrics.testLoss = eval.loss;
     metrics.testAccuracy = eval.accuracy;
     metrics.seconds = secondsSince(epochStart);
+    metrics.skippedSteps = skippedSteps;
     result.epochs.push_back(metrics);
     if (callbacks.onEpoch) callbacks.onEpoch(metrics);
   }

@@ -52,6 +52,7 @@ struct EpochMetrics {
   double testLoss = 0.0;
   double testAccuracy = 0.0;  // fraction in [0, 1]
   double seconds = 0.0;       // wall time of this epoch
+  int skippedSteps = 0;       // loss scaling: optimizer steps skipped on inf/NaN (GradScaler)
 };
 
 enum class RunStatus { Completed, Diverged, Cancelled };
@@ -60,6 +61,7 @@ struct TrainResult {
   RunStatus status = RunStatus::Completed;
   int divergedEpoch = 0;  // 1-based epoch whose loss became NaN/inf (status Diverged)
   std::int64_t divergedStep = 0;
+  std::string divergedReason;  // status Diverged: why, in words
   std::vector<EpochMetrics> epochs;
   std::int64_t steps = 0;
   double seconds = 0.0;

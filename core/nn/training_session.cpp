@@ -84,24 +84,31 @@ StepOutcome TrainingSession::computeGradients(const float* images, const std::in
   }
   out.loss = lossSum / replicas;
   out.finite = std::isfinite(out.loss);
-  if (!out.finite) return out;
-  if (replicas > 1) {
+  if (!out.finite && !lossScaler_.enabled()) {
+    out.diverged = true;
+    return out;
+  }
+  if (out.finite && replicas > 1) {
     allReduceMean(replicaGrads_, replicas, params.gradData().data(), params.totalSize());
     if (policy_.storage.gradients)
       storeTensor(policy_.storage.gradients, params.gradData().data(), params.totalSize(),
                   hashSeed(seed_, step, 0x52454443 /* "REDC" */));
   }
   if (lossScaler_.enabled()) {
-    const bool overflow = !allFinite(params, ranges, params.gradData());
-    if (lossScaler_.update(overflow)) {  // skip on overflow; the scaler backs off
-      out.skipped = true;
-      return out;
+    // GradScaler: unscale in fp32 (unscale_ multiplies by the reciprocal), then found_inf from the
+    // unscaled gradients; a non-finite loss has non-finite gradients. Skip and back off on inf/NaN.
+    bool foundInf = !out.finite;
+    if (!foundInf) {
+      const float inv = float(1.0 / scale);
+      for (const auto& rg : ranges)
+        Eigen::Map<Eigen::ArrayXf>(params.gradData().data() + rg.offset, Eigen::Index(rg.size)) *=
+            inv;
+      foundInf = !allFinite(params, ranges, params.gradData());
     }
-    // Unscale in fp32 (as torch's GradScaler.unscale_ multiplies by the reciprocal).
-    const float inv = float(1.0 / scale);
-    for (const auto& rg : ranges)
-      Eigen::Map<Eigen::ArrayXf>(params.gradData().data() + rg.offset, Eigen::Index(rg.size)) *=
-          inv;
+    if (lossScaler_.update(foundInf)) {
+      out.skipped = true;
+      out.diverged = lossScaler_.gaveUp();
+    }
   }
   return out;
 }
@@ -110,7 +117,7 @@ StepOutcome TrainingSession::step(const float* images, const std::int32_t* label
                                   std::uint64_t step, Optimizer& optimizer, double lr,
                                   const std::vector<ParamStore::Range>& ranges, double clipNorm) {
   StepOutcome out = computeGradients(images, labels, n, step, ranges);
-  if (!out.finite || out.skipped) return out;
+  if (!out.finite || out.skipped || out.diverged) return out;
   if (clipNorm > 0.0) clipGradNorm(model_->params, ranges, clipNorm);
   optimizer.step(model_->params, ranges, lr, policy_.storage.optimizerState);
   weightsChanged(step + 1);

@@ -17,9 +17,11 @@
 namespace paritylab::nn {
 
 struct StepOutcome {
-  double loss = 0.0;     // mean over the batch (mean of the replicas' shard means)
-  bool finite = true;    // false: the loss is NaN/inf (divergence)
-  bool skipped = false;  // loss scaling overflow: no update, scale backed off
+  double loss = 0.0;      // mean over the batch (mean of the replicas' shard means)
+  bool finite = true;     // false: the loss is NaN/inf
+  bool skipped = false;   // loss scaling: inf/NaN loss or gradients, no update, scale backed off
+  bool diverged = false;  // the run cannot go on: a non-finite loss without loss scaling, or the
+                          // loss scaler's limit reached (LossScaler::gaveUp)
   int correct = 0;
 };
 
@@ -36,13 +38,15 @@ class TrainingSession {
   Model& model() { return *model_; }
   const backends::PrecisionPolicy& policy() const { return policy_; }
   double lossScale() const { return lossScaler_.scale(); }
+  const LossScaler& lossScaler() const { return lossScaler_; }
 
   // Re-derives the weights the products see after the master weights changed (init, load).
   void weightsChanged(std::uint64_t step);
 
   // Forward + backward over the replicas' shards of images [n, C, H, W] / labels [n]; leaves the
-  // averaged (unscaled) gradients in the ParamStore. Returns without gradients when the loss is
-  // not finite or the scaled gradients overflowed (then `skipped`, scale backed off).
+  // averaged (unscaled) gradients in the ParamStore. Returns without usable gradients when the
+  // loss is not finite (`diverged` without loss scaling) or, under loss scaling, when the loss or
+  // the unscaled gradients are not finite (then `skipped`, scale backed off).
   StepOutcome computeGradients(const float* images, const std::int32_t* labels, int n,
                                std::uint64_t step, const std::vector<ParamStore::Range>& ranges);
   // Full step: gradients, clipping (clipNorm > 0), optimizer update, weight storage.

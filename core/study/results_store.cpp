@@ -29,7 +29,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS epochs (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, epoch INTEGER NOT NULL,
   train_loss REAL, test_loss REAL, test_accuracy REAL, seconds REAL,
-  PRIMARY KEY (run_id, epoch));
+  skipped_steps INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run_id, epoch));
 INSERT OR IGNORE INTO paritylab_meta (key, value) VALUES ('format', 'paritylab-results-1');
 )sql";
 
@@ -98,6 +98,15 @@ RunRecord readRun(const Statement& s) {
   return r;
 }
 
+// Databases written before epochs.skipped_steps existed get the column (0: none recorded).
+void addSkippedStepsColumn(sqlite3* db, const std::string& file) {
+  Statement columns(db, "SELECT 1 FROM pragma_table_info('epochs') WHERE name = 'skipped_steps'",
+                    file);
+  if (columns.step()) return;
+  Statement(db, "ALTER TABLE epochs ADD COLUMN skipped_steps INTEGER NOT NULL DEFAULT 0", file)
+      .run();
+}
+
 constexpr const char* kRunColumns =
     "id, backend, policy, seed, status, epochs_done, final_train_loss, final_test_loss, "
     "final_accuracy, wall_seconds, diverged_epoch, message, source";
@@ -148,6 +157,7 @@ std::unique_ptr<ResultsStore> ResultsStore::open(const std::string& path, bool c
   }
   store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
   store->exec(kSchema);
+  addSkippedStepsColumn(store->db_, path);
   return store;
 }
 
@@ -230,10 +240,10 @@ void ResultsStore::addEpoch(std::int64_t runId, const EpochRecord& e) {
   try {
     Statement s(db_,
                 "INSERT OR REPLACE INTO epochs (run_id, epoch, train_loss, test_loss, "
-                "test_accuracy, seconds) VALUES (?,?,?,?,?,?)",
+                "test_accuracy, seconds, skipped_steps) VALUES (?,?,?,?,?,?,?)",
                 path_);
     s.bind(1, runId).bind(2, std::int64_t(e.epoch)).bind(3, e.trainLoss).bind(4, e.testLoss);
-    s.bind(5, e.testAccuracy).bind(6, e.seconds).run();
+    s.bind(5, e.testAccuracy).bind(6, e.seconds).bind(7, std::int64_t(e.skippedSteps)).run();
     Statement u(db_, "UPDATE runs SET epochs_done = ? WHERE id = ?", path_);
     u.bind(1, std::int64_t(e.epoch)).bind(2, runId).run();
     exec("COMMIT");
@@ -288,24 +298,26 @@ std::vector<RunRecord> ResultsStore::loadRuns() const {
 std::vector<EpochRecord> ResultsStore::loadEpochs(std::int64_t runId) const {
   std::lock_guard lock(mutex_);
   Statement s(db_,
-              "SELECT epoch, train_loss, test_loss, test_accuracy, seconds FROM epochs "
-              "WHERE run_id = ? ORDER BY epoch",
+              "SELECT epoch, train_loss, test_loss, test_accuracy, seconds, skipped_steps "
+              "FROM epochs WHERE run_id = ? ORDER BY epoch",
               path_);
   s.bind(1, runId);
   std::vector<EpochRecord> out;
-  while (s.step()) out.push_back({int(s.i64(0)), s.real(1), s.real(2), s.real(3), s.real(4)});
+  while (s.step())
+    out.push_back({int(s.i64(0)), s.real(1), s.real(2), s.real(3), s.real(4), int(s.i64(5))});
   return out;
 }
 
 std::map<std::int64_t, std::vector<EpochRecord>> ResultsStore::loadAllEpochs() const {
   std::lock_guard lock(mutex_);
   Statement s(db_,
-              "SELECT run_id, epoch, train_loss, test_loss, test_accuracy, seconds FROM epochs "
-              "ORDER BY run_id, epoch",
+              "SELECT run_id, epoch, train_loss, test_loss, test_accuracy, seconds, "
+              "skipped_steps FROM epochs ORDER BY run_id, epoch",
               path_);
   std::map<std::int64_t, std::vector<EpochRecord>> out;
   while (s.step())
-    out[s.i64(0)].push_back({int(s.i64(1)), s.real(2), s.real(3), s.real(4), s.real(5)});
+    out[s.i64(0)].push_back(
+        {int(s.i64(1)), s.real(2), s.real(3), s.real(4), s.real(5), int(s.i64(6))});
   return out;
 }
 

@@ -41,6 +41,7 @@ struct EpochRecord {
   int epoch = 0;                                               // 1-based
   double trainLoss = 0.0, testLoss = 0.0, testAccuracy = 0.0;  // accuracy: fraction; NaN unknown
   double seconds = 0.0;
+  int skippedSteps = 0;  // loss scaling: optimizer steps skipped on inf/NaN in this epoch
 };
 
 class ResultsStore {

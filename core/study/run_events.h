@@ -30,6 +30,7 @@ struct EpochEvent {
   int totalEpochs = 0;
   double trainLoss = 0.0, testLoss = 0.0, testAccuracy = 0.0;  // accuracy: fraction in [0, 1]
   double seconds = 0.0;
+  int skippedSteps = 0;  // loss scaling: optimizer steps skipped on inf/NaN in this epoch
 };
 
 struct RunStateEvent {

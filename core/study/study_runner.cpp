@@ -212,11 +212,12 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
     callbacks_.onStep({key, epoch, step, loss});
   };
   cb.onEpoch = [&](const nn::EpochMetrics& m) {
-    store_.addEpoch(runId, {m.epoch, m.trainLoss, m.testLoss, m.testAccuracy, m.seconds});
+    store_.addEpoch(runId,
+                    {m.epoch, m.trainLoss, m.testLoss, m.testAccuracy, m.seconds, m.skippedSteps});
     rec.epochsDone = m.epoch;
     if (callbacks_.onEpoch)
-      callbacks_.onEpoch(
-          {key, m.epoch, config.epochs, m.trainLoss, m.testLoss, m.testAccuracy, m.seconds});
+      callbacks_.onEpoch({key, m.epoch, config.epochs, m.trainLoss, m.testLoss, m.testAccuracy,
+                          m.seconds, m.skippedSteps});
   };
   try {
     nn::TrainResult r = train_(config, entry.policy, data, cb);
@@ -235,8 +236,9 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
       case nn::RunStatus::Diverged:
         rec.status = RunState::Diverged;
         rec.divergedEpoch = r.divergedEpoch;
-        rec.message = "loss became NaN/inf in epoch " + std::to_string(r.divergedEpoch) +
-                      " (step " + std::to_string(r.divergedStep) + ")";
+        rec.message = (r.divergedReason.empty() ? "loss became NaN/inf" : r.divergedReason) +
+                      " in epoch " + std::to_string(r.divergedEpoch) + " (step " +
+                      std::to_string(r.divergedStep) + ")";
         count(&RunnerSummary::diverged);
         break;
       case nn::RunStatus::Cancelled:

@@ -69,7 +69,7 @@ struct Worker {
     const nn::StepOutcome out = session.step(images.data(), labels.data(), int(labels.size()),
                                              step++, *optimizer, lr, ranges, 0.0);
     skipped += out.skipped ? 1 : 0;
-    diverged = diverged || !out.finite;
+    diverged = diverged || out.diverged;
   }
 };
 

@@ -42,6 +42,54 @@ TEST(LossScaler, StaticAndNone) {
   EXPECT_FALSE(none.enabled());
 }
 
+// Issue 11.4: the defaults are torch.cuda.amp.GradScaler's (init_scale=2.**16, growth_factor=2.0,
+// backoff_factor=0.5, growth_interval=2000; PyTorch docs, torch.amp.GradScaler), and the
+// gpu-amp-fp16 preset uses them.
+TEST(LossScaler, DefaultsAreGradScalers) {
+  for (const backends::LossScaling& c :
+       {backends::LossScaling{}, backends::presetPolicy("gpu-amp-fp16").lossScaling}) {
+    EXPECT_EQ(c.initialScale, 65536.0);
+    EXPECT_EQ(c.growthFactor, 2.0);
+    EXPECT_EQ(c.backoffFactor, 0.5);
+    EXPECT_EQ(c.growthInterval, 2000);
+  }
+  EXPECT_EQ(backends::presetPolicy("gpu-amp-fp16").lossScaling.kind,
+            backends::LossScalingKind::Dynamic);
+}
+
+// Issue 11.4: the documented limits past which a run that keeps overflowing is diverged: the
+// dynamic scale below 2^-24 (65536 = 2^16 halved 41 times is 2^-25), or 100 skips in a row.
+TEST(LossScaler, GivesUpOnlyPastTheDocumentedLimits) {
+  backends::LossScaling c;
+  c.kind = backends::LossScalingKind::Dynamic;
+  nn::LossScaler dynamic(c);
+  for (int i = 1; i <= 40; ++i) {
+    EXPECT_TRUE(dynamic.update(true));
+    EXPECT_FALSE(dynamic.gaveUp()) << i;
+  }
+  EXPECT_EQ(dynamic.scale(), std::ldexp(1.0, -24));  // at the limit, not below it
+  EXPECT_FALSE(dynamic.update(false));               // a clean step resets the run of skips
+  EXPECT_EQ(dynamic.skipsInARow(), 0);
+  EXPECT_TRUE(dynamic.update(true));
+  EXPECT_TRUE(dynamic.gaveUp());
+  EXPECT_EQ(dynamic.scale(), std::ldexp(1.0, -25));
+  EXPECT_NE(dynamic.gaveUpReason().find("below the limit 2^-24"), std::string::npos)
+      << dynamic.gaveUpReason();
+
+  c.kind = backends::LossScalingKind::Static;
+  nn::LossScaler fixed(c);
+  for (int i = 1; i < nn::LossScaler::kMaxSkipsInARow; ++i) fixed.update(true);
+  EXPECT_FALSE(fixed.gaveUp());
+  EXPECT_TRUE(fixed.update(true));
+  EXPECT_TRUE(fixed.gaveUp());
+  EXPECT_EQ(fixed.scale(), 65536.0);
+  EXPECT_NE(fixed.gaveUpReason().find("100 steps in a row"), std::string::npos)
+      << fixed.gaveUpReason();
+  nn::LossScaler none(backends::LossScaling{});
+  for (int i = 0; i < 200; ++i) none.update(true);
+  EXPECT_FALSE(none.gaveUp());  // no loss scaling: the trainer's NaN check decides
+}
+
 TEST(Fp8TensorScale, DelayedScaleFromHistoryMax) {
   nn::Fp8TensorScale s(448.0, 4, 1.0);
   EXPECT_EQ(s.scale(), 1.0f);  // no history yet
