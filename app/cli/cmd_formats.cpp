@@ -39,9 +39,23 @@ void printTable() {
       "fp8-e4m3 follows OCP OFP8: no infinities, S.1111.111 is NaN.\n");
 }
 
+// How the rounding options treat the edges of a format (shown by `formats --help`).
+constexpr const char* kRoundingNotes =
+    "Rounding to a format (bits, round, every emulated product):\n"
+    "  Input: a typed decimal is first read as the nearest fp32 (what a device sees); bits and\n"
+    "    round say when it is not exactly an fp32.\n"
+    "  Overflow: nearest modes and stochastic give +-inf past max finite (NaN in fp8-e4m3,\n"
+    "    which has no infinity), or +-max finite with --overflow saturate; toward-zero never\n"
+    "    overflows: it gives the largest magnitude not above |x| (+-448 in fp8-e4m3).\n"
+    "  Flush to zero (--subnormals flush, policy \"subnormals\": \"flush\"; no preset flushes)\n"
+    "    is applied AFTER rounding: a result below the min normal becomes +-0, but a value just\n"
+    "    below the min normal that rounds up to it is kept as the min normal. This is a choice:\n"
+    "    hardware that flushes inputs or detects tininess before rounding zeroes it instead.";
+
 const CommandRegistration reg{"formats", 10, [](CLI::App& root) {
                                 auto* cmd = root.add_subcommand(
                                     "formats", "List the number formats and their properties");
+                                cmd->footer(kRoundingNotes);
                                 auto json = std::make_shared<bool>(false);
                                 cmd->add_flag("--json", *json, "Print a JSON list of objects");
                                 cmd->callback([json] {

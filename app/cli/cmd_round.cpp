@@ -122,7 +122,8 @@ const CommandRegistration reg{
       cmd->add_option("--rounding", o->rounding,
                       "nearest-even (default) | nearest-away | toward-zero | stochastic");
       cmd->add_option("--overflow", o->overflow, "inf (default) | saturate");
-      cmd->add_option("--subnormals", o->subnormals, "keep (default) | flush");
+      cmd->add_option("--subnormals", o->subnormals,
+                      "keep (default) | flush (after rounding; see formats --help)");
       cmd->add_option("--seed", o->seed, "Seed for stochastic rounding (line index = counter)");
       cmd->callback([o] { runRound(*o); });
     }};

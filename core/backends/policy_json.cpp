@@ -3,8 +3,10 @@
 //   {"preset": "tpu-bf16", "replicas": 1}       a preset adjusted field by field
 //   {"name": "...", "linear": {...}, ...}       a custom policy (unset fields: cpu-fp32 defaults)
 // Fields: name, description, linear|conv: {forward|backwardData|backwardWeight: gemm},
-//   gemm: {operands, operandsB, passes: "bf16"|"bf16x3"|"bf16x6", accumulationChunk,
-//          accumulation, output}
+//   gemm: {operands, operandsB, passes: "none"|"bf16x3"|"bf16x6", accumulationChunk,
+//          accumulation, output}; passes is XLA's multi-pass bf16 product, written only when
+//          there is one ("none", or absent: one product of the operands as `operands` rounds
+//          them; "bf16", the old spelling of one pass, is still read as "none")
 //   storage: {activations, weights, gradients, optimizerState, fp32MasterWeights}
 //   batchNormStatsFp32, stochasticWeightUpdate, replicas,
 //   lossScaling: {kind: "none"|"static"|"dynamic", initialScale, growthFactor, backoffFactor,
@@ -126,28 +128,30 @@ void gemmFromJson(const json& j, const std::string& path, GemmPolicy& g) {
   readSpec(j, "output", path, g.output);
   if (j.contains("passes")) {
     const std::string p = getString(j["passes"], join(path, "passes"));
-    if (p == "bf16" || p == "none")
+    if (p == "none" || p == "bf16")  // "bf16": how policies before issue 11.6 wrote one pass
       g.passes = MultiPass::None;
     else if (p == "bf16x3")
       g.passes = MultiPass::Bf16x3;
     else if (p == "bf16x6")
       g.passes = MultiPass::Bf16x6;
     else
-      fail(join(path, "passes"), j["passes"], "expected bf16, bf16x3 or bf16x6");
+      fail(join(path, "passes"), j["passes"], "expected none, bf16x3 or bf16x6");
   }
   if (j.contains("accumulationChunk"))
     g.accumulationChunk = getInt(j["accumulationChunk"], join(path, "accumulationChunk"), 0);
 }
 
+// A single-pass product has no "passes" (it is one product of the operands as rounded, fp32 or
+// tf32 included, not a bf16 one); multi-pass products say which.
 json gemmToJson(const GemmPolicy& g) {
-  return {{"operands", specToJson(g.operands)},
-          {"operandsB", specToJson(g.operandsB)},
-          {"passes", g.passes == MultiPass::None     ? "bf16"
-                     : g.passes == MultiPass::Bf16x3 ? "bf16x3"
-                                                     : "bf16x6"},
-          {"accumulationChunk", g.accumulationChunk},
-          {"accumulation", specToJson(g.accumulation)},
-          {"output", specToJson(g.output)}};
+  json j = {{"operands", specToJson(g.operands)},
+            {"operandsB", specToJson(g.operandsB)},
+            {"accumulationChunk", g.accumulationChunk},
+            {"accumulation", specToJson(g.accumulation)},
+            {"output", specToJson(g.output)}};
+  if (g.passes != MultiPass::None)
+    j["passes"] = g.passes == MultiPass::Bf16x3 ? "bf16x3" : "bf16x6";
+  return j;
 }
 
 void productFromJson(const json& j, const std::string& path, ProductPolicy& p) {
