@@ -110,6 +110,7 @@ FormatsPanel::FormatsPanel(QWidget* parent)
     valueEdit_->setText(QString::number(v, 'g', 9));  // 9 digits name an fp32 exactly
     note_->clear();                                   // a value from clicked bits is an fp32
   });
+  applyValueText();  // the initial 0.1: the rows and the note say which fp32 they round
   diagram_->adjustSize();
 }
 

@@ -59,6 +59,8 @@ class FormatsPanelTest : public QObject {
         if (label->text().contains("exactly an fp32")) return label->text();
       return QString();
     };
+    QVERIFY2(noteText().contains("0.1 is not exactly an fp32"),
+             qPrintable(noteText()));   // at start
     edit->setText("1.00390625000001");  // nearest fp32: 1 + 2^-8, bf16's tie, nearest-even -> 1
     emit edit->editingFinished();
     QCOMPARE(panel.diagram()->value(), 1.00390625);
