@@ -24,7 +24,7 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
               "final_test_loss", "final_accuracy", "wall_seconds", "diverged_epoch", "source",
               "message"});
   for (const RunRecord& r : store.loadRuns())
-    w.writeRow({std::to_string(r.id), r.backend, std::to_string(r.seed),
+    w.writeRow({std::to_string(r.id), r.backend, r.seedGiven ? std::to_string(r.seed) : "",
                 std::string(toString(r.status)), std::to_string(r.epochsDone),
                 csvNumber(r.finalTrainLoss), csvNumber(r.finalTestLoss), csvNumber(r.finalAccuracy),
                 csvNumber(r.wallSeconds), r.divergedEpoch ? std::to_string(r.divergedEpoch) : "",
