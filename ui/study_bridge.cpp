@@ -28,7 +28,7 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       if (error) *error = QObject::tr("%1: no such file").arg(dbPath);
       return false;
     }
-    const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
     const auto runs = store->loadRuns();
     const auto epochs = store->loadAllEpochs();
     out->runs.clear();
@@ -43,6 +43,8 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       run.finalAccuracy = r.finalAccuracy;
       run.wallSeconds = r.wallSeconds;
       run.message = QString::fromStdString(r.message);
+      run.runName = QString::fromStdString(r.runName);
+      run.seedGiven = r.seedGiven;
       run.currentLoss = std::nan("");
       if (auto it = epochs.find(r.id); it != epochs.end())
         for (const study::EpochRecord& e : it->second)
@@ -75,21 +77,27 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
   });
 }
 
-bool importCsv(const QString& csvPath, const QString& dbPath, QString* error) {
+bool importCsv(const QString& csvPath, const QString& dbPath, QString* error, QStringList* notes) {
   return guarded(error, [&] {
     // The reference torchprime file is detected by its header; other CSVs use the generic
     // long-format columns (run, backend, epoch, accuracy).
+    study::ImportNotes found;
     std::vector<study::ImportedRun> runs =
-        study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{});
+        study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{}, &found);
     const auto store = study::ResultsStore::open(dbPath.toStdString(), true);
-    study::importRuns(*store, csvPath.toStdString(), runs);
+    const study::ImportSummary summary = study::importRuns(*store, csvPath.toStdString(), runs);
+    if (summary.present > 0)
+      found.insert(found.begin(), std::to_string(summary.present) + " runs already present");
+    for (const std::string& note : study::identicalRunNotes(runs)) found.push_back(note);
+    if (notes)
+      for (const std::string& note : found) *notes << QString::fromStdString(note);
     return true;
   });
 }
 
 bool writeCsvReport(const QString& dbPath, const QString& csvPath, QString* error) {
   return guarded(error, [&] {
-    const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
     study::writeReport(*store, csvPath.toStdString());  // + <stem>-summary.csv beside it
     return true;
   });
