@@ -222,6 +222,10 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
     ++(summary.*field);
   };
   if (cancel_) {  // never started: stays pending in the database (another process may run it)
+    {
+      std::lock_guard lock(storeErrorMutex_);
+      if (storeError_) return;  // not cancelled by anyone: the study stops with the store's error
+    }
     rec.status = RunState::Cancelled;
     emitState(rec.status);
     count(&RunnerSummary::cancelled);
