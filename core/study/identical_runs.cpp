@@ -46,11 +46,12 @@ std::vector<IdenticalRuns> findIdenticalRuns(const std::vector<RunCurve>& runs) 
       ++found.distinct;
       if (runs[i].epochs.size() < 2) continue;
       std::vector<std::size_t> group{i};
-      for (std::size_t j = i + 1; j < runs.size(); ++j)
+      for (std::size_t j = i + 1; j < runs.size(); ++j) {
         if (!grouped[j] && runs[j].backend == backend && identical(runs[i], runs[j])) {
           grouped[j] = true;
           group.push_back(j);
         }
+      }
       if (group.size() > 1) found.groups.push_back(std::move(group));
     }
     if (!found.groups.empty()) out.push_back(std::move(found));
@@ -64,15 +65,17 @@ std::vector<std::string> describeIdenticalRuns(const std::vector<IdenticalRuns>&
   for (const IdenticalRuns& f : found) {
     std::string names;
     for (const auto& group : f.groups) {
-      std::string one;
+      if (!names.empty()) names += "; ";
       for (std::size_t k = 0; k < group.size(); ++k) {
+        if (k > 0) names += k + 1 == group.size() ? " and " : ", ";
         const std::string& name = runs[group[k]].name;
-        one += (k == 0                  ? ""
-                : k + 1 == group.size() ? " and "
-                                        : ", ") +
-               (name.empty() ? "#" + std::to_string(group[k] + 1) : name);
+        if (name.empty()) {
+          names += '#';
+          names += std::to_string(group[k] + 1);
+        } else {
+          names += name;
+        }
       }
-      names += (names.empty() ? "" : "; ") + one;
     }
     const int pairs = f.pairs();
     lines.push_back(f.backend + ": " + std::to_string(pairs) + (pairs == 1 ? " pair" : " pairs") +

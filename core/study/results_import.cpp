@@ -54,10 +54,11 @@ std::string where(const std::string& file, int line, int col, const std::string&
 }
 
 void requireField(const std::string& file, const CsvRow& row, int col, const std::string& name) {
-  if (col >= int(row.fields.size()))
+  if (col >= int(row.fields.size())) {
     throw CsvError(file + ":" + std::to_string(row.line) + ": only " +
                    std::to_string(row.fields.size()) + " fields, '" + name + "' is column " +
                    std::to_string(col + 1));
+  }
 }
 
 // A finite decimal number; "" is unknown (NaN) when allowEmpty. nan/inf and out-of-range values
@@ -157,15 +158,19 @@ class AccuracyColumn {
       return "column '" + name_ + "' read as percent (all " + std::to_string(cells_.size()) +
              " values within (1, 100])";
     }
-    for (const Cell& c : cells_)  // neither a fraction nor a percent
-      if (c.value < 0.0 || c.value > 100.0)
+    for (const Cell& c : cells_) {  // neither a fraction nor a percent
+      if (c.value < 0.0 || c.value > 100.0) {
         throw CsvError(where(file_, c.line, col_, name_) + ": accuracy " + csvNumber(c.value) +
                        " outside [0, 1]");
-    for (const Cell& c : cells_)  // percents among fractions
-      if (!fraction(c.value))
+      }
+    }
+    for (const Cell& c : cells_) {  // percents among fractions
+      if (!fraction(c.value)) {
         throw CsvError(where(file_, c.line, col_, name_) + ": accuracy " + csvNumber(c.value) +
                        " outside [0, 1] (a percent column needs every value within (1, 100]; "
                        "this one mixes fractions and percents)");
+      }
+    }
     return "";
   }
 
@@ -187,10 +192,11 @@ class EpochLines {
            int line) {
     if (run >= lines_.size()) lines_.resize(run + 1);
     auto [it, added] = lines_[run].try_emplace(epoch, line);
-    if (!added)
+    if (!added) {
       throw CsvError(file + ":" + std::to_string(line) + ": run " + shownValue(runName) +
                      " has epoch " + std::to_string(epoch) + " twice (first at line " +
                      std::to_string(it->second) + ")");
+    }
   }
 
  private:
@@ -329,10 +335,11 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
       // The run's identity in the file: its seed when given, else its row.
       r.run.message = hasSeed ? "seed " + std::to_string(seed) : "row " + std::to_string(row.line);
       auto [first, added] = keyLine.try_emplace(backend + "\n" + r.run.message, row.line);
-      if (!added)
+      if (!added) {
         throw CsvError(path + ":" + std::to_string(row.line) + ": backend " + shownValue(backend) +
                        " " + r.run.message + " twice (first at line " +
                        std::to_string(first->second) + ")");
+      }
       r.epochs.push_back(e);
       runs.push_back(std::move(r));
       accuracy.add(runs.size() - 1, 0, row.line, e.testAccuracy);
@@ -359,11 +366,12 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
   const std::string note = accuracy.resolve(runs);
   if (notes && !note.empty()) notes->push_back(note);
   for (auto& r : runs) finishRun(r);
-  if (wide)
+  if (wide) {
     for (auto& r : runs) {
       r.run.epochsDone = 0;  // a final value only
       r.epochs.clear();
     }
+  }
   assignSeeds(runs);
   return runs;
 }
@@ -380,6 +388,7 @@ std::vector<ImportedRun> readResultsCsv(const std::string& path, const CsvImport
 
 std::vector<std::string> identicalRunNotes(const std::vector<ImportedRun>& runs) {
   std::vector<RunCurve> curves;
+  curves.reserve(runs.size());
   for (const ImportedRun& r : runs)
     curves.push_back({r.run.backend, r.run.runName, r.epochs, r.run.finalAccuracy});
   return describeIdenticalRuns(findIdenticalRuns(curves), curves);

@@ -71,10 +71,11 @@ CREATE UNIQUE INDEX runs_imported_identity ON runs (backend, message) WHERE sour
 )sql");
   const int importedCopies = sqlite3_changes(db);
   std::vector<std::string> notes;
-  if (emulatedCopies + importedCopies > 0)
+  if (emulatedCopies + importedCopies > 0) {
     notes.push_back(file + ": upgraded to schema version 2; removed " +
                     std::to_string(emulatedCopies + importedCopies) +
                     " duplicated runs (copies of a run stored twice)");
+  }
   return notes;
 }
 
@@ -138,10 +139,11 @@ std::vector<std::string> migrateSchema(sqlite3* db, const std::string& file) {
   exec(db, file, "BEGIN IMMEDIATE");
   try {
     const int from = schemaVersionOf(db, file);  // read inside the transaction: one migrator
-    if (from > currentSchemaVersion())
+    if (from > currentSchemaVersion()) {
       throw StoreError(file + ": written by a newer ParityLab (schema version " +
                        std::to_string(from) + ", this one knows " +
                        std::to_string(currentSchemaVersion()) + "); open it with that version");
+    }
     for (int v = from; v < currentSchemaVersion(); ++v) {
       auto stepNotes = kMigrations[std::size_t(v - 1)](db, file);
       notes.insert(notes.end(), stepNotes.begin(), stepNotes.end());

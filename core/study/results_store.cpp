@@ -360,10 +360,11 @@ int ResultsStore::releaseUnfinishedRuns() {
     std::vector<std::int64_t> release;
     while (s.step())
       if (s.text(1) != "running" || ownerIsGone(s.text(2))) release.push_back(s.i64(0));
-    for (std::int64_t id : release)
+    for (std::int64_t id : release) {
       Statement(db_, "UPDATE runs SET status = 'pending', claimed_by = '' WHERE id = ?", path_)
           .bind(1, id)
           .run();
+    }
     return int(release.size());
   });
 }
