@@ -321,7 +321,9 @@ bool MainWindow::openDatabase(const QString& path) {
   runs_->setRunning(false, canResume_);
   addRecent(path);
   updateTitle();
-  statusBar()->showMessage(tr("Opened %1: %2 runs").arg(path).arg(data_->runs().size()));
+  statusBar()->showMessage(
+      tr("Opened %1: %2 runs").arg(path).arg(data_->runs().size()) +
+      (loaded.warning.isEmpty() ? QString() : QStringLiteral(". ") + loaded.warning));
   return true;
 }
 

@@ -32,6 +32,7 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
     const auto runs = store->loadRuns();
     const auto epochs = store->loadAllEpochs();
     out->runs.clear();
+    out->warning.clear();
     bool unfinished = false, imported = false;
     for (const study::RunRecord& r : runs) {
       RunRecord run;
@@ -67,8 +68,11 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
         }
         for (RunRecord& run : out->runs)
           if (run.totalEpochs < spec.train.epochs && !imported) run.totalEpochs = spec.train.epochs;
-      } catch (const std::exception&) {
-        // A spec this version cannot parse: show the runs anyway.
+      } catch (const std::exception& e) {
+        // A spec this version cannot parse: show the runs, say why nothing can be resumed.
+        out->warning = QObject::tr("The stored study cannot be resumed by this version: %1")
+                           .arg(QString::fromUtf8(e.what()));
+        out->specJson.clear();
       }
     }
     if (imported) out->specJson.clear();  // nothing to re-run for results from real hardware

@@ -15,6 +15,7 @@ struct LoadedStudy {
   QString title;                // the study's name (or the imported file's name)
   QString specJson;             // the study spec stored in the database (empty for imports)
   bool canResume = false;       // some runs are not finished and the spec can be re-run
+  QString warning;              // what the user must know (a stored spec this version can't read)
 };
 
 // Reads every run and epoch of the results database at `dbPath`.

@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "core/study/results_store.h"
 #include "ui/runs_table_model.h"
 #include "ui/statistics_panel.h"
 #include "ui/study_bridge.h"
@@ -61,6 +62,27 @@ class ImportedRunsTest : public QObject {
                                           "runs)"),
              qPrintable(panel.verdictText()));
     QVERIFY(!panel.verdictText().contains("cuda: "));  // cuda's repeated runs differ
+  }
+
+  // Issue 12.4: a stored spec this version cannot parse was silently ignored (and Resume stayed
+  // offered); the runs are still shown, with the reason nothing can be resumed.
+  void unreadableStoredSpecIsSaidNotSwallowed() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("future.db");
+    {
+      auto store = study::ResultsStore::open(db.toStdString(), true);
+      store->saveStudySpec(R"({"version": 1, "name": "x", "model": "perceptron-9000"})");
+      study::RunRecord pending;
+      pending.backend = "cpu-fp32";
+      store->addRun(pending);
+    }
+    LoadedStudy loaded;
+    QString error;
+    QVERIFY2(loadDatabase(db, &loaded, &error), qPrintable(error));
+    QCOMPARE(loaded.runs.size(), std::size_t(1));
+    QVERIFY2(loaded.warning.contains("cannot be resumed") && loaded.warning.contains("future.db"),
+             qPrintable(loaded.warning));
+    QVERIFY(!loaded.canResume);
   }
 };
 
