@@ -321,7 +321,9 @@ bool MainWindow::openDatabase(const QString& path) {
   runs_->setRunning(false, canResume_);
   addRecent(path);
   updateTitle();
-  statusBar()->showMessage(tr("Opened %1: %2 runs").arg(path).arg(data_->runs().size()));
+  statusBar()->showMessage(
+      tr("Opened %1: %2 runs").arg(path).arg(data_->runs().size()) +
+      (loaded.warning.isEmpty() ? QString() : QStringLiteral(". ") + loaded.warning));
   return true;
 }
 
@@ -332,13 +334,19 @@ bool MainWindow::importCsvFile(const QString& csvPath) {
       QDir(dir).filePath(QFileInfo(csvPath).completeBaseName() + QStringLiteral(".db"));
   if (QFileInfo::exists(db)) QFile::remove(db);
   QString error;
-  if (!importCsv(csvPath, db, &error)) {
+  QStringList notes;
+  if (!importCsv(csvPath, db, &error, &notes)) {
     showError(tr("Cannot import the CSV"), error);
     return false;
   }
   if (!openDatabase(db)) return false;
   setEmulated(false, QFileInfo(csvPath).fileName());
   tabs_->setCurrentWidget(curves_);
+  if (!notes.isEmpty())  // the import summary: percent column, identical runs (issue 10.7)
+    statusBar()->showMessage(
+        tr("Imported %1 runs from %2. %3")
+            .arg(data_->runs().size())
+            .arg(QFileInfo(csvPath).fileName(), notes.join(QStringLiteral("; "))));
   return true;
 }
 

@@ -6,6 +6,7 @@
 namespace paritylab::ui {
 
 QString RunRecord::label() const {
+  if (!seedGiven && !runName.isEmpty()) return QStringLiteral("%1 %2").arg(backend, runName);
   return QStringLiteral("%1 seed %2").arg(backend).arg(seed);
 }
 

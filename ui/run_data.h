@@ -35,7 +35,9 @@ struct RunRecord {
   double currentLoss = 0.0;    // latest step loss (NaN when none yet)
   double finalAccuracy = 0.0;  // meaningful when state == Completed
   double wallSeconds = 0.0;
-  QString message;  // failed: why
+  QString message;        // failed: why
+  QString runName;        // imported: the run's name in the source (e.g. "prod_42")
+  bool seedGiven = true;  // imported: false when the source gives no seed (seed is then 0..n-1)
   std::vector<EpochPoint> epochs;
   std::vector<StepPoint> steps;
 

@@ -38,6 +38,10 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
   if (orientation == Qt::Vertical) {
     return role == Qt::DisplayRole ? QVariant(section + 1) : QVariant();
   }
+  if (role == Qt::ToolTipRole && section == Run)
+    return tr(
+        "Imported runs: the run's name in the source file. Emulated runs: the run's id in "
+        "the results database.");
   if (role == Qt::ToolTipRole && section == Loss)
     return tr(
         "While a run trains: its latest step's loss. Once finished: its last epoch's mean "
@@ -46,6 +50,8 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
   switch (section) {
     case Backend:
       return tr("Backend");
+    case Run:
+      return tr("Run");
     case Seed:
       return tr("Seed");
     case Status:
@@ -98,7 +104,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
                                                 : 0.0;
   if (role == ProgressRole) return progress;
   if (role == Qt::TextAlignmentRole)
-    return index.column() == Backend || index.column() == Status
+    return index.column() == Backend || index.column() == Run || index.column() == Status
                ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                : QVariant(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ForegroundRole && index.column() == Status) {
@@ -116,13 +122,18 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return QColor(0x65, 0x6d, 0x76);
     }
   }
+  if (role == Qt::ToolTipRole && index.column() == Seed && !run.seedGiven)
+    return tr("The source gives no seed for this run; it is numbered %1 among its backend's runs.")
+        .arg(run.seed);
   if (role == Qt::ToolTipRole) return toolTip(run);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Backend:
       return run.backend;
-    case Seed:
-      return QString::number(run.seed);
+    case Run:
+      return run.runName.isEmpty() ? QStringLiteral("#%1").arg(run.runId) : run.runName;
+    case Seed:  // as the source gives it; a seed the source does not give is not shown
+      return run.seedGiven ? QString::number(run.seed) : QStringLiteral("—");
     case Status: {
       QString s = QString::fromUtf8(study::toString(run.state).data());
       if (run.state == study::RunState::Diverged) s += tr(" (epoch %1)").arg(run.epoch);

@@ -14,6 +14,7 @@
 #include "core/stats/multiple_comparisons.h"
 #include "core/stats/power.h"
 #include "ui/difference_plot.h"
+#include "ui/identical_runs_note.h"
 #include "ui/run_data.h"
 
 namespace paritylab::ui {
@@ -244,6 +245,8 @@ void StatisticsPanel::recompute() {
   }
   if (sides.isEmpty())
     sentences << tr("Open a results database, import a CSV or run a study to compare backends.");
+  else
+    sentences << identicalRunsNotes(*data_, QStringList(sides) << reference);
   verdict_->setText(sentences.join(QStringLiteral("\n\n")));
   fillTable();
   std::vector<DifferenceRow> plotRows;

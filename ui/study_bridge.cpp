@@ -28,10 +28,11 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       if (error) *error = QObject::tr("%1: no such file").arg(dbPath);
       return false;
     }
-    const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
     const auto runs = store->loadRuns();
     const auto epochs = store->loadAllEpochs();
     out->runs.clear();
+    out->warning.clear();
     bool unfinished = false, imported = false;
     for (const study::RunRecord& r : runs) {
       RunRecord run;
@@ -43,6 +44,8 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       run.finalAccuracy = r.finalAccuracy;
       run.wallSeconds = r.wallSeconds;
       run.message = QString::fromStdString(r.message);
+      run.runName = QString::fromStdString(r.runName);
+      run.seedGiven = r.seedGiven;
       run.currentLoss = std::nan("");
       if (auto it = epochs.find(r.id); it != epochs.end())
         for (const study::EpochRecord& e : it->second)
@@ -65,8 +68,11 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
         }
         for (RunRecord& run : out->runs)
           if (run.totalEpochs < spec.train.epochs && !imported) run.totalEpochs = spec.train.epochs;
-      } catch (const std::exception&) {
-        // A spec this version cannot parse: show the runs anyway.
+      } catch (const std::exception& e) {
+        // A spec this version cannot parse: show the runs, say why nothing can be resumed.
+        out->warning = QObject::tr("The stored study cannot be resumed by this version: %1")
+                           .arg(QString::fromUtf8(e.what()));
+        out->specJson.clear();
       }
     }
     if (imported) out->specJson.clear();  // nothing to re-run for results from real hardware
@@ -75,21 +81,27 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
   });
 }
 
-bool importCsv(const QString& csvPath, const QString& dbPath, QString* error) {
+bool importCsv(const QString& csvPath, const QString& dbPath, QString* error, QStringList* notes) {
   return guarded(error, [&] {
     // The reference torchprime file is detected by its header; other CSVs use the generic
     // long-format columns (run, backend, epoch, accuracy).
+    study::ImportNotes found;
     std::vector<study::ImportedRun> runs =
-        study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{});
+        study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{}, &found);
     const auto store = study::ResultsStore::open(dbPath.toStdString(), true);
-    study::importRuns(*store, csvPath.toStdString(), runs);
+    const study::ImportSummary summary = study::importRuns(*store, csvPath.toStdString(), runs);
+    if (summary.present > 0)
+      found.insert(found.begin(), std::to_string(summary.present) + " runs already present");
+    for (const std::string& note : study::identicalRunNotes(runs)) found.push_back(note);
+    if (notes)
+      for (const std::string& note : found) *notes << QString::fromStdString(note);
     return true;
   });
 }
 
 bool writeCsvReport(const QString& dbPath, const QString& csvPath, QString* error) {
   return guarded(error, [&] {
-    const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
     study::writeReport(*store, csvPath.toStdString());  // + <stem>-summary.csv beside it
     return true;
   });

@@ -3,6 +3,7 @@
 // turn a database into RunData records. Qt types at the surface, core types inside.
 
 #include <QString>
+#include <QStringList>
 #include <vector>
 
 #include "ui/run_data.h"
@@ -14,12 +15,16 @@ struct LoadedStudy {
   QString title;                // the study's name (or the imported file's name)
   QString specJson;             // the study spec stored in the database (empty for imports)
   bool canResume = false;       // some runs are not finished and the spec can be re-run
+  QString warning;              // what the user must know (a stored spec this version can't read)
 };
 
 // Reads every run and epoch of the results database at `dbPath`.
 bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error);
-// Imports a CSV of results from real hardware into a new results database at `dbPath`.
-bool importCsv(const QString& csvPath, const QString& dbPath, QString* error);
+// Imports a CSV of results from real hardware into a new results database at `dbPath`. `notes`
+// collects what the import summary must say (a percent column, runs already present, identical
+// runs).
+bool importCsv(const QString& csvPath, const QString& dbPath, QString* error,
+               QStringList* notes = nullptr);
 // Writes the CSV report (runs, then per-backend summary and pairwise tests) of a database.
 bool writeCsvReport(const QString& dbPath, const QString& csvPath, QString* error);
 

@@ -22,7 +22,7 @@ struct ReportArgs {
 
 void runReport(const ReportArgs& a) {
   try {
-    auto store = study::ResultsStore::open(a.db);
+    auto store = study::ResultsStore::openReadOnly(a.db);
     std::string summary = study::writeReport(*store, a.csv, a.alpha);
     std::cout << "Wrote " << a.csv << " and " << summary << "\n";
   } catch (const std::exception& ex) {

@@ -33,7 +33,7 @@ bool isSqlite(const std::string& path) {
 std::map<std::string, std::vector<double>> loadGroups(const std::string& path) {
   std::map<std::string, std::vector<double>> groups;
   if (isSqlite(path)) {
-    auto store = study::ResultsStore::open(path);
+    auto store = study::ResultsStore::openReadOnly(path);
     for (auto& [name, v] : store->finalAccuraciesByBackend()) groups[name] = v;
     return groups;
   }

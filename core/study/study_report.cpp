@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/stats/statistics.h"
+#include "core/study/atomic_file.h"
 #include "core/study/csv.h"
 
 namespace paritylab::study {
@@ -17,25 +18,23 @@ std::string referenceBackend(const std::vector<std::string>& backends) {
 }
 
 std::string writeReport(const ResultsStore& store, const std::string& runsCsvPath, double alpha) {
-  std::ofstream out(runsCsvPath, std::ios::binary);
-  if (!out) throw std::runtime_error(runsCsvPath + ": cannot write");
+  std::ostringstream out;  // written whole or not at all, below
   CsvWriter w(out);
   w.writeRow({"run_id", "backend", "seed", "status", "epochs", "final_train_loss",
               "final_test_loss", "final_accuracy", "wall_seconds", "diverged_epoch", "source",
               "message"});
   for (const RunRecord& r : store.loadRuns())
-    w.writeRow({std::to_string(r.id), r.backend, std::to_string(r.seed),
+    w.writeRow({std::to_string(r.id), r.backend, r.seedGiven ? std::to_string(r.seed) : "",
                 std::string(toString(r.status)), std::to_string(r.epochsDone),
                 csvNumber(r.finalTrainLoss), csvNumber(r.finalTestLoss), csvNumber(r.finalAccuracy),
                 csvNumber(r.wallSeconds), r.divergedEpoch ? std::to_string(r.divergedEpoch) : "",
                 r.source, r.message});
-  if (!out) throw std::runtime_error(runsCsvPath + ": write failed");
+  writeFileAtomically(runsCsvPath, out.str());
 
   std::filesystem::path p(runsCsvPath);
   std::string summaryPath =
       (p.parent_path() / (p.stem().string() + "-summary" + p.extension().string())).string();
-  std::ofstream sout(summaryPath, std::ios::binary);
-  if (!sout) throw std::runtime_error(summaryPath + ": cannot write");
+  std::ostringstream sout;
   CsvWriter s(sout);
   auto groups = store.finalAccuraciesByBackend();
   s.writeRow({"section", "backend", "reference", "n", "mean", "sd", "min", "max", "ci_low",
@@ -68,7 +67,7 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
                   csvNumber(c.p_adjusted), csvNumber(t.hedges_g), verdict});
     }
   }
-  if (!sout) throw std::runtime_error(summaryPath + ": write failed");
+  writeFileAtomically(summaryPath, sout.str());
   return summaryPath;
 }
 

@@ -12,7 +12,8 @@ namespace paritylab::study {
 // The reference backend: "cpu-fp32" when present, else the first backend.
 std::string referenceBackend(const std::vector<std::string>& backends);
 // Writes runsCsvPath and, beside it, <stem>-summary.csv; returns the summary's path.
-// Throws std::runtime_error naming the file that cannot be written.
+// Each file is written whole or not at all (writeFileAtomically); throws FileWriteError naming
+// the file that cannot be written (a full disk, /dev/full, a read-only folder).
 std::string writeReport(const ResultsStore& store, const std::string& runsCsvPath,
                         double alpha = 0.05);
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "core/study/thread_pool.h"
 
@@ -82,11 +83,46 @@ void StudyRunner::pretrainBackbone(const data::DataSplit&) {
   std::filesystem::rename(tmp, backboneCheckpoint_);
 }
 
+namespace {
+
+// Issue 12.5: a backend or seed listed twice would train and store the same run twice.
+void requireDistinctRuns(const StudySpec& spec) {
+  std::set<std::string> names;
+  for (const BackendEntry& b : spec.backends)
+    if (!names.insert(b.name).second)
+      throw SpecError("backends: '" + b.name +
+                      "' is listed twice (each backend once; give a custom one another \"name\")");
+  std::set<std::uint64_t> seeds;
+  for (std::uint64_t seed : spec.seeds)
+    if (!seeds.insert(seed).second)
+      throw SpecError("seeds: " + std::to_string(seed) + " is listed twice");
+}
+
+std::string messageOf(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+}  // namespace
+
+void StudyRunner::recordStoreFailure(std::exception_ptr error) {
+  {
+    std::lock_guard lock(storeErrorMutex_);
+    if (!storeError_) storeError_ = std::move(error);
+  }
+  cancel_ = true;  // nothing more can be recorded: stop the other runs
+}
+
 RunnerSummary StudyRunner::run(bool resume) {
   RunnerSummary summary;
+  requireDistinctRuns(spec_);
   const std::string specJson = studySpecToJson(spec_).dump();
-  std::map<std::pair<std::string, std::uint64_t>, RunRecord> existing;
-  if (store_.hasStudy()) {
+  if (!store_.saveStudySpecIfNone(specJson)) {  // atomic: concurrent processes agree on one spec
     if (!resume)
       throw StoreError(store_.path() +
                        ": already holds a study; pass --resume to continue it, or use a new "
@@ -99,43 +135,33 @@ RunnerSummary StudyRunner::run(bool resume) {
       throw SpecError(store_.path() +
                       ": the stored study differs from this one (same database needs the same "
                       "study to resume)");
-    for (const RunRecord& r : store_.loadRuns()) existing[{r.backend, r.seed}] = r;
-  } else {
-    store_.saveStudySpec(specJson);
   }
 
   // Everything that can fail on bad input happens before the first run.
   data::DataSplit data = data::loadDataset(spec_.dataset);
+
+  // Unfinished runs of earlier processes run again (not those another live process works on).
+  if (resume) store_.releaseUnfinishedRuns();
+  std::map<std::pair<std::string, std::uint64_t>, RunRecord> existing;
+  for (const RunRecord& r : store_.loadRuns())
+    if (r.source == "emulated") existing[{r.backend, r.seed}] = r;
 
   std::vector<std::pair<PlannedRun, std::int64_t>> todo;
   for (const PlannedRun& p : plannedRuns()) {
     ++summary.planned;
     const BackendEntry& entry = spec_.backends[p.backendIndex];
     auto it = existing.find({entry.name, p.seed});
-    if (it != existing.end()) {
-      RunRecord r = it->second;
-      if (r.status == RunState::Completed || r.status == RunState::Diverged) {
-        ++summary.skipped;
-        continue;
-      }
-      store_.deleteEpochs(r.id);  // an unfinished run starts again from scratch
-      RunRecord fresh;
-      fresh.id = r.id;
-      fresh.backend = r.backend;
-      fresh.seed = r.seed;
-      fresh.status = RunState::Pending;
-      fresh.finalTrainLoss = fresh.finalTestLoss = fresh.finalAccuracy =
-          std::numeric_limits<double>::quiet_NaN();
-      store_.updateRun(fresh);
-      todo.push_back({p, r.id});
+    if (it != existing.end() &&
+        (it->second.status == RunState::Completed || it->second.status == RunState::Diverged)) {
+      ++summary.skipped;
       continue;
     }
     RunRecord r;
     r.backend = entry.name;
     r.policyJson = backends::policyToJson(entry.policy).dump();
     r.seed = p.seed;
-    r.finalTrainLoss = r.finalTestLoss = r.finalAccuracy = std::numeric_limits<double>::quiet_NaN();
-    todo.push_back({p, store_.addRun(r)});
+    // Pending in the database until a worker claims it (claimRun), here or in another process.
+    todo.push_back({p, it != existing.end() ? it->second.id : store_.ensureRun(r)});
   }
 
   if (spec_.pretrain && !todo.empty()) pretrainBackbone(data);
@@ -157,10 +183,19 @@ RunnerSummary StudyRunner::run(bool resume) {
         std::min<int>(spec_.threads > 0 ? spec_.threads : int(std::thread::hardware_concurrency()),
                       std::max<int>(1, int(todo.size()))));
     for (const auto& [planned, id] : todo)
-      pool.submit(
-          [&, planned = planned, id = id] { runOne(planned, id, data, summary, summaryMutex); });
+      pool.submit([&, planned = planned, id = id] {
+        try {
+          runOne(planned, id, data, summary, summaryMutex);
+        } catch (const StoreError&) {
+          recordStoreFailure(std::current_exception());
+        }
+      });
     pool.wait();
   }
+  if (storeError_)
+    throw StoreError(messageOf(storeError_) +
+                     " (the study stopped: its results cannot be recorded; runs finished before "
+                     "are kept, continue with --resume once the cause is fixed)");
   summary.wasCancelled = cancel_;
   if (callbacks_.onStudyFinished) callbacks_.onStudyFinished();
   return summary;
@@ -186,18 +221,24 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
     std::lock_guard lock(summaryMutex);
     ++(summary.*field);
   };
-  if (cancel_) {
+  if (cancel_) {  // never started: stays pending in the database (another process may run it)
+    {
+      std::lock_guard lock(storeErrorMutex_);
+      if (storeError_) return;  // not cancelled by anyone: the study stops with the store's error
+    }
     rec.status = RunState::Cancelled;
-    store_.updateRun(rec);
     emitState(rec.status);
     count(&RunnerSummary::cancelled);
+    return;
+  }
+  if (!store_.claimRun(runId, owner_)) {  // another process has it, or finished it meanwhile
+    count(&RunnerSummary::elsewhere);
     return;
   }
   nn::TrainConfig config = trainConfigFor(spec_, entry);
   config.seed = planned.seed;
   if (spec_.pretrain) config.initCheckpoint = backboneCheckpoint_;
   rec.status = RunState::Running;
-  store_.updateRun(rec);
   emitState(rec.status);
 
   const auto start = Clock::now();
@@ -246,6 +287,8 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
         count(&RunnerSummary::cancelled);
         break;
     }
+  } catch (const StoreError&) {
+    throw;  // the results cannot be recorded: not this run's failure but the study's (run())
   } catch (const std::exception& ex) {
     rec.wallSeconds = secondsSince(start);
     rec.status = RunState::Failed;

@@ -3,7 +3,9 @@
 // ResultsStore as they happen, progress reported through RunnerCallbacks.
 
 #include <atomic>
+#include <exception>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,7 @@ struct RunnerSummary {
   int planned = 0;  // backend x seed
   int skipped = 0;  // already completed/diverged in the store (resume)
   int completed = 0, diverged = 0, failed = 0, cancelled = 0;
+  int elsewhere = 0;  // run by another process working on the same database (claimed there)
   bool wasCancelled = false;
 };
 
@@ -40,7 +43,11 @@ class StudyRunner {
   // (completed/diverged) of the stored study and redo unfinished ones from scratch; the stored
   // spec must then describe the same study (else SpecError). resume = false: the store must hold
   // no study yet (else StoreError: use --resume or another database).
-  // Throws data::DataError / SpecError before any run starts.
+  // Several processes may resume one database at once: each run is claimed atomically, so they
+  // split the work (RunnerSummary::elsewhere counts the runs another process did).
+  // Throws data::DataError / SpecError before any run starts (also for a backend or seed listed
+  // twice). Throws StoreError when the database cannot record the results (e.g. a full disk):
+  // the study then stops; what was committed before stays.
   RunnerSummary run(bool resume = false);
   void cancel() { cancel_ = true; }  // thread-safe; runs stop within one training step
   bool cancelled() const { return cancel_; }
@@ -53,6 +60,7 @@ class StudyRunner {
   void pretrainBackbone(const data::DataSplit& shared);
   void runOne(const PlannedRun& planned, std::int64_t runId, const data::DataSplit& data,
               RunnerSummary& summary, std::mutex& summaryMutex);
+  void recordStoreFailure(std::exception_ptr error);  // keeps the first, cancels the study
 
   StudySpec spec_;
   ResultsStore& store_;
@@ -61,6 +69,9 @@ class StudyRunner {
   std::atomic<bool> cancel_{false};
   double stepInterval_ = 0.25;
   std::string backboneCheckpoint_;
+  std::string owner_ = processOwnerId();
+  std::mutex storeErrorMutex_;
+  std::exception_ptr storeError_;  // the first failure to record results
 };
 
 }  // namespace paritylab::study
