@@ -8,6 +8,8 @@
 
 #include "core/stats/anova.h"
 #include "core/stats/descriptive.h"
+#include "core/stats/detectable_difference.h"
+#include "core/stats/hodges_lehmann.h"
 #include "core/stats/mann_whitney.h"
 #include "core/stats/multiple_comparisons.h"
 #include "core/stats/power.h"
