@@ -55,17 +55,15 @@ std::string ciClause(const TTestResult& t) {
   return lvl + " CI " + points(t.ci_low) + " to " + points(t.ci_high);
 }
 
-std::string marginText(double margin);
+std::string marginText(double margin) {
+  const double m = 100.0 * margin;
+  return "±" + number(m) + (m == 1.0 ? " point" : " points");
+}
 
 std::string tostClause(const TostResult& e) {
   const std::string margin = marginText(e.margin);
   if (e.equivalent) return "equivalent within " + margin + " (TOST " + pEquals(e.p_value) + ")";
   return "equivalence within " + margin + " is not shown (TOST " + pEquals(e.p_value) + ")";
-}
-
-std::string marginText(double margin) {
-  const double m = 100.0 * margin;
-  return "±" + number(m) + (m == 1.0 ? " point" : " points");
 }
 
 // " With 5 runs each, this study would detect a difference of 1.10 points or more 80% of the
