@@ -40,4 +40,15 @@ struct HodgesLehmannResult {
 HodgesLehmannResult hodgesLehmann(std::span<const double> a, std::span<const double> b,
                                   Tail tail = Tail::TwoSided, double alpha = 0.05);
 
+// The paired (one-sample) version on d_i = a_i - b_i, the CI that goes with the Wilcoxon
+// signed-rank test (R's wilcox.test(a, b, paired = TRUE, conf.int = TRUE)): zero differences
+// dropped; the estimate is the median of the n (n + 1) / 2 Walsh averages (d_i + d_j) / 2, i <= j,
+// and the bounds are their order statistics k and n (n + 1) / 2 + 1 - k, k from the exact null
+// distribution of R+ (no ties among |d|, no zeros, fewer than 50 pairs) or else its normal
+// approximation with the tie-corrected variance n (n + 1)(2n + 1) / 24 - sum(t^3 - t) / 48 and a
+// continuity correction. n_a = n_b = the pairs used. a, b: the same number of finite values, not
+// all equal in pairs (std::invalid_argument otherwise).
+HodgesLehmannResult pairedHodgesLehmann(std::span<const double> a, std::span<const double> b,
+                                        Tail tail = Tail::TwoSided, double alpha = 0.05);
+
 }  // namespace paritylab::stats

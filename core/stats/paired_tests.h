@@ -9,6 +9,7 @@
 //                   differences (zeros counted) and none is zero, else the normal approximation
 //                   after dropping zero differences, with the tie correction of the variance. As
 //                   SciPy, the exact path truncates a tied (half-integer) R+ to an integer.
+//                   Its CI is pairedHodgesLehmann() (hodges_lehmann.h): the Walsh-average shift.
 #pragma once
 
 #include <cstddef>

@@ -95,5 +95,35 @@ TEST(HodgesLehmann, TinySamplesAndBadInput) {
   EXPECT_THROW(hodgesLehmann(a, b, Tail::TwoSided, 1.0), std::invalid_argument);
 }
 
+// Paired (issue 13 item 4, the CI beside the Wilcoxon signed-rank test): the same brute force on
+// the Walsh averages of the non-zero differences, the exact null distribution of R+ enumerated
+// over all 2^n sign patterns (itertools.product), else the normal one with tie correction.
+TEST(HodgesLehmann, PairedWalshAverages) {
+  const std::vector<double> a = {0.712, 0.698, 0.705, 0.721, 0.689, 0.701, 0.715, 0.694};
+  const std::vector<double> b = {0.702, 0.691, 0.708, 0.695, 0.699, 0.684, 0.693, 0.690};
+  // |d| has a tie (0.010000000000000009 twice): normal critical value.
+  expectHl(pairedHodgesLehmann(a, b), false, 0.009000000000000008, -0.0030000000000000027,
+           0.021499999999999964, 4, 0.957937266643234);
+  // A zero difference is dropped (and, as R, forces the normal critical value): the same result.
+  std::vector<double> a0 = a, b0 = b;
+  a0.push_back(0.7);
+  b0.push_back(0.7);
+  const HodgesLehmannResult zero = pairedHodgesLehmann(a0, b0);
+  EXPECT_EQ(zero.n_a, 8u);
+  expectHl(zero, false, 0.009000000000000008, -0.0030000000000000027, 0.021499999999999964, 4,
+           0.957937266643234);
+  // No ties, no zeros: exact.
+  const std::vector<double> a2 = {0.712, 0.698, 0.705, 0.721,  0.689,
+                                  0.701, 0.715, 0.694, 0.7031, 0.6999};
+  const std::vector<double> b2 = {0.702, 0.691, 0.708, 0.695, 0.6995,
+                                  0.684, 0.693, 0.690, 0.7,   0.7};
+  expectHl(pairedHodgesLehmann(a2, b2), true, 0.007000000000000006, -0.000250000000000028,
+           0.016000000000000014, 9, 0.951171875);
+  expectHl(pairedHodgesLehmann(a2, b2, Tail::Greater, 0.1), true, 0.007000000000000006,
+           0.0020000000000000018, kInf, 15, 0.9033203125);
+  EXPECT_THROW(pairedHodgesLehmann(a, a), std::invalid_argument);
+  EXPECT_THROW(pairedHodgesLehmann(a, a2), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace paritylab::stats
