@@ -51,16 +51,16 @@ QStringList columnTitles(bool mannWhitney) {
           QObject::tr("mean B %"),
           QObject::tr("sd A %"),
           QObject::tr("sd B %"),
-          mannWhitney ? QObject::tr("HL shift (pts)") : QObject::tr("diff (pts)"),
-          mannWhitney ? QObject::tr("HL CI (pts)") : QObject::tr("CI (pts)"),
+          mannWhitney ? QObject::tr("HL shift\n(pts)") : QObject::tr("diff\n(pts)"),
+          mannWhitney ? QObject::tr("HL CI\n(pts)") : QObject::tr("CI\n(pts)"),
           QObject::tr("t / U"),
           QObject::tr("df"),
           QObject::tr("p"),
-          QObject::tr("p (Holm)"),
+          QObject::tr("p\n(Holm)"),
           QObject::tr("Hedges' g"),
           QObject::tr("TOST p"),
-          QObject::tr("detectable ≥ (pts)"),
-          QObject::tr("runs needed")};
+          QObject::tr("detectable ≥\n(pts)"),
+          QObject::tr("runs needed\n(TOST)")};
 }
 
 }  // namespace
@@ -89,6 +89,15 @@ void setupStatisticsTable(QTableWidget* table) {
 void fillStatisticsTable(QTableWidget* table, const std::vector<StatRow>& rows,
                          const StatTableContext& context) {
   table->setHorizontalHeaderLabels(columnTitles(context.mannWhitney));
+  table->horizontalHeaderItem(kColDetectable)
+      ->setToolTip(
+          QObject::tr("Minimum detectable difference: the smallest true difference (points) "
+                      "this design detects with the chosen power, for the %1 t-test")
+              .arg(context.tTestName));
+  table->horizontalHeaderItem(kColRunsNeeded)
+      ->setToolTip(QObject::tr("Runs per backend to show equivalence within the margin with the %1 "
+                               "TOST (two one-sided t-tests)")
+                       .arg(context.tTestName));
   table->setRowCount(static_cast<int>(rows.size()));
   for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
     const StatRow& row = rows[static_cast<std::size_t>(r)];
@@ -147,10 +156,10 @@ void fillStatisticsTable(QTableWidget* table, const std::vector<StatRow>& rows,
               .arg(QString::fromUtf8(stats::detectableDesignNote(d.design)));
     }
     if (c.runs_needed) {
-      cells[kColRunsNeeded] =
-          (c.runs_needed->reachable ? QString::number(c.runs_needed->n_per_group)
-                                    : QObject::tr("unreachable")) +
-          QObject::tr(" (%1 TOST)").arg(context.tTestName);
+      cells[kColRunsNeeded] = c.runs_needed->reachable ? QString::number(c.runs_needed->n_per_group)
+                                                       : QObject::tr("unreachable");
+      if (context.mannWhitney)
+        cells[kColRunsNeeded] += QObject::tr(" (%1 t)").arg(context.tTestName);
       tips[kColRunsNeeded] = QObject::tr(
                                  "Runs per backend for %1% power to show equivalence within ±%2 "
                                  "points with the %3 TOST, if the backends truly agree")

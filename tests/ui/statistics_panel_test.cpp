@@ -65,7 +65,9 @@ class StatisticsPanelTest : public QObject {
   static QString cell(const StatisticsPanel& panel, const QString& header) {
     const QTableWidget* t = panel.table();
     for (int c = 0; c < t->columnCount(); ++c)
-      if (t->horizontalHeaderItem(c)->text() == header) return t->item(0, c)->text();
+      // Headers wrap onto two lines ("detectable ≥\n(pts)"); tests name them on one.
+      if (t->horizontalHeaderItem(c)->text().replace('\n', ' ') == header)
+        return t->item(0, c)->text();
     return QStringLiteral("<no column '%1'>").arg(header);
   }
 
@@ -94,7 +96,7 @@ class StatisticsPanelTest : public QObject {
     panel.setSelection("xla", "cuda");
     QStringList headers;
     for (int c = 0; c < panel.table()->columnCount(); ++c)
-      headers << panel.table()->horizontalHeaderItem(c)->text();
+      headers << panel.table()->horizontalHeaderItem(c)->text().replace('\n', ' ');
     QVERIFY(!headers.contains(QStringLiteral("power")));
     QCOMPARE(cell(panel, "diff (pts)"), QStringLiteral("0.42"));
     QCOMPARE(cell(panel, "CI (pts)"), QStringLiteral("[-0.20, 1.03]"));
@@ -102,7 +104,7 @@ class StatisticsPanelTest : public QObject {
     QCOMPARE(cell(panel, "TOST p"), QStringLiteral("0.390"));
     QCOMPARE(cell(panel, "mean A %"), QStringLiteral("69.79"));
     QCOMPARE(cell(panel, "detectable ≥ (pts)"), QStringLiteral("0.87"));
-    QCOMPARE(cell(panel, "runs needed"), QStringLiteral("43 (Welch TOST)"));
+    QCOMPARE(cell(panel, "runs needed (TOST)"), QStringLiteral("43"));
     QVERIFY(panel.verdictText().contains("this study would detect a difference of 0.87 points"));
     QVERIFY(!panel.verdictText().contains("underpowered"));
     // Power is selectable: at 90%, statsmodels' root x sd_w = 0.010033155214646311 (1.00 points).
@@ -113,7 +115,7 @@ class StatisticsPanelTest : public QObject {
     QVERIFY(panel.verdictText().contains("or more 90% of the time"));
     // Without a margin there is no runs-needed figure (never one for the observed difference).
     panel.setMarginPoints(0.0);
-    QCOMPARE(cell(panel, "runs needed"), QStringLiteral("—"));
+    QCOMPARE(cell(panel, "runs needed (TOST)"), QStringLiteral("—"));
   }
 
   // With Mann-Whitney the difference and CI are the Hodges-Lehmann shift's (brute force over the
@@ -133,7 +135,7 @@ class StatisticsPanelTest : public QObject {
     QCOMPARE(cell(panel, "p"), QStringLiteral("0.223"));
     QCOMPARE(cell(panel, "t / U"), QStringLiteral("U = 125"));
     QCOMPARE(cell(panel, "detectable ≥ (pts)"), QStringLiteral("0.87 (Welch t)"));
-    QCOMPARE(cell(panel, "runs needed"), QStringLiteral("43 (Welch TOST)"));
+    QCOMPARE(cell(panel, "runs needed (TOST)"), QStringLiteral("43 (Welch t)"));
     QVERIFY(panel.verdictText().contains("Hodges-Lehmann shift 0.42 points, 95% CI [-0.17, 1.11]"));
   }
 
