@@ -123,6 +123,8 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
                            augmentation,
                            hashSeed(config.seed, std::uint64_t(epoch), 0x41554745 /* "AUGE" */),
                            std::uint64_t(begin));
+      if (callbacks.onBatch)
+        callbacks.onBatch(std::int64_t(step), images.data(), labels.data(), count);
       const StepOutcome outcome =
           session.step(images.data(), labels.data(), count, step, *optimizer,
                        schedule->at(phaseStep), ranges, config.gradClipNorm);

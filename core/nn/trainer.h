@@ -72,6 +72,10 @@ struct TrainCallbacks {
   std::function<void(int epoch, std::int64_t step, double loss)> onStep;
   std::function<void(const EpochMetrics&)> onEpoch;
   std::function<bool()> shouldCancel;  // polled once per step
+  // The training batch exactly as the step receives it (shuffled, augmented): images [count, C,
+  // H, W], labels [count]. For tests of the seed-pairing guarantee (issue 13 item 1).
+  std::function<void(std::int64_t step, const float* images, const std::int32_t* labels, int count)>
+      onBatch;
 };
 
 // Same config + policy + data => bit-identical result, whatever runs on other threads.

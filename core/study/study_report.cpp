@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -38,14 +39,15 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
   CsvWriter s(sout);
   auto groups = store.finalAccuraciesByBackend();
   s.writeRow({"section", "backend", "reference", "n", "mean", "sd", "min", "max", "ci_low",
-              "ci_high", "mean_diff", "t", "df", "p_value", "p_holm", "hedges_g", "verdict"});
+              "ci_high", "mean_diff", "t", "df", "p_value", "p_holm", "hedges_g",
+              "min_detectable_diff", "runs_needed_for_margin", "verdict"});
   std::vector<std::string> names;
   for (auto& [name, values] : groups) {
     names.push_back(name);
     auto sm = stats::summarize(values, alpha);
     s.writeRow({"summary", name, "", std::to_string(sm.n), csvNumber(sm.mean), csvNumber(sm.sd),
                 csvNumber(sm.min), csvNumber(sm.max), csvNumber(sm.ci_low), csvNumber(sm.ci_high),
-                "", "", "", "", "", "", ""});
+                "", "", "", "", "", "", "", "", ""});
   }
   std::string ref = referenceBackend(names);
   std::vector<stats::NamedSample> testable;
@@ -57,14 +59,20 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
     for (const auto& c : stats::compareAgainstReference(testable, ref, stats::TTestKind::Welch,
                                                         stats::Tail::TwoSided, alpha)) {
       const auto& t = c.test;
-      stats::VerdictInput vi{c.name, c.reference, t, std::nullopt, std::nullopt};
+      // What the design could detect (80% power, the Welch test's own alpha and tail): issue 18.
+      std::optional<stats::DetectableDifference> detectable;
+      if (t.defined && t.se > 0.0) detectable = stats::minimumDetectableDifference(t);
+      stats::VerdictInput vi{c.name, c.reference, t, std::nullopt, std::nullopt, detectable};
       std::string verdict = stats::verdict(vi);
       if (t.defined && !std::isnan(c.p_adjusted))
         verdict += c.rejected ? " Holm-adjusted: significant." : " Holm-adjusted: not significant.";
       s.writeRow({"welch", c.name, c.reference, std::to_string(t.n_a), csvNumber(t.mean_a),
                   csvNumber(t.sd_a), "", "", csvNumber(t.ci_low), csvNumber(t.ci_high),
                   csvNumber(t.mean_diff), csvNumber(t.t), csvNumber(t.df), csvNumber(t.p_value),
-                  csvNumber(c.p_adjusted), csvNumber(t.hedges_g), verdict});
+                  csvNumber(c.p_adjusted), csvNumber(t.hedges_g),
+                  detectable ? csvNumber(detectable->difference) : "",
+                  "",  // runs_needed_for_margin: the report takes no margin yet
+                  verdict});
     }
   }
   writeFileAtomically(summaryPath, sout.str());

@@ -1,6 +1,8 @@
 #pragma once
 // CSV report of a results database: one row per run, and <name>-summary.csv beside it with a
-// per-backend summary and every backend tested against the reference (Welch, Holm-adjusted).
+// per-backend summary and every backend tested against the reference (Welch, Holm-adjusted), with
+// the minimum detectable difference (fraction units, 80% power) and the runs needed for the
+// equivalence margin (empty: no margin is taken yet).
 
 #include <string>
 #include <vector>
