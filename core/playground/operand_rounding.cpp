@@ -3,9 +3,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/nn/fp8_scaling.h"
 #include "core/nn/gemm.h"
 #include "core/nn/random.h"
+#include "core/playground/product_compare.h"
 #include "core/playground/reduction.h"
 
 namespace paritylab::playground {
@@ -49,12 +49,6 @@ void addRounding(std::vector<OperandRounding>& out, OperandRounding r, const std
     }
   r.backends.push_back(backend);
   out.push_back(std::move(r));
-}
-
-float tensorScale(const numerics::RoundingSpec& format, const std::vector<float>& values) {
-  nn::Fp8TensorScale scale(format.format.maxFinite(), 1, 0.0);
-  scale.record(values.data(), values.size());
-  return scale.scale();
 }
 
 }  // namespace
@@ -117,9 +111,10 @@ std::vector<float> roundedProducts(const OperandRounding& rounding, const std::v
   if (a.size() != b.size()) throw std::invalid_argument("roundedProducts: lengths differ");
   nn::GemmExtras extras;
   if (rounding.perTensorScaling) {
-    extras.scaleA = tensorScale(*rounding.policy.operands, a);
-    extras.scaleB = tensorScale(
-        rounding.policy.operandsB ? *rounding.policy.operandsB : *rounding.policy.operands, b);
+    extras.scaleA = currentTensorScale(*rounding.policy.operands, a.data(), a.size());
+    extras.scaleB = currentTensorScale(
+        rounding.policy.operandsB ? *rounding.policy.operandsB : *rounding.policy.operands,
+        b.data(), b.size());
   }
   // Each product a_i * b_i is a depth-1 product: the diagonal of the outer product of a block of
   // a (as a column [m, 1]) and the same block of b (as a row [1, m]), formed by gemm with the

@@ -4,12 +4,14 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/nn/fp8_scaling.h"
 #include "core/nn/gemm.h"
 #include "core/playground/exact_sum.h"
 
 namespace paritylab::playground {
 
-Matrix multiply(const backends::GemmPolicy& policy, const Matrix& a, const Matrix& b) {
+Matrix multiply(const backends::GemmPolicy& policy, const Matrix& a, const Matrix& b, float scaleA,
+                float scaleB) {
   if (a.cols != b.rows)
     throw std::invalid_argument("inner dimensions differ: A is " + std::to_string(a.rows) + "x" +
                                 std::to_string(a.cols) + " but B is " + std::to_string(b.rows) +
@@ -19,9 +21,18 @@ Matrix multiply(const backends::GemmPolicy& policy, const Matrix& a, const Matri
   c.cols = b.cols;
   c.values.assign(std::size_t(c.rows) * c.cols, 0.0f);
   nn::GemmWorkspace workspace;
+  nn::GemmExtras extras;
+  extras.scaleA = scaleA;
+  extras.scaleB = scaleB;
   nn::gemm(policy, nn::Trans::No, nn::Trans::No, a.rows, b.cols, a.cols, 1.0f, a.values.data(),
-           a.cols, b.values.data(), b.cols, 0.0f, c.values.data(), c.cols, workspace);
+           a.cols, b.values.data(), b.cols, 0.0f, c.values.data(), c.cols, workspace, extras);
   return c;
+}
+
+float currentTensorScale(const numerics::RoundingSpec& format, const float* values, std::size_t n) {
+  nn::Fp8TensorScale scale(format.format.maxFinite(), 1, 0.0);
+  scale.record(values, n);
+  return scale.scale();
 }
 
 std::uint32_t bitsOf(float v) {
@@ -59,11 +70,17 @@ ProductComparison compareProducts(const Matrix& a, const Matrix& b,
   std::size_t ref = 0;
   for (std::size_t p = 0; p < policies.size(); ++p)
     if (policies[p].name == "cpu-fp32") ref = p;
-  for (const auto& policy : policies)
-    cmp.products.push_back(BackendProduct{
-        policy.name,
-        multiply(policy.gemmFor(backends::LayerKind::Linear, backends::Product::Forward), a, b),
-        {}});
+  for (const auto& policy : policies) {
+    const backends::GemmPolicy& g =
+        policy.gemmFor(backends::LayerKind::Linear, backends::Product::Forward);
+    float scaleA = 1.0f, scaleB = 1.0f;
+    if (policy.fp8.enabled && g.operands) {
+      scaleA = currentTensorScale(*g.operands, a.values.data(), a.values.size());
+      scaleB = currentTensorScale(g.operandsB ? *g.operandsB : *g.operands, b.values.data(),
+                                  b.values.size());
+    }
+    cmp.products.push_back(BackendProduct{policy.name, multiply(g, a, b, scaleA, scaleB), {}});
+  }
   cmp.differs.assign(mn, false);
   if (cmp.products.empty()) return cmp;
   cmp.reference = cmp.products[ref].backend;

@@ -13,7 +13,13 @@ namespace paritylab::playground {
 
 // A [m,k] x B [k,n] through nn::gemm() with `policy`. Throws std::invalid_argument naming both
 // shapes when the inner dimensions differ.
-Matrix multiply(const backends::GemmPolicy& policy, const Matrix& a, const Matrix& b);
+// `scaleA`/`scaleB`: fp8 per-tensor scales (see nn::GemmExtras).
+Matrix multiply(const backends::GemmPolicy& policy, const Matrix& a, const Matrix& b,
+                float scaleA = 1.0f, float scaleB = 1.0f);
+
+// Transformer Engine's per-tensor scale for `values` when its amax history holds only this
+// tensor: format max / amax (1 when amax is 0), through nn::Fp8TensorScale.
+float currentTensorScale(const numerics::RoundingSpec& format, const float* values, std::size_t n);
 
 // Distance between two fp32 values in units in the last place: how many fp32 values lie from a
 // to b (0: same value, +0 and -0 count as one). -1 when either is NaN.
@@ -37,7 +43,8 @@ struct ProductComparison {
   int cols() const { return b.cols; }
 };
 
-// Every policy's linear forward product (what a Dense layer's matmul would give).
+// Every policy's linear forward product (what a Dense layer's matmul would give); fp8 policies
+// scale each operand per tensor to its format's range first (currentTensorScale).
 ProductComparison compareProducts(const Matrix& a, const Matrix& b,
                                   const std::vector<backends::PrecisionPolicy>& policies);
 
