@@ -46,11 +46,12 @@ void attach(const PlaygroundChart& c, QAbstractSeries* s, bool inLegend) {
 }  // namespace
 
 PlaygroundChart makePlaygroundChart(const QString& title, const QString& xTitle, bool logX,
-                                    const QString& yTitle, bool logY) {
+                                    const QString& yTitle, bool logY, bool legend) {
   PlaygroundChart c;
   c.chart = new QChart;
   c.chart->setTitle(title);
   c.chart->legend()->setAlignment(Qt::AlignBottom);
+  c.chart->legend()->setVisible(legend);
   c.chart->setMargins(QMargins(4, 4, 4, 4));
   c.x = makeAxis(xTitle, logX);
   c.y = makeAxis(yTitle, logY);
@@ -109,8 +110,9 @@ void setPlaygroundRange(QAbstractAxis* axis, double min, double max) {
     min -= 0.5;
     max += 0.5;
   }
-  const double pad = 0.04 * (max - min);
-  axis->setRange(min - pad, max + pad);
+  auto* value = static_cast<QValueAxis*>(axis);
+  value->setRange(min, max);
+  value->applyNiceNumbers();  // round ticks that cover [min, max]
 }
 
 }  // namespace paritylab::ui

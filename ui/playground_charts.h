@@ -12,14 +12,15 @@ class QLineSeries;
 
 namespace paritylab::ui {
 
-// A chart with a legend at the bottom and the given axes (log10 when `logX`/`logY`).
+// A chart with the given axes (log10 when `logX`/`logY`) and a legend at the bottom unless
+// `legend` is false (charts whose colours are explained next to them).
 struct PlaygroundChart {
   QChart* chart = nullptr;
   QAbstractAxis* x = nullptr;
   QAbstractAxis* y = nullptr;
 };
 PlaygroundChart makePlaygroundChart(const QString& title, const QString& xTitle, bool logX,
-                                    const QString& yTitle, bool logY);
+                                    const QString& yTitle, bool logY, bool legend = true);
 // Removes every series (the axes stay).
 void clearPlaygroundChart(const PlaygroundChart& c);
 
@@ -32,7 +33,8 @@ QLineSeries* addPlaygroundLine(const PlaygroundChart& c, const QString& name,
 // A shaded band between `lower` and `upper` (same x values), not in the legend.
 void addPlaygroundBand(const PlaygroundChart& c, const std::vector<QPointF>& lower,
                        const std::vector<QPointF>& upper, const QColor& color);
-// Sets an axis' range (log axes: clamped to positive values).
+// Sets an axis' range: log axes to whole decades (positive values only), value axes widened to
+// round tick values.
 void setPlaygroundRange(QAbstractAxis* axis, double min, double max);
 
 }  // namespace paritylab::ui

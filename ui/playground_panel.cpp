@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -36,10 +37,18 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
       reduction_(new PlaygroundReductionView),
       product_(new PlaygroundProductView),
       status_(new QLabel) {
-  sections_->addTab(regression_, tr("Regression example"));
-  sections_->addTab(reduction_, tr("Reduction length and order"));
-  sections_->addTab(product_, tr("Any product, every backend"));
-  sections_->setToolTip(QString());
+  // In a small window each section scrolls instead of squeezing its table and charts.
+  auto scrolled = [](QWidget* view, int minimumHeight) {
+    view->setMinimumHeight(minimumHeight);
+    auto* area = new QScrollArea;
+    area->setWidget(view);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
+  };
+  sections_->addTab(scrolled(regression_, 720), tr("Regression example"));
+  sections_->addTab(scrolled(reduction_, 560), tr("Reduction length and order"));
+  sections_->addTab(scrolled(product_, 420), tr("Any product, every backend"));
 
   auto* exportSection = new QPushButton(tr("Export section…"));
   exportSection->setToolTip(tr("This section's charts/tables as PNG and SVG and its data as CSV"));
@@ -63,7 +72,8 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
 
 bool PlaygroundPanel::exportTo(const QString& dir, bool allSections, QStringList* written,
                                QString* error) {
-  const QWidget* current = sections_->currentWidget();
+  const auto* area = qobject_cast<const QScrollArea*>(sections_->currentWidget());
+  const QWidget* current = area ? area->widget() : nullptr;
   std::vector<Exportable> items;
   auto add = [&](const std::vector<Exportable>& more) {
     items.insert(items.end(), more.begin(), more.end());

@@ -29,6 +29,14 @@ bool shownByDefault(const playground::ReductionCurve& c) {
          (c.accumulation == "bf16");
 }
 
+// Operand roundings in the backends' colours (three orders each); the low-precision contrast
+// curves in colours of their own.
+QColor colorOf(const playground::ReductionCurve& c, std::size_t index) {
+  if (c.accumulation == "bf16") return backendColor(8);
+  if (c.accumulation != "fp32") return backendColor(9);
+  return backendColor(int(index / 3));
+}
+
 Qt::PenStyle styleOf(const playground::ReductionCurve& c) {
   if (c.accumulation != "fp32") return Qt::DotLine;
   if (c.order == "pairwise") return Qt::DashLine;
@@ -77,7 +85,7 @@ PlaygroundReductionView::PlaygroundReductionView(QWidget* parent)
   controls->addStretch();
 
   chart_ = makePlaygroundChart(tr("Dot-product error against length K"), tr("length K"), true,
-                               tr("|error| / Σ|aᵢbᵢ|"), true);
+                               tr("|error| / Σ|aᵢbᵢ|"), true, false);
   view_ = new ChartView(chart_.chart);
   view_->setMinimumHeight(260);
   curves_->setMinimumWidth(200);
@@ -88,9 +96,16 @@ PlaygroundReductionView::PlaygroundReductionView(QWidget* parent)
   split->addWidget(curves_);
   split->addWidget(view_);
   split->setStretchFactor(1, 1);
-  split->setSizes({230, 700});
+  split->setSizes({290, 700});
   summary_->setWordWrap(true);
   summary_->setTextFormat(Qt::RichText);
+  auto* styles =
+      new QLabel(tr("Colour: operand rounding (as in the list) · line: solid "
+                    "sequential, dashed pairwise, dash-dot 8 shards + all-reduce tree, "
+                    "dotted low-precision accumulation · black: √K·u (dashed) and K·u "
+                    "(dotted) slopes"));
+  styles->setWordWrap(true);
+  styles->setStyleSheet(QStringLiteral("color: #57606a"));
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(controls);
@@ -99,6 +114,7 @@ PlaygroundReductionView::PlaygroundReductionView(QWidget* parent)
   metricRow->addWidget(metricBox_, 1);
   layout->addLayout(metricRow);
   layout->addWidget(split, 1);
+  layout->addWidget(styles);
   layout->addWidget(summary_);
   summary_->setText(tr("Runs when the tab is first shown (about a second)."));
 }
@@ -138,7 +154,7 @@ void PlaygroundReductionView::run() {
     item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
     const bool on = first ? shownByDefault(c) : checked.count(item->text()) > 0;
     item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
-    item->setForeground(backendColor(int(i / 3)));
+    item->setForeground(colorOf(c, i));
   }
   curves_->blockSignals(false);
   draw();
@@ -166,17 +182,17 @@ void PlaygroundReductionView::draw() {
           hi = std::max(hi, v);
         }
     }
-    const QColor color = backendColor(int(i / 3));
+    const QColor color = colorOf(c, i);
     addPlaygroundBand(chart_, low, high, color);
     addPlaygroundLine(chart_, qs(c.label), median, color, 2.0, styleOf(c));
   }
   const double k0 = lengths.front(), k1 = lengths.back();
   addPlaygroundLine(chart_, tr("√K·u"),
-                    {QPointF(k0, std::sqrt(k0) * u), QPointF(k1, std::sqrt(k1) * u)}, Qt::gray, 1.0,
-                    Qt::DashLine);
-  addPlaygroundLine(chart_, tr("K·u"), {QPointF(k0, k0 * u), QPointF(k1, k1 * u)}, Qt::darkGray,
-                    1.0, Qt::DotLine);
-  setPlaygroundRange(chart_.x, k0, k1);
+                    {QPointF(k0, std::sqrt(k0) * u), QPointF(k1, std::sqrt(k1) * u)}, Qt::black,
+                    1.0, Qt::DashLine);
+  addPlaygroundLine(chart_, tr("K·u"), {QPointF(k0, k0 * u), QPointF(k1, k1 * u)}, Qt::black, 1.0,
+                    Qt::DotLine);
+  chart_.x->setRange(k0 / 1.5, k1 * 1.5);
   setPlaygroundRange(chart_.y, std::min(lo, std::sqrt(k0) * u), std::max(hi, k1 * u));
 
   // The figures behind the plain-words summary: fp32 and bf16 operands at the largest K.

@@ -109,33 +109,47 @@ PlaygroundRegressionView::PlaygroundRegressionView(QWidget* parent)
   note_->setTextFormat(Qt::RichText);
 
   table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   table_->setAlternatingRowColors(true);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setSelectionMode(QAbstractItemView::ContiguousSelection);
 
-  loss_ = makePlaygroundChart(tr("Training loss (MSE)"), tr("epoch"), false, tr("loss"), true);
-  coefficients_ = makePlaygroundChart(tr("Coefficient"), tr("epoch"), false, QString(), false);
+  loss_ =
+      makePlaygroundChart(tr("Training loss (MSE)"), tr("epoch"), false, tr("loss"), true, false);
+  coefficients_ =
+      makePlaygroundChart(tr("Coefficient"), tr("epoch"), false, QString(), false, false);
   lossView_ = new ChartView(loss_.chart);
   coefficientView_ = new ChartView(coefficients_.chart);
-  for (ChartView* v : {lossView_, coefficientView_}) v->setMinimumHeight(200);
+  for (ChartView* v : {lossView_, coefficientView_}) v->setMinimumHeight(220);
   connect(coefficientBox_, &QComboBox::currentIndexChanged, this, [this] { drawCharts(); });
-  auto* coefficientColumn = new QWidget;
-  auto* cl = new QVBoxLayout(coefficientColumn);
-  cl->setContentsMargins(0, 0, 0, 0);
-  auto* pick = new QHBoxLayout;
-  pick->addWidget(new QLabel(tr("Show")));
-  pick->addWidget(coefficientBox_, 1);
-  cl->addLayout(pick);
-  cl->addWidget(coefficientView_, 1);
   auto* charts = new QSplitter(Qt::Horizontal);
   charts->addWidget(lossView_);
-  charts->addWidget(coefficientColumn);
+  charts->addWidget(coefficientView_);
+  charts->setStretchFactor(0, 1);
+  charts->setStretchFactor(1, 1);
+  charts->setSizes({500, 500});
+  auto* caption =
+      new QLabel(tr("Colours: the backend names in the table · dashed black: fp64 GD "
+                    "· dotted black: fp64 lstsq"));
+  caption->setWordWrap(true);
+  caption->setStyleSheet(QStringLiteral("color: #57606a"));
+  auto* chartColumn = new QWidget;
+  auto* chartLayout = new QVBoxLayout(chartColumn);
+  chartLayout->setContentsMargins(0, 0, 0, 0);
+  chartLayout->addWidget(charts, 1);
+  auto* captionRow = new QHBoxLayout;
+  captionRow->addWidget(caption, 1);
+  captionRow->addWidget(new QLabel(tr("Right chart:")));
+  captionRow->addWidget(coefficientBox_);
+  chartLayout->addLayout(captionRow);
 
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(table_);
-  split->addWidget(charts);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  split->addWidget(chartColumn);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setChildrenCollapsible(false);
+  table_->setMinimumHeight(7 * (fontMetrics().height() + 6));
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(inputs);
@@ -177,12 +191,11 @@ bool PlaygroundRegressionView::run() {
   error_->hide();
   const auto& ls = experiment_.leastSquares;
   note_->setText(
-      tr("Every backend is <b>emulated</b> on this CPU and starts from the same weights. "
-         "Coefficients (w, b); distances are Euclidean. ") +
+      tr("<b>Emulated</b> backends, same initial weights; distances over (w, b). ") +
       (ls.rankDeficient()
-           ? tr("<b>[X 1] is rank-deficient</b> (rank %1 of %2 columns): lstsq returns the "
-                "<i>minimum-norm</i> solution, and gradient descent need not reach it — compare "
-                "backends with <b>fp64 GD</b>, the same descent without rounding.")
+           ? tr("<b>[X 1] is rank-deficient</b> (rank %1 of %2): lstsq gives the "
+                "<i>minimum-norm</i> solution, which gradient descent need not reach; "
+                "<b>fp64 GD</b> (same descent, no rounding) shows what precision changed.")
                  .arg(ls.rank)
                  .arg(ls.columns)
            : tr("[X 1] has full column rank: the least-squares solution is unique.")));

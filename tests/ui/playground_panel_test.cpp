@@ -53,7 +53,7 @@ class PlaygroundPanelTest : public QObject {
                QString::number(e.runs[i].trajectory.final()[1], 'f', 7));
     }
     QVERIFY(view->note()->text().contains("rank-deficient"));
-    QVERIFY(view->note()->text().contains("emulated"));
+    QVERIFY(view->note()->text().contains("Emulated"));
   }
 
   void badFieldsNameTheFieldAndKeepTheResults() {
