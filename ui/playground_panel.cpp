@@ -37,7 +37,8 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
       reduction_(new PlaygroundReductionView),
       product_(new PlaygroundProductView),
       status_(new QLabel) {
-  // In a small window each section scrolls instead of squeezing its table and charts.
+  // In a small window the regression section scrolls instead of squeezing its table and charts
+  // (the other sections' plot and table shrink or scroll by themselves).
   auto scrolled = [](QWidget* view, int minimumHeight) {
     view->setMinimumHeight(minimumHeight);
     auto* area = new QScrollArea;
@@ -47,8 +48,8 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
     return area;
   };
   sections_->addTab(scrolled(regression_, 720), tr("Regression example"));
-  sections_->addTab(scrolled(reduction_, 560), tr("Reduction length and order"));
-  sections_->addTab(scrolled(product_, 420), tr("Any product, every backend"));
+  sections_->addTab(reduction_, tr("Reduction length and order"));
+  sections_->addTab(product_, tr("Any product, every backend"));
 
   auto* exportSection = new QPushButton(tr("Export section…"));
   exportSection->setToolTip(tr("This section's charts/tables as PNG and SVG and its data as CSV"));
@@ -72,8 +73,8 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
 
 bool PlaygroundPanel::exportTo(const QString& dir, bool allSections, QStringList* written,
                                QString* error) {
-  const auto* area = qobject_cast<const QScrollArea*>(sections_->currentWidget());
-  const QWidget* current = area ? area->widget() : nullptr;
+  const QWidget* current = sections_->currentWidget();
+  if (const auto* area = qobject_cast<const QScrollArea*>(current)) current = area->widget();
   std::vector<Exportable> items;
   auto add = [&](const std::vector<Exportable>& more) {
     items.insert(items.end(), more.begin(), more.end());

@@ -124,6 +124,16 @@ void PlaygroundReductionView::showEvent(QShowEvent* event) {
   if (!hasRun_) run();
 }
 
+void PlaygroundReductionView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitSummary();
+}
+
+void PlaygroundReductionView::fitSummary() {
+  const int width = std::max(300, this->width() - 24);  // the label spans the view
+  summary_->setMinimumHeight(summary_->heightForWidth(width));
+}
+
 playground::ReductionConfig PlaygroundReductionView::config() const {
   playground::ReductionConfig c;
   c.distribution =
@@ -227,6 +237,7 @@ void PlaygroundReductionView::draw() {
           .arg(fmt(medianOf("bf16", "sequential", "fp32")))
           .arg(fmt(medianOf("bf16", "pairwise", "fp32")))
           .arg(fmt(medianOf("bf16", "sequential", "bf16"))));
+  fitSummary();
 }
 
 std::vector<Exportable> PlaygroundReductionView::exportables() const {

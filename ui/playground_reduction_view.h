@@ -37,9 +37,12 @@ class PlaygroundReductionView : public QWidget {
 
  protected:
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void draw();
+  // A word-wrapped label inside a scroll area does not get its height for its width: reserve it.
+  void fitSummary();
   playground::ReductionConfig config() const;
 
   QComboBox* distributionBox_;
