@@ -73,17 +73,20 @@ Matrix parseMatrix(std::string_view text, const std::string& source) {
       const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
       const auto [endD, ecD] = std::from_chars(t.data(), t.data() + t.size(), d);
       if (ec == std::errc::result_out_of_range || ecD == std::errc::result_out_of_range)
-        throw std::invalid_argument(where + ": '" + t + "' is out of range");
+        throw std::invalid_argument(
+            std::string(where).append(": '").append(t).append("' is out of range"));
       if (ec != std::errc() || end != t.data() + t.size() || endD != end)
-        throw std::invalid_argument(where + ": '" + t + "' is not a number");
+        throw std::invalid_argument(
+            std::string(where).append(": '").append(t).append("' is not a number"));
       m.values.push_back(v);
       m.decimals.push_back(d);
     }
     if (m.rows == 0) m.cols = col;
-    if (col != m.cols)
+    if (col != m.cols) {
       throw std::invalid_argument(source + ": row " + std::to_string(rowNo) + " has " +
                                   std::to_string(col) + " values, expected " +
                                   std::to_string(m.cols) + " like the first row");
+    }
     ++m.rows;
   }
   if (m.rows == 0) throw std::invalid_argument(source + ": no rows");
@@ -101,11 +104,12 @@ Matrix readMatrixFile(const std::string& path) {
 std::string formatMatrix(const Matrix& m) {
   std::string out;
   char buf[64];
-  for (int r = 0; r < m.rows; ++r)
+  for (int r = 0; r < m.rows; ++r) {
     for (int c = 0; c < m.cols; ++c) {
       out.append(buf, std::to_chars(buf, buf + sizeof buf, m.at(r, c)).ptr);
       out += c + 1 < m.cols ? ", " : "\n";
     }
+  }
   return out;
 }
 

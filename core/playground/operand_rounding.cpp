@@ -30,23 +30,25 @@ OperandRounding operandPart(const backends::GemmPolicy& forward, bool fp8Scaling
     r.name = "bf16x3";
   else if (forward.passes == backends::MultiPass::Bf16x6)
     r.name = "bf16x6";
-  else if (forward.operands)
+  else if (forward.operands) {
     r.name = describe(*forward.operands) +
              (forward.operandsB ? " x " + describe(*forward.operandsB) : std::string());
-  else
+  } else {
     r.name = "fp32";
+  }
   if (r.perTensorScaling) r.name += " (scaled)";
   return r;
 }
 
 void addRounding(std::vector<OperandRounding>& out, OperandRounding r, const std::string& backend) {
-  for (auto& existing : out)
+  for (auto& existing : out) {
     if (existing.name == r.name) {
       if (std::find(existing.backends.begin(), existing.backends.end(), backend) ==
           existing.backends.end())
         existing.backends.push_back(backend);
       return;
     }
+  }
   r.backends.push_back(backend);
   out.push_back(std::move(r));
 }

@@ -47,7 +47,7 @@ std::string regressionCsv(const RegressionExperiment& e) {
   study::CsvWriter csv(out);
   std::vector<std::string> header = {"source", "epoch", "loss"};
   for (int j = 1; j <= e.problem.features; ++j) header.push_back("w" + std::to_string(j));
-  header.push_back("b");
+  header.emplace_back("b");
   csv.writeRow(header);
   auto rows = [&](const std::string& source, const RegressionTrajectory& t) {
     for (std::size_t epoch = 0; epoch < t.coefficients.size(); ++epoch) {
@@ -67,7 +67,7 @@ std::string regressionCsv(const RegressionExperiment& e) {
 nlohmann::json regressionJson(const RegressionExperiment& e) {
   const RegressionProblem& p = e.problem;
   nlohmann::json runs = nlohmann::json::array();
-  for (const auto& r : e.runs)
+  for (const auto& r : e.runs) {
     runs.push_back({{"backend", r.backend},
                     {"finite", r.finite},
                     {"replicas", r.replicas},
@@ -77,6 +77,7 @@ nlohmann::json regressionJson(const RegressionExperiment& e) {
                     {"distance_to_fp64_gd", number(r.distanceToGradientDescent)},
                     {"distance_to_lstsq", number(r.distanceToLeastSquares)},
                     {"trajectory", trajectoryJson(r.trajectory)}});
+  }
   return {{"problem",
            {{"rows", p.rows},
             {"features", p.features},
@@ -110,12 +111,15 @@ std::string reductionCsv(const ReductionExperiment& e) {
   study::CsvWriter csv(out);
   csv.writeRow({"curve", "operands", "backends", "order", "accumulation", "length", "trial",
                 "total_error", "accumulation_error"});
-  for (const auto& c : e.curves)
-    for (const auto& p : c.points)
-      for (std::size_t t = 0; t < p.totalError.size(); ++t)
+  for (const auto& c : e.curves) {
+    for (const auto& p : c.points) {
+      for (std::size_t t = 0; t < p.totalError.size(); ++t) {
         csv.writeRow({c.label, c.operands, c.backends, c.order, c.accumulation,
                       std::to_string(p.length), std::to_string(t), csvNumber(p.totalError[t]),
                       csvNumber(p.accumulationError[t])});
+      }
+    }
+  }
   return out.str();
 }
 
@@ -155,15 +159,17 @@ std::string productCsv(const ProductComparison& c) {
   study::CsvWriter csv(out);
   csv.writeRow({"row", "col", "backend", "value", "bits", "ulps_from_" + c.reference,
                 "backends_differ", "exact"});
-  for (int i = 0; i < c.rows(); ++i)
+  for (int i = 0; i < c.rows(); ++i) {
     for (int j = 0; j < c.cols(); ++j) {
       const std::size_t e = std::size_t(i) * c.cols() + j;
-      for (const auto& p : c.products)
+      for (const auto& p : c.products) {
         csv.writeRow({std::to_string(i), std::to_string(j), p.backend,
                       csvNumber(p.product.values[e]), hexBits(p.product.values[e]),
                       std::to_string(p.ulpsFromReference[e]), c.differs[e] ? "yes" : "no",
                       csvNumber(c.exact[e])});
+      }
     }
+  }
   return out.str();
 }
 

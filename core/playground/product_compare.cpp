@@ -12,10 +12,11 @@ namespace paritylab::playground {
 
 Matrix multiply(const backends::GemmPolicy& policy, const Matrix& a, const Matrix& b, float scaleA,
                 float scaleB) {
-  if (a.cols != b.rows)
+  if (a.cols != b.rows) {
     throw std::invalid_argument("inner dimensions differ: A is " + std::to_string(a.rows) + "x" +
                                 std::to_string(a.cols) + " but B is " + std::to_string(b.rows) +
                                 "x" + std::to_string(b.cols));
+  }
   Matrix c;
   c.rows = a.rows;
   c.cols = b.cols;
@@ -59,7 +60,7 @@ ProductComparison compareProducts(const Matrix& a, const Matrix& b,
   const std::size_t mn = std::size_t(a.rows) * b.cols;
   cmp.exact.resize(mn);
   std::vector<float> row(std::size_t(a.cols)), col(std::size_t(a.cols));
-  for (int i = 0; i < a.rows; ++i)
+  for (int i = 0; i < a.rows; ++i) {
     for (int j = 0; j < b.cols; ++j) {
       for (int k = 0; k < a.cols; ++k) {
         row[std::size_t(k)] = a.at(i, k);
@@ -67,6 +68,7 @@ ProductComparison compareProducts(const Matrix& a, const Matrix& b,
       }
       cmp.exact[std::size_t(i) * b.cols + j] = exactDot(row.data(), col.data(), row.size());
     }
+  }
   std::size_t ref = 0;
   for (std::size_t p = 0; p < policies.size(); ++p)
     if (policies[p].name == "cpu-fp32") ref = p;

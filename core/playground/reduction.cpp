@@ -56,7 +56,7 @@ ReductionExperiment runReductionExperiment(const ReductionConfig& config) {
   const std::vector<OperandRounding> roundings = presetOperandRoundings();
   const SummationOrder orders[] = {SummationOrder::Sequential, SummationOrder::Pairwise,
                                    SummationOrder::Blocked8};
-  for (const auto& r : roundings)
+  for (const auto& r : roundings) {
     for (SummationOrder o : orders) {
       ReductionCurve c;
       c.operands = r.name;
@@ -66,6 +66,7 @@ ReductionExperiment runReductionExperiment(const ReductionConfig& config) {
       c.label = r.name + " operands · fp32 " + c.order;
       e.curves.push_back(std::move(c));
     }
+  }
   // Low-precision accumulation for contrast, each on its own format's operands.
   struct LowPrecision {
     const char* format;
@@ -73,8 +74,8 @@ ReductionExperiment runReductionExperiment(const ReductionConfig& config) {
     numerics::RoundingSpec spec;
   };
   std::vector<LowPrecision> low;
-  for (const char* f : {"bf16", "fp16"})
-    for (std::size_t i = 0; i < roundings.size(); ++i)
+  for (const char* f : {"bf16", "fp16"}) {
+    for (std::size_t i = 0; i < roundings.size(); ++i) {
       if (roundings[i].name == f) {
         low.push_back({f, i, nearestEven(f)});
         ReductionCurve c;
@@ -86,6 +87,8 @@ ReductionExperiment runReductionExperiment(const ReductionConfig& config) {
         e.curves.push_back(std::move(c));
         break;
       }
+    }
+  }
 
   for (int k : e.config.lengths) {
     const int trials = k >= e.config.largeFrom ? e.config.largeTrials : e.config.trials;

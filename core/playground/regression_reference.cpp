@@ -16,10 +16,11 @@ std::string number(double v) {
 }
 
 void requireFinite(const std::vector<double>& values, const std::string& field) {
-  for (std::size_t i = 0; i < values.size(); ++i)
+  for (std::size_t i = 0; i < values.size(); ++i) {
     if (!std::isfinite(values[i]))
       throw std::invalid_argument(field + "[" + std::to_string(i) + "] = " + number(values[i]) +
                                   " is not a finite number");
+  }
 }
 
 }  // namespace
@@ -28,10 +29,11 @@ void validateProblem(const RegressionProblem& p) {
   if (p.rows < 1) throw std::invalid_argument("rows = " + std::to_string(p.rows) + " (need >= 1)");
   if (p.features < 1)
     throw std::invalid_argument("features = " + std::to_string(p.features) + " (need >= 1)");
-  if (p.x.size() != std::size_t(p.rows) * std::size_t(p.features))
+  if (p.x.size() != std::size_t(p.rows) * std::size_t(p.features)) {
     throw std::invalid_argument(
         "X has " + std::to_string(p.x.size()) + " values, expected rows x " +
         "features = " + std::to_string(p.rows) + " x " + std::to_string(p.features));
+  }
   if (p.y.size() != std::size_t(p.rows))
     throw std::invalid_argument("y has " + std::to_string(p.y.size()) + " values but X has " +
                                 std::to_string(p.rows) + " rows");
