@@ -37,8 +37,8 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
       reduction_(new PlaygroundReductionView),
       product_(new PlaygroundProductView),
       status_(new QLabel) {
-  // In a small window the regression section scrolls instead of squeezing its table and charts
-  // (the other sections' plot and table shrink or scroll by themselves).
+  // In a small window a section scrolls instead of squeezing its table and charts (and its
+  // minimum size does not grow the main window); the product table scrolls by itself.
   auto scrolled = [](QWidget* view, int minimumHeight) {
     view->setMinimumHeight(minimumHeight);
     auto* area = new QScrollArea;
@@ -48,7 +48,7 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
     return area;
   };
   sections_->addTab(scrolled(regression_, 720), tr("Regression example"));
-  sections_->addTab(reduction_, tr("Reduction length and order"));
+  sections_->addTab(scrolled(reduction_, 480), tr("Reduction length and order"));
   sections_->addTab(product_, tr("Any product, every backend"));
 
   auto* exportSection = new QPushButton(tr("Export section…"));

@@ -67,6 +67,11 @@ PlaygroundReductionView::PlaygroundReductionView(QWidget* parent)
   trialsBox_->setToolTip(tr("Trials per length (2 from K = 2^18 on, to stay fast)"));
   metricBox_->addItem(tr("total error (vs exact dot of the fp32 inputs)"));
   metricBox_->addItem(tr("accumulation error (vs exact sum of the rounded products)"));
+  for (QComboBox* box : {distributionBox_, metricBox_}) {
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(12);
+  }
+  curves_->setMinimumWidth(160);
   auto* runButton = new QPushButton(tr("Run"));
   connect(runButton, &QPushButton::clicked, this, [this] { run(); });
   connect(metricBox_, &QComboBox::currentIndexChanged, this, [this] { draw(); });
@@ -88,7 +93,6 @@ PlaygroundReductionView::PlaygroundReductionView(QWidget* parent)
                                tr("|error| / Σ|aᵢbᵢ|"), true, false);
   view_ = new ChartView(chart_.chart);
   view_->setMinimumHeight(260);
-  curves_->setMinimumWidth(200);
   curves_->setToolTip(
       tr("Solid: sequential · dashed: pairwise · dash-dot: 8 shards + all-reduce "
          "tree · dotted: low-precision accumulation"));
