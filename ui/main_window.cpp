@@ -28,6 +28,7 @@
 #include "ui/curves_panel.h"
 #include "ui/distributions_panel.h"
 #include "ui/formats_panel.h"
+#include "ui/playground_panel.h"
 #include "ui/run_data.h"
 #include "ui/runs_panel.h"
 #include "ui/statistics_panel.h"
@@ -87,6 +88,7 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(distributions_, tr("Distributions"));
   tabs_->addTab(statistics_, tr("Statistics"));
   tabs_->addTab(formats_, tr("Formats"));
+  tabs_->addTab(new PlaygroundPanel, tr("Playground"));
   tabs_->setDocumentMode(true);
 
   banner_->setWordWrap(true);
