@@ -23,10 +23,9 @@ bool renderReportCharts(const std::string& dbPath, const std::string& outDir, st
   };
   std::unique_ptr<QApplication> ownApp;
   if (!QApplication::instance()) {
-    // Headless: no display means the offscreen platform (servers, CI, clusters).
-    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
-        qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-      qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Charts are painted into images and SVG files, never shown: always the offscreen platform,
+    // whatever DISPLAY says (a stale DISPLAY over ssh or in a batch job would abort xcb).
+    qputenv("QT_QPA_PLATFORM", "offscreen");
     static int argc = 1;
     static char name[] = "paritylab-cli";
     static char* argv[] = {name, nullptr};

@@ -1,6 +1,6 @@
 #pragma once
 // Headless rendering of the desktop app's charts for `paritylab-cli report DB --charts DIR`.
-// Uses the offscreen Qt platform when there is no display (creates a QApplication if none exists).
+// Creates a QApplication on the offscreen Qt platform if none exists (whatever DISPLAY says).
 
 #include <string>
 
