@@ -121,9 +121,9 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
                            augmentation,
                            hashSeed(config.seed, std::uint64_t(epoch), 0x41554745 /* "AUGE" */),
                            std::uint64_t(begin));
-      const StepOutcome outcome =
-          session.step(images.data(), labels.data(), count, step, *optimizer,
-                       schedule->at(phaseStep), ranges, config.gradClipNorm);
+      const double lr = schedule->at(phaseStep);
+      const StepOutcome outcome = session.step(images.data(), labels.data(), count, step,
+                                               *optimizer, lr, ranges, config.gradClipNorm);
       ++step;
       ++phaseStep;
       result.steps = std::int64_t(step);
@@ -135,7 +135,7 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
       }
       lossSum += outcome.loss * count;
       seen += count;
-      if (callbacks.onStep) callbacks.onStep(epoch, std::int64_t(step), outcome.loss);
+      if (callbacks.onStep) callbacks.onStep(epoch, std::int64_t(step), outcome.loss, lr);
     }
     if (result.status != RunStatus::Completed) break;
     EpochMetrics metrics;

@@ -30,6 +30,9 @@ CREATE TABLE IF NOT EXISTS epochs (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, epoch INTEGER NOT NULL,
   train_loss REAL, test_loss REAL, test_accuracy REAL, seconds REAL,
   PRIMARY KEY (run_id, epoch));
+CREATE TABLE IF NOT EXISTS steps (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
+  epoch INTEGER NOT NULL, train_loss REAL, lr REAL, PRIMARY KEY (run_id, step));
 INSERT OR IGNORE INTO paritylab_meta (key, value) VALUES ('format', 'paritylab-results-1');
 )sql";
 
@@ -57,6 +60,7 @@ class Statement {
     while (step()) {
     }
   }
+  void reset() { sqlite3_reset(stmt_); }  // run again with new binds
   std::int64_t i64(int c) const { return sqlite3_column_int64(stmt_, c); }
   double real(int c) const {
     return sqlite3_column_type(stmt_, c) == SQLITE_NULL ? std::numeric_limits<double>::quiet_NaN()
@@ -246,6 +250,40 @@ void ResultsStore::addEpoch(std::int64_t runId, const EpochRecord& e) {
 void ResultsStore::deleteEpochs(std::int64_t runId) {
   std::lock_guard lock(mutex_);
   Statement(db_, "DELETE FROM epochs WHERE run_id = ?", path_).bind(1, runId).run();
+  Statement(db_, "DELETE FROM steps WHERE run_id = ?", path_).bind(1, runId).run();
+}
+
+void ResultsStore::addSteps(std::int64_t runId, const std::vector<StepRecord>& steps) {
+  if (steps.empty()) return;
+  std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    Statement s(db_,
+                "INSERT OR REPLACE INTO steps (run_id, step, epoch, train_loss, lr) "
+                "VALUES (?,?,?,?,?)",
+                path_);
+    for (const StepRecord& st : steps) {
+      s.bind(1, runId).bind(2, st.step).bind(3, std::int64_t(st.epoch));
+      s.bind(4, st.trainLoss).bind(5, st.lr).run();
+      s.reset();
+    }
+    exec("COMMIT");
+  } catch (...) {
+    exec("ROLLBACK");
+    throw;
+  }
+}
+
+std::map<std::int64_t, std::vector<StepRecord>> ResultsStore::loadAllSteps() const {
+  std::lock_guard lock(mutex_);
+  std::map<std::int64_t, std::vector<StepRecord>> out;
+  Statement has(db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='steps'",
+                path_);
+  if (!has.step() || has.i64(0) == 0) return out;
+  Statement s(db_, "SELECT run_id, step, epoch, train_loss, lr FROM steps ORDER BY run_id, step",
+              path_);
+  while (s.step()) out[s.i64(0)].push_back({s.i64(1), int(s.i64(2)), s.real(3), s.real(4)});
+  return out;
 }
 
 void ResultsStore::addRunsWithEpochs(std::vector<RunRecord>& runs,

@@ -48,12 +48,19 @@ double relativeRunCost(const StudySpec& spec, const BackendEntry& entry) {
 
 }  // namespace
 
-std::vector<PlannedRun> StudyRunner::plannedRuns() const {
-  // Seed-major: partial results stay balanced across backends.
+std::int64_t stepSamplingInterval(std::int64_t plannedSteps) {
+  return std::max<std::int64_t>(1, (plannedSteps + kMaxStoredSteps - 1) / kMaxStoredSteps);
+}
+
+std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec) {
   std::vector<PlannedRun> out;
-  for (std::uint64_t seed : spec_.seeds)
-    for (std::size_t b = 0; b < spec_.backends.size(); ++b) out.push_back({b, seed});
+  for (std::uint64_t seed : spec.seeds)
+    for (std::size_t b = 0; b < spec.backends.size(); ++b) out.push_back({b, seed});
   return out;
+}
+
+std::vector<PlannedRun> StudyRunner::plannedRuns() const {
+  return plannedRunsOf(spec_);
 }
 
 void StudyRunner::pretrainBackbone(const data::DataSplit&) {
@@ -138,6 +145,12 @@ RunnerSummary StudyRunner::run(bool resume) {
     todo.push_back({p, store_.addRun(r)});
   }
 
+  // Every run about to be (re)done is pending from now on (a resumed run starts from scratch).
+  if (callbacks_.onRunState)
+    for (const auto& [planned, id] : todo)
+      callbacks_.onRunState(
+          {RunKey{id, spec_.backends[planned.backendIndex].name, planned.seed}, RunState::Pending});
+
   if (spec_.pretrain && !todo.empty()) pretrainBackbone(data);
 
   // Seed by seed as planned, but each seed's costliest backend first: a long run left for last
@@ -202,16 +215,26 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
 
   const auto start = Clock::now();
   auto lastStep = Clock::time_point{};
+  const std::int64_t trainSize = std::int64_t(data.train.size());
+  const std::int64_t stepsPerEpoch = (trainSize + config.batchSize - 1) / config.batchSize;
+  const std::int64_t keepEvery = stepSamplingInterval(stepsPerEpoch * config.epochs);
+  std::vector<StepRecord> sampled;  // written with each epoch (and when the run ends)
   nn::TrainCallbacks cb;
   cb.shouldCancel = [this] { return cancel_.load(); };
-  cb.onStep = [&](int epoch, std::int64_t step, double loss) {
+  cb.onStep = [&](int epoch, std::int64_t step, double loss, double lr) {
+    if (step % keepEvery == 0) sampled.push_back({step, epoch, loss, lr});
     if (!callbacks_.onStep) return;
     auto now = Clock::now();
     if (std::chrono::duration<double>(now - lastStep).count() < stepInterval_) return;
     lastStep = now;
-    callbacks_.onStep({key, epoch, step, loss});
+    callbacks_.onStep({key, epoch, step, loss, lr, stepsPerEpoch, config.epochs});
+  };
+  const auto writeSteps = [&] {
+    store_.addSteps(runId, sampled);
+    sampled.clear();
   };
   cb.onEpoch = [&](const nn::EpochMetrics& m) {
+    writeSteps();
     store_.addEpoch(runId, {m.epoch, m.trainLoss, m.testLoss, m.testAccuracy, m.seconds});
     rec.epochsDone = m.epoch;
     if (callbacks_.onEpoch)
@@ -220,6 +243,7 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
   };
   try {
     nn::TrainResult r = train_(config, entry.policy, data, cb);
+    writeSteps();  // the steps of an epoch cut short (cancelled, diverged)
     rec.wallSeconds = secondsSince(start);
     rec.epochsDone = int(r.epochs.size());
     if (!r.epochs.empty()) {
@@ -245,6 +269,10 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
         break;
     }
   } catch (const std::exception& ex) {
+    try {
+      writeSteps();  // keep what was measured before the failure
+    } catch (const std::exception&) {
+    }
     rec.wallSeconds = secondsSince(start);
     rec.status = RunState::Failed;
     rec.message = ex.what();

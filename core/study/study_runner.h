@@ -30,6 +30,16 @@ struct RunnerSummary {
   bool wasCancelled = false;
 };
 
+// Step-level training loss and learning rate kept per run in the results database: every k-th
+// step (steps k, 2k, 3k, ...), k = ceil(plannedSteps / kMaxStoredSteps), so at most 2,000 points
+// whatever the run's length; plannedSteps = epochs x ceil(train examples / batch size).
+constexpr std::int64_t kMaxStoredSteps = 2000;
+std::int64_t stepSamplingInterval(std::int64_t plannedSteps);
+
+// Every run of a study, seed-major (partial results stay balanced across backends): the order the
+// runner adds them to the store and the ui lists them before they start.
+std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec);
+
 class StudyRunner {
  public:
   // The store must stay open while run() works. trainFn defaults to nn::train.
