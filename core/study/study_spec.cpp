@@ -17,7 +17,7 @@ class ObjectReader {
     if (!object_.is_object()) fail(path_, "expected an object, got " + object_.dump());
   }
   [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-    throw SpecError(file_ + ": " + field + ": " + what);
+    throw SpecError(file_ + ": " + field + ": " + what, field);
   }
   std::string fieldPath(const std::string& key) const {
     return path_.empty() ? key : path_ + "." + key;
@@ -175,7 +175,7 @@ BackendEntry readBackend(const json& j, const std::string& path, const std::stri
       e.policyJson = j;
     }
   } catch (const std::invalid_argument& ex) {
-    throw SpecError(file + ": " + path + ": " + ex.what());
+    throw SpecError(file + ": " + path + ": " + ex.what(), path);
   }
   if (e.name.empty()) e.name = e.policy.name;
   return e;

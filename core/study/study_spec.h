@@ -20,6 +20,14 @@ namespace paritylab::study {
 class SpecError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  SpecError(const std::string& message, std::string field)
+      : std::runtime_error(message), field_(std::move(field)) {}
+  // The field path the problem is in ("backends[1].policy", "epochs"); "" when not one field
+  // (bad JSON syntax, the dataset's files).
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
 };
 
 // Hyperparameters a backend entry may override; unset fields use the study's values.
