@@ -6,6 +6,7 @@
 #include "core/study/results_import.h"
 #include "core/study/results_store.h"
 #include "core/study/study_report.h"
+#include "core/study/study_runner.h"
 
 namespace paritylab::ui {
 namespace {
@@ -31,6 +32,7 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
     const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
     const auto runs = store->loadRuns();
     const auto epochs = store->loadAllEpochs();
+    const auto steps = store->loadAllSteps();
     out->runs.clear();
     bool unfinished = false, imported = false;
     for (const study::RunRecord& r : runs) {
@@ -47,6 +49,10 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       if (auto it = epochs.find(r.id); it != epochs.end())
         for (const study::EpochRecord& e : it->second)
           run.epochs.push_back({e.epoch, e.trainLoss, e.testLoss, e.testAccuracy});
+      // The stored step sample, as live step events would have brought it.
+      if (auto it = steps.find(r.id); it != steps.end())
+        for (const study::StepRecord& st : it->second)
+          run.steps.push_back({st.step, st.trainLoss, st.lr, st.epoch});
       run.totalEpochs = std::max(run.epoch, static_cast<int>(run.epochs.size()));
       unfinished |= !run.finished() || r.status == study::RunState::Cancelled ||
                     r.status == study::RunState::Failed;
@@ -71,6 +77,25 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
     }
     if (imported) out->specJson.clear();  // nothing to re-run for results from real hardware
     out->canResume = unfinished && !imported && !out->specJson.isEmpty();
+    return true;
+  });
+}
+
+bool plannedRuns(const QString& specJson, std::vector<RunRecord>* out, QString* error) {
+  return guarded(error, [&] {
+    const study::StudySpec spec = study::parseStudySpec(specJson.toStdString(), "study");
+    out->clear();
+    std::int64_t placeholder = 0;
+    for (const study::PlannedRun& p : study::plannedRunsOf(spec)) {
+      const study::BackendEntry& entry = spec.backends[p.backendIndex];
+      RunRecord run;
+      run.runId = --placeholder;
+      run.backend = QString::fromStdString(entry.name);
+      run.seed = p.seed;
+      run.totalEpochs = study::trainConfigFor(spec, entry).epochs;
+      run.currentLoss = std::nan("");
+      out->push_back(std::move(run));
+    }
     return true;
   });
 }

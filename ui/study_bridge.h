@@ -18,6 +18,9 @@ struct LoadedStudy {
 
 // Reads every run and epoch of the results database at `dbPath`.
 bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error);
+// The runs a study spec plans (backend x seed, in the runner's order), pending, with ids < 0
+// until the runner gives them database ids. False with the parser's reason for a bad spec.
+bool plannedRuns(const QString& specJson, std::vector<RunRecord>* out, QString* error);
 // Imports a CSV of results from real hardware into a new results database at `dbPath`.
 bool importCsv(const QString& csvPath, const QString& dbPath, QString* error);
 // Writes the CSV report (runs, then per-backend summary and pairwise tests) of a database.
