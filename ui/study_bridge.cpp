@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <cmath>
 
+#include "core/study/curves_export.h"
 #include "core/study/results_import.h"
 #include "core/study/results_store.h"
 #include "core/study/study_report.h"
@@ -112,10 +113,20 @@ bool importCsv(const QString& csvPath, const QString& dbPath, QString* error) {
   });
 }
 
-bool writeCsvReport(const QString& dbPath, const QString& csvPath, QString* error) {
+bool writeCsvReport(const QString& dbPath, const QString& csvPath,
+                    const study::ReportOptions& options, QStringList* written, QString* error) {
   return guarded(error, [&] {
     const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
-    study::writeReport(*store, csvPath.toStdString());  // + <stem>-summary.csv beside it
+    const std::string summary = study::writeReport(*store, csvPath.toStdString(), options);
+    if (written) *written << csvPath << QString::fromStdString(summary);
+    return true;
+  });
+}
+
+bool writeStepCurvesCsv(const QString& dbPath, const QString& csvPath, QString* error) {
+  return guarded(error, [&] {
+    const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
+    study::writeStepCurves(*store, csvPath.toStdString());
     return true;
   });
 }

@@ -3,8 +3,10 @@
 // turn a database into RunData records. Qt types at the surface, core types inside.
 
 #include <QString>
+#include <QStringList>
 #include <vector>
 
+#include "core/study/study_report.h"
 #include "ui/run_data.h"
 
 namespace paritylab::ui {
@@ -23,7 +25,11 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error);
 bool plannedRuns(const QString& specJson, std::vector<RunRecord>* out, QString* error);
 // Imports a CSV of results from real hardware into a new results database at `dbPath`.
 bool importCsv(const QString& csvPath, const QString& dbPath, QString* error);
-// Writes the CSV report (runs, then per-backend summary and pairwise tests) of a database.
-bool writeCsvReport(const QString& dbPath, const QString& csvPath, QString* error);
+// Writes the CSV report of a database: the runs CSV and <stem>-summary.csv beside it (per-backend
+// summary and the comparisons chosen in `options`); `written` receives both paths.
+bool writeCsvReport(const QString& dbPath, const QString& csvPath,
+                    const study::ReportOptions& options, QStringList* written, QString* error);
+// Writes the per-step curves (long form: run_id, backend, seed, step, epoch, metric, value).
+bool writeStepCurvesCsv(const QString& dbPath, const QString& csvPath, QString* error);
 
 }  // namespace paritylab::ui
