@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -93,7 +94,8 @@ MainWindow::MainWindow(QWidget* parent)
           [this](const QString& text) { statusBar()->showMessage(text); });
   connect(controller_, &StudyController::errorOccurred, this, &MainWindow::showError);
   connect(controller_, &StudyController::databaseUsed, this, &MainWindow::addRecent);
-  resize(1600, 980);
+  // At most the screen's available area (a 1024x700 screen shows the whole window).
+  resize(screen() ? QSize(1600, 980).boundedTo(screen()->availableSize()) : QSize(1600, 980));
   showState();
 }
 

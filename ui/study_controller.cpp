@@ -49,10 +49,12 @@ StudyController::StudyController(RunData* data, StudyActions* actions, QObject* 
       session_(new StudySession(data, this)),
       progress_(data) {
   connect(session_, &StudySession::runningChanged, this, [this](bool running) {
-    if (running)
+    if (running) {
       progress_.start();
-    else
+      emit statusMessage(tr("Training %1 · %2").arg(specName_, databaseText()));
+    } else {
       progress_.stop();
+    }
     updateActions();
     emit changed();
   });
@@ -137,9 +139,8 @@ bool StudyController::loadSpecText(const QString& json, const QString& sourceNam
     specName_ = QFileInfo(sourceName).fileName();
     data_->clear(specName_);
     setMode(Mode::InvalidSpec);
-    emit errorOccurred(
-        tr("The study %1 has %2").arg(sourceName, problemCount(problems_.size())),
-        problems_.join(QLatin1Char('\n')));
+    emit errorOccurred(tr("The study %1 has %2").arg(sourceName, problemCount(problems_.size())),
+                       problems_.join(QLatin1Char('\n')));
     return false;
   }
   describeSpec(specJson_, &specName_);
@@ -326,7 +327,8 @@ void StudyController::updateActions() {
 }
 
 QString StudyController::databaseText() const {
-  if (!dbPath_.isEmpty()) return tr("Results: %1").arg(QDir::toNativeSeparators(dbPath_));
+  if (!dbPath_.isEmpty())
+    return tr("Results: %1").arg(QDir::toNativeSeparators(QFileInfo(dbPath_).absoluteFilePath()));
   if (mode_ == Mode::Spec) return tr("Results: not saved yet (Start asks where)");
   return tr("Results: none");
 }

@@ -53,7 +53,7 @@ StudyDialog::StudyDialog(const QString& specJson, QWidget* parent) : QDialog(par
   buildForm();
   QString reason;
   if (!loadSpec(specJson, &reason)) error_->setText(reason);
-  resize(980, 720);
+  resize(980, 660);
 }
 
 void StudyDialog::buildForm() {
@@ -130,6 +130,9 @@ void StudyDialog::buildForm() {
   f1->addRow(tr("Test examples"), testSize_);
   f1->addRow(tr("Model"), model_);
   f1->addRow(tr("Width"), width_);
+  // Seeds and threads on the left: two columns of similar height fit a 700-pixel screen.
+  f1->addRow(tr("Seeds"), seeds_);
+  f1->addRow(tr("Threads"), threads_);
   auto* training = new QGroupBox(tr("Training"));
   auto* f2 = new QFormLayout(training);
   f2->addRow(tr("Epochs"), epochs_);
@@ -144,8 +147,7 @@ void StudyDialog::buildForm() {
   f2->addRow(tr("Step every"), stepEpochs_);
   f2->addRow(tr("Step gamma"), gamma_);
   f2->addRow(tr("Freeze backbone"), freeze_);
-  f2->addRow(tr("Seeds"), seeds_);
-  f2->addRow(tr("Threads"), threads_);
+
   auto* backendBox = new QGroupBox(tr("Backends (check to include; select to adjust)"));
   auto* bl = new QVBoxLayout(backendBox);
   auto* split = new QHBoxLayout;
