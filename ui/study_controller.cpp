@@ -23,14 +23,12 @@ namespace {
 
 const char* kFolderKey = "databaseFolder";
 
-// Two spec texts describe the same study (thread count aside: results do not depend on it).
-bool sameStudy(const QString& a, const QString& b) {
+// `next` is the stored study, or the same with more seeds or backends (thread count aside:
+// results do not depend on it): Start then finishes and extends the same database.
+bool extendsStoredStudy(const QString& stored, const QString& next) {
   try {
-    nlohmann::json x = study::studySpecToJson(study::parseStudySpec(a.toStdString()));
-    nlohmann::json y = study::studySpecToJson(study::parseStudySpec(b.toStdString()));
-    x.erase("threads");
-    y.erase("threads");
-    return x == y;
+    return study::extendsStudy(study::parseStudySpec(stored.toStdString()),
+                               study::parseStudySpec(next.toStdString()));
   } catch (const std::exception&) {
     return false;
   }
@@ -157,9 +155,32 @@ bool StudyController::loadSpecText(const QString& json, const QString& sourceNam
 }
 
 void StudyController::setEditedSpec(const QString& json) {
-  if (mode_ == Mode::Study && sameStudy(json, specJson_)) {
-    specJson_ = json;  // e.g. another thread count: the same study, the same database
-    emit changed();
+  if (mode_ == Mode::Study && extendsStoredStudy(specJson_, json)) {
+    // The same study (e.g. another thread count) or more seeds/backends: the same database, the
+    // new runs listed as pending.
+    specJson_ = json;
+    describeSpec(specJson_, &specName_);
+    std::vector<RunRecord> planned;
+    QString error;
+    plannedRuns(specJson_, &planned, &error);
+    std::int64_t nextId = 0;
+    for (const RunRecord& run : data_->runs()) nextId = std::min(nextId, run.runId);
+    int added = 0;
+    for (RunRecord& run : planned) {
+      bool known = false;
+      for (const RunRecord& have : data_->runs())
+        known |= have.backend == run.backend && have.seed == run.seed;
+      if (known) continue;
+      run.runId = --nextId;
+      data_->upsertRun(run);
+      ++added;
+    }
+    data_->flush();
+    setMode(Mode::Study);
+    emit statusMessage(added > 0 ? tr("%1 runs added to %2; Start runs them")
+                                       .arg(added)
+                                       .arg(QFileInfo(dbPath_).fileName())
+                                 : tr("Same study: %1").arg(databaseText()));
     return;
   }
   loadSpecText(json, tr("edited study"));
@@ -304,7 +325,8 @@ void StudyController::updateActions() {
                 .arg(problemCount(problems_.size()), problems_.value(0));
       break;
     case Mode::Study:
-      tip = unfinished ? tr("Finish %1 in %2 with its own spec, keeping its finished runs")
+      tip = unfinished ? tr("Run the unfinished runs of %1 in %2 with its own spec, keeping its "
+                            "finished runs")
                              .arg(specName_, QFileInfo(dbPath_).fileName())
                        : tr("Every run of %1 in %2 is finished; edit the study to run a new one")
                              .arg(specName_, QFileInfo(dbPath_).fileName());

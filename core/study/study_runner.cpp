@@ -102,10 +102,13 @@ RunnerSummary StudyRunner::run(bool resume) {
     nlohmann::json a = studySpecToJson(stored), b = studySpecToJson(spec_);
     a.erase("threads");
     b.erase("threads");
-    if (a != b)
-      throw SpecError(store_.path() +
-                      ": the stored study differs from this one (same database needs the same "
-                      "study to resume)");
+    if (a != b) {
+      if (!extendsStudy(stored, spec_))
+        throw SpecError(store_.path() +
+                        ": the stored study differs from this one (resuming a database needs its "
+                        "study, or the same study with more seeds or backends)");
+      store_.saveStudySpec(specJson);  // extended: the same study with more seeds/backends
+    }
     for (const RunRecord& r : store_.loadRuns()) existing[{r.backend, r.seed}] = r;
   } else {
     store_.saveStudySpec(specJson);

@@ -48,8 +48,9 @@ class StudyRunner {
 
   // Blocks until every run finished or was cancelled. resume = true: keep finished runs
   // (completed/diverged) of the stored study and redo unfinished ones from scratch; the stored
-  // spec must then describe the same study (else SpecError). resume = false: the store must hold
-  // no study yet (else StoreError: use --resume or another database).
+  // spec must then describe the same study, or this spec extend it with more seeds or backends
+  // (extendsStudy; the new runs are added and the stored spec replaced), else SpecError. resume =
+  // false: the store must hold no study yet (else StoreError: use --resume or another database).
   // Throws data::DataError / SpecError before any run starts.
   RunnerSummary run(bool resume = false);
   void cancel() { cancel_ = true; }  // thread-safe; runs stop within one training step

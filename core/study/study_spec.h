@@ -68,6 +68,10 @@ struct StudySpec {
 StudySpec parseStudySpec(const std::string& text, const std::string& sourceName = "<spec>");
 StudySpec loadStudySpecFile(const std::string& path);
 nlohmann::json studySpecToJson(const StudySpec& spec);
+// `next` is `stored` with more of the same: every field equal (the thread count aside) except
+// that it may list more seeds and more backends, and every stored seed and backend entry is still
+// there unchanged. Resuming a study's database with such a spec extends it (issue 10.1).
+bool extendsStudy(const StudySpec& stored, const StudySpec& next);
 // Opens the dataset (small subsets are cheap); throws SpecError naming the file/field on failure.
 void validateDataset(const StudySpec& spec);
 // The TrainConfig for one backend entry (study values + the entry's overrides).

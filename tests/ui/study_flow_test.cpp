@@ -135,6 +135,37 @@ class StudyFlowTest : public QObject {
     QVERIFY(w.actions()->start->toolTip().contains("finished"));
   }
 
+  // Item 1: an opened study edited to more seeds is extended in its own database.
+  void editedStudyExtendsItsDatabase() {
+    MainWindow w;
+    asked_.clear();
+    useChooser(w, dir_.filePath("never2.db"));
+    QTemporaryDir own;
+    const QString db = halfDoneDatabase(own);
+    QVERIFY(w.openDatabase(db));
+    QString more = kTinySpec;
+    more.replace("\"seeds\": 2", "\"seeds\": 3");
+    w.controller()->setEditedSpec(more);
+    QCOMPARE(w.controller()->mode(), StudyController::Mode::Study);
+    QCOMPARE(w.controller()->databasePath(), db);
+    QCOMPARE(w.runs()->model()->rowCount(), 6);  // 4 stored + 2 new, pending
+    QVERIFY(w.runs()->studyText().contains("3 seeds"));
+    QVERIFY(w.controller()->start());
+    QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->isRunning(), 60000);
+    QVERIFY(asked_.isEmpty());
+    const auto store = study::ResultsStore::open(db.toStdString());
+    QCOMPARE(store->loadRuns().size(), std::size_t(6));
+    for (const auto& r : store->loadRuns()) QVERIFY(r.status == study::RunState::Completed);
+    QCOMPARE(store->loadStudySpec().seeds.size(), std::size_t(3));
+    QCOMPARE(w.runs()->model()->rowCount(), 6);
+    // Another batch size is another study: a new spec, Start asks for a new database.
+    QString other = kTinySpec;
+    other.replace("\"batch_size\": 50", "\"batch_size\": 40");
+    w.controller()->setEditedSpec(other);
+    QCOMPARE(w.controller()->mode(), StudyController::Mode::Spec);
+    QVERIFY(w.controller()->databasePath().isEmpty());
+  }
+
   // Item 1 + 18: imported results cannot start; the import asked where its database goes.
   void importedResultsCannotStart() {
     MainWindow w;
