@@ -12,12 +12,13 @@ QString describeSpec(const QString& json, QString* name) {
   const QJsonObject o = QJsonDocument::fromJson(json.toUtf8()).object();
   *name = o.value(QStringLiteral("name")).toString(QObject::tr("study"));
   QStringList backends;
-  for (const QJsonValue& b : o.value(QStringLiteral("backends")).toArray())
+  for (const QJsonValue b : o.value(QStringLiteral("backends")).toArray()) {
     backends << (b.isString()
                      ? b.toString()
                      : b.toObject()
                            .value(QStringLiteral("name"))
                            .toString(b.toObject().value(QStringLiteral("preset")).toString()));
+  }
   const QJsonValue seeds = o.value(QStringLiteral("seeds"));
   const int nSeeds = seeds.isArray()       ? static_cast<int>(seeds.toArray().size())
                      : seeds.isUndefined() ? 3

@@ -83,7 +83,7 @@ bool StudyController::isRunning() const {
 }
 
 QString StudyController::databaseFolder() {
-  const QString remembered = QSettings().value(kFolderKey).toString();
+  QString remembered = QSettings().value(kFolderKey).toString();
   if (!remembered.isEmpty()) return remembered;
   return QDir(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
       .filePath(QStringLiteral("ParityLab"));

@@ -24,16 +24,17 @@ ProgressSnapshot count(const RunData& data) {
 QString formatDuration(double seconds) {
   const long long total = std::llround(std::max(0.0, seconds));
   const long long h = total / 3600, m = (total / 60) % 60, sec = total % 60;
-  if (h > 0)
+  if (h > 0) {
     return QStringLiteral("%1:%2:%3")
         .arg(h)
         .arg(m, 2, 10, QLatin1Char('0'))
         .arg(sec, 2, 10, QLatin1Char('0'));
+  }
   return QStringLiteral("%1:%2").arg(m).arg(sec, 2, 10, QLatin1Char('0'));
 }
 
 QString progressText(const ProgressSnapshot& s) {
-  const QString runs = QObject::tr("%1/%2 runs").arg(s.finished).arg(s.total);
+  QString runs = QObject::tr("%1/%2 runs").arg(s.finished).arg(s.total);
   if (s.secondsLeft < 0) return runs;
   return QObject::tr("%1, %2 left").arg(runs, formatDuration(s.secondsLeft));
 }

@@ -64,7 +64,9 @@ class FieldLocator {
         const std::size_t at = i_;
         if (object) {
           const std::string key = string();
-          child = path.empty() ? key : path + "." + key;
+          child = path;
+          if (!child.empty()) child += '.';
+          child += key;
           skipSpace();
           ++i_;  // ':'
         } else {
@@ -181,9 +183,16 @@ std::vector<SpecIssue> checkStudySpec(const std::string& text, const std::string
     }
     const auto [line, column] = lineColumnOf(text, locator.find(shown));
     const std::string prefix = file + ": ";
-    if (what.rfind(prefix, 0) == 0)
-      what = file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
-             what.substr(prefix.size());
+    if (what.rfind(prefix, 0) == 0) {  // "file: field: what" -> "file:line:column: field: what"
+      std::string located = file;
+      located += ':';
+      located += std::to_string(line);
+      located += ':';
+      located += std::to_string(column);
+      located += ": ";
+      located.append(what, prefix.size());
+      what = std::move(located);
+    }
     issues.push_back({line, column, shown, what});
     if (field.empty()) break;
     // Set the field aside and parse again: a whole backend entry, a whole list, a field (a
