@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
@@ -22,6 +23,7 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <optional>
 
 #include "ui/bit_layout_diagram.h"
@@ -304,8 +306,14 @@ std::vector<Exportable> MainWindow::exportables() const {
   items.push_back(exportableDiagram(formats_->diagram(), QStringLiteral("bit-layout")));
   // The Statistics tab's difference plot (differences with CIs and the TOST margin).
   DifferencePlot* plot = statistics_->plot();
-  items.push_back(Exportable{QStringLiteral("difference"), QSize(900, 360),
+  // One 44-pixel row per comparison below a 34-pixel title, and the axis labels.
+  const int comparisons = std::max<int>(1, static_cast<int>(statistics_->rows().size()));
+  items.push_back(Exportable{QStringLiteral("difference"), QSize(900, 34 + 44 * comparisons + 40),
                              [plot](QPainter& p, const QSize& s) {
+                               // Settle the tab's pending layout first, or render() would lay
+                               // the plot out again at its on-screen size.
+                               if (QWidget* parent = plot->parentWidget())
+                                 if (parent->layout()) parent->layout()->activate();
                                const QSize saved = plot->size();
                                plot->resize(s);
                                plot->render(&p);
