@@ -240,6 +240,10 @@ class StudyFlowTest : public QObject {
       QVERIFY2(!a->isEnabled(), qPrintable(a->objectName()));
     QVERIFY(w.actions()->cancel->isEnabled());
     QVERIFY(w.databaseLabel()->text().contains("tiny-run.db"));
+    // Item 12: overall progress in the title and the status bar while training.
+    QVERIFY2(w.windowTitle().startsWith(QString::fromUtf8("ParityLab — 0/4 runs")),
+             qPrintable(w.windowTitle()));
+    QVERIFY(w.databaseLabel()->text().startsWith("Training: 0/4 runs"));
     QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->isRunning(), 60000);
     QCOMPARE(model->rowCount(), 4);  // the planned rows became the runs: none added
     for (int row = 0; row < 4; ++row)
