@@ -63,7 +63,7 @@ QString curveMetricName(CurveMetric metric) {
     case CurveMetric::TrainLoss:
       return QObject::tr("train loss");
     case CurveMetric::StepLoss:
-      return QObject::tr("step loss (live)");
+      return QObject::tr("batch loss per step");  // live, or the stored sample when reopened
   }
   return {};
 }

@@ -165,6 +165,24 @@ QString StatisticsPanel::verdictText() const {
   return verdict_->text();
 }
 
+study::ReportOptions StatisticsPanel::reportOptions() const {
+  study::ReportOptions o;
+  const auto test = static_cast<StatTest>(testBox_->currentData().toInt());
+  o.test = test == StatTest::Student       ? study::ReportTest::Student
+           : test == StatTest::MannWhitney ? study::ReportTest::MannWhitney
+                                           : study::ReportTest::Welch;
+  o.tail = static_cast<stats::Tail>(tailBox_->currentData().toInt());
+  o.alpha = alphaBox_->value();
+  if (marginBox_->value() > 0) o.margin = marginBox_->value() / 100.0;
+  if (allBox_->isChecked()) {
+    o.reference = bBox_->currentText().toStdString();
+  } else if (!aBox_->currentText().isEmpty() && !bBox_->currentText().isEmpty()) {
+    o.a = aBox_->currentText().toStdString();
+    o.b = bBox_->currentText().toStdString();
+  }
+  return o;
+}
+
 void StatisticsPanel::recompute() {
   rows_.clear();
   const auto test = static_cast<StatTest>(testBox_->currentData().toInt());

@@ -10,6 +10,9 @@
 #include <optional>
 #include <vector>
 
+#include "core/stats/mann_whitney.h"
+#include "core/stats/verdict.h"
+#include "core/study/study_report.h"
 #include "ui/statistics_table.h"
 
 class QCheckBox;
@@ -41,6 +44,8 @@ class StatisticsPanel : public QWidget {
   QTableWidget* table() const { return table_; }
   DifferencePlot* plot() const { return plot_; }
   QString verdictText() const;
+  // The tab's current choices as the CSV report takes them (issue 10.6: the report agrees).
+  study::ReportOptions reportOptions() const;
 
  public slots:
   void recompute();

@@ -3,9 +3,11 @@
 #include <QFileInfo>
 #include <cmath>
 
+#include "core/study/curves_export.h"
 #include "core/study/results_import.h"
 #include "core/study/results_store.h"
 #include "core/study/study_report.h"
+#include "core/study/study_runner.h"
 
 namespace paritylab::ui {
 namespace {
@@ -31,6 +33,7 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
     const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
     const auto runs = store->loadRuns();
     const auto epochs = store->loadAllEpochs();
+    const auto steps = store->loadAllSteps();
     out->runs.clear();
     out->warning.clear();
     bool unfinished = false, imported = false;
@@ -50,6 +53,10 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       if (auto it = epochs.find(r.id); it != epochs.end())
         for (const study::EpochRecord& e : it->second)
           run.epochs.push_back({e.epoch, e.trainLoss, e.testLoss, e.testAccuracy, e.skippedSteps});
+      // The stored step sample, as live step events would have brought it.
+      if (auto it = steps.find(r.id); it != steps.end())
+        for (const study::StepRecord& st : it->second)
+          run.steps.push_back({st.step, st.trainLoss, st.lr, st.epoch});
       run.totalEpochs = std::max(run.epoch, static_cast<int>(run.epochs.size()));
       unfinished |= !run.finished() || r.status == study::RunState::Cancelled ||
                     r.status == study::RunState::Failed;
@@ -81,6 +88,25 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
   });
 }
 
+bool plannedRuns(const QString& specJson, std::vector<RunRecord>* out, QString* error) {
+  return guarded(error, [&] {
+    const study::StudySpec spec = study::parseStudySpec(specJson.toStdString(), "study");
+    out->clear();
+    std::int64_t placeholder = 0;
+    for (const study::PlannedRun& p : study::plannedRunsOf(spec)) {
+      const study::BackendEntry& entry = spec.backends[p.backendIndex];
+      RunRecord run;
+      run.runId = --placeholder;
+      run.backend = QString::fromStdString(entry.name);
+      run.seed = p.seed;
+      run.totalEpochs = study::trainConfigFor(spec, entry).epochs;
+      run.currentLoss = std::nan("");
+      out->push_back(std::move(run));
+    }
+    return true;
+  });
+}
+
 bool importCsv(const QString& csvPath, const QString& dbPath, QString* error, QStringList* notes) {
   return guarded(error, [&] {
     // The reference torchprime file is detected by its header; other CSVs use the generic
@@ -99,10 +125,20 @@ bool importCsv(const QString& csvPath, const QString& dbPath, QString* error, QS
   });
 }
 
-bool writeCsvReport(const QString& dbPath, const QString& csvPath, QString* error) {
+bool writeCsvReport(const QString& dbPath, const QString& csvPath,
+                    const study::ReportOptions& options, QStringList* written, QString* error) {
   return guarded(error, [&] {
     const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
-    study::writeReport(*store, csvPath.toStdString());  // + <stem>-summary.csv beside it
+    const std::string summary = study::writeReport(*store, csvPath.toStdString(), options);
+    if (written) *written << csvPath << QString::fromStdString(summary);
+    return true;
+  });
+}
+
+bool writeStepCurvesCsv(const QString& dbPath, const QString& csvPath, QString* error) {
+  return guarded(error, [&] {
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
+    study::writeStepCurves(*store, csvPath.toStdString());
     return true;
   });
 }

@@ -1,11 +1,11 @@
 #include "app/cli/playground_arguments.h"
 
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 
 #include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
+#include "core/study/atomic_file.h"
 
 namespace paritylab::cli {
 
@@ -25,10 +25,11 @@ void writeTextFile(const std::string& path, const std::string& text) {
     std::cout << text;
     return;
   }
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw CommandError(path + ": cannot open for writing");
-  out << text;
-  if (!out.flush()) throw CommandError(path + ": write failed");
+  try {
+    study::writeFileAtomically(path, text);
+  } catch (const study::FileWriteError& e) {
+    throw CommandError(e.what());
+  }
 }
 
 }  // namespace paritylab::cli

@@ -125,9 +125,9 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
                            std::uint64_t(begin));
       if (callbacks.onBatch)
         callbacks.onBatch(std::int64_t(step), images.data(), labels.data(), count);
-      const StepOutcome outcome =
-          session.step(images.data(), labels.data(), count, step, *optimizer,
-                       schedule->at(phaseStep), ranges, config.gradClipNorm);
+      const double lr = schedule->at(phaseStep);
+      const StepOutcome outcome = session.step(images.data(), labels.data(), count, step,
+                                               *optimizer, lr, ranges, config.gradClipNorm);
       ++step;
       ++phaseStep;
       result.steps = std::int64_t(step);
@@ -143,7 +143,7 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
       if (!outcome.finite) continue;  // a step skipped by loss scaling: no loss to average
       lossSum += outcome.loss * count;
       seen += count;
-      if (callbacks.onStep) callbacks.onStep(epoch, std::int64_t(step), outcome.loss);
+      if (callbacks.onStep) callbacks.onStep(epoch, std::int64_t(step), outcome.loss, lr);
     }
     if (result.status != RunStatus::Completed) break;
     EpochMetrics metrics;

@@ -69,7 +69,9 @@ struct TrainResult {
 
 // Called on the training thread. Keep them cheap; the study runner throttles step events.
 struct TrainCallbacks {
-  std::function<void(int epoch, std::int64_t step, double loss)> onStep;
+  // After each step: its epoch (1-based), the global step count (1-based), the batch's training
+  // loss and the learning rate that step used.
+  std::function<void(int epoch, std::int64_t step, double loss, double lr)> onStep;
   std::function<void(const EpochMetrics&)> onEpoch;
   std::function<bool()> shouldCancel;  // polled once per step
   // The training batch exactly as the step receives it (shuffled, augmented): images [count, C,

@@ -33,6 +33,9 @@ CREATE TABLE epochs (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, epoch INTEGER NOT NULL,
   train_loss REAL, test_loss REAL, test_accuracy REAL, seconds REAL,
   skipped_steps INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run_id, epoch));
+CREATE TABLE steps (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
+  epoch INTEGER NOT NULL, train_loss REAL, lr REAL, PRIMARY KEY (run_id, step));
 CREATE UNIQUE INDEX runs_emulated_identity ON runs (backend, seed) WHERE source = 'emulated';
 CREATE UNIQUE INDEX runs_imported_identity ON runs (backend, message) WHERE source = 'imported';
 INSERT INTO paritylab_meta (key, value) VALUES ('format', 'paritylab-results-1');
@@ -86,9 +89,19 @@ std::vector<std::string> migrateTo3(sqlite3* db, const std::string& file) {
   return {};
 }
 
+// Version 3 -> 4 (issue 10.3): sampled step-level training loss and learning rate.
+std::vector<std::string> migrateTo4(sqlite3* db, const std::string& file) {
+  exec(db, file, R"sql(
+CREATE TABLE steps (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
+  epoch INTEGER NOT NULL, train_loss REAL, lr REAL, PRIMARY KEY (run_id, step));
+)sql");
+  return {};
+}
+
 // kMigrations[i] takes a database from version i + 1 to i + 2.
 const std::vector<std::function<std::vector<std::string>(sqlite3*, const std::string&)>>
-    kMigrations = {migrateTo2, migrateTo3};
+    kMigrations = {migrateTo2, migrateTo3, migrateTo4};
 
 void setVersion(sqlite3* db, const std::string& file, int version) {
   Statement(db, "INSERT OR REPLACE INTO paritylab_meta (key, value) VALUES ('schema_version', ?)",

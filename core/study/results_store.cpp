@@ -299,6 +299,36 @@ void ResultsStore::addEpoch(std::int64_t runId, const EpochRecord& e) {
 void ResultsStore::deleteEpochs(std::int64_t runId) {
   std::lock_guard lock(mutex_);
   Statement(db_, "DELETE FROM epochs WHERE run_id = ?", path_).bind(1, runId).run();
+  Statement(db_, "DELETE FROM steps WHERE run_id = ?", path_).bind(1, runId).run();
+}
+
+void ResultsStore::addSteps(std::int64_t runId, const std::vector<StepRecord>& steps) {
+  if (steps.empty()) return;
+  std::lock_guard lock(mutex_);
+  transaction([&] {
+    Statement s(db_,
+                "INSERT OR REPLACE INTO steps (run_id, step, epoch, train_loss, lr) "
+                "VALUES (?,?,?,?,?)",
+                path_);
+    for (const StepRecord& st : steps) {
+      s.bind(1, runId).bind(2, st.step).bind(3, std::int64_t(st.epoch));
+      s.bind(4, st.trainLoss).bind(5, st.lr).run();
+      s.reset();
+    }
+    return true;
+  });
+}
+
+std::map<std::int64_t, std::vector<StepRecord>> ResultsStore::loadAllSteps() const {
+  std::lock_guard lock(mutex_);
+  std::map<std::int64_t, std::vector<StepRecord>> out;
+  Statement has(db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='steps'",
+                path_);
+  if (!has.step() || has.i64(0) == 0) return out;
+  Statement s(db_, "SELECT run_id, step, epoch, train_loss, lr FROM steps ORDER BY run_id, step",
+              path_);
+  while (s.step()) out[s.i64(0)].push_back({s.i64(1), int(s.i64(2)), s.real(3), s.real(4)});
+  return out;
 }
 
 int ResultsStore::addRunsWithEpochs(std::vector<RunRecord>& runs,

@@ -1,11 +1,11 @@
 #pragma once
 // SQLite results database (WAL). Tables: study (spec JSON, software version, created), runs,
-// epochs (schema and its versions: results_schema.h). Every write is its own transaction, so a
-// killed process loses at most the epochs in progress. A run is unique in the database: an
-// emulated one by (backend, seed), an imported one by (backend, source run name). Several
-// processes may work on one database: runs are claimed atomically (claimRun). Readers open it
-// read-only and never change the file. All methods are thread-safe (one connection, serialized by
-// a mutex).
+// epochs, steps (sampled training loss and learning rate; schema and its versions:
+// results_schema.h). Every write is its own transaction, so a killed process loses at most the
+// epochs in progress. A run is unique in the database: an emulated one by (backend, seed), an
+// imported one by (backend, source run name). Several processes may work on one database: runs are
+// claimed atomically (claimRun). Readers open it read-only and never change the file. All methods
+// are thread-safe (one connection, serialized by a mutex).
 
 #include <cstdint>
 #include <map>
@@ -48,6 +48,15 @@ struct EpochRecord {
   double trainLoss = 0.0, testLoss = 0.0, testAccuracy = 0.0;  // accuracy: fraction; NaN unknown
   double seconds = 0.0;
   int skippedSteps = 0;  // loss scaling: optimizer steps skipped on inf/NaN in this epoch
+};
+
+// One sampled training step (table `steps`): a run keeps every k-th step, k = ceil(T / 2000) for
+// T planned steps, so at most 2,000 points (docs/study-spec.md).
+struct StepRecord {
+  std::int64_t step = 0;   // global step since the run started, 1-based
+  int epoch = 0;           // 1-based
+  double trainLoss = 0.0;  // that batch's training loss
+  double lr = 0.0;         // the learning rate of that step
 };
 
 class ResultsStore {
@@ -93,7 +102,8 @@ class ResultsStore {
   void updateRun(const RunRecord& run);  // by run.id
   void setRunStatus(std::int64_t runId, RunState state);
   void addEpoch(std::int64_t runId, const EpochRecord& epoch);
-  void deleteEpochs(std::int64_t runId);
+  void deleteEpochs(std::int64_t runId);  // and the run's steps: it starts again from scratch
+  void addSteps(std::int64_t runId, const std::vector<StepRecord>& steps);  // one transaction
   // Several runs with their epochs in one transaction (import). A run whose identity is already
   // stored (the same file imported again) is skipped and keeps id 0; returns how many were added.
   int addRunsWithEpochs(std::vector<RunRecord>& runs,
@@ -102,6 +112,8 @@ class ResultsStore {
   std::vector<RunRecord> loadRuns() const;  // by id
   std::vector<EpochRecord> loadEpochs(std::int64_t runId) const;
   std::map<std::int64_t, std::vector<EpochRecord>> loadAllEpochs() const;
+  // Every run's sampled steps, by run id and step (empty for databases from before the table).
+  std::map<std::int64_t, std::vector<StepRecord>> loadAllSteps() const;
   // Completed runs' final accuracies per backend, backends in first-appearance order.
   std::vector<std::pair<std::string, std::vector<double>>> finalAccuraciesByBackend() const;
 

@@ -38,6 +38,7 @@ class Statement {
     while (step()) {
     }
   }
+  void reset() { sqlite3_reset(stmt_); }  // run again with new binds
   std::int64_t i64(int c) const { return sqlite3_column_int64(stmt_, c); }
   double real(int c) const {
     return sqlite3_column_type(stmt_, c) == SQLITE_NULL ? std::numeric_limits<double>::quiet_NaN()

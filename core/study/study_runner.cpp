@@ -49,12 +49,19 @@ double relativeRunCost(const StudySpec& spec, const BackendEntry& entry) {
 
 }  // namespace
 
-std::vector<PlannedRun> StudyRunner::plannedRuns() const {
-  // Seed-major: partial results stay balanced across backends.
+std::int64_t stepSamplingInterval(std::int64_t plannedSteps) {
+  return std::max<std::int64_t>(1, (plannedSteps + kMaxStoredSteps - 1) / kMaxStoredSteps);
+}
+
+std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec) {
   std::vector<PlannedRun> out;
-  for (std::uint64_t seed : spec_.seeds)
-    for (std::size_t b = 0; b < spec_.backends.size(); ++b) out.push_back({b, seed});
+  for (std::uint64_t seed : spec.seeds)
+    for (std::size_t b = 0; b < spec.backends.size(); ++b) out.push_back({b, seed});
   return out;
+}
+
+std::vector<PlannedRun> StudyRunner::plannedRuns() const {
+  return plannedRunsOf(spec_);
 }
 
 void StudyRunner::pretrainBackbone(const data::DataSplit&) {
@@ -131,10 +138,13 @@ RunnerSummary StudyRunner::run(bool resume) {
     nlohmann::json a = studySpecToJson(stored), b = studySpecToJson(spec_);
     a.erase("threads");
     b.erase("threads");
-    if (a != b)
-      throw SpecError(store_.path() +
-                      ": the stored study differs from this one (same database needs the same "
-                      "study to resume)");
+    if (a != b) {
+      if (!extendsStudy(stored, spec_))
+        throw SpecError(store_.path() +
+                        ": the stored study differs from this one (resuming a database needs its "
+                        "study, or the same study with more seeds or backends)");
+      store_.saveStudySpec(specJson);  // extended: the same study with more seeds/backends
+    }
   }
 
   // Everything that can fail on bad input happens before the first run.
@@ -163,6 +173,12 @@ RunnerSummary StudyRunner::run(bool resume) {
     // Pending in the database until a worker claims it (claimRun), here or in another process.
     todo.push_back({p, it != existing.end() ? it->second.id : store_.ensureRun(r)});
   }
+
+  // Every run about to be (re)done is pending from now on (a resumed run starts from scratch).
+  if (callbacks_.onRunState)
+    for (const auto& [planned, id] : todo)
+      callbacks_.onRunState(
+          {RunKey{id, spec_.backends[planned.backendIndex].name, planned.seed}, RunState::Pending});
 
   if (spec_.pretrain && !todo.empty()) pretrainBackbone(data);
 
@@ -243,16 +259,26 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
 
   const auto start = Clock::now();
   auto lastStep = Clock::time_point{};
+  const std::int64_t trainSize = std::int64_t(data.train.size());
+  const std::int64_t stepsPerEpoch = (trainSize + config.batchSize - 1) / config.batchSize;
+  const std::int64_t keepEvery = stepSamplingInterval(stepsPerEpoch * config.epochs);
+  std::vector<StepRecord> sampled;  // written with each epoch (and when the run ends)
   nn::TrainCallbacks cb;
   cb.shouldCancel = [this] { return cancel_.load(); };
-  cb.onStep = [&](int epoch, std::int64_t step, double loss) {
+  cb.onStep = [&](int epoch, std::int64_t step, double loss, double lr) {
+    if (step % keepEvery == 0) sampled.push_back({step, epoch, loss, lr});
     if (!callbacks_.onStep) return;
     auto now = Clock::now();
     if (std::chrono::duration<double>(now - lastStep).count() < stepInterval_) return;
     lastStep = now;
-    callbacks_.onStep({key, epoch, step, loss});
+    callbacks_.onStep({key, epoch, step, loss, lr, stepsPerEpoch, config.epochs});
+  };
+  const auto writeSteps = [&] {
+    store_.addSteps(runId, sampled);
+    sampled.clear();
   };
   cb.onEpoch = [&](const nn::EpochMetrics& m) {
+    writeSteps();
     store_.addEpoch(runId,
                     {m.epoch, m.trainLoss, m.testLoss, m.testAccuracy, m.seconds, m.skippedSteps});
     rec.epochsDone = m.epoch;
@@ -262,6 +288,7 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
   };
   try {
     nn::TrainResult r = train_(config, entry.policy, data, cb);
+    writeSteps();  // the steps of an epoch cut short (cancelled, diverged)
     rec.wallSeconds = secondsSince(start);
     rec.epochsDone = int(r.epochs.size());
     if (!r.epochs.empty()) {
@@ -290,6 +317,10 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
   } catch (const StoreError&) {
     throw;  // the results cannot be recorded: not this run's failure but the study's (run())
   } catch (const std::exception& ex) {
+    try {
+      writeSteps();  // keep what was measured before the failure
+    } catch (const std::exception&) {
+    }
     rec.wallSeconds = secondsSince(start);
     rec.status = RunState::Failed;
     rec.message = ex.what();

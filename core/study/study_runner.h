@@ -33,6 +33,16 @@ struct RunnerSummary {
   bool wasCancelled = false;
 };
 
+// Step-level training loss and learning rate kept per run in the results database: every k-th
+// step (steps k, 2k, 3k, ...), k = ceil(plannedSteps / kMaxStoredSteps), so at most 2,000 points
+// whatever the run's length; plannedSteps = epochs x ceil(train examples / batch size).
+constexpr std::int64_t kMaxStoredSteps = 2000;
+std::int64_t stepSamplingInterval(std::int64_t plannedSteps);
+
+// Every run of a study, seed-major (partial results stay balanced across backends): the order the
+// runner adds them to the store and the ui lists them before they start.
+std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec);
+
 class StudyRunner {
  public:
   // The store must stay open while run() works. trainFn defaults to nn::train.
@@ -41,8 +51,9 @@ class StudyRunner {
 
   // Blocks until every run finished or was cancelled. resume = true: keep finished runs
   // (completed/diverged) of the stored study and redo unfinished ones from scratch; the stored
-  // spec must then describe the same study (else SpecError). resume = false: the store must hold
-  // no study yet (else StoreError: use --resume or another database).
+  // spec must then describe the same study, or this spec extend it with more seeds or backends
+  // (extendsStudy; the new runs are added and the stored spec replaced), else SpecError. resume =
+  // false: the store must hold no study yet (else StoreError: use --resume or another database).
   // Several processes may resume one database at once: each run is claimed atomically, so they
   // split the work (RunnerSummary::elsewhere counts the runs another process did).
   // Throws data::DataError / SpecError before any run starts (also for a backend or seed listed
