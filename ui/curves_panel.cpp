@@ -16,6 +16,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ui/backend_colours.h"
 #include "ui/chart_view.h"
 #include "ui/run_data.h"
 
@@ -245,14 +246,14 @@ void CurvesPanel::rebuild() {
       b.band = new QAreaSeries(b.upper, b.lower);
       b.band->setName(names[i] + tr(" band"));
       b.band->setPen(Qt::NoPen);
-      b.band->setBrush(withAlpha(backendColor(i), 55));
+      b.band->setBrush(withAlpha(BackendColours::of(names[i]), 55));
       attach(b.band, false);
     }
     backends_.insert(names[i], b);
   }
   if (options_.showRuns) {
     for (const RunRecord& run : data_->runs()) {
-      const QColor color = backendColor(static_cast<int>(names.indexOf(run.backend)));
+      const QColor color = BackendColours::of(run.backend);
       RunSeries s;
       s.backend = run.backend;
       s.raw = new QLineSeries;
@@ -276,7 +277,7 @@ void CurvesPanel::rebuild() {
   for (int i = 0; i < names.size(); ++i) {
     BackendSeries& b = backends_[names[i]];
     b.mean = new QLineSeries;
-    b.mean->setPen(QPen(backendColor(i), 2.6));
+    b.mean->setPen(QPen(BackendColours::of(names[i]), 2.6));
     attach(b.mean, true);
     const QString who = names[i] + tr(" mean");
     QLineSeries* line = b.mean;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/backend_colours.h"
 #include "ui/chart_view.h"
 #include "ui/run_data.h"
 #include "ui/series_math.h"
@@ -111,7 +112,7 @@ void DistributionsPanel::rebuild() {
     const auto& v = samples[static_cast<std::size_t>(i)];
     if (v.empty()) continue;
     ++histograms_;
-    const QColor color = backendColor(i);
+    const QColor color = BackendColours::of(names[i]);
     const HistogramBins& h = hists[static_cast<std::size_t>(i)];
     // Step outline of the histogram as an area down to zero.
     auto* upper = new QLineSeries;

@@ -13,6 +13,7 @@
 
 #include "core/stats/multiple_comparisons.h"
 #include "core/stats/power.h"
+#include "ui/backend_colours.h"
 #include "ui/difference_plot.h"
 #include "ui/run_data.h"
 
@@ -140,8 +141,10 @@ void StatisticsPanel::refillBackends() {
     const QSignalBlocker ba(aBox_), bb(bBox_);
     aBox_->clear();
     bBox_->clear();
-    aBox_->addItems(names);
-    bBox_->addItems(names);
+    for (const QString& name : names) {
+      aBox_->addItem(BackendColours::swatch(name), name);
+      bBox_->addItem(BackendColours::swatch(name), name);
+    }
     // Defaults: with two backends A = first, B = second (the reference experiment's order); with
     // more, the last one (usually the most reduced precision) against the first (the reference).
     const int n = static_cast<int>(names.size());
@@ -296,6 +299,7 @@ void StatisticsPanel::fillTable() {
                   : QStringLiteral("—"));
     for (int col = 0; col < cells.size() && col < table_->columnCount(); ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
+      if (col < 2) item->setIcon(BackendColours::swatch(cells[col]));  // A and B
       item->setTextAlignment(col < 2 ? Qt::AlignLeft | Qt::AlignVCenter
                                      : Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(r, col, item);
