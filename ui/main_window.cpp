@@ -33,6 +33,7 @@
 #include "ui/statistics_panel.h"
 #include "ui/study_bridge.h"
 #include "ui/study_dialog.h"
+#include "ui/study_hint.h"
 #include "ui/study_session.h"
 
 namespace paritylab::ui {
@@ -257,6 +258,8 @@ bool MainWindow::loadStudySpec(const QString& path) {
   runs_->setRunning(false, false);
   setEmulated(true, {});
   updateTitle();
+  const StudyHint hint = studyStartHint(specJson_);
+  curves_->setEmptyHint(hint.text, hint.epochs);
   statusBar()->showMessage(tr("Study %1 ready to run").arg(specName_));
   return true;
 }
@@ -266,6 +269,8 @@ void MainWindow::editStudy() {
   if (dialog.exec() != QDialog::Accepted) return;
   specJson_ = dialog.specJson();
   runs_->setStudyName(describeSpec(specJson_, &specName_));
+  const StudyHint hint = studyStartHint(specJson_);
+  curves_->setEmptyHint(hint.text, hint.epochs);
   data_->clear(specName_);
   canResume_ = false;
   runs_->setRunning(false, false);
@@ -291,6 +296,8 @@ void MainWindow::startStudy(bool resume) {
     return;
   }
   dbPath_ = path;
+  curves_->setEmptyHint(tr("Training: the curves appear as the first epochs end"),
+                        studyStartHint(specJson_).epochs);
   addRecent(path);
   setEmulated(true, {});
   updateTitle();
@@ -317,6 +324,7 @@ bool MainWindow::openDatabase(const QString& path) {
     runs_->setStudyName(tr("<b>%1</b> — imported results").arg(loaded.title.toHtmlEscaped()));
     setEmulated(false, loaded.title);
   }
+  curves_->setEmptyHint(tr("No epoch recorded in this database yet"), 0);
   data_->setRuns(std::move(loaded.runs), loaded.title);
   runs_->setRunning(false, canResume_);
   addRecent(path);
