@@ -81,14 +81,14 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
   auto* form2 = new QFormLayout;
   form2->addRow(tr("Test"), testBox_);
   form2->addRow(tr("Alternative"), tailBox_);
-  auto* form3 = new QFormLayout;
-  form3->addRow(tr("Alpha"), alphaBox_);
-  form3->addRow(tr("Equivalence margin"), marginBox_);
+  // Two columns of fields whose labels go above them when room is short, so a 1024-pixel
+  // window cuts no label.
+  for (QFormLayout* form : {form1, form2}) form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  form2->addRow(tr("Alpha"), alphaBox_);
+  form2->addRow(tr("Equivalence margin"), marginBox_);
   controls->addLayout(form1);
-  controls->addSpacing(24);
+  controls->addSpacing(16);
   controls->addLayout(form2);
-  controls->addSpacing(24);
-  controls->addLayout(form3);
   controls->addStretch(1);
 
   table_->setColumnCount(static_cast<int>(kColumns.size()));
