@@ -17,6 +17,7 @@ constexpr int kLabelWidth = 92;
 constexpr int kCell = 20;
 constexpr int kCompactCell = 10;
 constexpr int kCompactLabelWidth = 76;
+constexpr int kTightCell = 16;  // narrower bits get 8-point texts
 constexpr int kCellHeight = 24;
 constexpr int kRowPitch = 46;         // cells + one line of figures beneath
 constexpr int kCompactRowPitch = 80;  // cells + the stored value + two lines of figures
@@ -127,23 +128,24 @@ QStringList BitLayoutDiagram::figureLines(int row) const {
           tr("|err| %1  rel %2").arg(number(a.absoluteError), number(a.relativeError))};
 }
 
-BitLayoutDiagram::Geometry BitLayoutDiagram::geometry(bool compact) const {
+BitLayoutDiagram::Geometry BitLayoutDiagram::geometry(bool compact, int cell) const {
   const QFontMetrics big(monoFont(9)), small(monoFont(8));
   const int rows = static_cast<int>(formats_.size());
   Geometry g;
   g.compact = compact;
-  g.cell = compact ? kCompactCell : kCell;
-  g.labelWidth = compact ? kCompactLabelWidth : kLabelWidth;
+  g.cell = compact ? std::clamp(cell, kCompactCell, kCell) : kCell;
+  g.smallText = compact && g.cell < kTightCell;
+  g.labelWidth = g.smallText ? kCompactLabelWidth : kLabelWidth;
   g.rowPitch = compact ? kCompactRowPitch : kRowPitch;
   // Compact: the rounding label gets its own line under the legend.
   g.rowsTop = kMargin + kLegendHeight + (compact ? kLineHeight : 0);
   const int cells = kMaxBits * g.cell;
   int stored = big.horizontalAdvance(roundingLabel()), figures = 0, legend = 0;
   for (const QString& text : {tr("sign"), tr("exponent"), tr("mantissa"), tr("not in format")})
-    legend += compact ? 22 + small.horizontalAdvance(text) : 28 + big.horizontalAdvance(text);
+    legend += g.smallText ? 22 + small.horizontalAdvance(text) : 28 + big.horizontalAdvance(text);
   for (int r = 0; r < rows; ++r) {
     // Compact: the stored value beneath the bits, in the figures' smaller font.
-    stored = std::max(stored, (compact ? small : big).horizontalAdvance(storedText(r)));
+    stored = std::max(stored, (g.smallText ? small : big).horizontalAdvance(storedText(r)));
     const QStringList lines = figureLines(r);
     figures = std::max(figures, compact ? std::max(small.horizontalAdvance(lines[0]),
                                                    small.horizontalAdvance(lines[1]))
@@ -170,6 +172,14 @@ QSize BitLayoutDiagram::sizeHint() const {
 
 QSize BitLayoutDiagram::minimumSizeHint() const {
   return geometry(true).size;
+}
+
+BitLayoutDiagram::Geometry BitLayoutDiagram::screenGeometry() const {
+  if (!compact()) return geometry(false);
+  // The widest bits that fit (8-point texts below 16 pixels).
+  int cell = (width() - 2 * kMargin - kLabelWidth) / kMaxBits;
+  if (cell < kTightCell) cell = (width() - 2 * kMargin - kCompactLabelWidth) / kMaxBits;
+  return geometry(true, cell);
 }
 
 bool BitLayoutDiagram::compact() const {
@@ -257,7 +267,7 @@ void BitLayoutDiagram::paintDiagram(QPainter& p, const Geometry& g) const {
   const QPen border(QColor(0x50, 0x50, 0x50), 1);
 
   // Legend.
-  p.setFont(monoFont(g.compact ? 8 : 9));  // compact: smaller, tighter
+  p.setFont(monoFont(g.smallText ? 8 : 9));
   int lx = g.compact ? kMargin : kMargin + g.labelWidth;
   const std::pair<QColor, QString> legend[] = {{kSign, tr("sign")},
                                                {kExponent, tr("exponent")},
@@ -266,11 +276,11 @@ void BitLayoutDiagram::paintDiagram(QPainter& p, const Geometry& g) const {
   for (const auto& [color, text] : legend) {
     p.setPen(border);
     p.setBrush(color);
-    const int box = g.compact ? 12 : 14;
+    const int box = g.smallText ? 12 : 14;
     p.drawRect(lx, kMargin + 4, box, box);
     p.setPen(Qt::black);
     p.drawText(QRect(lx + box + 4, kMargin + 2, 120, 18), Qt::AlignVCenter | Qt::AlignLeft, text);
-    lx += (g.compact ? 22 : 28) + p.fontMetrics().horizontalAdvance(text);
+    lx += (g.smallText ? 22 : 28) + p.fontMetrics().horizontalAdvance(text);
   }
   const int cellsLeft = kMargin + g.labelWidth;
   const int textX = g.compact ? cellsLeft : cellsLeft + kMaxBits * g.cell + kTextGap;
@@ -305,13 +315,13 @@ void BitLayoutDiagram::paintDiagram(QPainter& p, const Geometry& g) const {
       p.setBrush(fieldColor(b, f.exponentBits, one));
       p.drawRect(cell);
       p.setPen(one ? Qt::white : QColor(0x50, 0x50, 0x50));
-      p.setFont(monoFont(g.compact ? 8 : 9, one));
+      p.setFont(monoFont(g.smallText ? 8 : 9, one));
       p.drawText(cell, Qt::AlignCenter, one ? QStringLiteral("1") : QStringLiteral("0"));
     }
 
     // The stored value beside the cells (compact: beneath them), the figures beneath.
     p.setPen(Qt::black);
-    p.setFont(monoFont(g.compact ? 8 : 9));
+    p.setFont(monoFont(g.smallText ? 8 : 9));
     const QRect stored = g.compact ? QRect(cellsLeft, first.bottom() + 2, g.textWidth, kLineHeight)
                                    : QRect(textX, first.top(), g.textWidth, kCellHeight);
     p.drawText(stored, Qt::AlignVCenter | Qt::AlignLeft, storedText(row));

@@ -29,8 +29,8 @@ class BitLayoutDiagram : public QWidget {
   // The natural size of the wide layout (figures beside the bits), used by exports; every text
   // is measured in its font, so no figure or label is ever cut.
   QSize sizeHint() const override;
-  // The compact layout (narrower cells, figures beneath the bits), used on screen when the wide
-  // one does not fit.
+  // The compact layout at its narrowest (10-pixel bits, figures beneath them). On screen, a
+  // window narrower than sizeHint() gets the compact layout with the widest bits that fit.
   QSize minimumSizeHint() const override;
   // Paints the whole diagram at its natural size (sizeHint) into any painter: screen, PNG, SVG.
   void render(QPainter& painter) const;
@@ -62,16 +62,18 @@ class BitLayoutDiagram : public QWidget {
   void recompute();
   std::uint32_t pattern(int row) const;
   struct Geometry {
-    bool compact = false;
-    int cell = 0;        // width of one bit
-    int labelWidth = 0;  // the format's name box
-    int rowPitch = 0;    // from one row of cells to the next
-    int rowsTop = 0;     // top of the first row of cells
-    int textWidth = 0;   // the widest text
+    bool compact = false;    // figures beneath the bits (else beside)
+    bool smallText = false;  // narrow bits: 8-point texts
+    int cell = 0;            // width of one bit
+    int labelWidth = 0;      // the format's name box
+    int rowPitch = 0;        // from one row of cells to the next
+    int rowsTop = 0;         // top of the first row of cells
+    int textWidth = 0;       // the widest text
     QSize size;
   };
-  Geometry geometry(bool compact) const;
-  Geometry screenGeometry() const { return geometry(compact()); }
+  // compact: the stacked arrangement with bits `cell` pixels wide (0: the narrowest).
+  Geometry geometry(bool compact, int cell = 0) const;
+  Geometry screenGeometry() const;
   void paintDiagram(QPainter& painter, const Geometry& g) const;
   QRect cellRect(const Geometry& g, int row, int bit) const;  // at scale 1
   QString storedText(int row) const;

@@ -151,6 +151,17 @@ class LayoutFitTest : public QObject {
     QVERIFY(!scroll->horizontalScrollBar()->isVisible());
   }
 
+  // Item 16: between the narrowest and the wide layout (a 1600-pixel window's Formats tab), the
+  // stacked layout keeps full-size bits rather than the narrowest ones.
+  void diagramMediumWidthKeepsFullBits() {
+    BitLayoutDiagram diagram;
+    diagram.resize(900, 700);
+    QVERIFY(diagram.compact());
+    QCOMPARE(diagram.bitRect(0, 0).width(), 20);
+    diagram.resize(diagram.minimumSizeHint());
+    QCOMPARE(diagram.bitRect(0, 0).width(), 10);
+  }
+
   // Item 16: the difference plot's title wraps instead of running off both sides.
   void differenceTitleWraps() {
     DifferencePlot plot;
