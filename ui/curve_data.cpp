@@ -31,13 +31,14 @@ std::vector<XY> rawCurve(const RunRecord& run, CurveMetric metric) {
 // runs can be averaged point by point.
 std::vector<XY> bucketed(const std::vector<XY>& xy, double width) {
   std::map<long long, std::pair<double, int>> sums;
-  for (const XY& p : xy)
-    if (std::isfinite(p.y)) {
-      auto& s = sums[static_cast<long long>(std::floor(p.x / width))];
-      s.first += p.y;
-      ++s.second;
-    }
+  for (const XY& p : xy) {
+    if (!std::isfinite(p.y)) continue;
+    auto& s = sums[static_cast<long long>(std::floor(p.x / width))];
+    s.first += p.y;
+    ++s.second;
+  }
   std::vector<XY> out;
+  out.reserve(sums.size());
   for (const auto& [b, s] : sums)
     out.push_back({(static_cast<double>(b) + 0.5) * width, s.first / s.second});
   return out;

@@ -79,7 +79,9 @@ void DifferencePlot::paintEvent(QPaintEvent*) {
   }
   // Axis with nice ticks, about one label per 70 pixels.
   const NiceTicks ticks = niceTicks(-extent, extent, std::max(2, plot.width() / 70));
-  for (double t = ticks.first; t <= extent + 1e-9; t += ticks.step) {
+  const int count = static_cast<int>(std::floor((extent - ticks.first) / ticks.step + 1e-9));
+  for (int k = 0; k <= count; ++k) {
+    const double t = ticks.first + k * ticks.step;
     const double v = std::abs(t) < ticks.step * 1e-6 ? 0.0 : t;  // 0, not -2.8e-17
     const double x = xOf(v);
     p.setPen(QColor(0xe5, 0xe7, 0xea));
