@@ -40,6 +40,7 @@
 #include "ui/study_bridge.h"
 #include "ui/study_controller.h"
 #include "ui/study_dialog.h"
+#include "ui/study_hint.h"
 #include "ui/study_session.h"
 
 namespace paritylab::ui {
@@ -194,7 +195,19 @@ void MainWindow::showState() {
   setEmulated(!imported, controller_->importedFrom());
   location_->setText(controller_->databaseText());
   location_->setToolTip(tr("The results database the runs shown are stored in"));
+  updateEmptyHint();
   updateTitle();
+}
+
+void MainWindow::updateEmptyHint() {
+  // What the empty Curves chart says until the first epoch arrives (issue 10.11).
+  const StudyHint hint = studyStartHint(controller_->specJson());
+  if (controller_->isRunning())
+    curves_->setEmptyHint(tr("Training: the curves appear as the first epochs end"), hint.epochs);
+  else if (controller_->mode() == StudyController::Mode::Imported)
+    curves_->setEmptyHint(tr("No epoch recorded in these results"), 0);
+  else
+    curves_->setEmptyHint(hint.text, hint.epochs);
 }
 
 void MainWindow::setEmulated(bool emulated, const QString& source) {

@@ -54,6 +54,7 @@ class MainWindow : public QMainWindow {
   void setEmulated(bool emulated, const QString& source);
   void showError(const QString& what, const QString& error);
   void showState();
+  void updateEmptyHint();
   void editStudy();
   void exportCurrent(const QString& suffix);
   void exportReport();

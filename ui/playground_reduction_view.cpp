@@ -14,6 +14,7 @@
 #include <set>
 
 #include "core/playground/playground_export.h"
+#include "ui/backend_colours.h"
 #include "ui/chart_view.h"
 
 namespace paritylab::ui {
@@ -31,10 +32,13 @@ bool shownByDefault(const playground::ReductionCurve& c) {
 
 // Operand roundings in the backends' colours (three orders each); the low-precision contrast
 // curves in colours of their own.
-QColor colorOf(const playground::ReductionCurve& c, std::size_t index) {
-  if (c.accumulation == "bf16") return backendColor(8);
-  if (c.accumulation != "fp32") return backendColor(9);
-  return backendColor(int(index / 3));
+QColor colorOf(const playground::ReductionCurve& c) {
+  // The low-precision accumulation contrasts: black and dim grey, no backend's colour.
+  if (c.accumulation == "bf16") return QColor(0x00, 0x00, 0x00);
+  if (c.accumulation != "fp32") return QColor(0x69, 0x69, 0x69);
+  // The colour of the first preset with this operand rounding (BackendColours, as everywhere).
+  const std::string first = c.backends.substr(0, c.backends.find(','));
+  return BackendColours::of(QString::fromStdString(first.empty() ? c.operands : first));
 }
 
 Qt::PenStyle styleOf(const playground::ReductionCurve& c) {
@@ -168,7 +172,7 @@ void PlaygroundReductionView::run() {
     item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
     const bool on = first ? shownByDefault(c) : checked.count(item->text()) > 0;
     item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
-    item->setForeground(colorOf(c, i));
+    item->setForeground(colorOf(c));
   }
   curves_->blockSignals(false);
   draw();
@@ -196,7 +200,7 @@ void PlaygroundReductionView::draw() {
           hi = std::max(hi, v);
         }
     }
-    const QColor color = colorOf(c, i);
+    const QColor color = colorOf(c);
     addPlaygroundBand(chart_, low, high, color);
     addPlaygroundLine(chart_, qs(c.label), median, color, 2.0, styleOf(c));
   }

@@ -19,6 +19,7 @@
 
 #include "core/playground/matrix_text.h"
 #include "core/playground/playground_export.h"
+#include "ui/backend_colours.h"
 #include "ui/chart_view.h"
 
 namespace paritylab::ui {
@@ -247,7 +248,7 @@ void PlaygroundRegressionView::fillTable() {
     fillRow(int(i) + 2, qs(r.backend), r.trajectory.final(), r.trajectory.loss.back(),
             r.distanceToGradientDescent, r.distanceToLeastSquares,
             notes.join(QStringLiteral("; ")));
-    table_->item(int(i) + 2, 0)->setForeground(backendColor(int(i)));
+    table_->item(int(i) + 2, 0)->setForeground(BackendColours::of(qs(r.backend)));
   }
   table_->resizeColumnsToContents();
 }
@@ -291,8 +292,8 @@ void PlaygroundRegressionView::drawCharts() {
     const auto l = series(r.trajectory, true), c = series(r.trajectory, false);
     track(l, lossLo, lossHi, true);
     track(c, lo, hi, false);
-    addPlaygroundLine(loss_, qs(r.backend), l, backendColor(int(i)), 1.6);
-    addPlaygroundLine(coefficients_, qs(r.backend), c, backendColor(int(i)), 1.6);
+    addPlaygroundLine(loss_, qs(r.backend), l, BackendColours::of(qs(r.backend)), 1.6);
+    addPlaygroundLine(coefficients_, qs(r.backend), c, BackendColours::of(qs(r.backend)), 1.6);
   }
   const auto gdLoss = series(e.gradientDescent, true);
   track(gdLoss, lossLo, lossHi, true);

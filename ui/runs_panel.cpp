@@ -3,6 +3,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -32,8 +33,20 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
   table_->setAlternatingRowColors(true);
   table_->verticalHeader()->setDefaultSectionSize(22);
   table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(RunsTableModel::Progress, QHeaderView::Stretch);
+  QHeaderView* header = table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // A progress bar reads at any width: a fixed one leaves room for the columns after it.
+  header->setSectionResizeMode(RunsTableModel::Progress, QHeaderView::Fixed);
+  header->resizeSection(RunsTableModel::Progress, 76);
+  header->setStretchLastSection(true);
+  // The panel never gets narrower than the table up to its Final accuracy column (1024-pixel
+  // windows cut it otherwise); columns after it may scroll.
+  connect(header, &QHeaderView::sectionResized, this, [this, header] {
+    const int fa = RunsTableModel::FinalAccuracy;
+    table_->setMinimumWidth(header->sectionPosition(fa) + header->sectionSize(fa) +
+                            2 * table_->frameWidth() +
+                            table_->verticalScrollBar()->sizeHint().width());
+  });
   table_->setSortingEnabled(false);
 
   auto* buttons = new QHBoxLayout;

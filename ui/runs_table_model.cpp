@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <cmath>
 
+#include "ui/backend_colours.h"
 #include "ui/run_data.h"
 
 namespace paritylab::ui {
@@ -120,6 +121,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return QColor(0x65, 0x6d, 0x76);
     }
   }
+  if (role == Qt::DecorationRole && index.column() == Backend)
+    return BackendColours::swatch(run.backend);  // the backend's colour in every chart
   if (role == Qt::ToolTipRole && index.column() == Seed && !run.seedGiven)
     return tr("The source gives no seed for this run; it is numbered %1 among its backend's runs.")
         .arg(run.seed);

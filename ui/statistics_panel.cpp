@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/stats/multiple_comparisons.h"
+#include "ui/backend_colours.h"
 #include "ui/difference_plot.h"
 #include "ui/identical_runs_note.h"
 #include "ui/run_data.h"
@@ -65,18 +66,15 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
   auto* form2 = new QFormLayout;
   form2->addRow(tr("Test"), testBox_);
   form2->addRow(tr("Alternative"), tailBox_);
-  auto* form3 = new QFormLayout;
-  form3->addRow(tr("Alpha"), alphaBox_);
-  form3->addRow(tr("Equivalence margin"), marginBox_);
-  auto* form4 = new QFormLayout;
-  form4->addRow(tr("Power"), powerBox_);
+  // Two columns of fields whose labels go above them when room is short, so a 1024-pixel
+  // window cuts no label.
+  for (QFormLayout* form : {form1, form2}) form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  form2->addRow(tr("Alpha"), alphaBox_);
+  form2->addRow(tr("Equivalence margin"), marginBox_);
+  form2->addRow(tr("Power"), powerBox_);
   controls->addLayout(form1);
-  controls->addSpacing(24);
+  controls->addSpacing(16);
   controls->addLayout(form2);
-  controls->addSpacing(24);
-  controls->addLayout(form3);
-  controls->addSpacing(24);
-  controls->addLayout(form4);
   controls->addStretch(1);
 
   setupStatisticsTable(table_);
@@ -129,8 +127,10 @@ void StatisticsPanel::refillBackends() {
     const QSignalBlocker ba(aBox_), bb(bBox_);
     aBox_->clear();
     bBox_->clear();
-    aBox_->addItems(names);
-    bBox_->addItems(names);
+    for (const QString& name : names) {
+      aBox_->addItem(BackendColours::swatch(name), name);
+      bBox_->addItem(BackendColours::swatch(name), name);
+    }
     // Defaults: with two backends A = first, B = second (the reference experiment's order); with
     // more, the last one (usually the most reduced precision) against the first (the reference).
     const int n = static_cast<int>(names.size());

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "ui/backend_colours.h"
+
 namespace paritylab::ui {
 namespace {
 
@@ -173,6 +175,7 @@ void fillStatisticsTable(QTableWidget* table, const std::vector<StatRow>& rows,
     }
     for (int col = 0; col < kColumnCount; ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
+      if (col < 2) item->setIcon(BackendColours::swatch(cells[col]));  // A and B, as in the charts
       item->setTextAlignment(col < 2 ? Qt::AlignLeft | Qt::AlignVCenter
                                      : Qt::AlignRight | Qt::AlignVCenter);
       if (!tips[col].isEmpty()) item->setToolTip(tips[col]);

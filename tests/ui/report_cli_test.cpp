@@ -151,7 +151,8 @@ class ReportCliTest : public QObject {
                             "1,tpu-bf16,7,6,2,lr,0.002\r\n"));
   }
 
-  // Issue 10.6: a pair with Student's test, alpha and a margin: TOST and power are in the summary,
+  // Issue 10.6: a pair with Student's test, alpha and a margin: TOST and the minimum detectable
+  // difference (issue 18; no observed power) are in the summary,
   // no "give an equivalence margin", and both files are named on stdout.
   void reportTakesTheStatisticsChoices() {
     QTemporaryDir dir;
@@ -186,7 +187,8 @@ class ReportCliTest : public QObject {
     QVERIFY(std::abs(cell("t").toDouble() - 2.2360679774997845) < 1e-9);
     QVERIFY(std::abs(cell("p_value").toDouble() - 0.06670680196204137) < 1e-9);
     QVERIFY(std::abs(cell("tost_p").toDouble() - 0.03335340098101994) < 1e-9);
-    QVERIFY(std::abs(cell("power").toDouble() - 0.6299266016043219) < 1e-6);
+    QVERIFY(std::abs(cell("min_detectable_diff").toDouble() - 0.03155143426360225) < 1e-6);
+    QCOMPARE(header.indexOf("power"), -1);  // no observed power anywhere (issue 18)
     QVERIFY(!cell("verdict").contains("give an equivalence margin"));
 
     // All against a reference: one row per other backend, Holm-adjusted.

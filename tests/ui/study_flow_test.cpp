@@ -53,6 +53,7 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
 // A database holding the tiny study with two runs finished and two not started.
 QString halfDoneDatabase(const QTemporaryDir& dir) {
   const QString path = dir.filePath("half.db");
+  for (const char* suffix : {"", "-wal", "-shm"}) QFile::remove(path + suffix);  // made anew
   auto store = study::ResultsStore::open(path.toStdString(), true);
   store->saveStudySpec(study::studySpecToJson(study::parseStudySpec(kTinySpec)).dump());
   for (const auto& [backend, seed, done] : {std::tuple{"cpu-fp32", 0, true},
