@@ -1,10 +1,12 @@
 #include "core/study/study_spec.h"
 
+#include <algorithm>
 #include <set>
 
 #include "core/input/input_limits.h"
 #include "core/input/json_input.h"
 #include "core/input/text_file.h"
+#include "core/study/study_memory.h"
 
 namespace paritylab::study {
 namespace {
@@ -347,14 +349,29 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
 
 void validateDataset(const StudySpec& spec) {
   data::DatasetSpec probe = spec.dataset;
-  // A tiny subset proves the files exist and parse without loading the full set twice.
-  if (probe.trainSize == 0 || probe.trainSize > 200) probe.trainSize = 200;
-  if (probe.testSize == 0 || probe.testSize > 100) probe.testSize = 100;
+  // A small subset proves the files exist and parse without holding the full set twice. A size
+  // of 0 ("all") stays 0: a small real dataset may have fewer images than any fixed sample.
+  probe.trainSize = std::min<std::int64_t>(probe.trainSize, 200);
+  probe.testSize = std::min<std::int64_t>(probe.testSize, 100);
+  data::DataSplit sample;
   try {
-    data::loadDataset(probe);
+    sample = data::loadDataset(probe);
   } catch (const std::exception& ex) {
     throw SpecError("dataset '" + spec.dataset.source + "': " + ex.what());
   }
+  // Issue 12.7: refuse, with the figure, a study this machine cannot hold.
+  const auto images = [](std::int64_t asked, std::size_t loaded) {
+    return asked > 0 ? std::uint64_t(asked) : std::uint64_t(loaded);
+  };
+  MemoryEstimate estimate;
+  try {
+    estimate =
+        estimateStudyMemory(spec, sample.train, images(spec.dataset.trainSize, sample.train.size()),
+                            images(spec.dataset.testSize, sample.test.size()));
+  } catch (const std::invalid_argument& ex) {
+    throw SpecError(std::string("model: ") + ex.what());
+  }
+  requireStudyFitsMemory(estimate, physicalMemoryBytes());
 }
 
 nn::TrainConfig trainConfigFor(const StudySpec& spec, const BackendEntry& e) {
