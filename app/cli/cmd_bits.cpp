@@ -7,6 +7,8 @@
 
 #include "app/cli/cli_number_parsing.h"
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
+#include "core/input/input_limits.h"
 #include "core/numerics/bit_anatomy.h"
 
 namespace paritylab::cli {
@@ -99,7 +101,8 @@ const CommandRegistration reg{
       cmd->add_option("--format,-f", o->formats, "Format (repeatable; default: all presets)");
       cmd->add_option("--rounding", o->rounding,
                       "nearest-even | nearest-away | toward-zero | stochastic");
-      cmd->add_option("--seed", o->seed, "Seed for stochastic rounding");
+      addIntegerOption(cmd, "--seed", o->seed, {0, input::kMaxSeedValue},
+                       "Seed for stochastic rounding");
       cmd->callback([o, cmd] {
         BitsOptions options = *o;
         for (const auto& extra : cmd->remaining()) {

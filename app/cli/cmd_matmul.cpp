@@ -2,65 +2,22 @@
 // would (through the one GEMM entry) and prints the result as CSV.
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
+#include "app/cli/matrix_csv.h"
+#include "core/input/input_limits.h"
 #include "core/nn/gemm.h"
 
 namespace paritylab::cli {
 namespace {
-
-struct Matrix {
-  int rows = 0, cols = 0;
-  std::vector<float> values;  // [rows, cols], row-major
-};
-
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
-}
-
-// A CSV of decimals: one row per line, comma-separated; blank lines are skipped.
-Matrix readCsv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw CommandError(path + ": cannot open file");
-  Matrix m;
-  std::string line;
-  for (int lineNo = 1; std::getline(in, line); ++lineNo) {
-    if (trim(line).empty()) continue;
-    std::stringstream row(line);
-    std::string cell;
-    int col = 0;
-    while (std::getline(row, cell, ',')) {
-      ++col;
-      const std::string t = trim(cell);
-      float v = 0.0f;
-      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-      if (t.empty() || ec != std::errc() || end != t.data() + t.size())
-        throw CommandError(path + ": row " + std::to_string(lineNo) + ", column " +
-                           std::to_string(col) + ": '" + t + "' is not a number");
-      m.values.push_back(v);
-    }
-    if (!line.empty() && line.back() == ',')
-      throw CommandError(path + ": row " + std::to_string(lineNo) + ": trailing comma");
-    if (m.rows == 0) m.cols = col;
-    if (col != m.cols)
-      throw CommandError(path + ": row " + std::to_string(lineNo) + " has " + std::to_string(col) +
-                         " values, expected " + std::to_string(m.cols) + " like the first row");
-    ++m.rows;
-  }
-  if (m.rows == 0) throw CommandError(path + ": no rows");
-  return m;
-}
 
 struct Options {
   std::string backend = "cpu-fp32", a, b, product = "forward", layer = "linear";
@@ -69,11 +26,18 @@ struct Options {
 
 void run(const Options& o) {
   const auto policy = loadBackendArgument(o.backend);
-  const Matrix A = readCsv(o.a), B = readCsv(o.b);
+  const Matrix A = readMatrixCsv(o.a), B = readMatrixCsv(o.b);
   if (A.cols != B.rows)
     throw CommandError("inner dimensions differ: " + o.a + " is " + std::to_string(A.rows) + "x" +
                        std::to_string(A.cols) + " but " + o.b + " is " + std::to_string(B.rows) +
                        "x" + std::to_string(B.cols));
+  // A 30000x1 by 1x30000 product would print gigabytes: refuse before allocating the result.
+  const auto outputValues = std::int64_t(A.rows) * std::int64_t(B.cols);
+  if (outputValues > input::kMaxMatmulOutputValues)
+    throw CommandError("the product would be " + std::to_string(A.rows) + "x" +
+                       std::to_string(B.cols) + " = " + std::to_string(outputValues) +
+                       " values, more than matmul's limit of " +
+                       std::to_string(input::kMaxMatmulOutputValues) + " (4096x4096)");
   const auto kind = o.layer == "conv" ? backends::LayerKind::Conv : backends::LayerKind::Linear;
   const auto product = o.product == "backward-data"     ? backends::Product::BackwardData
                        : o.product == "backward-weight" ? backends::Product::BackwardWeight
@@ -105,7 +69,7 @@ void setup(CLI::App& root) {
   auto opts = std::make_shared<Options>();
   auto* cmd = root.add_subcommand(
       "matmul",
-      "Multiply A [m,k] x B [k,n] (CSV of decimals) exactly as an emulated backend's product "
+      "Multiply A [m,k] x B [k,n] (CSV of numbers) exactly as an emulated backend's product "
       "would, printing the result as CSV (shortest round-trip decimals)");
   cmd->add_option("--backend,-b", opts->backend, "Preset name or a policy .json file")
       ->capture_default_str();

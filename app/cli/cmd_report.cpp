@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
 #include "core/study/study_report.h"
 
 #if defined(PARITYLAB_HAS_UI) && __has_include("ui/report_charts.h")
@@ -47,7 +48,7 @@ const CommandRegistration reg{
       cmd->add_option("--csv", a->csv, "Runs CSV to write (summary goes to <name>-summary.csv)")
           ->required();
       cmd->add_option("--charts", a->charts, "Directory for PNG/SVG charts");
-      cmd->add_option("--alpha", a->alpha, "Significance level")->check(CLI::Range(1e-9, 0.999999));
+      addRealOption(cmd, "--alpha", a->alpha, {0, 1, true, true}, "Significance level");
       cmd->callback([a] { runReport(*a); });
     }};
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
 #include "core/stats/statistics.h"
 #include "core/study/results_import.h"
 
@@ -146,9 +147,9 @@ const CommandRegistration reg{
       cmd->add_option("--b", a->b, "Second backend (reference)")->required();
       cmd->add_option("--test", a->test, "welch | student | mann-whitney")
           ->check(CLI::IsMember({"welch", "student", "mann-whitney"}));
-      cmd->add_option("--alpha", a->alpha, "Significance level");
-      cmd->add_option("--margin", a->margin,
-                      "Equivalence margin (accuracy fraction, 0.005 = 0.5 pt)");
+      addRealOption(cmd, "--alpha", a->alpha, {0, 1, true, true}, "Significance level");
+      addRealOption(cmd, "--margin", a->margin, {0, 1, true},
+                    "Equivalence margin (accuracy fraction, 0.005 = 0.5 pt)");
       cmd->add_option("--tail", a->tail, "two-sided | less | greater")
           ->check(CLI::IsMember({"two-sided", "less", "greater"}));
       cmd->add_flag("--json", a->json, "Print a JSON object");
