@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "core/study/study_spec.h"
 
@@ -113,6 +114,32 @@ TEST(StudySpecLimits, BomStrippedAndDirectoriesNamed) {  // issue 12.10
   } catch (const SpecError& e) {
     EXPECT_EQ(std::string(e.what()), dir.string() + ": is a directory, not a study file");
   }
+  fs::remove_all(dir);
+}
+
+// A tiny MNIST-style IDX file: big-endian header, then `bytes`.
+void writeIdx(const std::filesystem::path& path, std::vector<std::uint32_t> header,
+              std::size_t bytes, std::uint8_t value) {
+  std::ofstream out(path, std::ios::binary);
+  for (std::uint32_t v : header)
+    for (int shift = 24; shift >= 0; shift -= 8) out.put(char((v >> shift) & 0xFF));
+  for (std::size_t i = 0; i < bytes; ++i) out.put(char((value + i) % 10));
+}
+
+TEST(StudySpecLimits, SmallRealDatasetWithSizesZeroPassesThePreflight) {  // issue 12.10
+  // 20 training and 5 test images: fewer than the preflight's sample of 200 / 100.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("paritylab-small-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  writeIdx(dir / "train-images-idx3-ubyte", {0x803, 20, 4, 4}, 20 * 16, 0);
+  writeIdx(dir / "train-labels-idx1-ubyte", {0x801, 20}, 20, 0);
+  writeIdx(dir / "t10k-images-idx3-ubyte", {0x803, 5, 4, 4}, 5 * 16, 0);
+  writeIdx(dir / "t10k-labels-idx1-ubyte", {0x801, 5}, 5, 0);
+  const StudySpec s = parseStudySpec(spec("\"dataset\": {\"source\": \"mnist:" + dir.string() +
+                                          "\", \"train_size\": 0, "
+                                          "\"test_size\": 0, \"normalize\": false}"),
+                                     "s.json");
+  EXPECT_NO_THROW(validateDataset(s));
   fs::remove_all(dir);
 }
 
