@@ -8,7 +8,10 @@
 #include <limits>
 #include <map>
 #include <regex>
+#include <set>
 
+#include "core/input/input_limits.h"
+#include "core/input/number_input.h"
 #include "core/study/csv.h"
 
 namespace paritylab::study {
@@ -163,9 +166,15 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
       r.run.epochsDone = 0;  // a final value only
       r.run.message = "row " + std::to_string(row.line);
       if (cSeed >= 0) {
-        double s = numberField(path, row, cSeed, o.seedColumn, false);
-        if (s < 0 || s != std::floor(s)) badField(path, row, cSeed, o.seedColumn, "not a seed");
-        r.run.seed = std::uint64_t(s);
+        textField(path, row, cSeed, o.seedColumn);  // present
+        try {  // issue 12.6: 1e300 or 18446744073709551615 must not wrap (one number parser)
+          r.run.seed = std::uint64_t(input::requireInteger(row.fields[std::size_t(cSeed)], "seed",
+                                                           {0, input::kMaxSeedValue}));
+        } catch (const input::InputError&) {
+          badField(path, row, cSeed, o.seedColumn,
+                   "not a seed (" + input::describe(input::IntegerLimits{0, input::kMaxSeedValue}) +
+                       ")");
+        }
       }
       r.epochs.clear();
       runs.push_back(std::move(r));
@@ -222,9 +231,14 @@ void importRuns(ResultsStore& store, const std::string& originPath,
       e.policyJson = "cpu-fp32";
       spec.backends.push_back(e);
     }
-    std::uint64_t maxRuns = 0;
-    for (auto& r : runs) maxRuns = std::max<std::uint64_t>(maxRuns, r.run.seed + 1);
-    for (std::uint64_t i = 0; i < maxRuns; ++i) spec.seeds.push_back(i);
+    // The seeds the runs have (not 0..max: a seed of 10^12 must not list 10^12 seeds).
+    std::set<std::uint64_t> seeds;
+    for (auto& r : runs) seeds.insert(r.run.seed);
+    if (seeds.size() > std::size_t(input::kMaxSeeds))
+      throw CsvError(originPath + ": " + std::to_string(seeds.size()) +
+                     " different seeds, more than the " + std::to_string(input::kMaxSeeds) +
+                     " a study may have");
+    spec.seeds.assign(seeds.begin(), seeds.end());
     int epochs = 0;
     for (auto& r : runs) epochs = std::max(epochs, r.run.epochsDone);
     spec.train.epochs = std::max(1, epochs);
