@@ -27,12 +27,11 @@ std::string readTextFile(const std::string& path, const std::string& what, std::
   }
   // Pipes and devices have no size: read in chunks up to the limit.
   char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+  while (text.size() <= maxBytes && (in.read(chunk, sizeof chunk) || in.gcount() > 0))
     text.append(chunk, std::size_t(in.gcount()));
-    if (text.size() > maxBytes)
-      throw InputError(path + ": more than the " + std::to_string(maxBytes) + " bytes a " + what +
-                       " may have");
-  }
+  if (text.size() > maxBytes)
+    throw InputError(path + ": more than the " + std::to_string(maxBytes) + " bytes a " + what +
+                     " may have");
   if (in.bad()) throw InputError(path + ": read error in the " + what);
   return text;
 }
