@@ -25,6 +25,15 @@ void operator delete(void* p) noexcept {
 void operator delete(void* p, std::size_t) noexcept {
   std::free(p);
 }
+// The nothrow form too (std::stable_sort's buffer): every new of this program pairs with the
+// delete above (a sanitizer's own nothrow new freed here is an alloc-dealloc mismatch).
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  ++allocationCount;
+  return std::malloc(n ? n : 1);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
 
 namespace paritylab::nn {
 namespace {
