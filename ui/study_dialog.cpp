@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/backends/precision_policy.h"
+#include "core/input/json_input.h"
 #include "ui/study_bridge.h"
 #include "ui/study_spec_fields.h"
 
@@ -217,9 +218,12 @@ void StudyDialog::storeBackendEdit() {
   if (!item) return;
   QString reason;
   const QString text = backendJson_->toPlainText();
-  const json entry = json::parse(text.toStdString(), nullptr, false);
-  if (entry.is_discarded()) {
-    error_->setText(tr("Backend %1: the JSON does not parse").arg(item->text()));
+  json entry;
+  try {  // typed text: no unbounded nesting (dump() recurses), no duplicate keys (issue 12.2)
+    entry = input::parseJsonText(text.toStdString(), "backend JSON");
+  } catch (const input::InputError& e) {
+    error_->setText(tr("Backend %1: the JSON does not parse (%2)")
+                        .arg(item->text(), QString::fromUtf8(e.what())));
     return;
   }
   if (!validateBackendEntry(entry, &reason)) {
@@ -250,8 +254,14 @@ void StudyDialog::addCustomBackend() {
 }
 
 bool StudyDialog::loadSpec(const QString& text, QString* reason) {
-  const json spec = json::parse(text.toStdString(), nullptr, false);
-  if (spec.is_discarded() || !spec.is_object()) {
+  json spec;
+  try {  // no unbounded nesting (dump() recurses), no duplicate keys (issue 12.2)
+    spec = input::parseJsonText(text.toStdString(), "study spec");
+  } catch (const input::InputError& e) {
+    if (reason) *reason = QString::fromUtf8(e.what());
+    return false;
+  }
+  if (!spec.is_object()) {
     if (reason) *reason = tr("The study spec is not a JSON object");
     return false;
   }

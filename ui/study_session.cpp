@@ -38,6 +38,8 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
   study::StudySpec spec;
   try {
     spec = study::parseStudySpec(specJson.toStdString());
+    // The dataset opens and the study fits in memory, before the database is created.
+    study::validateDataset(spec);
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return false;

@@ -1,21 +1,27 @@
 #include "app/cli/backend_argument.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "app/cli/command_registry.h"
+#include "core/input/input_limits.h"
+#include "core/input/json_input.h"
+#include "core/input/text_file.h"
 
 namespace paritylab::cli {
 
 backends::PrecisionPolicy loadBackendArgument(const std::string& backend) {
   if (backend.size() > 5 && backend.ends_with(".json")) {
-    std::ifstream in(backend);
-    if (!in) throw CommandError(backend + ": cannot open policy file");
+    nlohmann::json json;
     try {
-      return backends::policyFromJson(nlohmann::json::parse(in));
-    } catch (const nlohmann::json::exception& e) {
-      throw CommandError(backend + ": malformed JSON: " + e.what());
+      // Refuses directories, huge files, deep nesting and duplicate keys, naming the file.
+      json = input::parseJsonText(
+          input::readTextFile(backend, "policy file", input::kMaxJsonFileBytes), backend);
+    } catch (const input::InputError& e) {
+      throw CommandError(e.what());
+    }
+    try {
+      return backends::policyFromJson(json);
     } catch (const std::invalid_argument& e) {
       throw CommandError(backend + ": " + e.what());
     }

@@ -3,10 +3,9 @@
 #include <bit>
 #include <charconv>
 #include <cstdint>
-#include <cstdlib>
-#include <type_traits>
 
 #include "app/cli/command_registry.h"
+#include "core/input/number_input.h"
 
 namespace paritylab::cli {
 namespace {
@@ -16,23 +15,6 @@ std::string_view trim(std::string_view text) {
   const auto first = text.find_first_not_of(kSpace);
   if (first == std::string_view::npos) return {};
   return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
-}
-
-template <typename T>
-std::optional<T> parseDecimal(std::string_view text) {
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  T value{};
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  // from_chars reports out-of-range for values that overflow or underflow; keep its rounded
-  // result only when it actually parsed everything (range errors mean inf/0 in strtod terms).
-  if (text.empty() || end != text.data() + text.size()) return std::nullopt;
-  if (ec == std::errc::result_out_of_range) {
-    const std::string copy(text);  // strtof/strtod give the correctly rounded inf or (sub)zero
-    if constexpr (std::is_same_v<T, float>) return std::strtof(copy.c_str(), nullptr);
-    return std::strtod(copy.c_str(), nullptr);
-  }
-  if (ec != std::errc{}) return std::nullopt;
-  return value;
 }
 
 std::optional<std::uint32_t> parseHexBits(std::string_view text) {
@@ -55,13 +37,13 @@ T requireName(const std::string& name, const char* what, Parse parse, std::strin
 std::optional<float> parseFp32Text(std::string_view text) {
   text = trim(text);
   if (auto bits = parseHexBits(text)) return std::bit_cast<float>(*bits);
-  return parseDecimal<float>(text);
+  return input::parseDecimalFp32(text);  // the one decimal parser (core/input)
 }
 
 std::optional<double> parseDoubleText(std::string_view text) {
   text = trim(text);
   if (auto bits = parseHexBits(text)) return std::bit_cast<float>(*bits);
-  return parseDecimal<double>(text);
+  return input::parseDecimal(text);
 }
 
 numerics::FloatFormat requireFormat(const std::string& name) {

@@ -9,7 +9,8 @@
 
 namespace paritylab::cli {
 
-// A decimal ("1.5e-3", "nan", "-inf") or the raw bits of an fp32 value ("0x3f800000").
+// A decimal ("1.5e-3", "1e-50", "nan", "-inf"; read by core/input's one decimal parser) or the
+// raw bits of an fp32 value ("0x3f800000"): what `round` reads per line and `matmul` per cell.
 // Surrounding spaces/tabs/CR are ignored; nullopt when the text is anything else.
 std::optional<float> parseFp32Text(std::string_view text);
 std::optional<double> parseDoubleText(std::string_view text);

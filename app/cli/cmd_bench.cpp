@@ -11,6 +11,8 @@
 
 #include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
+#include "core/input/input_limits.h"
 #include "core/nn/blas_setup.h"
 #include "core/study/training_benchmark.h"
 
@@ -110,29 +112,19 @@ const CommandRegistration reg{
           ->capture_default_str();
       cmd->add_option("--backend,-b", a->backend, "Preset name or a policy .json file")
           ->capture_default_str();
-      cmd->add_option("--batch", a->batch, "Batch size")
-          ->check(CLI::PositiveNumber)
-          ->capture_default_str();
-      cmd->add_option("--steps", a->steps, "Timed steps per thread")
-          ->check(CLI::PositiveNumber)
-          ->capture_default_str();
-      cmd->add_option("--warmup", a->warmup, "Untimed steps first")
-          ->check(CLI::NonNegativeNumber)
-          ->capture_default_str();
-      cmd->add_option("--threads", a->threads,
-                      "Runs trained at once, one per thread (0 = one per core)")
-          ->check(CLI::NonNegativeNumber)
-          ->capture_default_str();
-      cmd->add_option("--width", a->width, "resnet18: channels of the first stage")
-          ->check(CLI::PositiveNumber)
-          ->capture_default_str();
+      addIntegerOption(cmd, "--batch", a->batch, {1, input::kMaxBatchSize}, "Batch size");
+      addIntegerOption(cmd, "--steps", a->steps, {1, 1'000'000}, "Timed steps per thread");
+      addIntegerOption(cmd, "--warmup", a->warmup, {0, 1'000'000}, "Untimed steps first");
+      addIntegerOption(cmd, "--threads", a->threads, {0, input::kMaxThreads},
+                       "Runs trained at once, one per thread (0 = one per core)");
+      addIntegerOption(cmd, "--width", a->width, {1, input::kMaxModelWidth},
+                       "resnet18: channels of the first stage");
       cmd->add_option("--dataset", a->dataset, "Where the batches come from")
           ->capture_default_str();
-      cmd->add_option("--train-size", a->trainSize, "Training images loaded (0 = all)")
-          ->check(CLI::NonNegativeNumber)
-          ->capture_default_str();
-      cmd->add_option("--seed", a->seed, "Seed of the weights and batch order")
-          ->capture_default_str();
+      addIntegerOption(cmd, "--train-size", a->trainSize, {0, input::kMaxDatasetImages},
+                       "Training images loaded (0 = all)");
+      addIntegerOption(cmd, "--seed", a->seed, {0, input::kMaxSeedValue},
+                       "Seed of the weights and batch order");
       cmd->add_flag("--json", a->json, "Print a JSON object (images_per_second, step_ms, ...)");
       cmd->callback([a] { runBench(*a); });
     }};

@@ -8,6 +8,8 @@
 
 #include "app/cli/cli_number_parsing.h"
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
+#include "core/input/input_limits.h"
 #include "core/numerics/bit_anatomy.h"
 #include "core/numerics/exact_decimal.h"
 #include "core/numerics/fp32_input.h"
@@ -113,9 +115,9 @@ const CommandRegistration reg{
       cmd->add_option("--format,-f", o->formats, "Format (repeatable; default: all presets)");
       cmd->add_option("--rounding", o->rounding,
                       "nearest-even | nearest-away | toward-zero | stochastic");
-      cmd->add_option("--seed", o->seed,
-                      "Seed for stochastic rounding (the draw `round --seed` makes for its first "
-                      "line)");
+      addIntegerOption(cmd, "--seed", o->seed, {0, input::kMaxSeedValue},
+                       "Seed for stochastic rounding (the draw `round --seed` makes for its first "
+                       "line)");
       cmd->callback([o, cmd] {
         BitsOptions options = *o;
         for (const auto& extra : cmd->remaining()) {

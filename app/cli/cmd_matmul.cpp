@@ -2,6 +2,7 @@
 // would (through the one GEMM entry) and prints the result as CSV.
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -11,6 +12,7 @@
 
 #include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
+#include "core/input/input_limits.h"
 #include "core/playground/matrix_text.h"
 #include "core/playground/product_compare.h"
 
@@ -35,6 +37,13 @@ void run(const Options& o) {
     throw CommandError("inner dimensions differ: " + o.a + " is " + std::to_string(A.rows) + "x" +
                        std::to_string(A.cols) + " but " + o.b + " is " + std::to_string(B.rows) +
                        "x" + std::to_string(B.cols));
+  // A 30000x1 by 1x30000 product would print gigabytes: refuse before allocating the result.
+  const auto outputValues = std::int64_t(A.rows) * std::int64_t(B.cols);
+  if (outputValues > input::kMaxMatmulOutputValues)
+    throw CommandError("the product would be " + std::to_string(A.rows) + "x" +
+                       std::to_string(B.cols) + " = " + std::to_string(outputValues) +
+                       " values, more than matmul's limit of " +
+                       std::to_string(input::kMaxMatmulOutputValues) + " (4096x4096)");
   const auto kind = o.layer == "conv" ? backends::LayerKind::Conv : backends::LayerKind::Linear;
   const auto product = o.product == "backward-data"     ? backends::Product::BackwardData
                        : o.product == "backward-weight" ? backends::Product::BackwardWeight
@@ -63,7 +72,7 @@ void setup(CLI::App& root) {
   auto opts = std::make_shared<Options>();
   auto* cmd = root.add_subcommand(
       "matmul",
-      "Multiply A [m,k] x B [k,n] (CSV of decimals) exactly as an emulated backend's product "
+      "Multiply A [m,k] x B [k,n] (CSV of numbers) exactly as an emulated backend's product "
       "would, printing the result as CSV (shortest round-trip decimals)");
   cmd->add_option("--backend,-b", opts->backend, "Preset name or a policy .json file")
       ->capture_default_str();

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
 #include "core/study/curves_export.h"
 #include "core/study/study_report.h"
 
@@ -91,10 +92,9 @@ const CommandRegistration reg{
           ->check(CLI::IsMember({"welch", "student", "mann-whitney"}));
       cmd->add_option("--tail", a->tail, "two-sided | less | greater")
           ->check(CLI::IsMember({"two-sided", "less", "greater"}));
-      cmd->add_option("--alpha", a->alpha, "Significance level")->check(CLI::Range(1e-9, 0.999999));
-      cmd->add_option("--margin", a->margin,
-                      "TOST equivalence margin (accuracy fraction, 0.005 = 0.5 pt)")
-          ->check(CLI::PositiveNumber);
+      addRealOption(cmd, "--alpha", a->alpha, {0, 1, true, true}, "Significance level");
+      addRealOption(cmd, "--margin", a->margin, {0, 1, true},
+                    "TOST equivalence margin (accuracy fraction, 0.005 = 0.5 pt)");
       cmd->callback([a] { runReport(*a); });
     }};
 

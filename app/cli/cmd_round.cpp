@@ -11,6 +11,9 @@
 
 #include "app/cli/cli_number_parsing.h"
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
+#include "core/input/input_limits.h"
+#include "core/input/number_input.h"
 #include "core/numerics/fp32_input.h"
 #include "core/numerics/rounding.h"
 
@@ -93,7 +96,7 @@ void runRound(const RoundOptions& o) {
       std::string text(line, static_cast<std::size_t>(length));
       while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
       std::free(line);
-      throw CommandError("line " + std::to_string(lineIndex + 1) + ": '" + text +
+      throw CommandError("line " + std::to_string(lineIndex + 1) + ": '" + input::excerpt(text) +
                          "' is not a number (decimal like 1.5e-3, nan, -inf, or fp32 bits like "
                          "0x3f800000)");
     }
@@ -124,7 +127,8 @@ const CommandRegistration reg{
       cmd->add_option("--overflow", o->overflow, "inf (default) | saturate");
       cmd->add_option("--subnormals", o->subnormals,
                       "keep (default) | flush (after rounding; see formats --help)");
-      cmd->add_option("--seed", o->seed, "Seed for stochastic rounding (line index = counter)");
+      addIntegerOption(cmd, "--seed", o->seed, {0, input::kMaxSeedValue},
+                       "Seed for stochastic rounding (line index = counter)");
       cmd->callback([o] { runRound(*o); });
     }};
 

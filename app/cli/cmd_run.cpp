@@ -15,6 +15,8 @@
 #include <sstream>
 
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
+#include "core/input/input_limits.h"
 #include "core/stats/statistics.h"
 #include "core/study/study_report.h"
 #include "core/study/study_runner.h"
@@ -219,16 +221,18 @@ const CommandRegistration reg{
       cmd->add_flag("--resume", a->resume, "Continue a study: keep finished runs, redo unfinished");
       cmd->add_option("--dataset", a->dataset,
                       "Dataset source (fashion-mnist, synthetic, mnist:DIR...)");
-      cmd->add_option("--train-size", a->trainSize, "Training images (0 = all)");
-      cmd->add_option("--test-size", a->testSize, "Test images (0 = all)");
+      addIntegerOption(cmd, "--train-size", a->trainSize, {0, input::kMaxDatasetImages},
+                       "Training images (0 = all)");
+      addIntegerOption(cmd, "--test-size", a->testSize, {0, input::kMaxDatasetImages},
+                       "Test images (0 = all)");
       cmd->add_option("--model", a->model, "mlp | small-cnn | resnet18");
       cmd->add_option("--backends", a->backends, "Comma-separated presets, e.g. cpu-fp32,tpu-bf16");
-      cmd->add_option("--seeds", a->seeds, "Seeds 0..N-1")->check(CLI::PositiveNumber);
-      cmd->add_option("--epochs", a->epochs, "Epochs")->check(CLI::PositiveNumber);
-      cmd->add_option("--batch", a->batch, "Batch size")->check(CLI::PositiveNumber);
-      cmd->add_option("--lr", a->lr, "Learning rate")->check(CLI::PositiveNumber);
-      cmd->add_option("--threads", a->threads, "Worker threads (0 = one per core)")
-          ->check(CLI::NonNegativeNumber);
+      addIntegerOption(cmd, "--seeds", a->seeds, {1, input::kMaxSeeds}, "Seeds 0..N-1");
+      addIntegerOption(cmd, "--epochs", a->epochs, {1, input::kMaxEpochs}, "Epochs");
+      addIntegerOption(cmd, "--batch", a->batch, {1, input::kMaxBatchSize}, "Batch size");
+      addRealOption(cmd, "--lr", a->lr, {0, input::kMaxHyperparameter, true}, "Learning rate");
+      addIntegerOption(cmd, "--threads", a->threads, {0, input::kMaxThreads},
+                       "Worker threads (0 = one per core)");
       cmd->callback([a] { runStudy(*a); });
     }};
 

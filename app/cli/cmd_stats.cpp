@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
 #include "core/stats/hodges_lehmann.h"
 #include "core/stats/statistics.h"
 #include "core/study/results_import.h"
@@ -200,13 +201,12 @@ const CommandRegistration reg{
       cmd->add_option("--b", a->b, "Second backend (reference)")->required();
       cmd->add_option("--test", a->test, "welch | student | mann-whitney")
           ->check(CLI::IsMember({"welch", "student", "mann-whitney"}));
-      cmd->add_option("--alpha", a->alpha, "Significance level");
-      cmd->add_option("--margin", a->margin,
-                      "Equivalence margin (accuracy fraction, 0.005 = 0.5 pt)");
-      cmd->add_option("--power", a->power,
-                      "Power for the minimum detectable difference and the runs needed for the "
-                      "margin (default 0.8)")
-          ->check(CLI::Range(0.0, 1.0));
+      addRealOption(cmd, "--alpha", a->alpha, {0, 1, true, true}, "Significance level");
+      addRealOption(cmd, "--margin", a->margin, {0, 1, true},
+                    "Equivalence margin (accuracy fraction, 0.005 = 0.5 pt)");
+      addRealOption(cmd, "--power", a->power, {0, 1, true, true},
+                    "Power for the minimum detectable difference and the runs needed for the "
+                    "margin");
       cmd->add_option("--tail", a->tail, "two-sided | less | greater")
           ->check(CLI::IsMember({"two-sided", "less", "greater"}));
       cmd->add_flag("--json", a->json, "Print a JSON object");

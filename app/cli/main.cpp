@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "app/cli/command_registry.h"
 #include "core/nn/blas_setup.h"
@@ -40,6 +41,21 @@ int main(int argc, char** argv) {
             [](const CommandEntry& a, const CommandEntry& b) { return a.order < b.order; });
   for (const auto& entry : entries) entry.setup(app);
 
+  // CLI11 would answer "A subcommand is required" for `paritylab-cli frobnicate`: name it.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string command = argv[1];
+    std::string known;
+    bool found = false;
+    for (const auto& entry : entries) {
+      found = found || entry.name == command;
+      known += (known.empty() ? "" : ", ") + entry.name;
+    }
+    if (!found) {
+      std::cerr << "paritylab-cli: error: unknown command '" << command << "' (commands: " << known
+                << "; paritylab-cli --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

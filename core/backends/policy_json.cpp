@@ -14,11 +14,15 @@
 //   fp8: {enabled, amaxHistoryLength, margin}
 // A rounding spec is null (no rounding), a format name ("bf16": nearest-even), or
 //   {"format": "bf16", "rounding": "nearest-even", "overflow": "inf", "subnormals": "keep"}.
-// Errors throw std::invalid_argument naming the field path and the bad value.
+// Errors throw std::invalid_argument naming the field path and the bad value (an excerpt: never
+// an unbounded dump). Counts have the limits of core/input/input_limits.h.
+#include <cfloat>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "core/backends/precision_policy.h"
+#include "core/input/input_limits.h"
+#include "core/input/json_input.h"
 
 namespace paritylab::backends {
 namespace {
@@ -27,8 +31,8 @@ using nlohmann::json;
 using numerics::RoundingSpec;
 
 [[noreturn]] void fail(const std::string& path, const json& value, const std::string& why) {
-  throw std::invalid_argument("policy field '" + path + "': " + why + " (got " + value.dump() +
-                              ")");
+  throw std::invalid_argument("policy field '" + path + "': " + why + " (got " +
+                              input::jsonExcerpt(value) + ")");
 }
 
 void checkKeys(const json& j, const std::string& path, std::initializer_list<const char*> keys) {
@@ -52,15 +56,23 @@ bool getBool(const json& v, const std::string& path) {
   if (!v.is_boolean()) fail(path, v, "expected true or false");
   return v.get<bool>();
 }
-double getNumber(const json& v, const std::string& path, double min) {
-  if (!v.is_number() || v.get<double>() < min)
-    fail(path, v, "expected a number >= " + json(min).dump());
-  return v.get<double>();
+// A finite number in [min, max] (never nan, inf or a value that overflows later).
+double getNumber(const json& v, const std::string& path, double min,
+                 double max = input::kMaxHyperparameter) {
+  try {
+    return input::requireJsonReal(v, "policy field '" + path + "'", {min, max});
+  } catch (const input::InputError& e) {
+    throw std::invalid_argument(e.what());
+  }
 }
-int getInt(const json& v, const std::string& path, int min) {
-  if (!v.is_number_integer() || v.get<long long>() < min || v.get<long long>() > 1 << 30)
-    fail(path, v, "expected an integer >= " + std::to_string(min));
-  return v.get<int>();
+// An integer in [min, max]: fractions, 1e300 and values past the limit are refused.
+int getInt(const json& v, const std::string& path, int min,
+           std::int64_t max = input::kMaxPolicyInteger) {
+  try {
+    return int(input::requireJsonInteger(v, "policy field '" + path + "'", {min, max}));
+  } catch (const input::InputError& e) {
+    throw std::invalid_argument(e.what());
+  }
 }
 std::string getString(const json& v, const std::string& path) {
   if (!v.is_string()) fail(path, v, "expected a string");
@@ -186,7 +198,8 @@ void applyFields(const json& j, PrecisionPolicy& p) {
     p.batchNormStatsFp32 = getBool(j["batchNormStatsFp32"], "batchNormStatsFp32");
   if (j.contains("stochasticWeightUpdate"))
     p.stochasticWeightUpdate = getBool(j["stochasticWeightUpdate"], "stochasticWeightUpdate");
-  if (j.contains("replicas")) p.topology.replicas = getInt(j["replicas"], "replicas", 1);
+  if (j.contains("replicas"))
+    p.topology.replicas = getInt(j["replicas"], "replicas", 1, input::kMaxReplicas);
   if (j.contains("lossScaling")) {
     const json& l = j["lossScaling"];
     checkKeys(l, "lossScaling",
@@ -204,7 +217,7 @@ void applyFields(const json& j, PrecisionPolicy& p) {
         fail("lossScaling.kind", l["kind"], "expected none, static or dynamic");
     }
     if (l.contains("initialScale"))
-      ls.initialScale = getNumber(l["initialScale"], "lossScaling.initialScale", 0.0);
+      ls.initialScale = getNumber(l["initialScale"], "lossScaling.initialScale", 0.0, FLT_MAX);
     if (l.contains("growthFactor"))
       ls.growthFactor = getNumber(l["growthFactor"], "lossScaling.growthFactor", 1.0);
     if (l.contains("backoffFactor")) {
@@ -220,8 +233,9 @@ void applyFields(const json& j, PrecisionPolicy& p) {
     checkKeys(f, "fp8", {"enabled", "amaxHistoryLength", "margin"});
     if (f.contains("enabled")) p.fp8.enabled = getBool(f["enabled"], "fp8.enabled");
     if (f.contains("amaxHistoryLength"))
-      p.fp8.amaxHistoryLength = getInt(f["amaxHistoryLength"], "fp8.amaxHistoryLength", 1);
-    if (f.contains("margin")) p.fp8.margin = getNumber(f["margin"], "fp8.margin", 0.0);
+      p.fp8.amaxHistoryLength =
+          getInt(f["amaxHistoryLength"], "fp8.amaxHistoryLength", 1, input::kMaxAmaxHistoryLength);
+    if (f.contains("margin")) p.fp8.margin = getNumber(f["margin"], "fp8.margin", 0.0, 64.0);
   }
 }
 

@@ -75,6 +75,14 @@ std::uint32_t ByteReader::readBigEndian32(const std::string& what) {
          std::uint32_t(b[3]);
 }
 
+std::optional<std::uint64_t> ByteReader::rawSize() const {
+  if (gzdirect(static_cast<gzFile>(file_)) != 1) return std::nullopt;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path_, ec);
+  if (ec) return std::nullopt;
+  return std::uint64_t(size);
+}
+
 bool ByteReader::atEnd() {
   unsigned char b;
   if (readSome(&b, 1) == 0) return true;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace paritylab::data {
@@ -25,6 +26,11 @@ class ByteReader {
   std::uint32_t readBigEndian32(const std::string& what);
   // True when nothing is left (reads one byte to find out).
   bool atEnd();
+
+  // The file's size when it is stored raw (not gzip): what a header's counts can be checked
+  // against before anything is allocated. nullopt for compressed files (their size says nothing
+  // about the data's); call after the first read.
+  std::optional<std::uint64_t> rawSize() const;
 
   std::uint64_t bytesRead() const { return bytesRead_; }
   const std::string& path() const { return path_; }

@@ -1,5 +1,6 @@
 #include "core/data/cifar10_loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -78,7 +79,14 @@ SourceData loadCifar10Directory(const std::string& dirName) {
   SourceData s;
   s.train = emptyCifar(names);
   s.test = emptyCifar(names);
-  s.train.images.reserve(50000 * kPixels);
+  // Reserve for the records the files can hold (not a fixed 50000: a small or truncated set must
+  // not reserve 600 MB); compressed files just grow the buffer as they are read.
+  std::uintmax_t bytes = 0;
+  for (int b = 1; b <= 5; ++b) {
+    const auto size = fs::file_size(dir / ("data_batch_" + std::to_string(b) + ".bin"), ec);
+    if (!ec) bytes += size;  // a missing file is reported when it is read
+  }
+  s.train.images.reserve(std::min<std::uintmax_t>(bytes / kRecord, 50000) * kPixels);
   for (int b = 1; b <= 5; ++b)
     readCifar10Batch((dir / ("data_batch_" + std::to_string(b) + ".bin")).string(), s.train);
   readCifar10Batch((dir / "test_batch.bin").string(), s.test);

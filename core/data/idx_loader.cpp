@@ -1,9 +1,11 @@
 #include "core/data/idx_loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
 #include "core/data/byte_reader.h"
+#include "core/input/input_limits.h"
 
 namespace paritylab::data {
 namespace {
@@ -36,6 +38,27 @@ std::string findIdxFile(const std::string& dir, const std::string& split, const 
                                                                 ".gz in " + dir + ")");
 }
 
+// "truncated: header says ..., the file has 20 of the 160 bytes this needs" (or extra bytes).
+std::string sizeMismatch(std::uint64_t size, std::uint64_t needed, const std::string& header) {
+  return std::string(size < needed ? "truncated: " : "has extra bytes: ") + header +
+         ", the file has " + std::to_string(size) + " of the " + std::to_string(needed) +
+         " bytes this needs";
+}
+
+// `count` bytes of `what`, read in chunks: memory grows with the bytes actually present.
+std::vector<std::uint8_t> readChunked(ByteReader& in, std::uint64_t count,
+                                      const std::string& what) {
+  constexpr std::uint64_t kChunk = std::uint64_t(1) << 20;
+  std::vector<std::uint8_t> bytes;
+  while (bytes.size() < count) {
+    const std::size_t before = bytes.size();
+    const auto n = std::size_t(std::min<std::uint64_t>(kChunk, count - before));
+    bytes.resize(before + n);
+    in.readExact(bytes.data() + before, n, what);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::vector<std::string> idxClassNames(IdxFlavor flavor) {
@@ -58,10 +81,16 @@ Dataset readIdxPair(const std::string& imagesPath, const std::string& labelsPath
   if (rows == 0 || cols == 0 || rows > kMaxSide || cols > kMaxSide)
     images.fail("bad image dimensions " + std::to_string(rows) + "x" + std::to_string(cols));
   const std::uint64_t pixels = std::uint64_t(count) * rows * cols;
-  if (pixels > kMaxPixels)
-    images.fail("header claims an implausible " + std::to_string(count) + " images of " +
-                std::to_string(rows) + "x" + std::to_string(cols));
-
+  const std::string what = std::to_string(count) + " images of " + std::to_string(rows) + "x" +
+                           std::to_string(cols) + " pixels (" + std::to_string(pixels) + " bytes)";
+  if (pixels > kMaxPixels || count > std::uint64_t(input::kMaxDatasetImages))
+    images.fail("header claims an implausible " + what + " (at most " +
+                std::to_string(input::kMaxDatasetImages) + " images)");
+  // A raw file must hold exactly what its header declares: checked before allocating (a 16-byte
+  // file claiming 2^30 images must not reserve gigabytes). Compressed files are read in chunks
+  // and grow their buffers only as data arrives.
+  if (const auto size = images.rawSize(); size && *size != 16 + pixels)
+    images.fail(sizeMismatch(*size, 16 + pixels, "header says " + what));
   ByteReader labels(labelsPath);
   const std::uint32_t labelsMagic = labels.readBigEndian32("the magic number");
   if (labelsMagic != kLabelsMagic)
@@ -79,8 +108,11 @@ Dataset readIdxPair(const std::string& imagesPath, const std::string& labelsPath
   d.numClasses = int(classNames.size());
   d.classNames = classNames;
 
-  std::vector<std::uint8_t> bytes(count);
-  labels.readExact(bytes.data(), count, std::to_string(count) + " labels");
+  if (const auto size = labels.rawSize(); size && *size != 8 + std::uint64_t(count))
+    labels.fail(sizeMismatch(*size, 8 + std::uint64_t(count),
+                             "header says " + std::to_string(count) + " labels"));
+  const std::vector<std::uint8_t> bytes =
+      readChunked(labels, count, std::to_string(count) + " labels");
   if (!labels.atEnd())
     labels.fail("has extra bytes after the " + std::to_string(count) +
                 " labels its header declares");
@@ -92,18 +124,18 @@ Dataset readIdxPair(const std::string& imagesPath, const std::string& labelsPath
     d.labels[i] = bytes[i];
   }
 
-  // Stream the pixels in chunks and convert as we go: no second full-size byte buffer.
-  d.images.resize(pixels);
+  // Stream the pixels in chunks and convert as we go: no second full-size byte buffer, and the
+  // float buffer grows with the data actually read.
   constexpr std::size_t kChunk = std::size_t(1) << 20;
   std::vector<std::uint8_t> chunk(std::min<std::uint64_t>(kChunk, pixels));
-  const std::string what = std::to_string(count) + " images of " + std::to_string(rows) + "x" +
-                           std::to_string(cols) + " pixels (" + std::to_string(pixels) + " bytes)";
+  if (images.rawSize()) d.images.reserve(pixels);  // verified against the file's size
   for (std::uint64_t done = 0; done < pixels;) {
     const std::size_t n = std::size_t(std::min<std::uint64_t>(kChunk, pixels - done));
     const std::size_t got = images.readSome(chunk.data(), n);
     if (got != n)
       images.fail("truncated: header says " + what + ", file ends after " +
                   std::to_string(images.bytesRead()) + " bytes");
+    d.images.resize(done + n);
     float* out = d.images.data() + done;
     for (std::size_t i = 0; i < n; ++i) out[i] = float(chunk[i]) * (1.0f / 255.0f);
     done += n;

@@ -7,12 +7,25 @@
 #include <opencv2/imgproc.hpp>
 
 #include "core/data/byte_reader.h"
+#include "core/data/image_header.h"
+#include "core/input/input_limits.h"
 
 namespace paritylab::data {
 
 cv::Mat decodeImage(const std::string& path, int size, bool centerCropSquare) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throwDataError(path, "missing (no such image)");
+  // Refuse images too large to decode before OpenCV allocates them (issue 12.7).
+  if (const auto dims = imageDimensionsOfFile(path)) {
+    const std::uint64_t pixels = dims->width * dims->height;
+    if (dims->width > std::uint64_t(input::kMaxDecodedImagePixels) ||
+        dims->height > std::uint64_t(input::kMaxDecodedImagePixels) ||
+        pixels > std::uint64_t(input::kMaxDecodedImagePixels))
+      throwDataError(path, "is " + std::to_string(dims->width) + "x" +
+                               std::to_string(dims->height) + " pixels, more than the " +
+                               std::to_string(input::kMaxDecodedImagePixels) +
+                               " an image may have before resizing");
+  }
   cv::Mat raw = cv::imread(path, cv::IMREAD_UNCHANGED);
   if (raw.empty()) throwDataError(path, "cannot be decoded as an image (corrupt or unsupported)");
   if (raw.depth() == CV_16U)

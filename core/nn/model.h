@@ -34,6 +34,14 @@ struct Model {
 // cannot take, naming the value.
 std::unique_ptr<Model> makeModel(const ModelSpec& spec, bool separateWorkingWeights = false);
 
+// What a model needs, counted without allocating it (for a study's memory estimate).
+struct ModelSize {
+  std::size_t parameters = 0;          // floats of all parameters and buffers
+  std::size_t activationsPerItem = 0;  // floats of the top-level layers' outputs for one item
+};
+// Throws like makeModel for a spec it cannot build.
+ModelSize measureModel(const ModelSpec& spec);
+
 // Builders, one per file.
 void buildMlp(ModelBuilder& b, Sequential& net, const ModelSpec& spec);
 void buildSmallCnn(ModelBuilder& b, Sequential& net, const ModelSpec& spec);

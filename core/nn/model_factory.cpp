@@ -9,7 +9,10 @@ void Model::init(std::uint64_t seed) {
   net->init(params, rng);
 }
 
-std::unique_ptr<Model> makeModel(const ModelSpec& spec, bool separateWorkingWeights) {
+namespace {
+
+// The layers and parameter registrations of a model, without allocating parameter storage.
+std::unique_ptr<Model> buildStructure(const ModelSpec& spec) {
   if (spec.channels < 1 || spec.height < 1 || spec.width < 1 || spec.numClasses < 2)
     throw std::invalid_argument("model '" + spec.name + "': bad input " +
                                 std::to_string(spec.channels) + "x" + std::to_string(spec.height) +
@@ -32,6 +35,25 @@ std::unique_ptr<Model> makeModel(const ModelSpec& spec, bool separateWorkingWeig
     throw std::invalid_argument("unknown model '" + spec.name +
                                 "' (known: mlp, small-cnn, resnet18)");
   model->gemmSites = builder.nextSite;
+  return model;
+}
+
+}  // namespace
+
+ModelSize measureModel(const ModelSpec& spec) {
+  const auto model = buildStructure(spec);
+  ModelSize size;
+  size.parameters = model->params.totalSize();
+  Shape shape = model->input;
+  for (const auto& layer : model->net->layers()) {
+    shape = layer->outputShape(shape);
+    size.activationsPerItem += shape.numel();
+  }
+  return size;
+}
+
+std::unique_ptr<Model> makeModel(const ModelSpec& spec, bool separateWorkingWeights) {
+  auto model = buildStructure(spec);
   model->params.finalize(separateWorkingWeights);
   model->net->outputShape(model->input);  // validates the input size
   model->net->propagateNeedInputGrad(false);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/input/number_input.h"
 #include "core/numerics/exact_decimal.h"
 
 namespace paritylab::numerics {
@@ -87,16 +88,11 @@ std::optional<float> parseFp32(std::string_view text) {
     if (!text.empty() && (text.front() == '+' || text.front() == '-')) return std::nullopt;
   }
   if (text.empty()) return std::nullopt;
-  float value = 0.0f;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (end != text.data() + text.size()) return std::nullopt;
-  if (ec == std::errc::result_out_of_range) {
-    // from_chars leaves the value unset; strtof gives the correctly rounded inf or (sub)zero.
-    const std::string copy(text);
-    value = std::strtof(copy.c_str(), nullptr);
-  } else if (ec != std::errc{}) {
-    return std::nullopt;
-  }
+  // Decimals, nan and inf through the project's one number parser (correctly rounded straight
+  // to fp32, as strtof; 1e-50 is +0, 1e39 is inf).
+  const std::optional<float> parsed = input::parseDecimalFp32(text);
+  if (!parsed) return std::nullopt;
+  float value = *parsed;
   if (std::isnan(value)) value = std::copysign(value, text.front() == '-' ? -1.0f : 1.0f);
   return value;
 }

@@ -1,9 +1,11 @@
 #include "core/playground/matrix_text.h"
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "core/input/input_limits.h"
+#include "core/input/number_input.h"
+#include "core/input/text_file.h"
 
 namespace paritylab::playground {
 namespace {
@@ -57,6 +59,7 @@ std::vector<std::vector<std::string>> splitCells(std::string_view text) {
 }  // namespace
 
 Matrix parseMatrix(std::string_view text, const std::string& source) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM
   Matrix m;
   int rowNo = 0;
   for (const auto& cells : splitCells(text)) {
@@ -68,18 +71,14 @@ Matrix parseMatrix(std::string_view text, const std::string& source) {
       const std::string where =
           source + ": row " + std::to_string(rowNo) + ", column " + std::to_string(col);
       if (t.empty()) throw std::invalid_argument(where + ": empty value (two commas in a row?)");
-      float v = 0.0f;
-      double d = 0.0;
-      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-      const auto [endD, ecD] = std::from_chars(t.data(), t.data() + t.size(), d);
-      if (ec == std::errc::result_out_of_range || ecD == std::errc::result_out_of_range)
+      // The one number parser (`round` reads its lines with it): 1e-50 is fp32 zero, 1e39 inf.
+      const std::optional<float> v = input::parseDecimalFp32(t);
+      const std::optional<double> d = input::parseDecimal(t);
+      if (!v || !d)
         throw std::invalid_argument(
-            std::string(where).append(": '").append(t).append("' is out of range"));
-      if (ec != std::errc() || end != t.data() + t.size() || endD != end)
-        throw std::invalid_argument(
-            std::string(where).append(": '").append(t).append("' is not a number"));
-      m.values.push_back(v);
-      m.decimals.push_back(d);
+            std::string(where).append(": '").append(input::excerpt(t)).append("' is not a number"));
+      m.values.push_back(*v);
+      m.decimals.push_back(*d);
     }
     if (m.rows == 0) m.cols = col;
     if (col != m.cols) {
@@ -94,11 +93,11 @@ Matrix parseMatrix(std::string_view text, const std::string& source) {
 }
 
 Matrix readMatrixFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parseMatrix(text.str(), path);
+  try {  // bounded (kMaxMatmulCsvBytes); a directory or a missing file is named
+    return parseMatrix(input::readTextFile(path, "matrix CSV", input::kMaxMatmulCsvBytes), path);
+  } catch (const input::InputError& e) {
+    throw std::invalid_argument(e.what());
+  }
 }
 
 std::string formatMatrix(const Matrix& m) {

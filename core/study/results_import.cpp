@@ -7,8 +7,11 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <string_view>
 
+#include "core/input/input_limits.h"
+#include "core/input/number_input.h"
 #include "core/study/csv.h"
 #include "core/study/identical_runs.h"
 #include "core/study/import_checks.h"
@@ -105,14 +108,14 @@ int epochField(const std::string& file, const CsvRow& row, int col, const std::s
 std::uint64_t seedField(const std::string& file, const CsvRow& row, int col,
                         const std::string& name) {
   requireField(file, row, col, name);
-  const std::string& s = row.fields[std::size_t(col)];
-  std::uint64_t seed = 0;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), seed);
-  // Seeds are stored as SQLite's signed 64-bit integers: at most 2^63 - 1.
-  if (r.ec != std::errc() || r.ptr != s.data() + s.size() ||
-      seed > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+  // The one number parser (issue 12.6): 1e300 or 18446744073709551615 never wrap. Seeds are
+  // stored as SQLite's signed 64-bit integers: at most kMaxSeedValue = 2^63 - 1.
+  try {
+    return std::uint64_t(
+        input::requireInteger(row.fields[std::size_t(col)], "seed", {0, input::kMaxSeedValue}));
+  } catch (const input::InputError&) {
     badField(file, row, col, name, "not a seed (an integer in [0, 2^63 - 1])");
-  return seed;
+  }
 }
 
 std::ifstream openCsv(const std::string& path) {
@@ -313,13 +316,14 @@ ImportSummary importRuns(ResultsStore& store, const std::string& originPath,
       e.policyJson = "cpu-fp32";
       spec.backends.push_back(e);
     }
-    // The seeds as the source gives them (distinct, in order), else 0..n-1 of the largest backend.
-    std::vector<std::uint64_t> seeds;
-    for (auto& r : runs)
-      if (std::find(seeds.begin(), seeds.end(), r.run.seed) == seeds.end())
-        seeds.push_back(r.run.seed);
-    std::sort(seeds.begin(), seeds.end());
-    spec.seeds = seeds;
+    // The seeds the runs have (not 0..max: a seed of 10^12 must not list 10^12 seeds).
+    std::set<std::uint64_t> seeds;
+    for (auto& r : runs) seeds.insert(r.run.seed);
+    if (seeds.size() > std::size_t(input::kMaxSeeds))
+      throw CsvError(originPath + ": " + std::to_string(seeds.size()) +
+                     " different seeds, more than the " + std::to_string(input::kMaxSeeds) +
+                     " a study may have");
+    spec.seeds.assign(seeds.begin(), seeds.end());
     int epochs = 0;
     for (auto& r : runs) epochs = std::max(epochs, r.run.epochsDone);
     spec.train.epochs = std::max(1, epochs);

@@ -3,19 +3,24 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
-#include <sstream>
+
+#include "core/input/input_limits.h"
+#include "core/input/json_input.h"
+#include "core/input/text_file.h"
+#include "core/study/study_memory.h"
 
 namespace paritylab::study {
 namespace {
 
 using nlohmann::json;
 
-// Reads the fields of one JSON object, checking types, and rejects unknown fields.
+// Reads the fields of one JSON object, checking types and limits (core/input/input_limits.h),
+// and rejects unknown fields. Values in messages are bounded excerpts.
 class ObjectReader {
  public:
   ObjectReader(const json& object, std::string path, const std::string& file)
       : object_(object), path_(std::move(path)), file_(file) {
-    if (!object_.is_object()) fail(path_, "expected an object, got " + object_.dump());
+    if (!object_.is_object()) fail(path_, "expected an object, got " + input::jsonExcerpt(object_));
   }
   [[noreturn]] void fail(const std::string& field, const std::string& what) const {
     throw SpecError(file_ + ": " + field + ": " + what, field);
@@ -23,98 +28,104 @@ class ObjectReader {
   std::string fieldPath(const std::string& key) const {
     return path_.empty() ? key : path_ + "." + key;
   }
+  // Runs `read` (a core/input check of `field`) with its InputError as a SpecError naming the
+  // field, so that checkStudySpec can locate it and go on to the next problem.
+  template <typename Read>
+  static auto checked(const std::string& field, Read read) -> decltype(read()) {
+    try {
+      return read();
+    } catch (const input::InputError& e) {
+      throw SpecError(e.what(), field);
+    }
+  }
   const json* find(const std::string& key) {
     known_.insert(key);
     auto it = object_.find(key);
     return it == object_.end() ? nullptr : &*it;
   }
-  template <typename T>
-  void read(const std::string& key, T& out) {
-    const json* v = find(key);
-    if (!v) return;
-    bool ok = false;
-    if constexpr (std::is_same_v<T, bool>)
-      ok = v->is_boolean();
-    else if constexpr (std::is_same_v<T, std::string>)
-      ok = v->is_string();
-    else if constexpr (std::is_integral_v<T>)
-      ok = v->is_number_integer() ||
-           (v->is_number_float() && v->get<double>() == std::int64_t(v->get<double>()));
-    else
-      ok = v->is_number();
-    if (!ok) fail(fieldPath(key), "expected " + typeName<T>() + ", got " + v->dump());
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      if (std::is_unsigned_v<T> && v->get<double>() < 0)
-        fail(fieldPath(key), "must not be negative, got " + v->dump());
-      out = T(v->get<double>());
-    } else {
-      out = v->get<T>();
+  void read(const std::string& key, bool& out) {
+    if (const json* v = find(key)) {
+      if (!v->is_boolean()) fail(fieldPath(key), "expected true/false, got " + excerpt(*v));
+      out = v->get<bool>();
     }
   }
+  void read(const std::string& key, std::string& out) {
+    if (const json* v = find(key)) {
+      if (!v->is_string()) fail(fieldPath(key), "expected a string, got " + excerpt(*v));
+      out = v->get<std::string>();
+    }
+  }
+  // An integer within `limits`, converted without overflow into any integer type that holds them.
   template <typename T>
-  void readPositive(const std::string& key, T& out, bool allowZero = false) {
-    read(key, out);
-    if (out < 0 || (!allowZero && out == 0))
-      fail(fieldPath(key),
-           std::string("must be ") + (allowZero ? ">= 0" : "> 0") + ", got " + std::to_string(out));
+  void readInt(const std::string& key, T& out, input::IntegerLimits limits) {
+    if (const json* v = find(key))
+      out = T(checked(fieldPath(key), [&] {
+        return input::requireJsonInteger(*v, file_ + ": " + fieldPath(key), limits);
+      }));
+  }
+  void readReal(const std::string& key, double& out, input::RealLimits limits) {
+    if (const json* v = find(key))
+      out = checked(fieldPath(key), [&] {
+        return input::requireJsonReal(*v, file_ + ": " + fieldPath(key), limits);
+      });
   }
   void readChoice(const std::string& key, std::string& out, const std::set<std::string>& choices) {
     read(key, out);
     if (!choices.count(out)) {
       std::string list;
       for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-      fail(fieldPath(key), "unknown value '" + out + "' (one of: " + list + ")");
+      fail(fieldPath(key), "unknown value '" + input::excerpt(out) + "' (one of: " + list + ")");
     }
   }
-  void readInts(const std::string& key, std::vector<int>& out) {
+  // A list of class indices (at most kMaxClasses, each in [0, kMaxClasses)).
+  void readClasses(const std::string& key, std::vector<int>& out) {
     const json* v = find(key);
     if (!v) return;
-    if (!v->is_array()) fail(fieldPath(key), "expected an array of integers, got " + v->dump());
+    if (!v->is_array() || v->size() > std::size_t(input::kMaxClasses))
+      fail(fieldPath(key), "expected an array of at most " + std::to_string(input::kMaxClasses) +
+                               " class indices, got " + excerpt(*v));
     out.clear();
-    for (std::size_t i = 0; i < v->size(); ++i) {
-      if (!(*v)[i].is_number_integer())
-        fail(fieldPath(key) + "[" + std::to_string(i) + "]",
-             "expected an integer, got " + (*v)[i].dump());
-      out.push_back((*v)[i].get<int>());
-    }
+    for (std::size_t i = 0; i < v->size(); ++i)
+      out.push_back(int(checked(fieldPath(key) + "[" + std::to_string(i) + "]", [&] {
+        return input::requireJsonInteger(
+            (*v)[i], file_ + ": " + fieldPath(key) + "[" + std::to_string(i) + "]",
+            {0, input::kMaxClasses - 1});
+      })));
   }
   void finish() const {
     for (auto it = object_.begin(); it != object_.end(); ++it)
       if (!known_.count(it.key()))
-        fail(fieldPath(it.key()), "unknown field (value " + it.value().dump() + ")");
+        fail(fieldPath(input::excerpt(it.key())),
+             "unknown field (value " + excerpt(it.value()) + ")");
   }
   const std::string& file() const { return file_; }
+  static std::string excerpt(const json& v) { return input::jsonExcerpt(v); }
 
  private:
-  template <typename T>
-  static std::string typeName() {
-    if constexpr (std::is_same_v<T, bool>)
-      return "true/false";
-    else if constexpr (std::is_same_v<T, std::string>)
-      return "a string";
-    else if constexpr (std::is_integral_v<T>)
-      return "an integer";
-    else
-      return "a number";
-  }
   const json& object_;
   std::string path_;
   const std::string& file_;
   std::set<std::string> known_;
 };
 
+constexpr input::IntegerLimits kEpochs{1, input::kMaxEpochs};
+constexpr input::IntegerLimits kBatch{1, input::kMaxBatchSize};
+constexpr input::IntegerLimits kSeedValue{0, input::kMaxSeedValue};
+constexpr input::RealLimits kNonNegative{0, input::kMaxHyperparameter};
+constexpr input::RealLimits kPositive{0, input::kMaxHyperparameter, true};
+constexpr input::RealLimits kFraction{0, 1};                   // [0, 1]
+constexpr input::RealLimits kOpenFraction{0, 1, false, true};  // [0, 1)
+
 void readDataset(const json& j, data::DatasetSpec& d, const std::string& file) {
   ObjectReader r(j, "dataset", file);
   r.read("source", d.source);
-  r.readPositive("train_size", d.trainSize, true);
-  r.readPositive("test_size", d.testSize, true);
-  r.read("test_fraction", d.testFraction);
-  if (d.testFraction < 0 || d.testFraction >= 1)
-    r.fail("dataset.test_fraction", "must be in [0, 1), got " + std::to_string(d.testFraction));
-  r.read("seed", d.seed);
-  r.readPositive("image_size", d.imageSize, true);
-  r.readPositive("celeba_identities", d.celebaIdentities);
-  r.readInts("classes", d.classes);
+  r.readInt("train_size", d.trainSize, {0, input::kMaxDatasetImages});
+  r.readInt("test_size", d.testSize, {0, input::kMaxDatasetImages});
+  r.readReal("test_fraction", d.testFraction, kOpenFraction);
+  r.readInt("seed", d.seed, kSeedValue);
+  r.readInt("image_size", d.imageSize, {0, input::kMaxImageSide});
+  r.readInt("celeba_identities", d.celebaIdentities, {1, input::kMaxClasses});
+  r.readClasses("classes", d.classes);
   r.read("normalize", d.normalize);
   r.finish();
 }
@@ -122,12 +133,12 @@ void readDataset(const json& j, data::DatasetSpec& d, const std::string& file) {
 void readOptimizer(const json& j, nn::OptimizerConfig& o, const std::string& file) {
   ObjectReader r(j, "optimizer", file);
   r.readChoice("kind", o.kind, {"adamw", "sgd"});
-  r.readPositive("lr", o.lr);
-  r.readPositive("weight_decay", o.weightDecay, true);
-  r.read("beta1", o.beta1);
-  r.read("beta2", o.beta2);
-  r.readPositive("eps", o.eps);
-  r.readPositive("momentum", o.momentum, true);
+  r.readReal("lr", o.lr, kPositive);
+  r.readReal("weight_decay", o.weightDecay, kNonNegative);
+  r.readReal("beta1", o.beta1, kOpenFraction);
+  r.readReal("beta2", o.beta2, kOpenFraction);
+  r.readReal("eps", o.eps, {0, 1, true});
+  r.readReal("momentum", o.momentum, kFraction);
   r.read("nesterov", o.nesterov);
   r.finish();
 }
@@ -135,10 +146,10 @@ void readOptimizer(const json& j, nn::OptimizerConfig& o, const std::string& fil
 void readSchedule(const json& j, nn::ScheduleConfig& s, const std::string& file) {
   ObjectReader r(j, "schedule", file);
   r.readChoice("kind", s.kind, {"constant", "step", "cosine"});
-  r.readPositive("warmup_epochs", s.warmupEpochs, true);
-  r.readPositive("step_epochs", s.stepEpochs);
-  r.readPositive("gamma", s.gamma);
-  r.readPositive("min_lr_fraction", s.minLrFraction, true);
+  r.readReal("warmup_epochs", s.warmupEpochs, {0, double(input::kMaxEpochs)});
+  r.readInt("step_epochs", s.stepEpochs, kEpochs);
+  r.readReal("gamma", s.gamma, kPositive);
+  r.readReal("min_lr_fraction", s.minLrFraction, kFraction);
   r.finish();
 }
 
@@ -162,12 +173,12 @@ BackendEntry readBackend(const json& j, const std::string& path, const std::stri
         ObjectReader ro(*o, path + ".overrides", file);
         double lr = 0, wd = 0;
         int batch = 0, epochs = 0;
-        if (ro.find("lr")) ro.readPositive("lr", lr), e.overrides.lr = lr;
+        if (ro.find("lr")) ro.readReal("lr", lr, kPositive), e.overrides.lr = lr;
         if (ro.find("weight_decay"))
-          ro.readPositive("weight_decay", wd, true), e.overrides.weightDecay = wd;
+          ro.readReal("weight_decay", wd, kNonNegative), e.overrides.weightDecay = wd;
         if (ro.find("batch_size"))
-          ro.readPositive("batch_size", batch), e.overrides.batchSize = batch;
-        if (ro.find("epochs")) ro.readPositive("epochs", epochs), e.overrides.epochs = epochs;
+          ro.readInt("batch_size", batch, kBatch), e.overrides.batchSize = batch;
+        if (ro.find("epochs")) ro.readInt("epochs", epochs, kEpochs), e.overrides.epochs = epochs;
         ro.finish();
       }
       r.finish();
@@ -185,31 +196,19 @@ BackendEntry readBackend(const json& j, const std::string& path, const std::stri
 }  // namespace
 
 std::pair<int, int> lineColumnOf(const std::string& text, std::size_t pos) {
-  int line = 1, col = 1;
-  for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
-    if (text[i] == '\n')
-      ++line, col = 1;
-    else
-      ++col;
-  }
-  return {line, col};
+  return input::lineColumnOf(text, pos);
 }
 
 StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   json j;
   try {
-    j = json::parse(text);
-  } catch (const json::parse_error& ex) {
-    // ex.byte is 1-based: the byte where parsing stopped.
-    auto [line, col] = lineColumnOf(text, ex.byte > 0 ? ex.byte - 1 : 0);
-    std::string what = ex.what();
-    auto p = what.find("syntax error");
-    throw SpecError(file + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                    ": invalid JSON: " + (p == std::string::npos ? what : what.substr(p)));
+    j = input::parseJsonText(text, file);  // depth, duplicate keys, syntax ("file:line:col")
+  } catch (const input::InputError& ex) {
+    throw SpecError(ex.what());
   }
   StudySpec s;
   ObjectReader r(j, "", file);
-  r.read("version", s.version);
+  r.readInt("version", s.version, {1, 1});
   if (s.version != 1)
     r.fail("version", "unsupported version " + std::to_string(s.version) + " (this build reads 1)");
   r.read("name", s.name);
@@ -217,37 +216,37 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   if (const json* d = r.find("dataset")) readDataset(*d, s.dataset, file);
   nn::TrainConfig& t = s.train;
   r.readChoice("model", t.model, {"mlp", "small-cnn", "resnet18"});
-  r.readPositive("width", t.width);
-  r.readPositive("epochs", t.epochs);
-  r.readPositive("batch_size", t.batchSize);
-  r.readPositive("eval_batch_size", t.evalBatchSize);
+  r.readInt("width", t.width, {1, input::kMaxModelWidth});
+  r.readInt("epochs", t.epochs, kEpochs);
+  r.readInt("batch_size", t.batchSize, kBatch);
+  r.readInt("eval_batch_size", t.evalBatchSize, kBatch);
   if (const json* o = r.find("optimizer")) readOptimizer(*o, t.optimizer, file);
   if (const json* o = r.find("schedule")) readSchedule(*o, t.schedule, file);
-  r.readPositive("freeze_epochs", t.freezeEpochs, true);
-  r.readPositive("grad_clip", t.gradClipNorm, true);
+  r.readInt("freeze_epochs", t.freezeEpochs, {0, input::kMaxEpochs});
+  r.readReal("grad_clip", t.gradClipNorm, kNonNegative);
   r.read("augment", t.augment);
   s.dataset.augment = t.augment;
   if (const json* p = r.find("pretrain")) {
     PretrainStage st;
     ObjectReader rp(*p, "pretrain", file);
-    rp.readInts("classes", st.classes);
+    rp.readClasses("classes", st.classes);
     if (st.classes.empty())
       rp.fail("pretrain.classes", "must list the classes of the pretraining stage");
-    rp.readPositive("epochs", st.epochs);
+    rp.readInt("epochs", st.epochs, kEpochs);
     rp.read("policy", st.policy);
     try {
       backends::presetPolicy(st.policy);
     } catch (const std::invalid_argument& ex) {
       rp.fail("pretrain.policy", ex.what());
     }
-    rp.read("seed", st.seed);
+    rp.readInt("seed", st.seed, kSeedValue);
     rp.finish();
     s.pretrain = st;
   }
   const json* b = r.find("backends");
   if (!b || !b->is_array() || b->empty())
     r.fail("backends", "expected a non-empty array of backends, got " +
-                           (b ? b->dump() : std::string("nothing")));
+                           (b ? ObjectReader::excerpt(*b) : std::string("nothing")));
   std::set<std::string> names;
   for (std::size_t i = 0; i < b->size(); ++i) {
     std::string path = "backends[" + std::to_string(i) + "]";
@@ -256,33 +255,42 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
       r.fail(path, "duplicate backend name '" + s.backends.back().name + "' (give it a \"name\")");
   }
   if (const json* sd = r.find("seeds")) {
-    if (sd->is_number_integer() && sd->get<long long>() > 0) {
-      for (long long i = 0; i < sd->get<long long>(); ++i) s.seeds.push_back(std::uint64_t(i));
-    } else if (sd->is_array() && !sd->empty()) {
+    // A count N (seeds 0..N-1) or a list; both at most kMaxSeeds, checked before allocating.
+    if (sd->is_number()) {
+      std::int64_t count = 0;
+      r.readInt("seeds", count, {1, input::kMaxSeeds});
+      for (std::int64_t i = 0; i < count; ++i) s.seeds.push_back(std::uint64_t(i));
+    } else if (sd->is_array() && !sd->empty() && sd->size() <= std::size_t(input::kMaxSeeds)) {
       for (std::size_t i = 0; i < sd->size(); ++i) {
-        if (!(*sd)[i].is_number_unsigned())
-          r.fail("seeds[" + std::to_string(i) + "]",
-                 "expected a non-negative integer, got " + (*sd)[i].dump());
-        s.seeds.push_back((*sd)[i].get<std::uint64_t>());
+        try {
+          s.seeds.push_back(std::uint64_t(input::requireJsonInteger(
+              (*sd)[i], file + ": seeds[" + std::to_string(i) + "]", kSeedValue)));
+        } catch (const input::InputError& ex) {
+          throw SpecError(ex.what(), "seeds[" + std::to_string(i) + "]");
+        }
       }
     } else {
-      r.fail("seeds", "expected a count > 0 or a list of seeds, got " + sd->dump());
+      r.fail("seeds", "expected a count in [1, " + std::to_string(input::kMaxSeeds) +
+                          "] or a list of 1 to " + std::to_string(input::kMaxSeeds) +
+                          " seeds, got " + ObjectReader::excerpt(*sd));
     }
   } else {
     s.seeds = {0, 1, 2};
   }
-  r.readPositive("threads", s.threads, true);
+  r.readInt("threads", s.threads, {0, input::kMaxThreads});
   r.read("origin", s.origin);
   r.finish();
   return s;
 }
 
 StudySpec loadStudySpecFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SpecError(path + ": cannot open the study file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parseStudySpec(ss.str(), path);
+  std::string text;
+  try {
+    text = input::readTextFile(path, "study file", input::kMaxJsonFileBytes);
+  } catch (const input::InputError& ex) {
+    throw SpecError(ex.what());
+  }
+  return parseStudySpec(text, path);
 }
 
 nlohmann::json studySpecToJson(const StudySpec& s) {
@@ -359,14 +367,29 @@ bool extendsStudy(const StudySpec& stored, const StudySpec& next) {
 
 void validateDataset(const StudySpec& spec) {
   data::DatasetSpec probe = spec.dataset;
-  // A tiny subset proves the files exist and parse without loading the full set twice.
-  if (probe.trainSize == 0 || probe.trainSize > 200) probe.trainSize = 200;
-  if (probe.testSize == 0 || probe.testSize > 100) probe.testSize = 100;
+  // A small subset proves the files exist and parse without holding the full set twice. A size
+  // of 0 ("all") stays 0: a small real dataset may have fewer images than any fixed sample.
+  probe.trainSize = std::min<std::int64_t>(probe.trainSize, 200);
+  probe.testSize = std::min<std::int64_t>(probe.testSize, 100);
+  data::DataSplit sample;
   try {
-    data::loadDataset(probe);
+    sample = data::loadDataset(probe);
   } catch (const std::exception& ex) {
     throw SpecError("dataset '" + spec.dataset.source + "': " + ex.what());
   }
+  // Issue 12.7: refuse, with the figure, a study this machine cannot hold.
+  const auto images = [](std::int64_t asked, std::size_t loaded) {
+    return asked > 0 ? std::uint64_t(asked) : std::uint64_t(loaded);
+  };
+  MemoryEstimate estimate;
+  try {
+    estimate =
+        estimateStudyMemory(spec, sample.train, images(spec.dataset.trainSize, sample.train.size()),
+                            images(spec.dataset.testSize, sample.test.size()));
+  } catch (const std::invalid_argument& ex) {
+    throw SpecError(std::string("model: ") + ex.what());
+  }
+  requireStudyFitsMemory(estimate, physicalMemoryBytes());
 }
 
 nn::TrainConfig trainConfigFor(const StudySpec& spec, const BackendEntry& e) {

@@ -143,6 +143,11 @@ class StudyDialogTest : public QObject {
     dialog.backendEditor()->setPlainText(QStringLiteral("{ not json"));
     apply->click();
     QVERIFY(dialog.errorText().contains("does not parse"));
+    // Issue 12.2: 100k levels of nesting are refused before anything recurses over them.
+    dialog.backendEditor()->setPlainText(QString(100000, '[') + QString(100000, ']'));
+    apply->click();
+    QVERIFY2(dialog.errorText().contains("nested deeper than 64 levels"),
+             qPrintable(dialog.errorText().left(300)));
   }
 
   void refusesAMissingDatasetFolder() {

@@ -1,0 +1,148 @@
+// paritylab-cli run as a separate process, as a user runs it. Covers issue 12.6 (one number parser
+// for every flag: `--seed -1`, `1.5`, `1e30`, `--lr nan` refused), issue 11 item 6 (`matmul`
+// reads 1e-50 like `round` does), 12.7 (matmul output limit, a refused study leaves no database)
+// and 12.10 (`--seeds 0`, an unknown command named, BOM, directories passed as files).
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exitCode = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result cli(const std::string& args, const std::string& stdinText = "") {
+  std::string command = std::string(PARITYLAB_CLI) + " " + args + " 2>&1";
+  if (!stdinText.empty()) command = "printf '" + stdinText + "' | " + command;
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buffer{};
+  while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
+    r.output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("paritylab-cli-" + std::to_string(getpid()))) {
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string file(const std::string& name, const std::string& content) const {
+    std::ofstream(path_ / name, std::ios::binary) << content;
+    return (path_ / name).string();
+  }
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+void expectRefused(const Result& r, const std::string& message) {
+  EXPECT_NE(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+}
+
+TEST(CliInput, SeedFlagsRefuseWhatWouldWrapOrTruncate) {  // issue 12.6 / 12.10
+  for (const char* bad : {"-1", "1.5", "1e30", "18446744073709551615"})
+    expectRefused(
+        cli(std::string("round --format bf16 --rounding stochastic --seed ") + bad, "1\\n"),
+        std::string("paritylab-cli: error: --seed: expected an integer in [0, "
+                    "9223372036854775807], got '") +
+            bad + "'");
+  const Result ok = cli("round --format bf16 --rounding stochastic --seed 1e3", "1\\n");
+  EXPECT_EQ(ok.exitCode, 0) << ok.output;
+}
+
+TEST(CliInput, RunFlagsCheckedBeforeAnythingIsCreated) {  // issue 12.6 / 12.7 / 12.10
+  TempDir dir;
+  const std::string db = dir.path("r.db");
+  expectRefused(cli("run --db " + db + " --seeds 0"),
+                "paritylab-cli: error: --seeds: expected an integer in [1, 10000], got '0'");
+  expectRefused(cli("run --db " + db + " --lr nan"),
+                "--lr: expected a finite number in (0, 1000000], got 'nan'");
+  expectRefused(cli("run --db " + db + " --seeds 1000000000"), "[1, 10000]");
+  EXPECT_FALSE(fs::exists(db));
+  // A study this machine cannot hold: refused with the figure, and no database is left behind.
+  const std::string spec = dir.file("big.json", R"({"name": "big", "backends": ["tpu-bf16"],
+      "dataset": {"source": "synthetic", "train_size": 200, "test_size": 100},
+      "seeds": 1, "model": "resnet18", "width": 256, "batch_size": 65536})");
+  expectRefused(cli("run " + spec + " --db " + db), "the study needs an estimated ");
+  EXPECT_FALSE(fs::exists(db));
+}
+
+TEST(CliInput, UnknownCommandIsNamed) {  // issue 12.10
+  const Result r = cli("frobnicate");
+  expectRefused(r, "paritylab-cli: error: unknown command 'frobnicate' (commands: formats");
+}
+
+TEST(CliInput, MatmulReadsNumbersLikeRound) {  // issue 11 item 6
+  TempDir dir;
+  const std::string a = dir.file("a.csv", "1e-50,2\n");
+  const std::string b = dir.file("b.csv", "3\n4\n");
+  const Result r = cli("matmul " + a + " " + b);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(r.output, "8\n");  // 1e-50 is fp32 zero, as `round` reads it
+  const Result rounded = cli("round --format fp32", "1e-50\\n");
+  EXPECT_NE(rounded.output.find("0x00000000,0x00000000,0"), std::string::npos) << rounded.output;
+  // A UTF-8 BOM (a spreadsheet's CSV export) is skipped.
+  EXPECT_EQ(cli("matmul " +
+                dir.file("bom.csv",
+                         "\xEF\xBB\xBF"
+                         "2,2\n") +
+                " " + b)
+                .output,
+            "14\n");
+  expectRefused(cli("matmul " + dir.file("x.csv", "1,abc\n") + " " + b),
+                "x.csv: row 1, column 2: 'abc' is not a number");
+}
+
+TEST(CliInput, MatmulOutputLimitAndDirectories) {  // issue 12.7 / 12.10
+  TempDir dir;
+  std::string column, row;
+  for (int i = 0; i < 5000; ++i) column += "1\n", row += (i ? ",1" : "1");
+  const std::string a = dir.file("col.csv", column);      // 5000 x 1
+  const std::string b = dir.file("row.csv", row + "\n");  // 1 x 5000
+  expectRefused(cli("matmul " + a + " " + b),
+                "the product would be 5000x5000 = 25000000 values, more than matmul's limit of "
+                "16777216");
+  expectRefused(cli("matmul " + dir.str() + " " + b),
+                dir.str() + ": is a directory, not a matrix CSV");
+}
+
+TEST(CliInput, PolicyFilesDeepDuplicateAndDirectories) {  // issue 12.2 / 12.10
+  TempDir dir;
+  const std::string a = dir.file("a.csv", "1\n"), b = dir.file("b.csv", "1\n");
+  const std::string deep = dir.file(
+      "deep.json", "{\"linear\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  const Result r = cli("matmul --backend " + deep + " " + a + " " + b);
+  expectRefused(r, "deep.json: linear[0][0][0]");
+  expectRefused(r, "...: JSON nested deeper than 64 levels");
+  const std::string dup =
+      dir.file("dup.json", R"({"preset": "tpu-bf16", "replicas": 1, "replicas": 2})");
+  expectRefused(cli("matmul --backend " + dup + " " + a + " " + b),
+                "dup.json: duplicate key 'replicas'");
+  fs::create_directories(dir.path("d.json"));
+  expectRefused(cli("matmul --backend " + dir.path("d.json") + " " + a + " " + b),
+                "d.json: is a directory, not a policy file");
+  const std::string bom = dir.file("bom.json", "\xEF\xBB\xBF{\"preset\": \"tpu-bf16\"}");
+  EXPECT_EQ(cli("matmul --backend " + bom + " " + a + " " + b).exitCode, 0);
+  expectRefused(cli("run " + dir.path("d.json") + " --db " + dir.path("x.db")),
+                "d.json: is a directory, not a study file");
+}
+
+}  // namespace
