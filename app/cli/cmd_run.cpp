@@ -24,9 +24,9 @@ namespace {
 
 struct RunArgs {
   std::string study, db, dataset, model, backends;
-  bool resume = false;
+  bool resume = false, xray = false;
   std::optional<std::int64_t> trainSize, testSize;
-  std::optional<int> seeds, epochs, batch, threads;
+  std::optional<int> seeds, epochs, batch, threads, xrayEvery;
   std::optional<double> lr;
 };
 
@@ -79,6 +79,10 @@ study::StudySpec buildSpec(const RunArgs& a) {
   if (a.batch) spec.train.batchSize = *a.batch;
   if (a.lr) spec.train.optimizer.lr = *a.lr;
   if (a.threads) spec.threads = *a.threads;
+  if (a.xrayEvery)
+    spec.train.xrayEverySteps = *a.xrayEvery;
+  else if (a.xray && spec.train.xrayEverySteps == 0)
+    spec.train.xrayEverySteps = -1;  // about 50 samples per run
   return spec;
 }
 
@@ -225,6 +229,10 @@ const CommandRegistration reg{
       cmd->add_option("--lr", a->lr, "Learning rate")->check(CLI::PositiveNumber);
       cmd->add_option("--threads", a->threads, "Worker threads (0 = one per core)")
           ->check(CLI::NonNegativeNumber);
+      cmd->add_flag("--xray", a->xray,
+                    "X-ray every matrix product, about 50 sampled steps per run (see `xray`)");
+      cmd->add_option("--xray-every", a->xrayEvery, "X-ray every N-th training step")
+          ->check(CLI::PositiveNumber);
       cmd->callback([a] { runStudy(*a); });
     }};
 

@@ -32,6 +32,8 @@ std::unique_ptr<Model> makeModel(const ModelSpec& spec, bool separateWorkingWeig
     throw std::invalid_argument("unknown model '" + spec.name +
                                 "' (known: mlp, small-cnn, resnet18)");
   model->gemmSites = builder.nextSite;
+  model->siteNames = std::move(builder.siteNames);
+  model->siteNames.resize(std::size_t(builder.nextSite));
   model->params.finalize(separateWorkingWeights);
   model->net->outputShape(model->input);  // validates the input size
   model->net->propagateNeedInputGrad(false);

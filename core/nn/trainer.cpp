@@ -68,6 +68,10 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
   LrSchedule(config.schedule, config.optimizer.lr, stepsPerEpoch, config.epochs);  // validates
 
   TrainingSession session(spec, policy, config.seed);
+  if (config.xrayEverySteps != 0)
+    session.enableXray(config.xrayEverySteps > 0
+                           ? config.xrayEverySteps
+                           : int(std::max<std::int64_t>(1, stepsPerEpoch * config.epochs / 50)));
   ParamStore& params = session.model().params;
   if (!config.initCheckpoint.empty()) {
     loadCheckpoint(config.initCheckpoint, params);
@@ -126,6 +130,10 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
       const StepOutcome outcome =
           session.step(images.data(), labels.data(), count, step, *optimizer,
                        schedule->at(phaseStep), ranges, config.gradClipNorm);
+      if (callbacks.onXray) {
+        std::vector<XrayRecord> records = session.takeXray();
+        if (!records.empty()) callbacks.onXray({std::int64_t(step), epoch, std::move(records)});
+      }
       ++step;
       ++phaseStep;
       result.steps = std::int64_t(step);

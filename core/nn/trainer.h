@@ -9,6 +9,7 @@
 
 #include "core/backends/precision_policy.h"
 #include "core/data/dataset.h"
+#include "core/nn/gemm_xray.h"
 
 namespace paritylab::nn {
 
@@ -44,6 +45,9 @@ struct TrainConfig {
   std::string saveCheckpoint;  // non-empty: save weights at the end
   std::uint64_t seed = 0;      // init, shuffling, augmentation, stochastic rounding
   bool augment = false;
+  // X-ray of every product (issue 14): 0 = off; N >= 1: every N-th training step; -1 = about 50
+  // samples per run (every max(1, steps / 50) steps).
+  int xrayEverySteps = 0;
 };
 
 struct EpochMetrics {
@@ -71,7 +75,8 @@ struct TrainResult {
 struct TrainCallbacks {
   std::function<void(int epoch, std::int64_t step, double loss)> onStep;
   std::function<void(const EpochMetrics&)> onEpoch;
-  std::function<bool()> shouldCancel;  // polled once per step
+  std::function<bool()> shouldCancel;             // polled once per step
+  std::function<void(const XraySample&)> onXray;  // after each step the X-ray measured
 };
 
 // Same config + policy + data => bit-identical result, whatever runs on other threads.

@@ -226,6 +226,14 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   r.readPositive("grad_clip", t.gradClipNorm, true);
   r.read("augment", t.augment);
   s.dataset.augment = t.augment;
+  if (const json* x = r.find("xray")) {
+    // Issue 14: {"every_steps": N} measures every N-th step; {} about 50 samples per run.
+    ObjectReader rx(*x, "xray", file);
+    int every = -1;
+    if (rx.find("every_steps")) rx.readPositive("every_steps", every);
+    rx.finish();
+    t.xrayEverySteps = every;
+  }
   if (const json* p = r.find("pretrain")) {
     PretrainStage st;
     ObjectReader rp(*p, "pretrain", file);
@@ -338,6 +346,8 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
   j["backends"] = bs;
   j["seeds"] = s.seeds;
   j["threads"] = s.threads;
+  if (t.xrayEverySteps > 0) j["xray"] = {{"every_steps", t.xrayEverySteps}};
+  if (t.xrayEverySteps < 0) j["xray"] = json::object();
   if (!s.origin.empty()) j["origin"] = s.origin;
   return j;
 }
