@@ -1,4 +1,5 @@
-// `paritylab-cli report DB --csv FILE [--charts DIR]`: runs CSV + per-backend summary and tests.
+// `paritylab-cli report DB --csv FILE [--charts DIR] [--xray FILE]`: runs CSV + per-backend summary
+// and tests.
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -6,6 +7,7 @@
 
 #include "app/cli/command_registry.h"
 #include "core/study/study_report.h"
+#include "core/study/xray_rows.h"
 
 #if defined(PARITYLAB_HAS_UI) && __has_include("ui/report_charts.h")
 #include "ui/report_charts.h"
@@ -16,7 +18,7 @@ namespace paritylab::cli {
 namespace {
 
 struct ReportArgs {
-  std::string db, csv, charts;
+  std::string db, csv, charts, xray;
   double alpha = 0.05;
 };
 
@@ -25,6 +27,11 @@ void runReport(const ReportArgs& a) {
     auto store = study::ResultsStore::open(a.db);
     std::string summary = study::writeReport(*store, a.csv, a.alpha);
     std::cout << "Wrote " << a.csv << " and " << summary << "\n";
+    if (!a.xray.empty()) {
+      const std::size_t rows = study::writeXrayCsv(*store, a.xray);
+      std::cout << "Wrote " << a.xray << " (" << rows << " X-ray rows"
+                << (rows == 0 ? "; the study ran without \"xray\"" : "") << ")\n";
+    }
   } catch (const std::exception& ex) {
     throw CommandError(ex.what());
   }
@@ -47,6 +54,8 @@ const CommandRegistration reg{
       cmd->add_option("--csv", a->csv, "Runs CSV to write (summary goes to <name>-summary.csv)")
           ->required();
       cmd->add_option("--charts", a->charts, "Directory for PNG/SVG charts");
+      cmd->add_option("--xray", a->xray,
+                      "X-ray CSV to write (long form: run, step, site, operand, statistics)");
       cmd->add_option("--alpha", a->alpha, "Significance level")->check(CLI::Range(1e-9, 0.999999));
       cmd->callback([a] { runReport(*a); });
     }};

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <limits>
 
+#include "core/study/xray_rows.h"
+
 #ifndef PARITYLAB_VERSION
 #define PARITYLAB_VERSION "0"
 #endif
@@ -30,6 +32,13 @@ CREATE TABLE IF NOT EXISTS epochs (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, epoch INTEGER NOT NULL,
   train_loss REAL, test_loss REAL, test_accuracy REAL, seconds REAL,
   skipped_steps INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run_id, epoch));
+CREATE TABLE IF NOT EXISTS xray (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
+  epoch INTEGER NOT NULL, site TEXT NOT NULL, operand TEXT NOT NULL, format TEXT NOT NULL,
+  count INTEGER NOT NULL, zeros INTEGER NOT NULL, non_finite INTEGER NOT NULL, amax REAL,
+  min_nonzero REAL, flushed INTEGER NOT NULL, subnormal INTEGER NOT NULL,
+  overflowed INTEGER NOT NULL, signal_energy REAL, error_energy REAL, max_rel_error REAL,
+  exponent_histogram TEXT NOT NULL, PRIMARY KEY (run_id, site, operand, step));
 INSERT OR IGNORE INTO paritylab_meta (key, value) VALUES ('format', 'paritylab-results-1');
 )sql";
 
@@ -58,6 +67,7 @@ class Statement {
     }
   }
   std::int64_t i64(int c) const { return sqlite3_column_int64(stmt_, c); }
+  sqlite3_stmt* handle() const { return stmt_; }
   double real(int c) const {
     return sqlite3_column_type(stmt_, c) == SQLITE_NULL ? std::numeric_limits<double>::quiet_NaN()
                                                         : sqlite3_column_double(stmt_, c);
@@ -331,6 +341,74 @@ std::vector<std::pair<std::string, std::vector<double>>> ResultsStore::finalAccu
     it->second.push_back(r.finalAccuracy);
   }
   return out;
+}
+
+void ResultsStore::addXraySample(std::int64_t runId, const nn::XraySample& sample) {
+  std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    Statement s(db_,
+                "INSERT OR REPLACE INTO xray (run_id, step, epoch, site, operand, format, count, "
+                "zeros, non_finite, amax, min_nonzero, flushed, subnormal, overflowed, "
+                "signal_energy, error_energy, max_rel_error, exponent_histogram) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                path_);
+    for (const nn::XrayRecord& r : sample.records) {
+      const numerics::TensorXray& x = r.xray;
+      sqlite3_reset(s.handle());
+      s.bind(1, runId).bind(2, sample.step).bind(3, std::int64_t(sample.epoch)).bind(4, r.site);
+      s.bind(5, r.operand).bind(6, r.format).bind(7, x.count).bind(8, x.zeros);
+      s.bind(9, x.nonFinite).bind(10, x.amax).bind(11, x.minNonzero).bind(12, x.flushed);
+      s.bind(13, x.subnormal).bind(14, x.overflowed).bind(15, x.signalEnergy);
+      s.bind(16, x.errorEnergy).bind(17, x.maxRelativeError);
+      s.bind(18, exponentHistogramText(x)).run();
+    }
+    exec("COMMIT");
+  } catch (...) {
+    exec("ROLLBACK");
+    throw;
+  }
+}
+
+void ResultsStore::deleteXray(std::int64_t runId) {
+  std::lock_guard lock(mutex_);
+  Statement(db_, "DELETE FROM xray WHERE run_id = ?", path_).bind(1, runId).run();
+}
+
+std::vector<XrayRow> ResultsStore::loadXray(std::int64_t runId) const {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "SELECT run_id, step, epoch, site, operand, format, count, zeros, non_finite, amax, "
+              "min_nonzero, flushed, subnormal, overflowed, signal_energy, error_energy, "
+              "max_rel_error, exponent_histogram FROM xray WHERE ? = 0 OR run_id = ? "
+              "ORDER BY run_id, rowid",
+              path_);
+  s.bind(1, runId).bind(2, runId);
+  std::vector<XrayRow> rows;
+  while (s.step()) {
+    XrayRow r;
+    r.runId = s.i64(0);
+    r.step = s.i64(1);
+    r.epoch = int(s.i64(2));
+    r.site = s.text(3);
+    r.operand = s.text(4);
+    r.format = s.text(5);
+    numerics::TensorXray& x = r.xray;
+    x.count = s.i64(6);
+    x.zeros = s.i64(7);
+    x.nonFinite = s.i64(8);
+    x.amax = std::isnan(s.real(9)) ? 0.0 : s.real(9);
+    x.minNonzero = std::isnan(s.real(10)) ? std::numeric_limits<double>::infinity() : s.real(10);
+    x.flushed = s.i64(11);
+    x.subnormal = s.i64(12);
+    x.overflowed = s.i64(13);
+    x.signalEnergy = std::isnan(s.real(14)) ? 0.0 : s.real(14);
+    x.errorEnergy = std::isnan(s.real(15)) ? 0.0 : s.real(15);
+    x.maxRelativeError = std::isnan(s.real(16)) ? 0.0 : s.real(16);
+    parseExponentHistogram(s.text(17), x);
+    rows.push_back(std::move(r));
+  }
+  return rows;
 }
 
 }  // namespace paritylab::study

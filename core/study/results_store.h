@@ -1,6 +1,6 @@
 #pragma once
 // SQLite results database (WAL). Tables: study (spec JSON, software version, created), runs,
-// epochs. Every write is its own transaction, so a killed process loses at most the epochs in
+// epochs, xray. Every write is its own transaction, so a killed process loses at most the epochs in
 // progress. All methods are thread-safe (one connection, serialized by a mutex).
 
 #include <cstdint>
@@ -44,6 +44,15 @@ struct EpochRecord {
   int skippedSteps = 0;  // loss scaling: optimizer steps skipped on inf/NaN in this epoch
 };
 
+// One X-ray record of a run (issue 14): one operand of one product site at one sampled step.
+struct XrayRow {
+  std::int64_t runId = 0;
+  std::int64_t step = 0;  // global training step
+  int epoch = 0;          // 1-based
+  std::string site, operand, format;
+  numerics::TensorXray xray;
+};
+
 class ResultsStore {
  public:
   // Opens or creates. create = false: the file must exist. Throws StoreError naming the file
@@ -68,6 +77,12 @@ class ResultsStore {
   // Several runs with their epochs in one transaction (import).
   void addRunsWithEpochs(std::vector<RunRecord>& runs,
                          const std::vector<std::vector<EpochRecord>>& epochs);
+
+  // X-ray samples (table xray: per run, site, operand and step; counts as measured, so the
+  // fractions are recomputed exactly). runId 0: every run; rows by run, then as recorded.
+  void addXraySample(std::int64_t runId, const nn::XraySample& sample);
+  void deleteXray(std::int64_t runId);
+  std::vector<XrayRow> loadXray(std::int64_t runId = 0) const;
 
   std::vector<RunRecord> loadRuns() const;  // by id
   std::vector<EpochRecord> loadEpochs(std::int64_t runId) const;

@@ -119,6 +119,7 @@ RunnerSummary StudyRunner::run(bool resume) {
         continue;
       }
       store_.deleteEpochs(r.id);  // an unfinished run starts again from scratch
+      store_.deleteXray(r.id);
       RunRecord fresh;
       fresh.id = r.id;
       fresh.backend = r.backend;
@@ -219,6 +220,8 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
       callbacks_.onEpoch({key, m.epoch, config.epochs, m.trainLoss, m.testLoss, m.testAccuracy,
                           m.seconds, m.skippedSteps});
   };
+  if (config.xrayEverySteps != 0)
+    cb.onXray = [&](const nn::XraySample& sample) { store_.addXraySample(runId, sample); };
   try {
     nn::TrainResult r = train_(config, entry.policy, data, cb);
     rec.wallSeconds = secondsSince(start);
