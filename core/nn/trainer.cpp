@@ -69,9 +69,10 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
 
   TrainingSession session(spec, policy, config.seed);
   if (config.xrayEverySteps != 0)
-    session.enableXray(config.xrayEverySteps > 0
-                           ? config.xrayEverySteps
-                           : int(std::max<std::int64_t>(1, stepsPerEpoch * config.epochs / 50)));
+    session.enableXray(
+        config.xrayEverySteps > 0
+            ? config.xrayEverySteps
+            : int(std::max<std::int64_t>(kXrayMinAutoSteps, stepsPerEpoch * config.epochs / 50)));
   ParamStore& params = session.model().params;
   if (!config.initCheckpoint.empty()) {
     loadCheckpoint(config.initCheckpoint, params);
