@@ -52,7 +52,17 @@ void runXray(const XrayArgs& a) {
     if (a.filter.runId) what += " for run " + std::to_string(a.filter.runId);
     if (!a.filter.backend.empty()) what += " for backend '" + a.filter.backend + "'";
     if (!a.filter.site.empty()) what += " at site '" + a.filter.site + "'";
-    throw CommandError(what + " (run the study with \"xray\" in its spec or `run --xray`)");
+    const std::vector<study::XraySiteSummary> all = study::summariseXray(*store, {});
+    if (all.empty())
+      throw CommandError(what + " (run the study with \"xray\" in its spec or `run --xray`)");
+    std::string backends, sites;
+    for (const auto& s : all) {
+      if (backends.find("'" + s.backend + "'") == std::string::npos)
+        backends += (backends.empty() ? "'" : ", '") + s.backend + "'";
+      if (sites.find("'" + s.site + "'") == std::string::npos)
+        sites += (sites.empty() ? "'" : ", '") + s.site + "'";
+    }
+    throw CommandError(what + "; it has backends " + backends + " and sites " + sites);
   }
   const std::vector<std::string> findings = study::xrayFindings(sites);
   if (a.json) {
