@@ -80,10 +80,11 @@ void xrayOperand(const float* data, int rows, int cols, int ld, float scale,
 
 void xrayOutput(const float* before, int ldBefore, const float* after, int ldAfter, int rows,
                 int cols, const numerics::FloatFormat& format, numerics::TensorXray& into) {
-  for (int r = 0; r < rows; ++r)
+  for (int r = 0; r < rows; ++r) {
     numerics::accumulateXray({before + std::size_t(r) * std::size_t(ldBefore), std::size_t(cols)},
                              {after + std::size_t(r) * std::size_t(ldAfter), std::size_t(cols)},
                              format, into);
+  }
 }
 
 std::string xrayFormatName(const numerics::Rounder* rounder, backends::MultiPass passes) {

@@ -60,7 +60,14 @@ std::vector<XraySiteSummary> summariseXray(const ResultsStore& store, const Xray
     if (!siteMatches(row.site, filter.site)) continue;
     const auto key = std::make_tuple(backend, row.site, row.operand);
     auto [it, added] = index.try_emplace(key, out.size());
-    if (added) out.push_back({backend, row.site, row.operand, row.format});
+    if (added) {
+      XraySiteSummary fresh;
+      fresh.backend = backend;
+      fresh.site = row.site;
+      fresh.operand = row.operand;
+      fresh.format = row.format;
+      out.push_back(std::move(fresh));
+    }
     XraySiteSummary& s = out[it->second];
     const numerics::TensorXray& x = row.xray;
     const bool first = s.samples == 0;
@@ -106,15 +113,18 @@ std::vector<std::string> xrayFindings(const std::vector<XraySiteSummary>& summar
                          operandText(site, operand) + " flushes to zero in " + w.format +
                          " (from epoch " + std::to_string(w.firstUnderflowEpoch) + "; worst at " +
                          when(w.underflow) + ")";
-      for (const auto* s : group)
+      for (const auto* s : group) {
         if (s != &w) line += "; " + s->backend + ": " + percentText(s->underflow.value);
+      }
       findings.push_back(line);
     }
-    for (const auto* s : group)
-      if (s->overflow.value > 0.0)
+    for (const auto* s : group) {
+      if (s->overflow.value > 0.0) {
         findings.push_back(s->backend + ": " + percentText(s->overflow.value) + " of " +
                            operandText(site, operand) + " overflows " + s->format + " (worst at " +
                            when(s->overflow) + ")");
+      }
+    }
   }
   if (findings.empty())
     findings.push_back("No product flushes " + percentText(kNotableFraction) +

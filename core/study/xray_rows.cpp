@@ -43,7 +43,9 @@ void parseExponentHistogram(const std::string& text, TensorXray& into) {
         throw std::out_of_range(item);
       into.exponentBins[std::size_t(e - TensorXray::kMinExponent)] = n;
     } catch (const std::logic_error&) {
-      throw std::runtime_error("exponent histogram: bad bin '" + item + "' in '" + text + "'");
+      std::string what = "exponent histogram: bad bin '";
+      what.append(item).append("' in '").append(text).append("'");
+      throw std::runtime_error(what);
     }
   }
 }
