@@ -5,6 +5,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -16,11 +17,18 @@ namespace {
 constexpr int kMargin = 12;
 constexpr int kLabelWidth = 92;
 constexpr int kCell = 20;
+constexpr int kCompactCell = 10;
+constexpr int kCompactLabelWidth = 76;
+constexpr int kTightCell = 16;  // narrower bits get 8-point texts
 constexpr int kCellHeight = 24;
-constexpr int kRowPitch = 46;  // cells + one line of figures beneath
+constexpr int kRowPitch = 46;         // cells + one line of figures beneath
+constexpr int kCompactRowPitch = 80;  // cells + the stored value + two lines of figures
+constexpr int kLineHeight = 17;
 constexpr int kLegendHeight = 28;
 constexpr int kMaxBits = 32;
-constexpr int kTextWidth = 430;
+constexpr int kTextWidth = 430;  // at least; wider when a text needs it
+constexpr int kTextGap = 16;
+constexpr double kMaxScale = 2.5;
 
 // The reference figure's colours for a 0 bit, and a stronger shade of the same hue for a 1 bit.
 const QColor kSign(0xcc, 0xcc, 0xcc), kExponent(0xad, 0xd8, 0xe6), kMantissa(0xff, 0xd5, 0x80);
@@ -91,26 +99,121 @@ void BitLayoutDiagram::recompute() {
     numerics::RoundingSpec spec{format, mode_, overflow_, subnormals_};
     anatomies_.push_back(numerics::dissect(value_, spec));
   }
+  updateGeometry();  // the texts' widths follow the value
   update();
 }
 
-QSize BitLayoutDiagram::sizeHint() const {
+QString BitLayoutDiagram::roundingLabel() const {
+  const auto mode = numerics::toString(mode_);
+  return tr("value %1 rounded %2")
+      .arg(number(value_), QString::fromUtf8(mode.data(), static_cast<int>(mode.size())));
+}
+
+QString BitLayoutDiagram::storedText(int row) const {
+  QString stored = QString::fromStdString(anatomies_[static_cast<std::size_t>(row)].storedExact);
+  if (stored.size() > 44) stored = stored.left(42) + QStringLiteral("…");
+  return tr("= %1").arg(stored);
+}
+
+QStringList BitLayoutDiagram::figureLines(int row) const {
+  const numerics::BitAnatomy& a = anatomies_[static_cast<std::size_t>(row)];
+  const numerics::FloatFormat& f = a.format;
+  const auto cls = numerics::toString(a.valueClass);
+  return {tr("1+%1+%2 bits  %3  exp %4  ulp %5")
+              .arg(f.exponentBits)
+              .arg(f.mantissaBits)
+              .arg(QString::fromUtf8(cls.data(), static_cast<int>(cls.size())))
+              .arg(a.valueClass == numerics::ValueClass::Normal ||
+                           a.valueClass == numerics::ValueClass::Subnormal
+                       ? QString::number(a.unbiasedExponent)
+                       : QStringLiteral("-"))
+              .arg(number(a.ulp)),
+          tr("|err| %1  rel %2").arg(number(a.absoluteError), number(a.relativeError))};
+}
+
+BitLayoutDiagram::Geometry BitLayoutDiagram::geometry(bool compact, int cell) const {
+  const QFontMetrics big(monoFont(9)), small(monoFont(8));
   const int rows = static_cast<int>(formats_.size());
-  return {2 * kMargin + kLabelWidth + kMaxBits * kCell + 16 + kTextWidth,
-          2 * kMargin + kLegendHeight + rows * kRowPitch};
+  Geometry g;
+  g.compact = compact;
+  g.cell = compact ? std::clamp(cell, kCompactCell, kCell) : kCell;
+  g.smallText = compact && g.cell < kTightCell;
+  g.labelWidth = g.smallText ? kCompactLabelWidth : kLabelWidth;
+  g.rowPitch = compact ? kCompactRowPitch : kRowPitch;
+  // Compact: the rounding label gets its own line under the legend.
+  g.rowsTop = kMargin + kLegendHeight + (compact ? kLineHeight : 0);
+  const int cells = kMaxBits * g.cell;
+  int stored = big.horizontalAdvance(roundingLabel()), figures = 0, legend = 0;
+  for (const QString& text : {tr("sign"), tr("exponent"), tr("mantissa"), tr("not in format")})
+    legend += g.smallText ? 22 + small.horizontalAdvance(text) : 28 + big.horizontalAdvance(text);
+  for (int r = 0; r < rows; ++r) {
+    // Compact: the stored value beneath the bits, in the figures' smaller font.
+    stored = std::max(stored, (g.smallText ? small : big).horizontalAdvance(storedText(r)));
+    const QStringList lines = figureLines(r);
+    figures = std::max(figures, compact ? std::max(small.horizontalAdvance(lines[0]),
+                                                   small.horizontalAdvance(lines[1]))
+                                        : small.horizontalAdvance(lines.join("  ")));
+  }
+  if (compact) {
+    // Everything beneath the cells, from their left edge.
+    // The legend starts at the left margin, above the names.
+    g.textWidth = std::max({cells, legend - g.labelWidth, stored + 8, figures + 8});
+    g.size = {2 * kMargin + g.labelWidth + g.textWidth, g.rowsTop + rows * g.rowPitch + kMargin};
+  } else {
+    // The stored value beside the cells; the figure line starts under the cells and may run on
+    // under the text column.
+    g.textWidth = std::max({kTextWidth, stored + 8, figures + 8 - cells - kTextGap});
+    g.size = {2 * kMargin + kLabelWidth + cells + kTextGap + g.textWidth,
+              g.rowsTop + rows * g.rowPitch + kMargin};
+  }
+  return g;
+}
+
+QSize BitLayoutDiagram::sizeHint() const {
+  return geometry(false).size;
+}
+
+QSize BitLayoutDiagram::minimumSizeHint() const {
+  return geometry(true).size;
+}
+
+BitLayoutDiagram::Geometry BitLayoutDiagram::screenGeometry() const {
+  if (!compact()) return geometry(false);
+  // The widest bits that fit (8-point texts below 16 pixels).
+  int cell = (width() - 2 * kMargin - kLabelWidth) / kMaxBits;
+  if (cell < kTightCell) cell = (width() - 2 * kMargin - kCompactLabelWidth) / kMaxBits;
+  return geometry(true, cell);
+}
+
+bool BitLayoutDiagram::compact() const {
+  return width() < sizeHint().width();
+}
+
+double BitLayoutDiagram::scale() const {
+  if (compact()) return 1.0;
+  const QSize natural = sizeHint();
+  const double s = std::min(double(width()) / natural.width(), double(height()) / natural.height());
+  return std::clamp(s, 1.0, kMaxScale);
+}
+
+QRect BitLayoutDiagram::cellRect(const Geometry& g, int row, int bit) const {
+  return {kMargin + g.labelWidth + bit * g.cell, g.rowsTop + row * g.rowPitch, g.cell, kCellHeight};
 }
 
 QRect BitLayoutDiagram::bitRect(int row, int bit) const {
-  return {kMargin + kLabelWidth + bit * kCell, kMargin + kLegendHeight + row * kRowPitch, kCell,
-          kCellHeight};
+  const QRect r = cellRect(screenGeometry(), row, bit);
+  const double s = scale();
+  return QRectF(r.x() * s, r.y() * s, r.width() * s, r.height() * s).toAlignedRect();
 }
 
 bool BitLayoutDiagram::bitAt(const QPoint& pos, int* row, int* bit) const {
-  const int x = pos.x() - kMargin - kLabelWidth;
-  const int y = pos.y() - kMargin - kLegendHeight;
+  const Geometry g = screenGeometry();
+  const double s = scale();
+  const int x = static_cast<int>(std::floor(pos.x() / s)) - kMargin - g.labelWidth;
+  const int y = static_cast<int>(std::floor(pos.y() / s)) - g.rowsTop;
   if (x < 0 || y < 0) return false;
-  const int r = y / kRowPitch, b = x / kCell;
-  if (r >= static_cast<int>(formats_.size()) || y % kRowPitch >= kCellHeight) return false;
+  const int r = y / g.rowPitch, b = x / g.cell;
+  if (r >= static_cast<int>(formats_.size()) || y % g.rowPitch >= kCellHeight) return false;
   if (b >= formats_[static_cast<std::size_t>(r)].totalBits()) return false;
   *row = r;
   *bit = b;
@@ -157,14 +260,18 @@ QString BitLayoutDiagram::bitWeightText(int row, int bit) const {
 }
 
 void BitLayoutDiagram::render(QPainter& p) const {
+  paintDiagram(p, geometry(false));
+}
+
+void BitLayoutDiagram::paintDiagram(QPainter& p, const Geometry& g) const {
   p.save();
   p.setRenderHint(QPainter::Antialiasing, false);
-  p.fillRect(QRect(QPoint(0, 0), sizeHint()), Qt::white);
+  p.fillRect(QRect(QPoint(0, 0), g.size), Qt::white);
   const QPen border(QColor(0x50, 0x50, 0x50), 1);
 
   // Legend.
-  p.setFont(monoFont(9));
-  int lx = kMargin + kLabelWidth;
+  p.setFont(monoFont(g.smallText ? 8 : 9));
+  int lx = g.compact ? kMargin : kMargin + g.labelWidth;
   const std::pair<QColor, QString> legend[] = {{kSign, tr("sign")},
                                                {kExponent, tr("exponent")},
                                                {kMantissa, tr("mantissa")},
@@ -172,27 +279,27 @@ void BitLayoutDiagram::render(QPainter& p) const {
   for (const auto& [color, text] : legend) {
     p.setPen(border);
     p.setBrush(color);
-    p.drawRect(lx, kMargin + 4, 14, 14);
+    const int box = g.smallText ? 12 : 14;
+    p.drawRect(lx, kMargin + 4, box, box);
     p.setPen(Qt::black);
-    p.drawText(QRect(lx + 20, kMargin + 2, 120, 18), Qt::AlignVCenter | Qt::AlignLeft, text);
-    lx += 28 + p.fontMetrics().horizontalAdvance(text);
+    p.drawText(QRect(lx + box + 4, kMargin + 2, 120, 18), Qt::AlignVCenter | Qt::AlignLeft, text);
+    lx += (g.smallText ? 22 : 28) + p.fontMetrics().horizontalAdvance(text);
   }
-  const int textX = kMargin + kLabelWidth + kMaxBits * kCell + 16;
+  const int cellsLeft = kMargin + g.labelWidth;
+  const int textX = g.compact ? cellsLeft : cellsLeft + kMaxBits * g.cell + kTextGap;
   p.setPen(QColor(0x60, 0x60, 0x60));
-  p.drawText(QRect(textX, kMargin + 2, kTextWidth, 18), Qt::AlignVCenter | Qt::AlignLeft,
-             tr("value %1 rounded %2")
-                 .arg(number(value_), QString::fromUtf8(numerics::toString(mode_).data(),
-                                                        numerics::toString(mode_).size())));
+  p.drawText(QRect(textX, g.compact ? kMargin + kLegendHeight - 4 : kMargin + 2, g.textWidth, 18),
+             Qt::AlignVCenter | Qt::AlignLeft, roundingLabel());
 
   for (std::size_t r = 0; r < anatomies_.size(); ++r) {
     const numerics::BitAnatomy& a = anatomies_[r];
     const numerics::FloatFormat& f = a.format;
     const int row = static_cast<int>(r);
-    const QRect first = bitRect(row, 0);
+    const QRect first = cellRect(g, row, 0);
     // Name box.
     p.setPen(border);
     p.setBrush(Qt::white);
-    const QRect label(kMargin, first.top(), kLabelWidth - 6, kCellHeight);
+    const QRect label(kMargin, first.top(), g.labelWidth - 6, kCellHeight);
     p.drawRect(label);
     p.setPen(Qt::black);
     p.setFont(monoFont(9, true));
@@ -200,7 +307,7 @@ void BitLayoutDiagram::render(QPainter& p) const {
 
     const std::uint32_t bits = pattern(row);
     for (int b = 0; b < kMaxBits; ++b) {
-      const QRect cell = bitRect(row, b);
+      const QRect cell = cellRect(g, row, b);
       p.setPen(border);
       if (b >= f.totalBits()) {
         p.setBrush(Qt::white);
@@ -211,31 +318,24 @@ void BitLayoutDiagram::render(QPainter& p) const {
       p.setBrush(fieldColor(b, f.exponentBits, one));
       p.drawRect(cell);
       p.setPen(one ? Qt::white : QColor(0x50, 0x50, 0x50));
-      p.setFont(monoFont(9, one));
+      p.setFont(monoFont(g.smallText ? 8 : 9, one));
       p.drawText(cell, Qt::AlignCenter, one ? QStringLiteral("1") : QStringLiteral("0"));
     }
 
-    // Figures beside the cells and beneath them.
+    // The stored value beside the cells (compact: beneath them), the figures beneath.
     p.setPen(Qt::black);
-    p.setFont(monoFont(9));
-    QString stored = QString::fromStdString(a.storedExact);
-    if (stored.size() > 44) stored = stored.left(42) + QStringLiteral("…");
-    p.drawText(QRect(textX, first.top(), kTextWidth, kCellHeight), Qt::AlignVCenter | Qt::AlignLeft,
-               tr("= %1").arg(stored));
+    p.setFont(monoFont(g.smallText ? 8 : 9));
+    const QRect stored = g.compact ? QRect(cellsLeft, first.bottom() + 2, g.textWidth, kLineHeight)
+                                   : QRect(textX, first.top(), g.textWidth, kCellHeight);
+    p.drawText(stored, Qt::AlignVCenter | Qt::AlignLeft, storedText(row));
     p.setPen(QColor(0x40, 0x40, 0x40));
     p.setFont(monoFont(8));
-    const auto cls = numerics::toString(a.valueClass);
-    const QString line = tr("1+%1+%2 bits  %3  exp %4  |err| %5  rel %6  ulp %7")
-                             .arg(f.exponentBits)
-                             .arg(f.mantissaBits)
-                             .arg(QString::fromUtf8(cls.data(), static_cast<int>(cls.size())))
-                             .arg(a.valueClass == numerics::ValueClass::Normal ||
-                                          a.valueClass == numerics::ValueClass::Subnormal
-                                      ? QString::number(a.unbiasedExponent)
-                                      : QStringLiteral("-"))
-                             .arg(number(a.absoluteError), number(a.relativeError), number(a.ulp));
-    p.drawText(QRect(first.left(), first.bottom() + 2, kMaxBits * kCell + kTextWidth, 16),
-               Qt::AlignVCenter | Qt::AlignLeft, line);
+    const int figuresTop = g.compact ? stored.bottom() + 1 : first.bottom() + 2;
+    const QStringList lines = figureLines(row);
+    const QStringList shown = g.compact ? lines : QStringList{lines.join(QStringLiteral("  "))};
+    for (int i = 0; i < shown.size(); ++i)
+      p.drawText(QRect(cellsLeft, figuresTop + 16 * i, g.size.width() - cellsLeft, 16),
+                 Qt::AlignVCenter | Qt::AlignLeft, shown[i]);
   }
   p.restore();
 }
@@ -243,7 +343,8 @@ void BitLayoutDiagram::render(QPainter& p) const {
 void BitLayoutDiagram::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), Qt::white);
-  render(p);
+  p.scale(scale(), scale());
+  paintDiagram(p, screenGeometry());
 }
 
 void BitLayoutDiagram::mousePressEvent(QMouseEvent* event) {

@@ -27,13 +27,24 @@ class BitLayoutDiagram : public QWidget {
                    numerics::SubnormalMode subnormals);
   const std::vector<numerics::BitAnatomy>& anatomies() const { return anatomies_; }
 
+  // The natural size of the wide layout (figures beside the bits), used by exports; every text
+  // is measured in its font, so no figure or label is ever cut.
   QSize sizeHint() const override;
-  QSize minimumSizeHint() const override { return sizeHint(); }
+  // The compact layout at its narrowest (10-pixel bits, figures beneath them). On screen, a
+  // window narrower than sizeHint() gets the compact layout with the widest bits that fit.
+  QSize minimumSizeHint() const override;
   // Paints the whole diagram at its natural size (sizeHint) into any painter: screen, PNG, SVG.
   void render(QPainter& painter) const;
+  // On screen: compact when narrower than sizeHint(); else the wide layout grows with the room
+  // it has (up to 2.5x), keeping its proportions.
+  bool compact() const;
+  double scale() const;
+  // The header line: "value 0.1 rounded nearest-even".
+  QString roundingLabel() const;
 
-  // Where a bit is drawn; row = format index, bit = 0 for the sign, then exponent and mantissa
-  // bits from the most significant. Returns false when the point hits no bit.
+  // Where a bit is drawn on screen (widget coordinates, scaled); row = format index, bit = 0 for
+  // the sign, then exponent and mantissa bits from the most significant. bitAt returns false when
+  // the point hits no bit.
   bool bitAt(const QPoint& pos, int* row, int* bit) const;
   QRect bitRect(int row, int bit) const;
   // Toggles one bit of one row's pattern; every row then shows the decoded value.
@@ -51,6 +62,24 @@ class BitLayoutDiagram : public QWidget {
  private:
   void recompute();
   std::uint32_t pattern(int row) const;
+  struct Geometry {
+    bool compact = false;    // figures beneath the bits (else beside)
+    bool smallText = false;  // narrow bits: 8-point texts
+    int cell = 0;            // width of one bit
+    int labelWidth = 0;      // the format's name box
+    int rowPitch = 0;        // from one row of cells to the next
+    int rowsTop = 0;         // top of the first row of cells
+    int textWidth = 0;       // the widest text
+    QSize size;
+  };
+  // compact: the stacked arrangement with bits `cell` pixels wide (0: the narrowest).
+  Geometry geometry(bool compact, int cell = 0) const;
+  Geometry screenGeometry() const;
+  void paintDiagram(QPainter& painter, const Geometry& g) const;
+  QRect cellRect(const Geometry& g, int row, int bit) const;  // at scale 1
+  QString storedText(int row) const;
+  // "1+8+7 bits  normal  exp -4  ulp ..." and "|err| ...  rel ...": one line (wide) or two.
+  QStringList figureLines(int row) const;
 
   std::vector<numerics::FloatFormat> formats_;
   std::vector<numerics::BitAnatomy> anatomies_;

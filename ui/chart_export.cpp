@@ -1,18 +1,34 @@
 #include "ui/chart_export.h"
 
+#include <QBuffer>
 #include <QChart>
 #include <QChartView>
 #include <QCoreApplication>
 #include <QDir>
-#include <QFileInfo>
 #include <QGraphicsScene>
 #include <QImage>
 #include <QPainter>
 #include <QSvgGenerator>
 
+#include "core/study/atomic_file.h"
 #include "ui/bit_layout_diagram.h"
 
 namespace paritylab::ui {
+namespace {
+
+// The file whole or not at all (a full disk never leaves a truncated chart under its name).
+bool writeWhole(const QString& path, const QByteArray& bytes, QString* error) {
+  try {
+    study::writeFileAtomically(path.toStdString(),
+                               std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    return true;
+  } catch (const study::FileWriteError& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+}  // namespace
 
 Exportable exportableChart(QChartView* view, const QString& name, QSize size) {
   if (!size.isValid()) size = view->size().expandedTo(QSize(900, 560));
@@ -55,16 +71,22 @@ bool exportPng(const Exportable& item, const QString& path, QString* error) {
     p.setRenderHint(QPainter::TextAntialiasing);
     item.paint(p, item.size);
   }
-  if (!image.save(path, "PNG")) {
-    if (error) *error = QObject::tr("cannot write %1").arg(path);
+  QByteArray png;
+  QBuffer buffer(&png);
+  buffer.open(QIODevice::WriteOnly);
+  if (!image.save(&buffer, "PNG")) {
+    if (error) *error = QObject::tr("cannot encode %1 as PNG").arg(path);
     return false;
   }
-  return true;
+  return writeWhole(path, png, error);
 }
 
 bool exportSvg(const Exportable& item, const QString& path, QString* error) {
+  QByteArray text;
+  QBuffer buffer(&text);
+  buffer.open(QIODevice::WriteOnly);
   QSvgGenerator svg;
-  svg.setFileName(path);
+  svg.setOutputDevice(&buffer);
   svg.setSize(item.size);
   svg.setViewBox(QRect(QPoint(0, 0), item.size));
   svg.setTitle(item.name);
@@ -78,11 +100,7 @@ bool exportSvg(const Exportable& item, const QString& path, QString* error) {
     p.fillRect(QRect(QPoint(0, 0), item.size), Qt::white);
     item.paint(p, item.size);
   }
-  if (!QFileInfo(path).exists() || QFileInfo(path).size() == 0) {
-    if (error) *error = QObject::tr("cannot write %1").arg(path);
-    return false;
-  }
-  return true;
+  return writeWhole(path, text, error);
 }
 
 bool exportAll(const std::vector<Exportable>& items, const QString& dir, QStringList* written,

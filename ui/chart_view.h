@@ -37,7 +37,4 @@ class ChartView : public QChartView {
   bool userZoomed_ = false;
 };
 
-// The colour of the i-th backend, shared by every chart so a backend looks the same everywhere.
-QColor backendColor(int index);
-
 }  // namespace paritylab::ui

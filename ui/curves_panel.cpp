@@ -10,13 +10,17 @@
 #include <QLogValueAxis>
 #include <QPushButton>
 #include <QSlider>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <cmath>
 #include <limits>
 
+#include "ui/backend_colours.h"
+#include "ui/chart_crosshair.h"
+#include "ui/chart_hint.h"
 #include "ui/chart_view.h"
+#include "ui/nice_ticks.h"
+#include "ui/point_markers.h"
 #include "ui/run_data.h"
 
 namespace paritylab::ui {
@@ -37,57 +41,20 @@ QList<QPointF> toPoints(const std::vector<XY>& xy, bool logX, bool logY) {
   return points;
 }
 
-// Step losses arrive at different steps per run; bucket them so runs can be averaged.
-std::vector<XY> bucketed(const std::vector<XY>& xy, double width) {
-  std::map<long long, std::pair<double, int>> sums;
-  for (const XY& p : xy)
-    if (std::isfinite(p.y)) {
-      auto& s = sums[static_cast<long long>(std::floor(p.x / width))];
-      s.first += p.y;
-      ++s.second;
-    }
-  std::vector<XY> out;
-  for (const auto& [b, s] : sums)
-    out.push_back({(static_cast<double>(b) + 0.5) * width, s.first / s.second});
-  return out;
-}
-
 }  // namespace
 
-QString curveMetricName(CurveMetric metric) {
-  switch (metric) {
-    case CurveMetric::TestAccuracy:
-      return QObject::tr("test accuracy");
-    case CurveMetric::TestLoss:
-      return QObject::tr("test loss");
-    case CurveMetric::TrainLoss:
-      return QObject::tr("train loss");
-    case CurveMetric::StepLoss:
-      return QObject::tr("step loss (live)");
-  }
-  return {};
-}
-
-QString curveMetricSlug(CurveMetric metric) {
-  switch (metric) {
-    case CurveMetric::TestAccuracy:
-      return QStringLiteral("accuracy");
-    case CurveMetric::TestLoss:
-      return QStringLiteral("test-loss");
-    case CurveMetric::TrainLoss:
-      return QStringLiteral("train-loss");
-    case CurveMetric::StepLoss:
-      return QStringLiteral("step-loss");
-  }
-  return {};
-}
-
 CurvesPanel::CurvesPanel(RunData* data, QWidget* parent)
-    : QWidget(parent), data_(data), chart_(new QChart), view_(new ChartView(chart_, this)) {
+    : QWidget(parent),
+      data_(data),
+      chart_(new QChart),
+      view_(new ChartView(chart_, this)),
+      crosshair_(new ChartCrosshair(view_)),
+      hint_(new ChartHint(chart_)) {
   chart_->legend()->setAlignment(Qt::AlignBottom);
   chart_->setMargins(QMargins(6, 6, 6, 6));
   chart_->setAnimationOptions(QChart::NoAnimation);
   buildControls();
+  setUpCrosshair();
   connect(data_, &RunData::reset, this, &CurvesPanel::rebuild);
   connect(data_, &RunData::rowsAppended, this, &CurvesPanel::rebuild);
   connect(data_, &RunData::updated, this, &CurvesPanel::refreshPoints);
@@ -95,7 +62,6 @@ CurvesPanel::CurvesPanel(RunData* data, QWidget* parent)
 }
 
 void CurvesPanel::buildControls() {
-  auto* bar = new QHBoxLayout;
   metricBox_ = new QComboBox;
   for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss,
                         CurveMetric::StepLoss})
@@ -105,49 +71,92 @@ void CurvesPanel::buildControls() {
   bandBox_->addItem(tr("band: ± std error"), 1);
   bandBox_->addItem(tr("band: min–max"), 2);
   bandBox_->addItem(tr("no band"), 3);
+  for (QComboBox* box : {metricBox_, bandBox_})
+    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   runsCheck_ = new QCheckBox(tr("each run"));
   runsCheck_->setChecked(true);
+  interruptedCheck_ = new QCheckBox(tr("cancelled in means"));
+  interruptedCheck_->setToolTip(
+      tr("Cancelled and failed runs are drawn dashed and, unless this is checked, left out of "
+         "the means and bands"));
   smoothSlider_ = new QSlider(Qt::Horizontal);
   smoothSlider_->setRange(0, 99);
-  smoothSlider_->setFixedWidth(120);
-  smoothSlider_->setToolTip(tr("EMA smoothing weight; the raw curve stays faint behind"));
+  smoothSlider_->setFixedWidth(100);
+  smoothSlider_->setToolTip(
+      tr("EMA smoothing weight (debiased, as TensorBoard); means and bands are computed from the "
+         "smoothed runs; the raw curves stay faint behind"));
   smoothLabel_ = new QLabel;
-  smoothLabel_->setMinimumWidth(34);
+  smoothLabel_->setMinimumWidth(
+      smoothLabel_->fontMetrics().horizontalAdvance(QStringLiteral("0.00")));
   logXCheck_ = new QCheckBox(tr("log x"));
   logYCheck_ = new QCheckBox(tr("log y"));
   auto* reset = new QPushButton(tr("Reset zoom"));
   reset->setToolTip(
       tr("Drag: zoom to box · wheel: zoom · Shift/middle drag: pan · "
          "double click or Home: reset"));
-  bar->addWidget(new QLabel(tr("Metric")));
-  bar->addWidget(metricBox_);
-  bar->addWidget(bandBox_);
-  bar->addWidget(runsCheck_);
-  bar->addSpacing(12);
-  bar->addWidget(new QLabel(tr("Smoothing")));
-  bar->addWidget(smoothSlider_);
-  bar->addWidget(smoothLabel_);
-  bar->addSpacing(12);
-  bar->addWidget(logXCheck_);
-  bar->addWidget(logYCheck_);
-  bar->addStretch(1);
-  bar->addWidget(reset);
-  auto* top = new QWidget(this);
-  top->setLayout(bar);
-  bar->setContentsMargins(0, 0, 0, 0);
+  // Two rows, so nothing is squeezed in a 1024-pixel window.
+  auto* row1 = new QHBoxLayout;
+  row1->addWidget(new QLabel(tr("Metric")));
+  row1->addWidget(metricBox_);
+  row1->addWidget(bandBox_);
+  row1->addWidget(runsCheck_);
+  row1->addStretch(1);
+  row1->addWidget(reset);
+  auto* row2 = new QHBoxLayout;
+  row2->addWidget(interruptedCheck_);
+  row2->addSpacing(8);
+  row2->addWidget(new QLabel(tr("Smoothing")));
+  row2->addWidget(smoothSlider_);
+  row2->addWidget(smoothLabel_);
+  row2->addSpacing(8);
+  row2->addWidget(logXCheck_);
+  row2->addWidget(logYCheck_);
+  row2->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(top);
+  layout->setSpacing(2);
+  layout->addLayout(row1);
+  layout->addLayout(row2);
   layout->addWidget(view_, 1);
   const auto changed = [this] { readControls(); };
   connect(metricBox_, &QComboBox::currentIndexChanged, this, changed);
   connect(bandBox_, &QComboBox::currentIndexChanged, this, changed);
-  connect(runsCheck_, &QCheckBox::toggled, this, changed);
-  connect(logXCheck_, &QCheckBox::toggled, this, changed);
-  connect(logYCheck_, &QCheckBox::toggled, this, changed);
+  for (QCheckBox* box : {runsCheck_, interruptedCheck_, logXCheck_, logYCheck_})
+    connect(box, &QCheckBox::toggled, this, changed);
   connect(smoothSlider_, &QSlider::valueChanged, this, changed);
   connect(reset, &QPushButton::clicked, view_, &ChartView::resetZoom);
   smoothLabel_->setText(QStringLiteral("0.00"));
+}
+
+void CurvesPanel::setUpCrosshair() {
+  crosshair_->setXText([this](double x) {
+    return options_.metric == CurveMetric::StepLoss ? tr("step %1").arg(std::llround(x))
+                                                    : tr("epoch %1").arg(std::llround(x));
+  });
+  // Means first (with N at this x), then the runs; each group by value, highest first.
+  const auto isMean = [this](const QXYSeries* s) {
+    for (const BackendSeries& b : backends_)
+      if (b.mean == s) return true;
+    return false;
+  };
+  crosshair_->setRowOrder([isMean](const CrosshairRow& a, const CrosshairRow& b) {
+    const bool ma = isMean(a.series), mb = isMean(b.series);
+    return ma != mb ? ma : a.y > b.y;
+  });
+  crosshair_->setRowText([this, isMean](const CrosshairRow& row, double x) {
+    if (!isMean(row.series)) return tr("%1: %2").arg(row.name, valueText(row.y));
+    for (const BackendCurve& b : curves_.backends)
+      if (backends_.value(b.backend).mean == row.series)
+        for (const BandPoint& p : b.band)
+          if (std::abs(p.x - x) < 1e-9 * std::max(1.0, std::abs(x)))
+            return tr("%1 mean: %2 (N=%3)").arg(b.backend, valueText(row.y)).arg(p.n);
+    return tr("%1: %2").arg(row.name, valueText(row.y));
+  });
+}
+
+QString CurvesPanel::valueText(double y) const {
+  return options_.metric == CurveMetric::TestAccuracy ? QStringLiteral("%1%").arg(y, 0, 'f', 2)
+                                                      : QString::number(y, 'g', 4);
 }
 
 void CurvesPanel::readControls() {
@@ -157,6 +166,7 @@ void CurvesPanel::readControls() {
   o.showBand = band != 3;
   o.band = band == 1 ? BandKind::StdErr : band == 2 ? BandKind::MinMax : BandKind::StdDev;
   o.showRuns = runsCheck_->isChecked();
+  o.includeInterrupted = interruptedCheck_->isChecked();
   o.logX = logXCheck_->isChecked();
   o.logY = logYCheck_->isChecked();
   o.smoothing = smoothSlider_->value() / 100.0;
@@ -167,10 +177,11 @@ void CurvesPanel::readControls() {
 
 void CurvesPanel::setOptions(const CurveOptions& o) {
   const QSignalBlocker b1(metricBox_), b2(bandBox_), b3(runsCheck_), b4(logXCheck_), b5(logYCheck_),
-      b6(smoothSlider_);
+      b6(smoothSlider_), b7(interruptedCheck_);
   metricBox_->setCurrentIndex(static_cast<int>(o.metric));
   bandBox_->setCurrentIndex(!o.showBand ? 3 : static_cast<int>(o.band));
   runsCheck_->setChecked(o.showRuns);
+  interruptedCheck_->setChecked(o.includeInterrupted);
   logXCheck_->setChecked(o.logX);
   logYCheck_->setChecked(o.logY);
   smoothSlider_->setValue(static_cast<int>(std::lround(o.smoothing * 100)));
@@ -179,21 +190,10 @@ void CurvesPanel::setOptions(const CurveOptions& o) {
   rebuild();
 }
 
-std::vector<XY> CurvesPanel::curveOf(const RunRecord& run) const {
-  std::vector<XY> xy;
-  if (options_.metric == CurveMetric::StepLoss) {
-    xy.reserve(run.steps.size());
-    for (const StepPoint& s : run.steps) xy.push_back({static_cast<double>(s.step), s.loss});
-    return xy;
-  }
-  xy.reserve(run.epochs.size());
-  for (const EpochPoint& e : run.epochs) {
-    const double y = options_.metric == CurveMetric::TestAccuracy ? e.testAccuracy
-                     : options_.metric == CurveMetric::TestLoss   ? e.testLoss
-                                                                  : e.trainLoss;
-    xy.push_back({static_cast<double>(e.epoch), y});
-  }
-  return xy;
+void CurvesPanel::setEmptyHint(const QString& text, int expectedEpochs) {
+  expectedEpochs_ = expectedEpochs;
+  hint_->setText(text);
+  autoRange();
 }
 
 void CurvesPanel::attach(QAbstractSeries* series, bool inLegend) {
@@ -205,6 +205,7 @@ void CurvesPanel::attach(QAbstractSeries* series, bool inLegend) {
 }
 
 void CurvesPanel::rebuild() {
+  crosshair_->hide();
   chart_->removeAllSeries();
   runs_.clear();
   backends_.clear();
@@ -213,22 +214,20 @@ void CurvesPanel::rebuild() {
     delete axis;
   }
   const bool steps = options_.metric == CurveMetric::StepLoss;
-  auto makeAxis = [](bool log, const QString& title) -> QAbstractAxis* {
+  auto makeAxis = [](bool log, const QString& title, int maxTicks, double minStep) {
+    QAbstractAxis* axis = nullptr;
     if (log) {
-      auto* axis = new QLogValueAxis;
-      axis->setBase(10);
-      axis->setLabelFormat(QStringLiteral("%g"));
-      axis->setMinorTickCount(-1);
-      axis->setTitleText(title);
-      return axis;
+      axis = new QLogValueAxis;
+    } else {
+      auto* value = new QValueAxis;
+      keepTicksNice(value, maxTicks, minStep);
+      axis = value;
     }
-    auto* axis = new QValueAxis;
     axis->setTitleText(title);
-    axis->setLabelFormat(QStringLiteral("%g"));
     return axis;
   };
-  xAxis_ = makeAxis(options_.logX, steps ? tr("step") : tr("epoch"));
-  yAxis_ = makeAxis(options_.logY, curveMetricName(options_.metric));
+  xAxis_ = makeAxis(options_.logX, steps ? tr("step") : tr("epoch"), 10, 1.0);
+  yAxis_ = makeAxis(options_.logY, curveAxisTitle(options_.metric), 8, 0.0);
   chart_->addAxis(xAxis_, Qt::AlignBottom);
   chart_->addAxis(yAxis_, Qt::AlignLeft);
   chart_->setTitle(data_->title().isEmpty()
@@ -237,142 +236,127 @@ void CurvesPanel::rebuild() {
 
   const QStringList names = data_->backends();
   // Bands first (beneath), then runs, then means on top.
-  for (int i = 0; i < names.size(); ++i) {
+  for (const QString& name : names) {
     BackendSeries b;
     b.upper = new QLineSeries(chart_);
     b.lower = new QLineSeries(chart_);
     if (options_.showBand) {
       b.band = new QAreaSeries(b.upper, b.lower);
-      b.band->setName(names[i] + tr(" band"));
+      b.band->setName(name + tr(" band"));
       b.band->setPen(Qt::NoPen);
-      b.band->setBrush(withAlpha(backendColor(i), 55));
+      b.band->setBrush(withAlpha(BackendColours::of(name), 55));
       attach(b.band, false);
     }
-    backends_.insert(names[i], b);
+    backends_.insert(name, b);
   }
   if (options_.showRuns) {
     for (const RunRecord& run : data_->runs()) {
-      const QColor color = backendColor(static_cast<int>(names.indexOf(run.backend)));
+      const QColor color = BackendColours::of(run.backend);
+      const Qt::PenStyle style = isInterrupted(run) ? Qt::DashLine : Qt::SolidLine;
       RunSeries s;
       s.backend = run.backend;
       s.raw = new QLineSeries;
-      s.raw->setName(run.label());
-      s.raw->setPen(QPen(withAlpha(color, options_.smoothing > 0 ? 40 : 120), 1.0));
+      // With smoothing the raw line is only the faint trace: the crosshair reads the smooth one.
+      if (options_.smoothing <= 0) s.raw->setName(run.label());
+      s.raw->setPen(QPen(withAlpha(color, options_.smoothing > 0 ? 40 : 120), 1.0, style));
       attach(s.raw, false);
       if (options_.smoothing > 0) {
         s.smooth = new QLineSeries;
         s.smooth->setName(run.label());
-        s.smooth->setPen(QPen(withAlpha(color, 140), 1.0));
+        s.smooth->setPen(QPen(withAlpha(color, 140), 1.0, style));
         attach(s.smooth, false);
       }
-      const QString who = run.label();
-      for (QLineSeries* line : {s.raw, s.smooth})
-        if (line)
-          connect(line, &QLineSeries::hovered, this,
-                  [this, who, line](const QPointF& p, bool on) { showHover(who, line, p, on); });
       runs_[run.runId] = s;
     }
   }
-  for (int i = 0; i < names.size(); ++i) {
-    BackendSeries& b = backends_[names[i]];
+  for (const QString& name : names) {
+    BackendSeries& b = backends_[name];
     b.mean = new QLineSeries;
-    b.mean->setPen(QPen(backendColor(i), 2.6));
+    b.mean->setPen(QPen(BackendColours::of(name), 2.6));
     attach(b.mean, true);
-    const QString who = names[i] + tr(" mean");
-    QLineSeries* line = b.mean;
-    connect(line, &QLineSeries::hovered, this,
-            [this, who, line](const QPointF& p, bool on) { showHover(who, line, p, on); });
-    for (QLegendMarker* m : chart_->legend()->markers(b.mean)) {
-      const QString backend = names[i];
+    for (QLegendMarker* m : chart_->legend()->markers(b.mean))
       connect(m, &QLegendMarker::clicked, this,
-              [this, backend] { setBackendHidden(backend, !hidden_.contains(backend)); });
-    }
+              [this, name] { setBackendHidden(name, !hidden_.contains(name)); });
   }
-  refreshPoints();
   for (const QString& name : names) applyVisibility(name);
+  refreshPoints();
 }
 
 void CurvesPanel::refreshPoints() {
+  curves_ = buildCurves(data_->runs(), data_->backends(), options_);
   const bool steps = options_.metric == CurveMetric::StepLoss;
-  double maxStep = 1.0;
-  if (steps)
-    for (const RunRecord& run : data_->runs())
-      if (!run.steps.empty()) maxStep = std::max(maxStep, double(run.steps.back().step));
-  QMap<QString, std::vector<std::vector<XY>>> perBackend;
-  for (const RunRecord& run : data_->runs()) {
-    const std::vector<XY> raw = curveOf(run);
-    perBackend[run.backend].push_back(steps ? bucketed(raw, maxStep / 60.0) : raw);
-    auto it = runs_.find(run.runId);
+  const bool logX = options_.logX, logY = options_.logY;
+  for (const RunCurve& c : curves_.runs) {
+    auto it = runs_.find(c.runId);
     if (it == runs_.end()) continue;
-    it->second.raw->replace(toPoints(raw, options_.logX, options_.logY));
-    if (it->second.smooth)
-      it->second.smooth->replace(
-          toPoints(emaSmooth(raw, options_.smoothing), options_.logX, options_.logY));
+    it->second.raw->replace(toPoints(c.raw, logX, logY));
+    markPointsIfFew(it->second.raw, 5);
+    if (it->second.smooth) {
+      it->second.smooth->replace(toPoints(c.smooth, logX, logY));
+      markPointsIfFew(it->second.smooth, 5);
+    }
   }
-  for (auto it = backends_.begin(); it != backends_.end(); ++it) {
-    const auto band = meanBand(perBackend.value(it.key()), options_.band);
+  for (const BackendCurve& c : curves_.backends) {
+    auto it = backends_.find(c.backend);
+    if (it == backends_.end()) continue;
     std::vector<XY> mean, low, high;
-    int n = 0;
-    for (const BandPoint& b : band) {
+    for (const BandPoint& b : c.band) {
       mean.push_back({b.x, b.mean});
       low.push_back({b.x, b.low});
       high.push_back({b.x, b.high});
-      n = std::max(n, b.n);
     }
-    it->mean->replace(toPoints(emaSmooth(mean, options_.smoothing), options_.logX, options_.logY));
-    it->upper->replace(toPoints(high, options_.logX, options_.logY));
-    it->lower->replace(toPoints(low, options_.logX, options_.logY));
-    it->n = n;
-    it->mean->setName(tr("%1 mean (N=%2)").arg(it.key()).arg(n));
+    it->mean->replace(toPoints(mean, logX, logY));
+    markPointsIfFew(it->mean, 9);
+    it->upper->replace(toPoints(high, logX, logY));
+    it->lower->replace(toPoints(low, logX, logY));
+    it->mean->setName(meanLegendName(c, steps));
   }
   autoRange();
 }
 
 void CurvesPanel::autoRange() {
+  // x: every run's data, visible or not, so hiding a backend never moves the x axis.
+  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0;
+  for (const RunCurve& c : curves_.runs)
+    for (const XY& p : c.raw)
+      if (std::isfinite(p.y) && (!options_.logX || p.x > 0))
+        x0 = std::min(x0, p.x), x1 = std::max(x1, p.x);
+  hint_->setChartEmpty(!std::isfinite(x0));
   if (view_->userZoomed()) return;
-  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
-  auto scan = [&](QLineSeries* s) {
-    if (!s || !s->isVisible()) return;
-    for (const QPointF& p : s->points()) {
-      x0 = std::min(x0, p.x()), x1 = std::max(x1, p.x());
-      y0 = std::min(y0, p.y()), y1 = std::max(y1, p.y());
-    }
+  // y: what is visible.
+  double y0 = std::numeric_limits<double>::infinity(), y1 = -y0;
+  auto scan = [&](QLineSeries* s, bool visible) {
+    if (!s || !visible) return;
+    for (const QPointF& p : s->points()) y0 = std::min(y0, p.y()), y1 = std::max(y1, p.y());
   };
-  for (auto& [id, s] : runs_) scan(s.raw);
-  for (auto& b : backends_) scan(b.mean), scan(b.upper), scan(b.lower);
-  if (!std::isfinite(x0)) {
-    x0 = options_.logX ? 1 : 0, x1 = 10, y0 = options_.logY ? 0.01 : 0, y1 = 1;
+  for (auto& [id, s] : runs_) scan(s.raw, s.raw->isVisible());
+  for (auto it = backends_.begin(); it != backends_.end(); ++it) {
+    const bool visible = !hidden_.contains(it.key());
+    scan(it->mean, visible);
+    if (it->band) scan(it->upper, visible), scan(it->lower, visible);
   }
-  if (x1 <= x0) x1 = x0 + 1;
+  const bool steps = options_.metric == CurveMetric::StepLoss;
+  const bool accuracy = options_.metric == CurveMetric::TestAccuracy;
+  if (!std::isfinite(x0))
+    x0 = options_.logX ? 1 : 0, x1 = expectedEpochs_ > 0 ? expectedEpochs_ : 10;
+  if (!std::isfinite(y0)) y0 = options_.logY ? (accuracy ? 1 : 0.01) : 0, y1 = accuracy ? 100 : 1;
+  if (options_.logX) {
+    setDecadeRange(static_cast<QLogValueAxis*>(xAxis_), x0, x1);
+  } else {
+    // From 0 (epochs, steps) to the last x, with a sliver so the last point's marker shows.
+    const double lo = std::min(0.0, x0), hi = std::max(x1, lo + (steps ? 10 : 1));
+    xAxis_->setRange(lo, hi + (hi - lo) * 0.02);
+  }
+  if (options_.logY) {
+    setDecadeRange(static_cast<QLogValueAxis*>(yAxis_), y0, y1);
+    return;
+  }
   if (y1 <= y0) y1 = y0 + (y0 == 0 ? 1 : std::abs(y0) * 0.1);
-  const auto setRange = [](QAbstractAxis* axis, double lo, double hi, bool log) {
-    if (log) {
-      axis->setRange(lo / 1.15, hi * 1.15);
-      return;
-    }
-    auto* v = static_cast<QValueAxis*>(axis);
-    const double pad = (hi - lo) * 0.04;
-    // Never pad a non-negative quantity (accuracy, loss, step) below zero.
-    v->setRange(lo >= 0 ? std::max(0.0, lo - pad) : lo - pad, hi + pad);
-    v->applyNiceNumbers();
-  };
-  setRange(xAxis_, x0, x1, options_.logX);
-  if (!options_.logX && options_.metric != CurveMetric::StepLoss) {
-    // Epochs: whole numbers from 0 with a round step (1, 2, 5, 10, ...).
-    auto* x = static_cast<QValueAxis*>(xAxis_);
-    x->setRange(0, std::ceil(x1) + (x1 >= 10 ? 0.5 : 0.25));
-    const double raw = std::max(1.0, x1 / 8.0);
-    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-    const double step = raw / mag <= 1   ? mag
-                        : raw / mag <= 2 ? 2 * mag
-                        : raw / mag <= 5 ? 5 * mag
-                                         : 10 * mag;
-    x->setTickType(QValueAxis::TicksDynamic);
-    x->setTickAnchor(0);
-    x->setTickInterval(step);
-    x->setLabelFormat(QStringLiteral("%d"));
-  }
-  setRange(yAxis_, y0, y1, options_.logY);
+  const double pad = (y1 - y0) * 0.05;
+  // Never pad a non-negative quantity below zero, nor an accuracy above 100%.
+  double lo = y0 >= 0 ? std::max(0.0, y0 - pad) : y0 - pad, hi = y1 + pad;
+  if (accuracy) hi = std::min(hi, std::max(100.0, y1));
+  yAxis_->setRange(lo, hi);
 }
 
 void CurvesPanel::setBackendHidden(const QString& backend, bool hidden) {
@@ -412,25 +396,6 @@ void CurvesPanel::applyVisibility(const QString& backend) {
     brush.setColor(c);
     m->setBrush(brush);
   }
-}
-
-void CurvesPanel::showHover(const QString& who, QLineSeries* line, const QPointF& at, bool state) {
-  if (!state || line->count() == 0) {
-    QToolTip::hideText();
-    return;
-  }
-  // Snap to the nearest recorded point (the hover position lies anywhere on a segment).
-  const QList<QPointF> points = line->points();
-  QPointF point = points.front();
-  for (const QPointF& p : points)
-    if (std::abs(p.x() - at.x()) < std::abs(point.x() - at.x())) point = p;
-  const bool steps = options_.metric == CurveMetric::StepLoss;
-  const QString x = steps ? tr("step %1").arg(std::llround(point.x()))
-                          : tr("epoch %1").arg(std::llround(point.x()));
-  QToolTip::showText(
-      QCursor::pos(),
-      tr("%1\n%2\n%3 = %4").arg(who, x, curveMetricName(options_.metric)).arg(point.y(), 0, 'g', 5),
-      view_);
 }
 
 }  // namespace paritylab::ui

@@ -1,15 +1,17 @@
 #pragma once
-// The Curves tab: train loss, test loss or test accuracy against epoch (or the live step loss
-// against step). Each run is a thin line; each backend's mean is a thick line with a band (std,
-// std-err or min-max; N in the legend). EMA smoothing keeps the raw curve faint behind it. Either
-// axis can be logarithmic. Hover a line for run/step/value; click a legend entry to hide a backend.
+// The Curves tab: train loss, test loss or test accuracy (percent) against epoch, or the step loss
+// against step. Each run is a thin line (cancelled or failed runs dashed); each backend's mean is a
+// thick line with a band (std, std-err or min-max) computed from the same smoothed per-run series
+// (curve_data.h has the rules). Series with few points show their points. A crosshair lists every
+// visible series' value at the hovered x; click a legend entry to hide a backend. Either axis can
+// be logarithmic. Colours come from BackendColours.
 
 #include <QChart>
 #include <QMap>
 #include <QWidget>
 #include <map>
 
-#include "ui/series_math.h"
+#include "ui/curve_data.h"
 
 class QAreaSeries;
 class QCheckBox;
@@ -21,21 +23,10 @@ class QAbstractAxis;
 
 namespace paritylab::ui {
 
+class ChartCrosshair;
+class ChartHint;
 class ChartView;
 class RunData;
-
-enum class CurveMetric { TestAccuracy, TestLoss, TrainLoss, StepLoss };
-QString curveMetricName(CurveMetric metric);  // "test accuracy", ...
-QString curveMetricSlug(CurveMetric metric);  // "accuracy", "test-loss", "train-loss", "step-loss"
-
-struct CurveOptions {
-  CurveMetric metric = CurveMetric::TestAccuracy;
-  BandKind band = BandKind::StdDev;
-  bool showBand = true;
-  bool showRuns = true;
-  double smoothing = 0.0;  // EMA weight in [0, 1)
-  bool logX = false, logY = false;
-};
 
 class CurvesPanel : public QWidget {
   Q_OBJECT
@@ -47,10 +38,17 @@ class CurvesPanel : public QWidget {
   const CurveOptions& options() const { return options_; }
   ChartView* view() const { return view_; }
   QChart* chart() const { return chart_; }
+  ChartCrosshair* crosshair() const { return crosshair_; }
+  ChartHint* hint() const { return hint_; }
   int runSeriesCount() const { return static_cast<int>(runs_.size()); }
   int backendSeriesCount() const { return static_cast<int>(backends_.size()); }
   void setBackendHidden(const QString& backend, bool hidden);
   bool backendHidden(const QString& backend) const { return hidden_.contains(backend); }
+  // What the chart shows while it has no data, e.g. "Press Start: 15 runs (3 backends x 5
+  // seeds)", and the number of epochs the x axis spans meanwhile (0: a default range).
+  void setEmptyHint(const QString& text, int expectedEpochs);
+  // The curves last drawn (means, bands, N per point).
+  const CurveSet& curves() const { return curves_; }
 
  public slots:
   void rebuild();        // series structure changed (runs added, options changed)
@@ -67,21 +65,24 @@ class CurvesPanel : public QWidget {
     QLineSeries* upper = nullptr;
     QLineSeries* lower = nullptr;
     QAreaSeries* band = nullptr;
-    int n = 0;
   };
 
   void buildControls();
   void readControls();
+  void setUpCrosshair();
   void attach(QAbstractSeries* series, bool inLegend);
-  std::vector<XY> curveOf(const struct RunRecord& run) const;
   void applyVisibility(const QString& backend);
   void autoRange();
-  void showHover(const QString& who, QLineSeries* line, const QPointF& at, bool state);
+  QString valueText(double y) const;
 
   RunData* data_;
   CurveOptions options_;
+  CurveSet curves_;
   QChart* chart_;
   ChartView* view_;
+  ChartCrosshair* crosshair_;
+  ChartHint* hint_;
+  int expectedEpochs_ = 0;
   QAbstractAxis* xAxis_ = nullptr;
   QAbstractAxis* yAxis_ = nullptr;
   std::map<std::int64_t, RunSeries> runs_;
@@ -90,6 +91,7 @@ class CurvesPanel : public QWidget {
   QComboBox* metricBox_ = nullptr;
   QComboBox* bandBox_ = nullptr;
   QCheckBox* runsCheck_ = nullptr;
+  QCheckBox* interruptedCheck_ = nullptr;
   QCheckBox* logXCheck_ = nullptr;
   QCheckBox* logYCheck_ = nullptr;
   QSlider* smoothSlider_ = nullptr;

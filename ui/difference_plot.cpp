@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/nice_ticks.h"
+
 namespace paritylab::ui {
 
 DifferencePlot::DifferencePlot(QWidget* parent) : QWidget(parent) {
@@ -20,11 +22,44 @@ void DifferencePlot::setRows(std::vector<DifferenceRow> rows, double marginPoint
   update();
 }
 
+QString DifferencePlot::title() const {
+  return tr("Difference of mean final accuracy (A − B, points): %1% CI%2")
+      .arg(100 * (1 - alpha_), 0, 'g', 3)
+      .arg(margin_ > 0 ? tr(", thick: %1% CI for TOST; shaded: ±%2 pts equivalence zone")
+                             .arg(100 * (1 - 2 * alpha_), 0, 'g', 3)
+                             .arg(margin_)
+                       : QString());
+}
+
+int DifferencePlot::titleHeight(int width) const {
+  // The title wraps to the width it has (a 1024-pixel window cut it on both sides).
+  return fontMetrics()
+             .boundingRect(QRect(0, 0, std::max(100, width - 8), 1000),
+                           Qt::AlignHCenter | Qt::TextWordWrap, title())
+             .height() +
+         10;
+}
+
+QSize DifferencePlot::sizeHint() const {
+  const int rows = static_cast<int>(std::max<std::size_t>(1, rows_.size()));
+  return {900, titleHeight(width()) + 46 + 44 * rows};
+}
+
+bool DifferencePlot::hasHeightForWidth() const {
+  return true;
+}
+
+int DifferencePlot::heightForWidth(int width) const {
+  const int rows = static_cast<int>(std::max<std::size_t>(1, rows_.size()));
+  return titleHeight(width) + 46 + 44 * rows;
+}
+
 void DifferencePlot::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
   p.fillRect(rect(), Qt::white);
-  const int left = 150, right = 30, top = 34, rowH = 44;
+  const int top = titleHeight(width());
+  const int left = std::min(150, width() / 4), right = 30, rowH = 44;
   const QRect plot(left, top, width() - left - right,
                    rowH * int(std::max<size_t>(1, rows_.size())));
   // Symmetric range around zero covering every interval and the margin.
@@ -37,31 +72,23 @@ void DifferencePlot::paintEvent(QPaintEvent*) {
   };
 
   p.setPen(QColor(0x57, 0x60, 0x6a));
-  p.drawText(QRect(0, 4, width(), 20), Qt::AlignHCenter,
-             tr("Difference of mean final accuracy (A − B, points): %1% CI%2")
-                 .arg(100 * (1 - alpha_), 0, 'g', 3)
-                 .arg(margin_ > 0 ? tr(", thick: %1% CI for TOST; shaded: ±%2 pts equivalence zone")
-                                        .arg(100 * (1 - 2 * alpha_), 0, 'g', 3)
-                                        .arg(margin_)
-                                  : QString()));
+  p.drawText(QRect(4, 4, width() - 8, top - 6), Qt::AlignHCenter | Qt::TextWordWrap, title());
   if (margin_ > 0) {
     const QRectF zone(QPointF(xOf(-margin_), plot.top()), QPointF(xOf(margin_), plot.bottom()));
     p.fillRect(zone, QColor(0x2c, 0xa0, 0x2c, 36));
   }
-  // Axis with round ticks.
-  const double raw = extent / 3;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  const double step = raw / mag < 2 ? mag : raw / mag < 5 ? 2 * mag : 5 * mag;
-  p.setPen(QColor(0xd0, 0xd7, 0xde));
-  const int ticks = static_cast<int>(std::floor(extent / step));
-  for (int k = -ticks; k <= ticks; ++k) {
-    const double t = k * step;  // integer multiples: 0 prints as 0, not -2.8e-16
-    const double x = xOf(t);
+  // Axis with nice ticks, about one label per 70 pixels.
+  const NiceTicks ticks = niceTicks(-extent, extent, std::max(2, plot.width() / 70));
+  const int count = static_cast<int>(std::floor((extent - ticks.first) / ticks.step + 1e-9));
+  for (int k = 0; k <= count; ++k) {
+    const double t = ticks.first + k * ticks.step;
+    const double v = std::abs(t) < ticks.step * 1e-6 ? 0.0 : t;  // 0, not -2.8e-17
+    const double x = xOf(v);
     p.setPen(QColor(0xe5, 0xe7, 0xea));
     p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     p.setPen(QColor(0x57, 0x60, 0x6a));
     p.drawText(QRectF(x - 40, plot.bottom() + 4, 80, 16), Qt::AlignHCenter,
-               QString::number(t, 'g', 3));
+               QString::number(v, 'f', ticks.decimals));
   }
   p.setPen(QPen(QColor(0x24, 0x29, 0x2f), 1.2, Qt::DashLine));
   p.drawLine(QPointF(xOf(0), plot.top()), QPointF(xOf(0), plot.bottom()));

@@ -22,14 +22,17 @@ class DifferencePlot : public QWidget {
  public:
   explicit DifferencePlot(QWidget* parent = nullptr);
   void setRows(std::vector<DifferenceRow> rows, double marginPoints, double alpha);
-  QSize sizeHint() const override {
-    return {900, 80 + 44 * int(std::max<size_t>(1, rows_.size()))};
-  }
+  QSize sizeHint() const override;
+  bool hasHeightForWidth() const override;
+  int heightForWidth(int width) const override;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
 
  private:
+  QString title() const;
+  int titleHeight(int width) const;  // the title wrapped to `width`, with its margins
+
   std::vector<DifferenceRow> rows_;
   double margin_ = 0.0;
   double alpha_ = 0.05;

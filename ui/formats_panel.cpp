@@ -7,6 +7,9 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <optional>
 
 #include "core/numerics/exact_decimal.h"
@@ -49,26 +52,41 @@ FormatsPanel::FormatsPanel(QWidget* parent)
     subnormalBox_->addItem(tr("subnormals: %1").arg(qs(numerics::toString(m))),
                            static_cast<int>(m));
   customEdit_->setPlaceholderText(tr("custom eXmY, e.g. e5m7"));
-  customEdit_->setMaximumWidth(180);
+  // Wide enough for its placeholder, which says what to type.
+  const int customWidth =
+      customEdit_->fontMetrics().horizontalAdvance(customEdit_->placeholderText()) + 16;
+  customEdit_->setMinimumWidth(customWidth);
+  customEdit_->setMaximumWidth(std::max(180, customWidth));
   auto* add = new QPushButton(tr("Add format"));
   auto* resetFormats = new QPushButton(tr("Presets only"));
 
-  auto* bar = new QHBoxLayout;
-  bar->addWidget(new QLabel(tr("Value")));
-  bar->addWidget(valueEdit_);
-  bar->addWidget(new QLabel(tr("Rounding")));
-  bar->addWidget(modeBox_);
-  bar->addWidget(overflowBox_);
-  bar->addWidget(subnormalBox_);
-  bar->addSpacing(16);
-  bar->addWidget(customEdit_);
-  bar->addWidget(add);
-  bar->addWidget(resetFormats);
-  bar->addStretch(1);
+  // Three short rows, so a 1024-pixel window squeezes none of them: the value and its rounding,
+  // overflow and subnormals, then the formats shown.
+  auto* valueRow = new QHBoxLayout;
+  valueRow->addWidget(new QLabel(tr("Value")));
+  valueRow->addWidget(valueEdit_);
+  valueRow->addWidget(new QLabel(tr("Rounding")));
+  valueRow->addWidget(modeBox_);
+  valueRow->addStretch(1);
+  auto* modeRow = new QHBoxLayout;
+  modeRow->addWidget(overflowBox_);
+  modeRow->addWidget(subnormalBox_);
+  modeRow->addStretch(1);
+  auto* formatRow = new QHBoxLayout;
+  formatRow->addWidget(customEdit_);
+  formatRow->addWidget(add);
+  formatRow->addWidget(resetFormats);
+  formatRow->addStretch(1);
+  auto* bar = new QVBoxLayout;
+  bar->addLayout(valueRow);
+  bar->addLayout(modeRow);
+  bar->addLayout(formatRow);
 
   auto* scroll = new QScrollArea;
   scroll->setWidget(diagram_);
-  scroll->setWidgetResizable(false);
+  // The diagram takes the room it has (BitLayoutDiagram scales up to fill it, never below its
+  // natural size: scroll bars then).
+  scroll->setWidgetResizable(true);
   scroll->setBackgroundRole(QPalette::Base);
   scroll->setAlignment(Qt::AlignLeft | Qt::AlignTop);
 
@@ -76,6 +94,8 @@ FormatsPanel::FormatsPanel(QWidget* parent)
       new QLabel(tr("Click a bit to toggle it — every row then shows the value that "
                     "pattern encodes. Hover a bit for its weight."));
   hint->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  hint->setWordWrap(true);
+  status_->setWordWrap(true);
   status_->setStyleSheet(QStringLiteral("color: #b00020;"));
   note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 

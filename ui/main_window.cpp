@@ -12,8 +12,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -21,18 +23,24 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <optional>
 
 #include "ui/bit_layout_diagram.h"
 #include "ui/chart_view.h"
 #include "ui/curves_panel.h"
+#include "ui/difference_plot.h"
 #include "ui/distributions_panel.h"
 #include "ui/formats_panel.h"
+#include "ui/playground_panel.h"
 #include "ui/run_data.h"
 #include "ui/runs_panel.h"
 #include "ui/statistics_panel.h"
+#include "ui/study_actions.h"
 #include "ui/study_bridge.h"
+#include "ui/study_controller.h"
 #include "ui/study_dialog.h"
+#include "ui/study_hint.h"
 #include "ui/study_session.h"
 
 namespace paritylab::ui {
@@ -41,45 +49,21 @@ namespace {
 constexpr int kMaxRecent = 8;
 const char* kRecentKey = "recentDatabases";
 
-// "quick — mlp on fashion-mnist · cpu-fp32, gpu-tf32, tpu-bf16 · 5 seeds · 3 epochs"
-QString describeSpec(const QString& json, QString* name) {
-  const QJsonObject o = QJsonDocument::fromJson(json.toUtf8()).object();
-  *name = o.value(QStringLiteral("name")).toString(QObject::tr("study"));
-  QStringList backends;
-  for (const QJsonValue& b : o.value(QStringLiteral("backends")).toArray())
-    backends << (b.isString()
-                     ? b.toString()
-                     : b.toObject()
-                           .value(QStringLiteral("name"))
-                           .toString(b.toObject().value(QStringLiteral("preset")).toString()));
-  const QJsonValue seeds = o.value(QStringLiteral("seeds"));
-  const int nSeeds = seeds.isArray() ? static_cast<int>(seeds.toArray().size()) : seeds.toInt();
-  const QJsonValue dataset = o.value(QStringLiteral("dataset"));
-  const QString datasetName = dataset.isString()
-                                  ? dataset.toString()
-                                  : dataset.toObject().value(QStringLiteral("source")).toString();
-  const QJsonValue training = o.value(QStringLiteral("training"));
-  const QJsonObject t = training.isObject() ? training.toObject() : o;
-  return QObject::tr("<b>%1</b> — %2 on %3 · %4 · %5 seeds · %6 epochs")
-      .arg(name->toHtmlEscaped(), t.value(QStringLiteral("model")).toString().toHtmlEscaped(),
-           datasetName.toHtmlEscaped(), backends.join(QStringLiteral(", ")).toHtmlEscaped())
-      .arg(nSeeds)
-      .arg(t.value(QStringLiteral("epochs")).toInt());
-}
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       data_(new RunData(this)),
-      session_(new StudySession(data_, this)),
+      actions_(new StudyActions(this)),
+      controller_(new StudyController(data_, actions_, this)),
       runs_(new RunsPanel(data_)),
       curves_(new CurvesPanel(data_)),
       distributions_(new DistributionsPanel(data_)),
       statistics_(new StatisticsPanel(data_)),
       formats_(new FormatsPanel),
       tabs_(new QTabWidget),
-      banner_(new QLabel) {
+      banner_(new QLabel),
+      location_(new QLabel) {
   setWindowTitle(QStringLiteral("ParityLab"));
   setWindowIcon(QIcon(QStringLiteral(":/icons/paritylab.svg")));
 
@@ -87,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(distributions_, tr("Distributions"));
   tabs_->addTab(statistics_, tr("Statistics"));
   tabs_->addTab(formats_, tr("Formats"));
+  tabs_->addTab(new PlaygroundPanel, tr("Playground"));
   tabs_->setDocumentMode(true);
 
   banner_->setWordWrap(true);
@@ -106,81 +91,78 @@ MainWindow::MainWindow(QWidget* parent)
   setEmulated(true, {});
   buildMenus();
 
-  connect(runs_, &RunsPanel::startRequested, this, [this] { startStudy(false); });
-  connect(runs_, &RunsPanel::resumeRequested, this, [this] { startStudy(true); });
-  connect(runs_, &RunsPanel::cancelRequested, session_, &StudySession::cancel);
-  connect(runs_, &RunsPanel::editStudyRequested, this, &MainWindow::editStudy);
-  connect(session_, &StudySession::runningChanged, this, [this](bool running) {
-    runs_->setRunning(running, canResume_);
-    statusBar()->showMessage(running ? tr("Training… %1").arg(dbPath_) : tr("Idle"));
-  });
-  connect(session_, &StudySession::finished, this, [this] {
-    canResume_ = data_->completedCount() < static_cast<int>(data_->runs().size());
-    runs_->setRunning(false, canResume_);
-    statusBar()->showMessage(tr("Study finished: %1 of %2 runs completed · %3")
-                                 .arg(data_->completedCount())
-                                 .arg(data_->runs().size())
-                                 .arg(dbPath_));
-  });
-  connect(session_, &StudySession::failed, this,
-          [this](const QString& reason) { showError(tr("The study stopped"), reason); });
-  resize(1600, 980);
-  statusBar()->showMessage(tr("Ready"));
+  runs_->setActions(actions_->start, actions_->cancel, actions_->resume, actions_->editStudy);
+  statusBar()->addPermanentWidget(location_);
+  connect(controller_, &StudyController::changed, this, &MainWindow::showState);
+  connect(controller_, &StudyController::progressChanged, this, &MainWindow::updateTitle);
+  connect(controller_, &StudyController::statusMessage, this,
+          [this](const QString& text) { statusBar()->showMessage(text); });
+  connect(controller_, &StudyController::errorOccurred, this, &MainWindow::showError);
+  connect(controller_, &StudyController::databaseUsed, this, &MainWindow::addRecent);
+  // At most the screen's available area (a 1024x700 screen shows the whole window).
+  resize(screen() ? QSize(1600, 980).boundedTo(screen()->availableSize()) : QSize(1600, 980));
+  showState();
 }
 
 MainWindow::~MainWindow() = default;
 
 void MainWindow::buildMenus() {
+  StudyActions* a = actions_;
+  connect(a->openSpec, &QAction::triggered, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open study spec"), {}, tr("Study (*.json)"));
+    if (!path.isEmpty()) controller_->loadSpecFile(path);
+  });
+  connect(a->openDatabase, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open results database"), {},
+                                                      tr("Results (*.db *.sqlite);;All files (*)"));
+    if (!path.isEmpty()) openDatabase(path);
+  });
+  connect(a->importCsv, &QAction::triggered, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Import results CSV"), {}, tr("CSV (*.csv)"));
+    if (!path.isEmpty()) importCsvFile(path);
+  });
+  connect(a->exportPng, &QAction::triggered, this, [this] { exportCurrent("png"); });
+  connect(a->exportSvg, &QAction::triggered, this, [this] { exportCurrent("svg"); });
+  connect(a->exportReport, &QAction::triggered, this, &MainWindow::exportReport);
+  connect(a->exportAll, &QAction::triggered, this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export all to"));
+    if (dir.isEmpty()) return;
+    QString error;
+    QStringList written;
+    if (exportAllTo(dir, &error, &written))
+      statusBar()->showMessage(
+          tr("Exported %1 files to %2: %3").arg(written.size()).arg(dir, written.join(", ")));
+    else
+      showError(tr("Export failed"), error);
+  });
+  connect(a->quit, &QAction::triggered, qApp, &QApplication::closeAllWindows);
+  connect(a->editStudy, &QAction::triggered, this, &MainWindow::editStudy);
+  connect(a->start, &QAction::triggered, controller_, &StudyController::start);
+  connect(a->resume, &QAction::triggered, controller_, &StudyController::resume);
+  connect(a->cancel, &QAction::triggered, controller_, &StudyController::cancel);
+
   auto* file = menuBar()->addMenu(tr("&File"));
-  auto* openSpec = file->addAction(
-      QIcon(QStringLiteral(":/icons/study.svg")), tr("Open study spec…"), this, [this] {
-        const QString path =
-            QFileDialog::getOpenFileName(this, tr("Open study spec"), {}, tr("Study (*.json)"));
-        if (!path.isEmpty()) loadStudySpec(path);
-      });
-  auto* open = file->addAction(
-      QIcon(QStringLiteral(":/icons/open.svg")), tr("&Open database…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Open results database"), {}, tr("Results (*.db *.sqlite);;All files (*)"));
-        if (!path.isEmpty()) openDatabase(path);
-      });
-  open->setShortcut(QKeySequence::Open);
+  file->addAction(a->openSpec);
+  file->addAction(a->openDatabase);
   recentMenu_ = file->addMenu(tr("Recent databases"));
   updateRecentMenu();
-  auto* import = file->addAction(QIcon(QStringLiteral(":/icons/import.svg")),
-                                 tr("&Import CSV from real hardware…"), this, [this] {
-                                   const QString path = QFileDialog::getOpenFileName(
-                                       this, tr("Import results CSV"), {}, tr("CSV (*.csv)"));
-                                   if (!path.isEmpty()) importCsvFile(path);
-                                 });
+  file->addAction(a->importCsv);
   file->addSeparator();
   auto* exportMenu = file->addMenu(QIcon(QStringLiteral(":/icons/export.svg")), tr("&Export"));
-  exportMenu->addAction(tr("Current chart as PNG…"), this, [this] { exportCurrent("png"); });
-  exportMenu->addAction(tr("Current chart as SVG…"), this, [this] { exportCurrent("svg"); });
-  exportMenu->addAction(tr("CSV report…"), this, &MainWindow::exportReport);
-  auto* exportAll = exportMenu->addAction(
-      QIcon(QStringLiteral(":/icons/export.svg")), tr("Export all to folder…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export all to"));
-        if (dir.isEmpty()) return;
-        QString error;
-        if (exportAllTo(dir, &error))
-          statusBar()->showMessage(tr("Exported to %1").arg(dir));
-        else
-          showError(tr("Export failed"), error);
-      });
+  exportMenu->addAction(a->exportPng);
+  exportMenu->addAction(a->exportSvg);
+  exportMenu->addAction(a->exportReport);
+  exportMenu->addAction(a->exportAll);
   file->addSeparator();
-  file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows)
-      ->setShortcut(QKeySequence::Quit);
+  file->addAction(a->quit);
 
   auto* studyMenu = menuBar()->addMenu(tr("&Study"));
-  studyMenu->addAction(QIcon(QStringLiteral(":/icons/study.svg")), tr("&Edit study…"), this,
-                       &MainWindow::editStudy);
-  studyMenu->addAction(QIcon(QStringLiteral(":/icons/start.svg")), tr("&Start"), this,
-                       [this] { startStudy(false); });
-  studyMenu->addAction(QIcon(QStringLiteral(":/icons/resume.svg")), tr("&Resume"), this,
-                       [this] { startStudy(true); });
-  studyMenu->addAction(QIcon(QStringLiteral(":/icons/cancel.svg")), tr("&Cancel"), session_,
-                       &StudySession::cancel);
+  studyMenu->addAction(a->editStudy);
+  studyMenu->addAction(a->start);
+  studyMenu->addAction(a->resume);
+  studyMenu->addAction(a->cancel);
 
   auto* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("About ParityLab"), this, [this] {
@@ -198,10 +180,34 @@ void MainWindow::buildMenus() {
   toolbar->setObjectName(QStringLiteral("mainToolbar"));
   toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   toolbar->setIconSize(QSize(20, 20));
-  toolbar->addAction(openSpec);
-  toolbar->addAction(open);
-  toolbar->addAction(import);
-  toolbar->addAction(exportAll);
+  toolbar->addAction(a->openSpec);
+  toolbar->addAction(a->openDatabase);
+  toolbar->addAction(a->importCsv);
+  toolbar->addAction(a->exportAll);
+  toolbar->addSeparator();
+  toolbar->addAction(a->start);
+  toolbar->addAction(a->cancel);
+}
+
+void MainWindow::showState() {
+  runs_->setStudyName(controller_->headerHtml());
+  const bool imported = controller_->mode() == StudyController::Mode::Imported;
+  setEmulated(!imported, controller_->importedFrom());
+  location_->setText(controller_->databaseText());
+  location_->setToolTip(tr("The results database the runs shown are stored in"));
+  updateEmptyHint();
+  updateTitle();
+}
+
+void MainWindow::updateEmptyHint() {
+  // What the empty Curves chart says until the first epoch arrives (issue 10.11).
+  const StudyHint hint = studyStartHint(controller_->specJson());
+  if (controller_->isRunning())
+    curves_->setEmptyHint(tr("Training: the curves appear as the first epochs end"), hint.epochs);
+  else if (controller_->mode() == StudyController::Mode::Imported)
+    curves_->setEmptyHint(tr("No epoch recorded in these results"), 0);
+  else
+    curves_->setEmptyHint(hint.text, hint.epochs);
 }
 
 void MainWindow::setEmulated(bool emulated, const QString& source) {
@@ -230,114 +236,44 @@ void MainWindow::showError(const QString& what, const QString& error) {
 }
 
 void MainWindow::updateTitle() {
+  // "ParityLab — 7/15 runs, 0:42 left" while training (taskbar too), else the database's name.
   QString title = QStringLiteral("ParityLab");
-  if (!dbPath_.isEmpty()) title += QStringLiteral(" — ") + QFileInfo(dbPath_).fileName();
+  const QString progress = controller_->progressTitle();
+  const QString db = controller_->databasePath();
+  if (!progress.isEmpty())
+    title += QStringLiteral(" — ") + progress;
+  else if (!db.isEmpty())
+    title += QStringLiteral(" — ") + QFileInfo(db).fileName();
+  else if (!controller_->specName().isEmpty())
+    title += QStringLiteral(" — ") + controller_->specName();
   setWindowTitle(title);
+  if (!progress.isEmpty())
+    location_->setText(tr("Training: %1 · %2").arg(progress, controller_->databaseText()));
+  else
+    location_->setText(controller_->databaseText());
 }
 
 bool MainWindow::loadStudySpec(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    showError(tr("Cannot open the study"), tr("%1: %2").arg(path, file.errorString()));
-    return false;
-  }
-  QJsonParseError parseError;
-  const QByteArray bytes = file.readAll();
-  QJsonDocument::fromJson(bytes, &parseError);
-  if (parseError.error != QJsonParseError::NoError) {
-    showError(tr("Cannot read the study"),
-              tr("%1: %2 at offset %3").arg(path, parseError.errorString()).arg(parseError.offset));
-    return false;
-  }
-  specJson_ = QString::fromUtf8(bytes);
-  runs_->setStudyName(describeSpec(specJson_, &specName_));
-  canResume_ = false;
-  data_->clear(specName_);
-  dbPath_.clear();
-  runs_->setRunning(false, false);
-  setEmulated(true, {});
-  updateTitle();
-  statusBar()->showMessage(tr("Study %1 ready to run").arg(specName_));
-  return true;
+  return controller_->loadSpecFile(path);
 }
 
 void MainWindow::editStudy() {
-  StudyDialog dialog(specJson_, this);
+  QString json = controller_->specJson();
+  if (json.isEmpty() || controller_->mode() == StudyController::Mode::Imported) {
+    QFile quick(QStringLiteral(":/studies/quick.json"));  // a starting point
+    if (quick.open(QIODevice::ReadOnly)) json = QString::fromUtf8(quick.readAll());
+  }
+  StudyDialog dialog(json, this);
   if (dialog.exec() != QDialog::Accepted) return;
-  specJson_ = dialog.specJson();
-  runs_->setStudyName(describeSpec(specJson_, &specName_));
-  data_->clear(specName_);
-  canResume_ = false;
-  runs_->setRunning(false, false);
-}
-
-void MainWindow::startStudy(bool resume) {
-  if (session_->isRunning()) return;
-  QString path = dbPath_;
-  if (!resume || path.isEmpty()) {
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    QDir().mkpath(dir);
-    const QString suggested = QDir(dir).filePath(
-        QStringLiteral("%1-%2.db")
-            .arg(specName_.isEmpty() ? QStringLiteral("study") : specName_,
-                 QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
-    // A fresh database per start, named after the study and the time; File > Recent finds it.
-    path = suggested;
-    data_->clear(specName_);
-  }
-  QString error;
-  if (!session_->start(specJson_, path, resume, &error)) {
-    showError(tr("Cannot start the study"), error);
-    return;
-  }
-  dbPath_ = path;
-  addRecent(path);
-  setEmulated(true, {});
-  updateTitle();
+  controller_->setEditedSpec(dialog.specJson());
 }
 
 bool MainWindow::openDatabase(const QString& path) {
-  if (session_->isRunning()) {
-    showError(tr("Cannot open a database"), tr("A study is running; cancel it first."));
-    return false;
-  }
-  LoadedStudy loaded;
-  QString error;
-  if (!loadDatabase(path, &loaded, &error)) {
-    showError(tr("Cannot open the database"), error);
-    return false;
-  }
-  dbPath_ = path;
-  canResume_ = loaded.canResume;
-  if (!loaded.specJson.isEmpty()) {
-    specJson_ = loaded.specJson;
-    runs_->setStudyName(describeSpec(specJson_, &specName_));
-    setEmulated(true, {});
-  } else {
-    runs_->setStudyName(tr("<b>%1</b> — imported results").arg(loaded.title.toHtmlEscaped()));
-    setEmulated(false, loaded.title);
-  }
-  data_->setRuns(std::move(loaded.runs), loaded.title);
-  runs_->setRunning(false, canResume_);
-  addRecent(path);
-  updateTitle();
-  statusBar()->showMessage(tr("Opened %1: %2 runs").arg(path).arg(data_->runs().size()));
-  return true;
+  return controller_->openDatabase(path);
 }
 
 bool MainWindow::importCsvFile(const QString& csvPath) {
-  const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-  QDir().mkpath(dir);
-  const QString db =
-      QDir(dir).filePath(QFileInfo(csvPath).completeBaseName() + QStringLiteral(".db"));
-  if (QFileInfo::exists(db)) QFile::remove(db);
-  QString error;
-  if (!importCsv(csvPath, db, &error)) {
-    showError(tr("Cannot import the CSV"), error);
-    return false;
-  }
-  if (!openDatabase(db)) return false;
-  setEmulated(false, QFileInfo(csvPath).fileName());
+  if (!controller_->importCsv(csvPath)) return false;
   tabs_->setCurrentWidget(curves_);
   return true;
 }
@@ -365,7 +301,8 @@ std::vector<Exportable> MainWindow::exportables() const {
   std::vector<Exportable> items;
   // Each curve metric is rendered by switching the panel's metric, then restoring it.
   auto* curves = curves_;
-  for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss}) {
+  for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss,
+                        CurveMetric::StepLoss}) {
     Exportable e = exportableChart(curves->view(), QStringLiteral("curves-") + curveMetricSlug(m),
                                    QSize(1100, 680));
     auto paint = e.paint;
@@ -382,6 +319,21 @@ std::vector<Exportable> MainWindow::exportables() const {
   items.push_back(
       exportableChart(distributions_->view(), QStringLiteral("histogram"), QSize(1100, 680)));
   items.push_back(exportableDiagram(formats_->diagram(), QStringLiteral("bit-layout")));
+  // The Statistics tab's difference plot (differences with CIs and the TOST margin).
+  DifferencePlot* plot = statistics_->plot();
+  // One 44-pixel row per comparison below a 34-pixel title, and the axis labels.
+  const int comparisons = std::max<int>(1, static_cast<int>(statistics_->rows().size()));
+  items.push_back(Exportable{QStringLiteral("difference"), QSize(900, 34 + 44 * comparisons + 40),
+                             [plot](QPainter& p, const QSize& s) {
+                               // Settle the tab's pending layout first, or render() would lay
+                               // the plot out again at its on-screen size.
+                               if (QWidget* parent = plot->parentWidget())
+                                 if (parent->layout()) parent->layout()->activate();
+                               const QSize saved = plot->size();
+                               plot->resize(s);
+                               plot->render(&p);
+                               plot->resize(saved);
+                             }});
   return items;
 }
 
@@ -413,7 +365,8 @@ void MainWindow::exportCurrent(const QString& suffix) {
 }
 
 void MainWindow::exportReport() {
-  if (dbPath_.isEmpty()) {
+  const QString db = controller_->databasePath();
+  if (db.isEmpty()) {
     showError(tr("No results"), tr("Run a study, open a database or import a CSV first."));
     return;
   }
@@ -421,19 +374,39 @@ void MainWindow::exportReport() {
       this, tr("CSV report"), QStringLiteral("report.csv"), tr("CSV (*.csv)"));
   if (path.isEmpty()) return;
   QString error;
-  if (writeCsvReport(dbPath_, path, &error))
-    statusBar()->showMessage(tr("Wrote %1").arg(path));
+  QStringList written;
+  // The comparisons as the Statistics tab shows them (backends, test, alpha, margin).
+  if (writeCsvReport(db, path, statistics_->reportOptions(), &written, &error))
+    statusBar()->showMessage(tr("Wrote %1").arg(written.join(QStringLiteral(" and "))));
   else
     showError(tr("Export failed"), error);
 }
 
-bool MainWindow::exportAllTo(const QString& dir, QString* error) {
+bool MainWindow::exportAllTo(const QString& dir, QString* error, QStringList* written) {
   data_->flush();
-  QStringList written;
-  if (!exportAll(exportables(), dir, &written, error)) return false;
-  if (!dbPath_.isEmpty() &&
-      !writeCsvReport(dbPath_, QDir(dir).filePath(QStringLiteral("report.csv")), error))
-    return false;
+  statistics_->recompute();
+  QStringList files;
+  if (!exportAll(exportables(), dir, &files, error)) return false;
+  const QString db = controller_->databasePath();
+  if (!db.isEmpty()) {
+    if (!writeCsvReport(db, QDir(dir).filePath(QStringLiteral("report.csv")),
+                        statistics_->reportOptions(), &files, error))
+      return false;
+    const QString curves = QDir(dir).filePath(QStringLiteral("curves-steps.csv"));
+    if (!writeStepCurvesCsv(db, curves, error)) return false;
+    files << curves;
+  }
+  if (!controller_->specJson().isEmpty()) {  // the study that made these results
+    const QString specPath = QDir(dir).filePath(QStringLiteral("study.json"));
+    QFile spec(specPath);
+    if (!spec.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        spec.write(controller_->specJson().toUtf8()) < 0) {
+      if (error) *error = tr("%1: %2").arg(specPath, spec.errorString());
+      return false;
+    }
+    files << specPath;
+  }
+  if (written) *written = files;
   return true;
 }
 

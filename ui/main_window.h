@@ -19,7 +19,8 @@ class FormatsPanel;
 class RunData;
 class RunsPanel;
 class StatisticsPanel;
-class StudySession;
+class StudyActions;
+class StudyController;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -31,16 +32,19 @@ class MainWindow : public QMainWindow {
   bool openDatabase(const QString& path);
   bool importCsvFile(const QString& csvPath);
   bool loadStudySpec(const QString& path);  // a spec JSON file (or ":/studies/quick.json")
-  bool exportAllTo(const QString& dir, QString* error);
-  void startStudyNow() { startStudy(false); }
+  // Writes every chart and report into `dir`; `written` receives the files' names.
+  bool exportAllTo(const QString& dir, QString* error, QStringList* written = nullptr);
 
   RunData* runData() const { return data_; }
+  StudyActions* actions() const { return actions_; }
+  StudyController* controller() const { return controller_; }
   QTabWidget* tabs() const { return tabs_; }
   CurvesPanel* curves() const { return curves_; }
   DistributionsPanel* distributions() const { return distributions_; }
   StatisticsPanel* statistics() const { return statistics_; }
   FormatsPanel* formats() const { return formats_; }
   RunsPanel* runs() const { return runs_; }
+  QLabel* databaseLabel() const { return location_; }  // the status bar's database
   std::vector<Exportable> exportables() const;
 
  private:
@@ -49,14 +53,16 @@ class MainWindow : public QMainWindow {
   void addRecent(const QString& path);
   void setEmulated(bool emulated, const QString& source);
   void showError(const QString& what, const QString& error);
-  void startStudy(bool resume);
+  void showState();
+  void updateEmptyHint();
   void editStudy();
   void exportCurrent(const QString& suffix);
   void exportReport();
   void updateTitle();
 
   RunData* data_;
-  StudySession* session_;
+  StudyActions* actions_;
+  StudyController* controller_;
   RunsPanel* runs_;
   CurvesPanel* curves_;
   DistributionsPanel* distributions_;
@@ -64,11 +70,8 @@ class MainWindow : public QMainWindow {
   FormatsPanel* formats_;
   QTabWidget* tabs_;
   QLabel* banner_;
+  QLabel* location_;
   QMenu* recentMenu_ = nullptr;
-  QString specJson_;
-  QString specName_;
-  QString dbPath_;
-  bool canResume_ = false;
 };
 
 }  // namespace paritylab::ui

@@ -16,17 +16,17 @@
 
 namespace paritylab::ui {
 
-bool renderReportCharts(const std::string& dbPath, const std::string& outDir, std::string* error) {
+bool renderReportCharts(const std::string& dbPath, const std::string& outDir, std::string* error,
+                        std::vector<std::string>* written) {
   const auto fail = [error](const QString& message) {
     if (error) *error = message.toStdString();
     return false;
   };
   std::unique_ptr<QApplication> ownApp;
   if (!QApplication::instance()) {
-    // Headless: no display means the offscreen platform (servers, CI, clusters).
-    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
-        qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-      qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Charts are painted into images and SVG files, never shown: always the offscreen platform,
+    // whatever DISPLAY says (a stale DISPLAY over ssh or in a batch job would abort xcb).
+    qputenv("QT_QPA_PLATFORM", "offscreen");
     static int argc = 1;
     static char name[] = "paritylab-cli";
     static char* argv[] = {name, nullptr};
@@ -47,7 +47,8 @@ bool renderReportCharts(const std::string& dbPath, const std::string& outDir, st
   CurvesPanel curves(&data);
   curves.resize(size);
   curves.view()->resize(size);
-  for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss}) {
+  for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss,
+                        CurveMetric::StepLoss}) {
     Exportable e =
         exportableChart(curves.view(), QStringLiteral("curves-") + curveMetricSlug(m), size);
     auto paint = e.paint;
@@ -67,8 +68,10 @@ bool renderReportCharts(const std::string& dbPath, const std::string& outDir, st
   BitLayoutDiagram diagram;
   items.push_back(exportableDiagram(&diagram, QStringLiteral("bit-layout")));
 
-  QStringList written;
-  if (!exportAll(items, QString::fromStdString(outDir), &written, &message)) return fail(message);
+  QStringList files;
+  if (!exportAll(items, QString::fromStdString(outDir), &files, &message)) return fail(message);
+  if (written)
+    for (const QString& file : files) written->push_back(file.toStdString());
   return true;
 }
 

@@ -1,12 +1,22 @@
 #include "ui/run_data.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace paritylab::ui {
 
 QString RunRecord::label() const {
+  if (!seedGiven && !runName.isEmpty()) return QStringLiteral("%1 %2").arg(backend, runName);
   return QStringLiteral("%1 seed %2").arg(backend).arg(seed);
+}
+
+double RunRecord::progress() const {
+  if (state == study::RunState::Completed) return 1.0;
+  if (totalEpochs <= 0) return 0.0;
+  if (state == study::RunState::Running && stepsPerEpoch > 0 && currentStep > 0)
+    return std::min(1.0, double(currentStep) / double(stepsPerEpoch * totalEpochs));
+  return std::min(1.0, double(epoch) / totalEpochs);
 }
 
 RunData::RunData(QObject* parent) : QObject(parent) {
@@ -60,6 +70,13 @@ void RunData::clear(const QString& title) {
 RunRecord& RunData::ensureRun(const study::RunKey& key) {
   const int row = rowOf(key.runId);
   if (row >= 0) return runs_[static_cast<std::size_t>(row)];
+  // A planned run listed before the study started takes the database's id.
+  for (RunRecord& planned : runs_)
+    if (planned.runId < 0 && planned.seed == key.seed &&
+        planned.backend == QString::fromStdString(key.backend)) {
+      planned.runId = key.runId;
+      return planned;
+    }
   RunRecord run;
   run.runId = key.runId;
   run.backend = QString::fromStdString(key.backend);
@@ -84,8 +101,12 @@ void RunData::upsertRun(const RunRecord& run) {
 
 void RunData::applyStep(const study::StepEvent& event) {
   RunRecord& run = ensureRun(event.run);
-  run.steps.push_back({event.step, event.loss});
+  run.steps.push_back({event.step, event.loss, event.lr, event.epoch});
   run.currentLoss = event.loss;
+  run.currentEpoch = event.epoch;
+  run.currentStep = event.step;
+  if (event.stepsPerEpoch > 0) run.stepsPerEpoch = event.stepsPerEpoch;
+  if (event.totalEpochs > 0) run.totalEpochs = event.totalEpochs;
   if (run.state == study::RunState::Pending) run.state = study::RunState::Running;
   scheduleFlush();
 }
@@ -98,13 +119,28 @@ void RunData::applyEpoch(const study::EpochEvent& event) {
       {event.epoch, event.trainLoss, event.testLoss, event.testAccuracy, event.skippedSteps});
   run.epoch = event.epoch;
   run.totalEpochs = event.totalEpochs;
+  if (run.stepsPerEpoch > 0)
+    run.currentStep = std::max(run.currentStep, event.epoch * run.stepsPerEpoch);
   if (run.state == study::RunState::Pending) run.state = study::RunState::Running;
   scheduleFlush();
 }
 
 void RunData::applyState(const study::RunStateEvent& event) {
   RunRecord& run = ensureRun(event.run);
+  const bool restarts =
+      (event.state == study::RunState::Running || event.state == study::RunState::Pending) &&
+      run.state != study::RunState::Running;
+  if (restarts) {
+    // (Re)started or queued again: a resumed run redoes everything from scratch (the runner
+    // deleted its epochs and steps from the database).
+    run.epochs.clear();
+    run.steps.clear();
+    run.epoch = run.currentEpoch = 0;
+    run.currentStep = 0;
+    run.currentLoss = std::numeric_limits<double>::quiet_NaN();
+  }
   run.state = event.state;
+  if (run.finished()) run.currentEpoch = 0;
   run.message = QString::fromStdString(event.message);
   if (event.state == study::RunState::Diverged) run.epoch = event.epoch;
   if (event.state == study::RunState::Completed) run.finalAccuracy = event.finalAccuracy;

@@ -8,6 +8,7 @@
 #include <QStringList>
 #include <QTimer>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/study/run_events.h"
@@ -21,21 +22,28 @@ struct EpochPoint {
 };
 
 struct StepPoint {
-  std::int64_t step = 0;  // global step since the run started
-  double loss = 0.0;
+  std::int64_t step = 0;  // global step since the run started, 1-based
+  double loss = 0.0;      // that batch's training loss
+  double lr = std::numeric_limits<double>::quiet_NaN();  // its learning rate (NaN unknown)
+  int epoch = 0;                                         // 1-based (0 unknown)
 };
 
 struct RunRecord {
-  std::int64_t runId = 0;
+  std::int64_t runId = 0;  // < 0: planned, not in a database yet (adopts the runner's id)
   QString backend;
   std::uint64_t seed = 0;
   study::RunState state = study::RunState::Pending;
-  int epoch = 0;               // last finished epoch (diverged: the epoch it happened in)
-  int totalEpochs = 0;         // 0 when unknown
-  double currentLoss = 0.0;    // latest step loss (NaN when none yet)
-  double finalAccuracy = 0.0;  // meaningful when state == Completed
+  int epoch = 0;                   // last finished epoch (diverged: the epoch it happened in)
+  int totalEpochs = 0;             // 0 when unknown
+  double currentLoss = 0.0;        // latest step loss (NaN when none yet)
+  int currentEpoch = 0;            // the epoch in progress (0 when not training)
+  std::int64_t currentStep = 0;    // latest global step reported
+  std::int64_t stepsPerEpoch = 0;  // 0 when unknown
+  double finalAccuracy = 0.0;      // meaningful when state == Completed
   double wallSeconds = 0.0;
-  QString message;  // failed: why
+  QString message;        // failed: why
+  QString runName;        // imported: the run's name in the source (e.g. "prod_42")
+  bool seedGiven = true;  // imported: false when the source gives no seed (seed is then 0..n-1)
   std::vector<EpochPoint> epochs;
   std::vector<StepPoint> steps;
 
@@ -44,6 +52,9 @@ struct RunRecord {
            state == study::RunState::Failed || state == study::RunState::Cancelled;
   }
   QString label() const;  // "cuda seed 3" / "tpu-bf16 #17"
+  // Fraction of the run done in [0, 1]: by step while it trains (steps per epoch known), else by
+  // finished epochs; 1 when completed.
+  double progress() const;
 };
 
 class RunData : public QObject {

@@ -3,6 +3,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -23,21 +24,6 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
       cancel_(new QToolButton),
       resume_(new QToolButton),
       edit_(new QToolButton) {
-  const auto setup = [](QToolButton* b, const QString& icon, const QString& text,
-                        const QString& tip) {
-    b->setIcon(QIcon(icon));
-    b->setText(text);
-    b->setToolTip(tip);
-    b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    b->setAutoRaise(true);
-  };
-  setup(start_, QStringLiteral(":/icons/start.svg"), tr("Start"),
-        tr("Run the study into a new results database"));
-  setup(cancel_, QStringLiteral(":/icons/cancel.svg"), tr("Cancel"),
-        tr("Stop every run within one step; finished epochs stay in the database"));
-  setup(resume_, QStringLiteral(":/icons/resume.svg"), tr("Resume"),
-        tr("Finish the study in the open database without repeating finished runs"));
-  setup(edit_, QStringLiteral(":/icons/study.svg"), tr("Study…"), tr("Edit the study spec"));
   studyLabel_->setTextFormat(Qt::RichText);
   studyLabel_->setWordWrap(true);
 
@@ -47,8 +33,20 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
   table_->setAlternatingRowColors(true);
   table_->verticalHeader()->setDefaultSectionSize(22);
   table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(RunsTableModel::Progress, QHeaderView::Stretch);
+  QHeaderView* header = table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // A progress bar reads at any width: a fixed one leaves room for the columns after it.
+  header->setSectionResizeMode(RunsTableModel::Progress, QHeaderView::Fixed);
+  header->resizeSection(RunsTableModel::Progress, 76);
+  header->setStretchLastSection(true);
+  // The panel never gets narrower than the table up to its Final accuracy column (1024-pixel
+  // windows cut it otherwise); columns after it may scroll.
+  connect(header, &QHeaderView::sectionResized, this, [this, header] {
+    const int fa = RunsTableModel::FinalAccuracy;
+    table_->setMinimumWidth(header->sectionPosition(fa) + header->sectionSize(fa) +
+                            2 * table_->frameWidth() +
+                            table_->verticalScrollBar()->sizeHint().width());
+  });
   table_->setSortingEnabled(false);
 
   auto* buttons = new QHBoxLayout;
@@ -64,21 +62,24 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
   layout->addWidget(table_, 1);
   layout->addWidget(summary_);
 
-  connect(start_, &QToolButton::clicked, this, &RunsPanel::startRequested);
-  connect(cancel_, &QToolButton::clicked, this, &RunsPanel::cancelRequested);
-  connect(resume_, &QToolButton::clicked, this, &RunsPanel::resumeRequested);
-  connect(edit_, &QToolButton::clicked, this, &RunsPanel::editStudyRequested);
+  for (QToolButton* b : {start_, cancel_, resume_, edit_}) {
+    b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    b->setAutoRaise(true);
+  }
   connect(data_, &RunData::updated, this, &RunsPanel::updateSummary);
   connect(data_, &RunData::reset, this, &RunsPanel::updateSummary);
-  setRunning(false, false);
   updateSummary();
 }
 
-void RunsPanel::setRunning(bool running, bool canResume) {
-  start_->setEnabled(!running);
-  cancel_->setEnabled(running);
-  resume_->setEnabled(!running && canResume);
-  edit_->setEnabled(!running);
+void RunsPanel::setActions(QAction* start, QAction* cancel, QAction* resume, QAction* editStudy) {
+  start_->setDefaultAction(start);
+  cancel_->setDefaultAction(cancel);
+  resume_->setDefaultAction(resume);
+  edit_->setDefaultAction(editStudy);
+}
+
+QString RunsPanel::studyText() const {
+  return studyLabel_->text();
 }
 
 void RunsPanel::setStudyName(const QString& text) {

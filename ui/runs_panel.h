@@ -3,6 +3,7 @@
 
 #include <QWidget>
 
+class QAction;
 class QLabel;
 class QTableView;
 class QToolButton;
@@ -19,14 +20,10 @@ class RunsPanel : public QWidget {
   explicit RunsPanel(RunData* data, QWidget* parent = nullptr);
   RunsTableModel* model() const { return model_; }
   QTableView* table() const { return table_; }
-  void setRunning(bool running, bool canResume);
+  // The buttons show the shared actions (menus and toolbar use the same QActions).
+  void setActions(QAction* start, QAction* cancel, QAction* resume, QAction* editStudy);
   void setStudyName(const QString& text);
-
- signals:
-  void startRequested();
-  void cancelRequested();
-  void resumeRequested();
-  void editStudyRequested();
+  QString studyText() const;
 
  private:
   void updateSummary();

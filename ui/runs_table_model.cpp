@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <cmath>
 
+#include "ui/backend_colours.h"
 #include "ui/run_data.h"
 
 namespace paritylab::ui {
@@ -38,14 +39,20 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
   if (orientation == Qt::Vertical) {
     return role == Qt::DisplayRole ? QVariant(section + 1) : QVariant();
   }
+  if (role == Qt::ToolTipRole && section == Run)
+    return tr(
+        "Imported runs: the run's name in the source file. Emulated runs: the run's id in "
+        "the results database.");
   if (role == Qt::ToolTipRole && section == Loss)
     return tr(
-        "While a run trains: its latest step's loss. Once finished: its last epoch's mean "
-        "training loss.");
+        "Training loss. \"batch\": while a run trains, the loss of its latest step's batch. "
+        "\"epoch\": otherwise, the mean training loss of its last finished epoch.");
   if (role != Qt::DisplayRole) return {};
   switch (section) {
     case Backend:
       return tr("Backend");
+    case Run:
+      return tr("Run");
     case Seed:
       return tr("Seed");
     case Status:
@@ -93,12 +100,10 @@ QVariant toolTip(const RunRecord& run) {
 QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rows_) return {};
   const RunRecord& run = data_->runs()[static_cast<std::size_t>(index.row())];
-  const double progress = run.state == study::RunState::Completed ? 1.0
-                          : run.totalEpochs > 0 ? double(run.epoch) / run.totalEpochs
-                                                : 0.0;
+  const double progress = run.progress();
   if (role == ProgressRole) return progress;
   if (role == Qt::TextAlignmentRole)
-    return index.column() == Backend || index.column() == Status
+    return index.column() == Backend || index.column() == Run || index.column() == Status
                ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                : QVariant(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ForegroundRole && index.column() == Status) {
@@ -116,30 +121,52 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return QColor(0x65, 0x6d, 0x76);
     }
   }
+  if (role == Qt::DecorationRole && index.column() == Backend)
+    return BackendColours::swatch(run.backend);  // the backend's colour in every chart
+  if (role == Qt::ToolTipRole && index.column() == Seed && !run.seedGiven)
+    return tr("The source gives no seed for this run; it is numbered %1 among its backend's runs.")
+        .arg(run.seed);
+  if (role == Qt::ToolTipRole && index.column() == Loss) {
+    if (run.state == study::RunState::Running && std::isfinite(run.currentLoss))
+      return tr("Training loss of the batch at step %1 (epoch %2)")
+          .arg(run.currentStep)
+          .arg(run.currentEpoch);
+    if (!run.epochs.empty())
+      return tr("Mean training loss of epoch %1, the last finished").arg(run.epochs.back().epoch);
+  }
   if (role == Qt::ToolTipRole) return toolTip(run);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Backend:
       return run.backend;
-    case Seed:
-      return QString::number(run.seed);
+    case Run:
+      return run.runName.isEmpty() ? QStringLiteral("#%1").arg(run.runId) : run.runName;
+    case Seed:  // as the source gives it; a seed the source does not give is not shown
+      return run.seedGiven ? QString::number(run.seed) : QStringLiteral("—");
     case Status: {
       QString s = QString::fromUtf8(study::toString(run.state).data());
       if (run.state == study::RunState::Diverged) s += tr(" (epoch %1)").arg(run.epoch);
       return s;
     }
-    case Epoch:
-      return run.totalEpochs > 0 ? QStringLiteral("%1 / %2").arg(run.epoch).arg(run.totalEpochs)
-                                 : QString::number(run.epoch);
+    case Epoch: {
+      // While training: the epoch in progress; otherwise the epochs finished.
+      const int shown = run.state == study::RunState::Running && run.currentEpoch > 0
+                            ? run.currentEpoch
+                            : run.epoch;
+      return run.totalEpochs > 0 ? QStringLiteral("%1 / %2").arg(shown).arg(run.totalEpochs)
+                                 : QString::number(shown);
+    }
     case Progress:
       return QStringLiteral("%1%").arg(std::lround(progress * 100));
     case Loss: {
-      // Running: the latest step's loss. Finished: the last epoch's mean training loss, the same
-      // measure for every run (the last step event is whichever step the throttle let through).
-      const bool finished = run.state == study::RunState::Completed && !run.epochs.empty();
-      double loss = finished ? run.epochs.back().trainLoss : run.currentLoss;
-      if (!std::isfinite(loss) && !run.epochs.empty()) loss = run.epochs.back().trainLoss;
-      return std::isnan(loss) ? QString() : QString::number(loss, 'f', 4);
+      // Running: the latest step's batch loss. Otherwise the last epoch's mean training loss, the
+      // same measure for every run (the last step event is whichever step the throttle let
+      // through). The cell says which it is.
+      if (run.state == study::RunState::Running && std::isfinite(run.currentLoss))
+        return tr("%1 batch").arg(run.currentLoss, 0, 'f', 4);
+      if (!run.epochs.empty() && std::isfinite(run.epochs.back().trainLoss))
+        return tr("%1 epoch").arg(run.epochs.back().trainLoss, 0, 'f', 4);
+      return QString();
     }
     case FinalAccuracy:
       return run.state == study::RunState::Completed

@@ -1,6 +1,6 @@
 #pragma once
-// The Runs table: one row per run (backend, seed, status, epoch, progress, current loss, final
-// accuracy, wall time), following RunData's batched signals.
+// The Runs table: one row per run (backend, run name, seed, status, epoch, progress, current loss,
+// final accuracy, wall time), following RunData's batched signals.
 
 #include <QAbstractTableModel>
 #include <QStyledItemDelegate>
@@ -13,7 +13,19 @@ class RunsTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { Backend, Seed, Status, Epoch, Progress, Loss, FinalAccuracy, Wall, ColumnCount };
+  // Run: an imported run's name in its source (e.g. "prod_42"), an emulated run's database id.
+  enum Column {
+    Backend,
+    Run,
+    Seed,
+    Status,
+    Epoch,
+    Progress,
+    Loss,
+    FinalAccuracy,
+    Wall,
+    ColumnCount
+  };
   static constexpr int ProgressRole = Qt::UserRole + 1;  // double in [0, 1]
 
   explicit RunsTableModel(RunData* data, QObject* parent = nullptr);

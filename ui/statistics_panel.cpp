@@ -12,34 +12,12 @@
 #include <cmath>
 
 #include "core/stats/multiple_comparisons.h"
-#include "core/stats/power.h"
+#include "ui/backend_colours.h"
 #include "ui/difference_plot.h"
+#include "ui/identical_runs_note.h"
 #include "ui/run_data.h"
 
 namespace paritylab::ui {
-namespace {
-
-QString num(double v, int digits = 4) {
-  if (std::isnan(v)) return QStringLiteral("—");
-  if (std::isinf(v)) return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
-  return QString::number(v, 'g', digits);
-}
-QString pct(double fraction) {
-  return std::isfinite(fraction) ? QString::number(fraction * 100.0, 'f', 2) : QStringLiteral("—");
-}
-QString pText(double p) {
-  return std::isfinite(p) ? QString::fromStdString(stats::formatP(p)) : QStringLiteral("—");
-}
-
-const QStringList kColumns = {
-    QObject::tr("A"),        QObject::tr("B"),        QObject::tr("n A"),
-    QObject::tr("n B"),      QObject::tr("mean A %"), QObject::tr("mean B %"),
-    QObject::tr("sd A %"),   QObject::tr("sd B %"),   QObject::tr("diff (pts)"),
-    QObject::tr("CI (pts)"), QObject::tr("t / U"),    QObject::tr("df"),
-    QObject::tr("p"),        QObject::tr("p (Holm)"), QObject::tr("Hedges' g"),
-    QObject::tr("TOST p"),   QObject::tr("power"),    QObject::tr("runs needed")};
-
-}  // namespace
 
 StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
     : QWidget(parent),
@@ -51,6 +29,7 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
       tailBox_(new QComboBox),
       alphaBox_(new QDoubleSpinBox),
       marginBox_(new QDoubleSpinBox),
+      powerBox_(new QDoubleSpinBox),
       table_(new QTableWidget),
       verdict_(new QLabel),
       plot_(new DifferencePlot) {
@@ -71,6 +50,13 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
   marginBox_->setSuffix(tr(" pts"));
   marginBox_->setSpecialValueText(tr("no TOST"));
   marginBox_->setToolTip(tr("Equivalence margin in accuracy points (1.0 = ±1 percentage point)"));
+  powerBox_->setRange(0.5, 0.99);
+  powerBox_->setDecimals(2);
+  powerBox_->setSingleStep(0.05);
+  powerBox_->setValue(0.8);
+  powerBox_->setToolTip(
+      tr("Power for \"detectable ≥\" (the smallest true difference this design detects that often) "
+         "and for the runs needed to show equivalence within the margin"));
 
   auto* controls = new QHBoxLayout;
   auto* form1 = new QFormLayout;
@@ -80,18 +66,18 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
   auto* form2 = new QFormLayout;
   form2->addRow(tr("Test"), testBox_);
   form2->addRow(tr("Alternative"), tailBox_);
-  auto* form3 = new QFormLayout;
-  form3->addRow(tr("Alpha"), alphaBox_);
-  form3->addRow(tr("Equivalence margin"), marginBox_);
+  // Two columns of fields whose labels go above them when room is short, so a 1024-pixel
+  // window cuts no label.
+  for (QFormLayout* form : {form1, form2}) form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  form2->addRow(tr("Alpha"), alphaBox_);
+  form2->addRow(tr("Equivalence margin"), marginBox_);
+  form2->addRow(tr("Power"), powerBox_);
   controls->addLayout(form1);
-  controls->addSpacing(24);
+  controls->addSpacing(16);
   controls->addLayout(form2);
-  controls->addSpacing(24);
-  controls->addLayout(form3);
   controls->addStretch(1);
 
-  table_->setColumnCount(static_cast<int>(kColumns.size()));
-  table_->setHorizontalHeaderLabels(kColumns);
+  setupStatisticsTable(table_);
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setAlternatingRowColors(true);
@@ -125,6 +111,7 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
   });
   connect(alphaBox_, &QDoubleSpinBox::valueChanged, this, &StatisticsPanel::recompute);
   connect(marginBox_, &QDoubleSpinBox::valueChanged, this, &StatisticsPanel::recompute);
+  connect(powerBox_, &QDoubleSpinBox::valueChanged, this, &StatisticsPanel::recompute);
   connect(data_, &RunData::reset, this, &StatisticsPanel::refillBackends);
   connect(data_, &RunData::rowsAppended, this, &StatisticsPanel::refillBackends);
   connect(data_, &RunData::runFinished, this, &StatisticsPanel::recompute);
@@ -140,8 +127,10 @@ void StatisticsPanel::refillBackends() {
     const QSignalBlocker ba(aBox_), bb(bBox_);
     aBox_->clear();
     bBox_->clear();
-    aBox_->addItems(names);
-    bBox_->addItems(names);
+    for (const QString& name : names) {
+      aBox_->addItem(BackendColours::swatch(name), name);
+      bBox_->addItem(BackendColours::swatch(name), name);
+    }
     // Defaults: with two backends A = first, B = second (the reference experiment's order); with
     // more, the last one (usually the most reduced precision) against the first (the reference).
     const int n = static_cast<int>(names.size());
@@ -166,11 +155,32 @@ void StatisticsPanel::setAlpha(double alpha) {
 void StatisticsPanel::setMarginPoints(double points) {
   marginBox_->setValue(points);
 }
+void StatisticsPanel::setPower(double power) {
+  powerBox_->setValue(power);
+}
 void StatisticsPanel::setAllAgainstReference(bool on) {
   allBox_->setChecked(on);
 }
 QString StatisticsPanel::verdictText() const {
   return verdict_->text();
+}
+
+study::ReportOptions StatisticsPanel::reportOptions() const {
+  study::ReportOptions o;
+  const auto test = static_cast<StatTest>(testBox_->currentData().toInt());
+  o.test = test == StatTest::Student       ? study::ReportTest::Student
+           : test == StatTest::MannWhitney ? study::ReportTest::MannWhitney
+                                           : study::ReportTest::Welch;
+  o.tail = static_cast<stats::Tail>(tailBox_->currentData().toInt());
+  o.alpha = alphaBox_->value();
+  if (marginBox_->value() > 0) o.margin = marginBox_->value() / 100.0;
+  if (allBox_->isChecked()) {
+    o.reference = bBox_->currentText().toStdString();
+  } else if (!aBox_->currentText().isEmpty() && !bBox_->currentText().isEmpty()) {
+    o.a = aBox_->currentText().toStdString();
+    o.b = bBox_->currentText().toStdString();
+  }
+  return o;
 }
 
 void StatisticsPanel::recompute() {
@@ -181,6 +191,7 @@ void StatisticsPanel::recompute() {
   options.tail = static_cast<stats::Tail>(tailBox_->currentData().toInt());
   options.alpha = alphaBox_->value();
   if (marginBox_->value() > 0) options.margin = marginBox_->value() / 100.0;
+  options.target_power = powerBox_->value();
 
   const QString reference = bBox_->currentText();
   QStringList sides;
@@ -198,14 +209,9 @@ void StatisticsPanel::recompute() {
       StatRow row;
       row.comparison =
           stats::compareSamples(a.toStdString(), va, reference.toStdString(), vb, options);
-      if (test == StatTest::MannWhitney && !va.empty() && !vb.empty())
+      if (test == StatTest::MannWhitney && !va.empty() && !vb.empty()) {
         row.mannWhitney = stats::mannWhitneyU(va, vb, options.tail);
-      if (row.comparison.t_test && row.comparison.t_test->defined) {
-        const auto& t = *row.comparison.t_test;
-        row.power = stats::tTestPower(std::min(t.n_a, t.n_b), t.mean_diff, t.pooled_sd,
-                                      options.alpha, options.tail);
-      } else {
-        row.power = NAN;
+        row.hodgesLehmann = stats::hodgesLehmann(va, vb, options.tail, options.alpha);
       }
       rows_.push_back(std::move(row));
     }
@@ -226,14 +232,20 @@ void StatisticsPanel::recompute() {
     for (const StatRow& row : rows_) {
       if (row.mannWhitney) {
         const auto& m = *row.mannWhitney;
+        const auto& hl = *row.hodgesLehmann;
         const bool sig = m.p_value < options.alpha;
-        sentences << tr("%1 vs %2: Mann-Whitney U = %3, p = %4 (alpha %5): %6. %7")
+        sentences << tr("%1 vs %2: Mann-Whitney U = %3, p = %4 (alpha %5): %6; Hodges-Lehmann "
+                        "shift %7 points, %8% CI %9. %10")
                          .arg(QString::fromStdString(row.comparison.name_a),
-                              QString::fromStdString(row.comparison.name_b), num(m.u, 6),
-                              pText(m.p_value), num(options.alpha, 3),
+                              QString::fromStdString(row.comparison.name_b),
+                              QString::number(m.u, 'g', 7), formatPValue(m.p_value),
+                              QString::number(options.alpha, 'g', 3),
                               sig ? tr("the accuracy distributions differ")
                                   : tr("no significant difference in the accuracy distributions"),
-                              tr("(t-test verdict: %1)")
+                              formatPoints(hl.estimate),
+                              QString::number(100.0 * (1.0 - options.alpha), 'g', 3),
+                              formatInterval(hl.ci_low, hl.ci_high))
+                         .arg(tr("(t-test verdict: %1)")
                                   .arg(QString::fromStdString(row.comparison.verdict)));
       } else {
         sentences << QString::fromStdString(row.comparison.verdict);
@@ -244,6 +256,8 @@ void StatisticsPanel::recompute() {
   }
   if (sides.isEmpty())
     sentences << tr("Open a results database, import a CSV or run a study to compare backends.");
+  else
+    sentences << identicalRunsNotes(*data_, QStringList(sides) << reference);
   verdict_->setText(sentences.join(QStringLiteral("\n\n")));
   fillTable();
   std::vector<DifferenceRow> plotRows;
@@ -266,41 +280,12 @@ void StatisticsPanel::recompute() {
 }
 
 void StatisticsPanel::fillTable() {
-  table_->setRowCount(static_cast<int>(rows_.size()));
-  for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
-    const StatRow& row = rows_[static_cast<std::size_t>(r)];
-    const stats::Comparison& c = row.comparison;
-    QStringList cells;
-    cells << QString::fromStdString(c.name_a) << QString::fromStdString(c.name_b)
-          << QString::number(c.n_a) << QString::number(c.n_b);
-    if (c.t_test) {
-      const auto& t = *c.t_test;
-      cells << pct(t.mean_a) << pct(t.mean_b) << pct(t.sd_a) << pct(t.sd_b)
-            << num(t.mean_diff * 100, 4)
-            << QStringLiteral("[%1, %2]").arg(num(t.ci_low * 100, 4), num(t.ci_high * 100, 4));
-      if (row.mannWhitney) {
-        cells << QStringLiteral("U = %1").arg(num(row.mannWhitney->u, 6)) << QStringLiteral("—")
-              << pText(row.mannWhitney->p_value);
-      } else {
-        cells << num(t.t, 5) << num(t.df, 4) << pText(t.p_value);
-      }
-      cells << (row.pAdjusted >= 0 ? pText(row.pAdjusted) : QStringLiteral("—"))
-            << num(t.hedges_g, 4);
-    } else {
-      for (int i = 0; i < 11; ++i) cells << QStringLiteral("—");
-    }
-    cells << (c.tost ? pText(c.tost->p_value) : QStringLiteral("—")) << num(row.power, 3)
-          << (c.runs_needed
-                  ? (c.runs_needed->reachable ? QString::number(c.runs_needed->n_per_group)
-                                              : tr("unreachable"))
-                  : QStringLiteral("—"));
-    for (int col = 0; col < cells.size() && col < table_->columnCount(); ++col) {
-      auto* item = new QTableWidgetItem(cells[col]);
-      item->setTextAlignment(col < 2 ? Qt::AlignLeft | Qt::AlignVCenter
-                                     : Qt::AlignRight | Qt::AlignVCenter);
-      table_->setItem(r, col, item);
-    }
-  }
+  const auto test = static_cast<StatTest>(testBox_->currentData().toInt());
+  StatTableContext context;
+  context.mannWhitney = test == StatTest::MannWhitney;
+  context.tTestName = test == StatTest::Student ? tr("Student") : tr("Welch");
+  context.marginPoints = marginBox_->value();
+  fillStatisticsTable(table_, rows_, context);
 }
 
 }  // namespace paritylab::ui

@@ -1,7 +1,10 @@
 #pragma once
-// The Statistics tab: backends A and B (or every backend against a reference), the test, alpha and
-// the equivalence margin; a table of means, difference with CI, t, df, p, Hedges' g, TOST p and
-// power, and core/stats' verdict in plain words. Recomputed whenever runs finish.
+// The Statistics tab: backends A and B (or every backend against a reference), the test, alpha,
+// the equivalence margin and the power; a table of means, difference with CI (Hodges-Lehmann shift
+// and CI with Mann-Whitney), t, df, p, Hedges' g, TOST p, what the study could detect and the runs
+// needed for the margin, and core/stats' verdict in plain words. Recomputed whenever runs finish.
+// One precision per column (issue 10 item 13): percentages, differences and CIs to 2 decimals in
+// points, p values to 3 significant digits or "< 0.001".
 
 #include <QWidget>
 #include <optional>
@@ -9,6 +12,8 @@
 
 #include "core/stats/mann_whitney.h"
 #include "core/stats/verdict.h"
+#include "core/study/study_report.h"
+#include "ui/statistics_table.h"
 
 class QCheckBox;
 class QComboBox;
@@ -23,13 +28,6 @@ class RunData;
 
 enum class StatTest { Welch, Student, MannWhitney };
 
-struct StatRow {                 // one comparison as shown
-  stats::Comparison comparison;  // t-test, TOST, runs needed and verdict
-  std::optional<stats::MannWhitneyResult> mannWhitney;
-  double power = 0.0;       // t-test power at min(n_a, n_b) to detect the observed difference
-  double pAdjusted = -1.0;  // Holm-adjusted p in "all against reference" mode, else < 0
-};
-
 class StatisticsPanel : public QWidget {
   Q_OBJECT
 
@@ -40,11 +38,14 @@ class StatisticsPanel : public QWidget {
   void setTest(StatTest test);
   void setAlpha(double alpha);
   void setMarginPoints(double points);  // 0 = no equivalence test
+  void setPower(double power);          // for "detectable ≥" and "runs needed", in (alpha, 1)
   void setAllAgainstReference(bool on);
   const std::vector<StatRow>& rows() const { return rows_; }
   QTableWidget* table() const { return table_; }
   DifferencePlot* plot() const { return plot_; }
   QString verdictText() const;
+  // The tab's current choices as the CSV report takes them (issue 10.6: the report agrees).
+  study::ReportOptions reportOptions() const;
 
  public slots:
   void recompute();
@@ -61,6 +62,7 @@ class StatisticsPanel : public QWidget {
   QComboBox* tailBox_;
   QDoubleSpinBox* alphaBox_;
   QDoubleSpinBox* marginBox_;
+  QDoubleSpinBox* powerBox_;
   QTableWidget* table_;
   QLabel* verdict_;
   DifferencePlot* plot_;

@@ -3,9 +3,11 @@
 #include <QFileInfo>
 #include <cmath>
 
+#include "core/study/curves_export.h"
 #include "core/study/results_import.h"
 #include "core/study/results_store.h"
 #include "core/study/study_report.h"
+#include "core/study/study_runner.h"
 
 namespace paritylab::ui {
 namespace {
@@ -28,10 +30,12 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       if (error) *error = QObject::tr("%1: no such file").arg(dbPath);
       return false;
     }
-    const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
     const auto runs = store->loadRuns();
     const auto epochs = store->loadAllEpochs();
+    const auto steps = store->loadAllSteps();
     out->runs.clear();
+    out->warning.clear();
     bool unfinished = false, imported = false;
     for (const study::RunRecord& r : runs) {
       RunRecord run;
@@ -43,10 +47,16 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       run.finalAccuracy = r.finalAccuracy;
       run.wallSeconds = r.wallSeconds;
       run.message = QString::fromStdString(r.message);
+      run.runName = QString::fromStdString(r.runName);
+      run.seedGiven = r.seedGiven;
       run.currentLoss = std::nan("");
       if (auto it = epochs.find(r.id); it != epochs.end())
         for (const study::EpochRecord& e : it->second)
           run.epochs.push_back({e.epoch, e.trainLoss, e.testLoss, e.testAccuracy, e.skippedSteps});
+      // The stored step sample, as live step events would have brought it.
+      if (auto it = steps.find(r.id); it != steps.end())
+        for (const study::StepRecord& st : it->second)
+          run.steps.push_back({st.step, st.trainLoss, st.lr, st.epoch});
       run.totalEpochs = std::max(run.epoch, static_cast<int>(run.epochs.size()));
       unfinished |= !run.finished() || r.status == study::RunState::Cancelled ||
                     r.status == study::RunState::Failed;
@@ -65,8 +75,11 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
         }
         for (RunRecord& run : out->runs)
           if (run.totalEpochs < spec.train.epochs && !imported) run.totalEpochs = spec.train.epochs;
-      } catch (const std::exception&) {
-        // A spec this version cannot parse: show the runs anyway.
+      } catch (const std::exception& e) {
+        // A spec this version cannot parse: show the runs, say why nothing can be resumed.
+        out->warning = QObject::tr("The stored study cannot be resumed by this version: %1")
+                           .arg(QString::fromUtf8(e.what()));
+        out->specJson.clear();
       }
     }
     if (imported) out->specJson.clear();  // nothing to re-run for results from real hardware
@@ -75,22 +88,57 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
   });
 }
 
-bool importCsv(const QString& csvPath, const QString& dbPath, QString* error) {
+bool plannedRuns(const QString& specJson, std::vector<RunRecord>* out, QString* error) {
   return guarded(error, [&] {
-    // The reference torchprime file is detected by its header; other CSVs use the generic
-    // long-format columns (run, backend, epoch, accuracy).
-    std::vector<study::ImportedRun> runs =
-        study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{});
-    const auto store = study::ResultsStore::open(dbPath.toStdString(), true);
-    study::importRuns(*store, csvPath.toStdString(), runs);
+    const study::StudySpec spec = study::parseStudySpec(specJson.toStdString(), "study");
+    out->clear();
+    std::int64_t placeholder = 0;
+    for (const study::PlannedRun& p : study::plannedRunsOf(spec)) {
+      const study::BackendEntry& entry = spec.backends[p.backendIndex];
+      RunRecord run;
+      run.runId = --placeholder;
+      run.backend = QString::fromStdString(entry.name);
+      run.seed = p.seed;
+      run.totalEpochs = study::trainConfigFor(spec, entry).epochs;
+      run.currentLoss = std::nan("");
+      out->push_back(std::move(run));
+    }
     return true;
   });
 }
 
-bool writeCsvReport(const QString& dbPath, const QString& csvPath, QString* error) {
+bool importCsv(const QString& csvPath, const QString& dbPath, QString* error, QStringList* notes) {
   return guarded(error, [&] {
-    const auto store = study::ResultsStore::open(dbPath.toStdString(), false);
-    study::writeReport(*store, csvPath.toStdString());  // + <stem>-summary.csv beside it
+    // The reference torchprime file is detected by its header; other CSVs use the generic
+    // long-format columns (run, backend, epoch, accuracy).
+    study::ImportNotes found;
+    std::vector<study::ImportedRun> runs =
+        study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{}, &found);
+    const auto store = study::ResultsStore::open(dbPath.toStdString(), true);
+    const study::ImportSummary summary = study::importRuns(*store, csvPath.toStdString(), runs);
+    if (summary.present > 0)
+      found.insert(found.begin(), std::to_string(summary.present) + " runs already present");
+    for (const std::string& note : study::identicalRunNotes(runs)) found.push_back(note);
+    if (notes)
+      for (const std::string& note : found) *notes << QString::fromStdString(note);
+    return true;
+  });
+}
+
+bool writeCsvReport(const QString& dbPath, const QString& csvPath,
+                    const study::ReportOptions& options, QStringList* written, QString* error) {
+  return guarded(error, [&] {
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
+    const std::string summary = study::writeReport(*store, csvPath.toStdString(), options);
+    if (written) *written << csvPath << QString::fromStdString(summary);
+    return true;
+  });
+}
+
+bool writeStepCurvesCsv(const QString& dbPath, const QString& csvPath, QString* error) {
+  return guarded(error, [&] {
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
+    study::writeStepCurves(*store, csvPath.toStdString());
     return true;
   });
 }

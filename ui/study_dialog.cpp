@@ -53,7 +53,7 @@ StudyDialog::StudyDialog(const QString& specJson, QWidget* parent) : QDialog(par
   buildForm();
   QString reason;
   if (!loadSpec(specJson, &reason)) error_->setText(reason);
-  resize(980, 720);
+  resize(980, 660);
 }
 
 void StudyDialog::buildForm() {
@@ -105,8 +105,14 @@ void StudyDialog::buildForm() {
     item->setData(kEntryRole, q(json(p.name).dump()));
     backends_->addItem(item);
   }
-  backendDescription_ = new QLabel;
-  backendDescription_->setWordWrap(true);
+  // Read-only text of a fixed height (four lines, scrolling beyond): a word-wrapped label's
+  // height follows its text, and selecting a backend with a longer description reflowed the
+  // dialog and squeezed the spin boxes above.
+  backendDescription_ = new QPlainTextEdit;
+  backendDescription_->setReadOnly(true);
+  backendDescription_->setFrameShape(QFrame::NoFrame);
+  backendDescription_->viewport()->setAutoFillBackground(false);
+  backendDescription_->setFixedHeight(backendDescription_->fontMetrics().lineSpacing() * 4 + 8);
   backendJson_ = new QPlainTextEdit;
   backendJson_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   backendJson_->setPlaceholderText(
@@ -124,6 +130,9 @@ void StudyDialog::buildForm() {
   f1->addRow(tr("Test examples"), testSize_);
   f1->addRow(tr("Model"), model_);
   f1->addRow(tr("Width"), width_);
+  // Seeds and threads on the left: two columns of similar height fit a 700-pixel screen.
+  f1->addRow(tr("Seeds"), seeds_);
+  f1->addRow(tr("Threads"), threads_);
   auto* training = new QGroupBox(tr("Training"));
   auto* f2 = new QFormLayout(training);
   f2->addRow(tr("Epochs"), epochs_);
@@ -135,11 +144,10 @@ void StudyDialog::buildForm() {
   f2->addRow(tr("Momentum (SGD)"), momentum_);
   f2->addRow(tr("Schedule"), schedule_);
   f2->addRow(tr("Warmup epochs"), warmup_);
-  f2->addRow(tr("Step every (epochs)"), stepEpochs_);
+  f2->addRow(tr("Step every"), stepEpochs_);
   f2->addRow(tr("Step gamma"), gamma_);
-  f2->addRow(tr("Freeze backbone (epochs)"), freeze_);
-  f2->addRow(tr("Seeds"), seeds_);
-  f2->addRow(tr("Threads"), threads_);
+  f2->addRow(tr("Freeze backbone"), freeze_);
+
   auto* backendBox = new QGroupBox(tr("Backends (check to include; select to adjust)"));
   auto* bl = new QVBoxLayout(backendBox);
   auto* split = new QHBoxLayout;
@@ -188,13 +196,18 @@ void StudyDialog::buildForm() {
   });
   for (QSpinBox* box : {epochs_, freeze_, batch_})
     connect(box, &QSpinBox::valueChanged, this, &StudyDialog::revalidate);
+  for (QSpinBox* box : {epochs_, freeze_, stepEpochs_})
+    connect(box, &QSpinBox::valueChanged, this,
+            [box] { box->setSuffix(box->value() == 1 ? tr(" epoch") : tr(" epochs")); });
+  connect(optimizer_, &QComboBox::currentIndexChanged, this, &StudyDialog::updateEnabledFields);
+  connect(schedule_, &QComboBox::currentIndexChanged, this, &StudyDialog::updateEnabledFields);
   connect(lr_, &QDoubleSpinBox::valueChanged, this, &StudyDialog::revalidate);
 }
 
 void StudyDialog::onBackendSelected() {
   QListWidgetItem* item = backends_->currentItem();
   if (!item) return;
-  backendDescription_->setText(item->toolTip());
+  backendDescription_->setPlainText(item->toolTip());
   const json entry = json::parse(item->data(kEntryRole).toString().toStdString(), nullptr, false);
   backendJson_->setPlainText(q(entry.is_discarded() ? std::string() : entry.dump(2)));
 }
@@ -283,8 +296,23 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
     item->setCheckState(Qt::Checked);
     item->setData(kEntryRole, q(entry.dump()));
   }
+  for (QSpinBox* box : {epochs_, freeze_, stepEpochs_})
+    box->setSuffix(box->value() == 1 ? tr(" epoch") : tr(" epochs"));
+  updateEnabledFields();
   revalidate();
   return true;
+}
+
+void StudyDialog::updateEnabledFields() {
+  // Fields of one optimizer or schedule are editable only when it is the one chosen.
+  const bool sgd = optimizer_->currentData().toString() == QLatin1String("sgd");
+  momentum_->setEnabled(sgd);
+  momentum_->setToolTip(sgd ? QString() : tr("Momentum applies to SGD only"));
+  const bool step = schedule_->currentData().toString() == QLatin1String("step");
+  stepEpochs_->setEnabled(step);
+  gamma_->setEnabled(step);
+  for (QWidget* w : {static_cast<QWidget*>(stepEpochs_), static_cast<QWidget*>(gamma_)})
+    w->setToolTip(step ? QString() : tr("Applies to the step schedule only"));
 }
 
 QString StudyDialog::specJson() const {

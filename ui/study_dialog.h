@@ -34,6 +34,11 @@ class StudyDialog : public QDialog {
   QLineEdit* seedsEdit() const { return seeds_; }
   QSpinBox* epochsBox() const { return epochs_; }
   QSpinBox* freezeBox() const { return freeze_; }
+  QComboBox* optimizerBox() const { return optimizer_; }
+  QDoubleSpinBox* momentumBox() const { return momentum_; }
+  QComboBox* scheduleBox() const { return schedule_; }
+  QSpinBox* stepEpochsBox() const { return stepEpochs_; }
+  QDoubleSpinBox* gammaBox() const { return gamma_; }
   QDoubleSpinBox* lrBox() const { return lr_; }
   QListWidget* backendList() const { return backends_; }
   QPlainTextEdit* backendEditor() const { return backendJson_; }
@@ -48,6 +53,7 @@ class StudyDialog : public QDialog {
  private:
   void buildForm();
   void revalidate();
+  void updateEnabledFields();
   void onBackendSelected();
   void storeBackendEdit();
   void addCustomBackend();
@@ -73,7 +79,7 @@ class StudyDialog : public QDialog {
   QDoubleSpinBox* gamma_;
   QSpinBox* freeze_;
   QListWidget* backends_;
-  QLabel* backendDescription_;
+  QPlainTextEdit* backendDescription_;
   QPlainTextEdit* backendJson_;
   QLineEdit* seeds_;
   QSpinBox* threads_;

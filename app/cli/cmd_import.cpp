@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "app/cli/command_registry.h"
@@ -19,14 +20,23 @@ struct ImportArgs {
 
 void runImport(const ImportArgs& a) {
   try {
-    auto runs = study::readResultsCsv(a.csv, a.options);
+    study::ImportNotes notes;
+    auto runs = study::readResultsCsv(a.csv, a.options, &notes);
     auto store = study::ResultsStore::open(a.db, true);
-    study::importRuns(*store, a.csv, runs);
+    const study::ImportSummary summary = study::importRuns(*store, a.csv, runs);
     std::map<std::string, int> perBackend;
-    for (auto& r : runs) ++perBackend[r.run.backend];
-    std::cout << "Imported " << runs.size() << " runs from " << a.csv << " into " << a.db << ":";
+    for (auto& r : runs)
+      if (r.run.id != 0) ++perBackend[r.run.backend];
+    std::cout << "Imported " << summary.added << " runs from " << a.csv << " into " << a.db;
+    if (!perBackend.empty()) std::cout << ":";
     for (auto& [b, n] : perBackend) std::cout << " " << b << " " << n;
     std::cout << "\n";
+    if (summary.present > 0)
+      std::cout << summary.present
+                << " runs already present (imported before), kept as they were\n";
+    for (const std::string& note : notes) std::cout << "Note: " << note << "\n";
+    for (const std::string& note : study::identicalRunNotes(runs))
+      std::cout << "Note: " << note << "\n";
   } catch (const std::exception& ex) {
     throw CommandError(ex.what());
   }

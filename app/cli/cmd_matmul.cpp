@@ -4,63 +4,18 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
-#include "core/nn/gemm.h"
+#include "core/playground/matrix_text.h"
+#include "core/playground/product_compare.h"
 
 namespace paritylab::cli {
 namespace {
-
-struct Matrix {
-  int rows = 0, cols = 0;
-  std::vector<float> values;  // [rows, cols], row-major
-};
-
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
-}
-
-// A CSV of decimals: one row per line, comma-separated; blank lines are skipped.
-Matrix readCsv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw CommandError(path + ": cannot open file");
-  Matrix m;
-  std::string line;
-  for (int lineNo = 1; std::getline(in, line); ++lineNo) {
-    if (trim(line).empty()) continue;
-    std::stringstream row(line);
-    std::string cell;
-    int col = 0;
-    while (std::getline(row, cell, ',')) {
-      ++col;
-      const std::string t = trim(cell);
-      float v = 0.0f;
-      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-      if (t.empty() || ec != std::errc() || end != t.data() + t.size())
-        throw CommandError(path + ": row " + std::to_string(lineNo) + ", column " +
-                           std::to_string(col) + ": '" + t + "' is not a number");
-      m.values.push_back(v);
-    }
-    if (!line.empty() && line.back() == ',')
-      throw CommandError(path + ": row " + std::to_string(lineNo) + ": trailing comma");
-    if (m.rows == 0) m.cols = col;
-    if (col != m.cols)
-      throw CommandError(path + ": row " + std::to_string(lineNo) + " has " + std::to_string(col) +
-                         " values, expected " + std::to_string(m.cols) + " like the first row");
-    ++m.rows;
-  }
-  if (m.rows == 0) throw CommandError(path + ": no rows");
-  return m;
-}
 
 struct Options {
   std::string backend = "cpu-fp32", a, b, product = "forward", layer = "linear";
@@ -69,7 +24,13 @@ struct Options {
 
 void run(const Options& o) {
   const auto policy = loadBackendArgument(o.backend);
-  const Matrix A = readCsv(o.a), B = readCsv(o.b);
+  playground::Matrix A, B;
+  try {
+    A = playground::readMatrixFile(o.a);
+    B = playground::readMatrixFile(o.b);
+  } catch (const std::invalid_argument& e) {
+    throw CommandError(e.what());
+  }
   if (A.cols != B.rows)
     throw CommandError("inner dimensions differ: " + o.a + " is " + std::to_string(A.rows) + "x" +
                        std::to_string(A.cols) + " but " + o.b + " is " + std::to_string(B.rows) +
@@ -78,10 +39,7 @@ void run(const Options& o) {
   const auto product = o.product == "backward-data"     ? backends::Product::BackwardData
                        : o.product == "backward-weight" ? backends::Product::BackwardWeight
                                                         : backends::Product::Forward;
-  std::vector<float> C(std::size_t(A.rows) * B.cols);
-  nn::GemmWorkspace ws;
-  nn::gemm(policy.gemmFor(kind, product), nn::Trans::No, nn::Trans::No, A.rows, B.cols, A.cols,
-           1.0f, A.values.data(), A.cols, B.values.data(), B.cols, 0.0f, C.data(), B.cols, ws);
+  const std::vector<float> C = playground::multiply(policy.gemmFor(kind, product), A, B).values;
   std::string out;
   char buf[64];
   for (int i = 0; i < A.rows; ++i) {

@@ -1,11 +1,15 @@
-// `paritylab-cli report DB --csv FILE [--charts DIR] [--xray FILE]`: runs CSV + per-backend summary
-// and tests.
+// `paritylab-cli report DB --csv FILE [--a NAME --b NAME | --reference NAME]
+// [--test welch|student|mann-whitney] [--tail ...] [--alpha A] [--margin M]
+// [--curves FILE.csv] [--xray FILE.csv] [--charts DIR]`: the runs CSV, its summary with the chosen
+// comparisons (the Statistics tab's choices), the per-step curves, the X-ray samples (issue 14)
+// and the charts. Every file written is named.
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 
 #include "app/cli/command_registry.h"
+#include "core/study/curves_export.h"
 #include "core/study/study_report.h"
 #include "core/study/xray_rows.h"
 
@@ -18,15 +22,42 @@ namespace paritylab::cli {
 namespace {
 
 struct ReportArgs {
-  std::string db, csv, charts, xray;
+  std::string db, csv, charts, curves, xray;
+  std::string a, b, reference, statTest = "welch", tail = "two-sided";
   double alpha = 0.05;
+  std::optional<double> margin;
 };
 
 void runReport(const ReportArgs& a) {
+  if (a.csv.empty() && a.curves.empty() && a.xray.empty() && a.charts.empty())
+    throw CommandError(
+        "nothing to write: give --csv FILE, --curves FILE, --xray FILE or --charts DIR");
+  if (a.a.empty() != a.b.empty()) throw CommandError("--a and --b go together (A against B)");
+  if (!a.a.empty() && !a.reference.empty())
+    throw CommandError("give either --a/--b (a pair) or --reference (all against it)");
+  study::ReportOptions options;
+  options.a = a.a;
+  options.b = a.b;
+  options.reference = a.reference;
+  options.test = a.statTest == "student"        ? study::ReportTest::Student
+                 : a.statTest == "mann-whitney" ? study::ReportTest::MannWhitney
+                                                : study::ReportTest::Welch;
+  options.tail = a.tail == "less"      ? stats::Tail::Less
+                 : a.tail == "greater" ? stats::Tail::Greater
+                                       : stats::Tail::TwoSided;
+  options.alpha = a.alpha;
+  options.margin = a.margin;
   try {
-    auto store = study::ResultsStore::open(a.db);
-    std::string summary = study::writeReport(*store, a.csv, a.alpha);
-    std::cout << "Wrote " << a.csv << " and " << summary << "\n";
+    auto store = study::ResultsStore::openReadOnly(a.db);
+    if (!a.csv.empty()) {
+      const std::string summary = study::writeReport(*store, a.csv, options);
+      std::cout << "Wrote " << a.csv << " (runs)\n";
+      std::cout << "Wrote " << summary << " (summary and comparisons)\n";
+    }
+    if (!a.curves.empty()) {
+      const std::size_t rows = study::writeStepCurves(*store, a.curves);
+      std::cout << "Wrote " << a.curves << " (per-step curves, " << rows << " rows)\n";
+    }
     if (!a.xray.empty()) {
       const std::size_t rows = study::writeXrayCsv(*store, a.xray);
       std::cout << "Wrote " << a.xray << " (" << rows << " X-ray rows"
@@ -38,8 +69,10 @@ void runReport(const ReportArgs& a) {
   if (a.charts.empty()) return;
 #ifdef PARITYLAB_REPORT_CHARTS
   std::string error;
-  if (!ui::renderReportCharts(a.db, a.charts, &error)) throw CommandError(a.charts + ": " + error);
-  std::cout << "Wrote charts to " << a.charts << "\n";
+  std::vector<std::string> written;
+  if (!ui::renderReportCharts(a.db, a.charts, &error, &written))
+    throw CommandError(a.charts + ": " + error);
+  for (const std::string& file : written) std::cout << "Wrote " << file << "\n";
 #else
   throw CommandError("--charts needs a build with the desktop app (PARITYLAB_BUILD_UI=ON)");
 #endif
@@ -47,16 +80,31 @@ void runReport(const ReportArgs& a) {
 
 const CommandRegistration reg{
     "report", 60, [](CLI::App& root) {
-      auto* cmd =
-          root.add_subcommand("report", "Write the CSV report (and charts) of a results database");
+      auto* cmd = root.add_subcommand(
+          "report",
+          "Write the CSV report, the per-step curves and the charts of a results database");
       auto a = std::make_shared<ReportArgs>();
       cmd->add_option("db", a->db, "Results database")->required();
-      cmd->add_option("--csv", a->csv, "Runs CSV to write (summary goes to <name>-summary.csv)")
-          ->required();
-      cmd->add_option("--charts", a->charts, "Directory for PNG/SVG charts");
+      cmd->add_option("--csv", a->csv, "Runs CSV to write (summary goes to <name>-summary.csv)");
+      cmd->add_option("--curves", a->curves,
+                      "Per-step CSV to write (long form: run_id, backend, seed, step, epoch, "
+                      "metric, value)");
       cmd->add_option("--xray", a->xray,
                       "X-ray CSV to write (long form: run, step, site, operand, statistics)");
+      cmd->add_option("--charts", a->charts, "Directory for PNG/SVG charts");
+      cmd->add_option("--a", a->a, "Compare this backend ...");
+      cmd->add_option("--b", a->b, "... against this one (instead of all against a reference)");
+      cmd->add_option("--reference", a->reference,
+                      "Every other backend against this one, Holm-adjusted (default: cpu-fp32 "
+                      "when present, else the first)");
+      cmd->add_option("--test", a->statTest, "welch | student | mann-whitney")
+          ->check(CLI::IsMember({"welch", "student", "mann-whitney"}));
+      cmd->add_option("--tail", a->tail, "two-sided | less | greater")
+          ->check(CLI::IsMember({"two-sided", "less", "greater"}));
       cmd->add_option("--alpha", a->alpha, "Significance level")->check(CLI::Range(1e-9, 0.999999));
+      cmd->add_option("--margin", a->margin,
+                      "TOST equivalence margin (accuracy fraction, 0.005 = 0.5 pt)")
+          ->check(CLI::PositiveNumber);
       cmd->callback([a] { runReport(*a); });
     }};
 

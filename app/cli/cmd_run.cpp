@@ -41,7 +41,7 @@ study::StudySpec buildSpec(const RunArgs& a) {
   if (!a.study.empty()) {
     spec = study::loadStudySpecFile(a.study);
   } else if (a.resume) {
-    spec = study::ResultsStore::open(a.db)->loadStudySpec();
+    spec = study::ResultsStore::openReadOnly(a.db)->loadStudySpec();
   } else {
     spec = study::parseStudySpec(R"({"name": "cli", "backends": ["cpu-fp32", "gpu-tf32",
         "tpu-bf16"], "seeds": 5})",
@@ -168,6 +168,7 @@ void runStudy(const RunArgs& a) {
     spec = buildSpec(a);
     study::validateDataset(spec);
     store = study::ResultsStore::open(a.db, true);
+    for (const std::string& note : store->openNotes()) std::printf("%s\n", note.c_str());
   } catch (const std::exception& ex) {
     throw CommandError(ex.what());
   }
@@ -197,6 +198,9 @@ void runStudy(const RunArgs& a) {
   g_runner = nullptr;
   progress.end();
   if (s.skipped) std::printf("%d runs were already finished and kept.\n", s.skipped);
+  if (s.elsewhere)
+    std::printf("%d runs were taken by another process working on %s.\n", s.elsewhere,
+                a.db.c_str());
   std::printf("%d completed, %d diverged, %d failed, %d cancelled.\n", s.completed, s.diverged,
               s.failed, s.cancelled);
   if (s.wasCancelled) {

@@ -1,5 +1,6 @@
 // `paritylab-cli stats DB_OR_CSV --a NAME --b NAME [--test ...] [--alpha] [--margin] [--tail]
-// [--json]`: compares two backends' final accuracies.
+// [--power] [--json]`: compares two backends' final accuracies, says what the study could detect
+// (minimum detectable difference at --power) and the runs needed for the margin (issue 18).
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command_registry.h"
+#include "core/stats/hodges_lehmann.h"
 #include "core/stats/statistics.h"
 #include "core/study/results_import.h"
 
@@ -19,6 +21,7 @@ namespace {
 struct StatsArgs {
   std::string input, a, b, test = "welch", tail = "two-sided";
   double alpha = 0.05;
+  double power = 0.8;  // for the minimum detectable difference and the runs needed for the margin
   std::optional<double> margin;
   bool json = false;
 };
@@ -33,7 +36,7 @@ bool isSqlite(const std::string& path) {
 std::map<std::string, std::vector<double>> loadGroups(const std::string& path) {
   std::map<std::string, std::vector<double>> groups;
   if (isSqlite(path)) {
-    auto store = study::ResultsStore::open(path);
+    auto store = study::ResultsStore::openReadOnly(path);
     for (auto& [name, v] : store->finalAccuraciesByBackend()) groups[name] = v;
     return groups;
   }
@@ -47,6 +50,43 @@ std::map<std::string, std::vector<double>> loadGroups(const std::string& path) {
 
 nlohmann::json num(double v, bool) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+// What the design could detect and the runs needed for the margin (issue 18): fraction units, null
+// when undefined (zero variance, fewer than 2 runs) or, for runs_needed_for_margin, without a
+// margin or when no feasible number of runs reaches the power.
+void addPlanning(nlohmann::json& j, const stats::Comparison& c, const char* assumes) {
+  j["power"] = c.detectable ? nlohmann::json(c.detectable->power) : nlohmann::json();
+  j["min_detectable_diff"] =
+      c.detectable ? nlohmann::json(c.detectable->difference) : nlohmann::json();
+  j["min_detectable_diff_assumes"] =
+      c.detectable ? nlohmann::json(std::string(assumes) + " (" +
+                                    stats::detectableDesignNote(c.detectable->design) + ")")
+                   : nlohmann::json();
+  j["runs_needed_for_margin"] = c.runs_needed && c.runs_needed->reachable
+                                    ? nlohmann::json(c.runs_needed->n_per_group)
+                                    : nlohmann::json();
+}
+
+void printPlanning(const stats::Comparison& c, const char* assumes) {
+  if (c.detectable) {
+    std::printf("  detectable with %g%% power: a difference of %.2f points or more (%s, %s)\n",
+                100 * c.detectable->power, 100 * c.detectable->difference, assumes,
+                stats::detectableDesignNote(c.detectable->design));
+  }
+  if (c.runs_needed && c.tost) {
+    const double margin_points = 100 * c.tost->margin;
+    const char* unit = std::fabs(margin_points - 1.0) < 1e-9 ? "point" : "points";
+    if (c.runs_needed->reachable) {
+      std::printf(
+          "  runs per backend to show equivalence within +-%g %s: %zu (%g%% power, TOST, no "
+          "true difference)\n",
+          margin_points, unit, c.runs_needed->n_per_group, 100 * c.runs_needed->target_power);
+    } else {
+      std::printf("  no feasible number of runs shows equivalence within +-%g %s\n", margin_points,
+                  unit);
+    }
+  }
 }
 
 void runStats(const StatsArgs& a) {
@@ -70,26 +110,38 @@ void runStats(const StatsArgs& a) {
                                            : stats::Tail::TwoSided;
   nlohmann::json j;
   try {
-    if (a.test == "mann-whitney") {
-      auto r = stats::mannWhitneyU(xa, xb, tail);
-      j = {{"test", "mann-whitney"},
-           {"n_a", xa.size()},
-           {"n_b", xb.size()},
-           {"u", r.u},
-           {"p_value", num(r.p_value, true)}};
-      if (a.json) return void(std::cout << j.dump(2) << "\n");
-      std::printf("Mann-Whitney U (%s): %s n=%zu vs %s n=%zu\nU = %.6g, p = %.6g\n",
-                  stats::tailName(tail), a.a.c_str(), xa.size(), a.b.c_str(), xb.size(), r.u,
-                  r.p_value);
-      std::printf("%s\n", r.p_value < a.alpha ? "The distributions differ significantly."
-                                              : "No significant difference.");
-      return;
-    }
     stats::CompareOptions o;
     o.kind = a.test == "student" ? stats::TTestKind::Student : stats::TTestKind::Welch;
     o.tail = tail;
     o.alpha = a.alpha;
     o.margin = a.margin;
+    o.target_power = a.power;
+    if (a.test == "mann-whitney") {
+      auto r = stats::mannWhitneyU(xa, xb, tail);
+      const auto hl = stats::hodgesLehmann(xa, xb, tail, a.alpha);
+      // No closed-form power for the rank test: what is detectable is the Welch t-test's, said so.
+      const auto c = stats::compareSamples(a.a, xa, a.b, xb, o);
+      j = {{"test", "mann-whitney"},
+           {"n_a", xa.size()},
+           {"n_b", xb.size()},
+           {"u", r.u},
+           {"p_value", num(r.p_value, true)},
+           {"hodges_lehmann_shift", hl.estimate},
+           {"hodges_lehmann_ci_low", num(hl.ci_low, true)},
+           {"hodges_lehmann_ci_high", num(hl.ci_high, true)}};
+      addPlanning(j, c, "Welch t-test");
+      if (a.json) return void(std::cout << j.dump(2) << "\n");
+      std::printf("Mann-Whitney U (%s): %s n=%zu vs %s n=%zu\nU = %.6g, p = %.6g\n",
+                  stats::tailName(tail), a.a.c_str(), xa.size(), a.b.c_str(), xb.size(), r.u,
+                  r.p_value);
+      std::printf("  Hodges-Lehmann shift %.2f points, %g%% CI [%.2f, %.2f] (%s)\n",
+                  100 * hl.estimate, 100 * (1 - a.alpha), 100 * hl.ci_low, 100 * hl.ci_high,
+                  hl.exact ? "exact" : "normal approximation");
+      printPlanning(c, "Welch t-test");
+      std::printf("%s\n", r.p_value < a.alpha ? "The distributions differ significantly."
+                                              : "No significant difference.");
+      return;
+    }
     auto c = stats::compareSamples(a.a, xa, a.b, xb, o);
     if (!c.enough_data) throw CommandError(c.verdict);
     const auto& t = *c.t_test;
@@ -115,6 +167,7 @@ void runStats(const StatsArgs& a) {
       j["equivalent"] = c.tost->equivalent;
       j["margin"] = *a.margin;
     }
+    addPlanning(j, c, a.test == "student" ? "Student t-test" : "Welch t-test");
     if (a.json) return void(std::cout << j.dump(2) << "\n");
     std::printf("%s t-test (%s), alpha %g\n", stats::kindName(o.kind), stats::tailName(tail),
                 a.alpha);
@@ -129,6 +182,7 @@ void runStats(const StatsArgs& a) {
     if (c.tost)
       std::printf("  TOST within +-%g: p = %.5f (%s)\n", *a.margin, c.tost->p_value,
                   c.tost->equivalent ? "equivalent" : "not shown equivalent");
+    printPlanning(c, a.test == "student" ? "Student t-test" : "Welch t-test");
     std::printf("%s\n", c.verdict.c_str());
   } catch (const std::invalid_argument& ex) {
     throw CommandError(ex.what());
@@ -149,6 +203,10 @@ const CommandRegistration reg{
       cmd->add_option("--alpha", a->alpha, "Significance level");
       cmd->add_option("--margin", a->margin,
                       "Equivalence margin (accuracy fraction, 0.005 = 0.5 pt)");
+      cmd->add_option("--power", a->power,
+                      "Power for the minimum detectable difference and the runs needed for the "
+                      "margin (default 0.8)")
+          ->check(CLI::Range(0.0, 1.0));
       cmd->add_option("--tail", a->tail, "two-sided | less | greater")
           ->check(CLI::IsMember({"two-sided", "less", "greater"}));
       cmd->add_flag("--json", a->json, "Print a JSON object");

@@ -42,7 +42,7 @@ void runXray(const XrayArgs& a) {
   std::unique_ptr<study::ResultsStore> store;
   std::vector<study::XraySiteSummary> sites;
   try {
-    store = study::ResultsStore::open(a.db);
+    store = study::ResultsStore::openReadOnly(a.db);  // a reader never changes the file
     sites = study::summariseXray(*store, a.filter);
   } catch (const std::exception& ex) {
     throw CommandError(ex.what());

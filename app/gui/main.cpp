@@ -1,6 +1,6 @@
 // paritylab: the desktop app.
-//   paritylab [--study FILE.json] [--open FILE.db] [--import FILE.csv] [--tab NAME]
-//             [--screenshot FILE.png] [--export-all DIR]
+//   paritylab [--study FILE.json] [--open FILE.db] [--import FILE.csv] [--db FILE.db] [--run]
+//             [--tab NAME] [--screenshot FILE.png] [--export-all DIR]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -12,6 +12,7 @@
 
 #include "core/nn/blas_setup.h"
 #include "ui/main_window.h"
+#include "ui/study_controller.h"
 
 int main(int argc, char** argv) {
   // Before any thread exists: it may set OPENBLAS_CORETYPE (setenv is not thread-safe).
@@ -39,6 +40,10 @@ int main(int argc, char** argv) {
                                QStringLiteral("Tab to show: curves, distributions, statistics, "
                                               "formats."),
                                QStringLiteral("NAME"));
+  const QCommandLineOption db(
+      QStringLiteral("db"),
+      QStringLiteral("Results database for Start and --import (instead of asking)."),
+      QStringLiteral("FILE"));
   const QCommandLineOption run(QStringLiteral("run"),
                                QStringLiteral("Start the loaded study at once."));
   const QCommandLineOption screenshot(
@@ -52,14 +57,21 @@ int main(int argc, char** argv) {
                                      QStringLiteral("Export every chart and the report to DIR, "
                                                     "then quit."),
                                      QStringLiteral("DIR"));
-  parser.addOptions({study, open, import, tab, run, screenshot, delay, exportAll});
+  parser.addOptions({study, open, import, db, tab, run, screenshot, delay, exportAll});
   parser.process(app);
 
   paritylab::ui::MainWindow window;
+  if (parser.isSet(db)) {
+    const QString dbPath = parser.value(db);
+    window.controller()->setDatabaseChooser(
+        [dbPath](const QString&, const QString&) { return dbPath; });
+  }
   const QString specPath =
       parser.isSet(study) ? parser.value(study) : QStringLiteral(":/studies/quick.json");
   // The default study only matters when nothing else was asked for.
   const bool specOk = window.loadStudySpec(specPath);
+  for (const QString& problem : window.controller()->problems())
+    std::fprintf(stderr, "paritylab: %s\n", qPrintable(problem));
   bool ok = specOk || (!parser.isSet(study) && (parser.isSet(open) || parser.isSet(import)));
   if (parser.isSet(open)) ok = window.openDatabase(parser.value(open)) && ok;
   if (parser.isSet(import)) ok = window.importCsvFile(parser.value(import)) && ok;
@@ -70,13 +82,16 @@ int main(int argc, char** argv) {
       if (window.tabs()->tabText(i).toLower() == name) window.tabs()->setCurrentIndex(i);
   }
   window.show();
-  if (parser.isSet(run)) QTimer::singleShot(0, &window, [&window] { window.startStudyNow(); });
+  if (parser.isSet(run))
+    QTimer::singleShot(0, &window, [&window] { window.controller()->start(); });
   if (parser.isSet(exportAll)) {
     QString error;
-    if (!window.exportAllTo(parser.value(exportAll), &error)) {
+    QStringList written;
+    if (!window.exportAllTo(parser.value(exportAll), &error, &written)) {
       std::fprintf(stderr, "paritylab: error: %s\n", qPrintable(error));
       return 1;
     }
+    for (const QString& file : written) std::printf("Wrote %s\n", qPrintable(file));
     if (!parser.isSet(screenshot)) return 0;
   }
   if (parser.isSet(screenshot)) {

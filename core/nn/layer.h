@@ -75,7 +75,7 @@ struct ModelBuilder {
   bool head = false;  // layers created while true belong to the classification head
   // siteNames[site]: the layer owning a GEMM call site ("conv2"), taken from the first matrix
   // weight ("conv2.weight", rank >= 2) registered after the site (X-ray site names); "" if none.
-  std::vector<std::string> siteNames;
+  std::vector<std::string> siteNames{};
   int addParam(const std::string& name, const Shape& shape, ParamKind kind = ParamKind::Weight) {
     static constexpr std::string_view kWeight = ".weight";
     if (nextSite > 0 && shape.rank >= 2 && name.ends_with(kWeight)) {

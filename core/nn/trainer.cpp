@@ -128,9 +128,11 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
                            augmentation,
                            hashSeed(config.seed, std::uint64_t(epoch), 0x41554745 /* "AUGE" */),
                            std::uint64_t(begin));
-      const StepOutcome outcome =
-          session.step(images.data(), labels.data(), count, step, *optimizer,
-                       schedule->at(phaseStep), ranges, config.gradClipNorm);
+      if (callbacks.onBatch)
+        callbacks.onBatch(std::int64_t(step), images.data(), labels.data(), count);
+      const double lr = schedule->at(phaseStep);
+      const StepOutcome outcome = session.step(images.data(), labels.data(), count, step,
+                                               *optimizer, lr, ranges, config.gradClipNorm);
       if (callbacks.onXray) {
         std::vector<XrayRecord> records = session.takeXray();
         if (!records.empty()) callbacks.onXray({std::int64_t(step), epoch, std::move(records)});
@@ -150,7 +152,7 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
       if (!outcome.finite) continue;  // a step skipped by loss scaling: no loss to average
       lossSum += outcome.loss * count;
       seen += count;
-      if (callbacks.onStep) callbacks.onStep(epoch, std::int64_t(step), outcome.loss);
+      if (callbacks.onStep) callbacks.onStep(epoch, std::int64_t(step), outcome.loss, lr);
     }
     if (result.status != RunStatus::Completed) break;
     EpochMetrics metrics;

@@ -77,10 +77,16 @@ struct TrainResult {
 
 // Called on the training thread. Keep them cheap; the study runner throttles step events.
 struct TrainCallbacks {
-  std::function<void(int epoch, std::int64_t step, double loss)> onStep;
+  // After each step: its epoch (1-based), the global step count (1-based), the batch's training
+  // loss and the learning rate that step used.
+  std::function<void(int epoch, std::int64_t step, double loss, double lr)> onStep;
   std::function<void(const EpochMetrics&)> onEpoch;
   std::function<bool()> shouldCancel;             // polled once per step
   std::function<void(const XraySample&)> onXray;  // after each step the X-ray measured
+  // The training batch exactly as the step receives it (shuffled, augmented): images [count, C,
+  // H, W], labels [count]. For tests of the seed-pairing guarantee (issue 13 item 1).
+  std::function<void(std::int64_t step, const float* images, const std::int32_t* labels, int count)>
+      onBatch;
 };
 
 // Same config + policy + data => bit-identical result, whatever runs on other threads.

@@ -74,6 +74,20 @@ SampleSizeResult smallestN(const std::function<double(std::size_t)>& power, doub
 
 }  // namespace
 
+double tTestPowerAt(double noncentrality, double df, double alpha, Tail tail) {
+  const char* fn = "tTestPowerAt";
+  detail::requireFinite(fn, "noncentrality", noncentrality);
+  detail::requirePositive(fn, "df", df);
+  detail::requireAlpha(fn, alpha);
+  if (tail == Tail::TwoSided) {
+    const double crit = tUpperQuantile(df, alpha / 2.0);
+    return nctUpper(crit, df, noncentrality) + nctLower(-crit, df, noncentrality);
+  }
+  const double crit = tUpperQuantile(df, alpha);
+  return tail == Tail::Greater ? nctUpper(crit, df, noncentrality)
+                               : nctLower(-crit, df, noncentrality);
+}
+
 double tTestPower(std::size_t n_per_group, double delta, double sd, double alpha, Tail tail) {
   const char* fn = "tTestPower";
   requireN(fn, n_per_group);
@@ -81,14 +95,8 @@ double tTestPower(std::size_t n_per_group, double delta, double sd, double alpha
   detail::requirePositive(fn, "sd", sd);
   detail::requireAlpha(fn, alpha);
   const double n = static_cast<double>(n_per_group);
-  const double df = 2.0 * n - 2.0;
   const double nc = delta / sd * std::sqrt(n / 2.0);  // effect size * sqrt(n_a n_b / (n_a + n_b))
-  if (tail == Tail::TwoSided) {
-    const double crit = tUpperQuantile(df, alpha / 2.0);
-    return nctUpper(crit, df, nc) + nctLower(-crit, df, nc);
-  }
-  const double crit = tUpperQuantile(df, alpha);
-  return tail == Tail::Greater ? nctUpper(crit, df, nc) : nctLower(-crit, df, nc);
+  return tTestPowerAt(nc, 2.0 * n - 2.0, alpha, tail);
 }
 
 SampleSizeResult tTestSampleSize(double delta, double sd, double target_power, double alpha,

@@ -26,6 +26,11 @@ struct SampleSizeResult {
   bool reachable = true;  // false if even n = max_n does not reach the target (e.g. delta = 0)
 };
 
+// Power of a t-test whose statistic follows the noncentral t with `df` degrees of freedom and
+// noncentrality `noncentrality` (effect size x sqrt(effective n)) under the alternative; df > 0,
+// alpha in (0, 1). The building block of every power figure here (statsmodels' ttest_power).
+double tTestPowerAt(double noncentrality, double df, double alpha, Tail tail);
+
 // Power of the two-sample (pooled) t-test with n_per_group >= 2 runs per group when the true
 // difference of means is delta (a - b, same units as sd; the sign matters for one-sided tails:
 // Greater needs delta > 0 to have power) and the common standard deviation is sd > 0.

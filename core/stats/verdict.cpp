@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "core/stats/descriptive.h"
@@ -54,28 +55,47 @@ std::string ciClause(const TTestResult& t) {
   return lvl + " CI " + points(t.ci_low) + " to " + points(t.ci_high);
 }
 
+std::string marginText(double margin) {
+  const double m = 100.0 * margin;
+  return "±" + number(m) + (m == 1.0 ? " point" : " points");
+}
+
 std::string tostClause(const TostResult& e) {
-  const double m = 100.0 * e.margin;
-  const std::string margin = "±" + number(m) + (m == 1.0 ? " point" : " points");
+  const std::string margin = marginText(e.margin);
   if (e.equivalent) return "equivalent within " + margin + " (TOST " + pEquals(e.p_value) + ")";
   return "equivalence within " + margin + " is not shown (TOST " + pEquals(e.p_value) + ")";
 }
 
-std::string runsNeededClause(const VerdictInput& in) {
-  if (!in.runs_needed) return "";
+// " With 5 runs each, this study would detect a difference of 1.10 points or more 80% of the
+// time; smaller differences could go unnoticed."
+std::string detectableSentence(const VerdictInput& in) {
+  if (!in.detectable) return "";
+  const DetectableDifference& d = *in.detectable;
+  const std::string sizes = d.n_a == d.n_b ? runs(d.n_a) + " each"
+                                           : runs(d.n_a) + " of " + in.name_a + " and " +
+                                                 std::to_string(d.n_b) + " of " + in.name_b;
+  std::string direction;
+  if (d.tail != Tail::TwoSided) {
+    direction =
+        std::string(" with ") + in.name_a + (d.tail == Tail::Greater ? " higher" : " lower");
+  }
+  return " With " + sizes + ", this study would detect a difference of " + points(d.difference) +
+         " points or more" + direction + " " + number(100.0 * d.power) +
+         "% of the time; smaller differences could go unnoticed.";
+}
+
+// " To show equivalence within ±0.5 points, about 23 runs per backend are needed (80% power if
+// the backends truly agree)."
+std::string runsNeededSentence(const VerdictInput& in) {
+  if (!in.runs_needed || !in.tost) return "";
   const SampleSizeResult& s = *in.runs_needed;
   const std::string target = number(100.0 * s.target_power) + "% power";
-  if (in.tost) {
-    if (!s.reachable) return "; no feasible number of runs gives " + target + " to show it";
-    return ": underpowered; ~" + std::to_string(s.n_per_group) +
-           " runs per backend would be needed (" + target + ", assuming no true difference)";
-  }
-  const std::string difference =
-      "a difference of " + points(std::fabs(in.t_test.mean_diff)) + " points";
+  const std::string margin = marginText(in.tost->margin);
   if (!s.reachable)
-    return "; no feasible number of runs gives " + target + " to detect " + difference;
-  return "; underpowered: ~" + std::to_string(s.n_per_group) +
-         " runs per backend would be needed to detect " + difference + " with " + target;
+    return " No feasible number of runs gives " + target + " to show equivalence within " + margin +
+           ".";
+  return " To show equivalence within " + margin + ", about " + std::to_string(s.n_per_group) +
+         " runs per backend are needed (" + target + " if the backends truly agree).";
 }
 
 }  // namespace
@@ -112,12 +132,13 @@ std::string verdict(const VerdictInput& in) {
     return s + ".";
   }
   s = "No significant difference between " + a + " and " + b + " (" + pClause(t) + ")";
-  if (in.tost && in.tost->defined) {
-    if (in.tost->equivalent) return s + "; " + tostClause(*in.tost) + ".";
-    return s + ", and " + tostClause(*in.tost) + runsNeededClause(in) + ".";
-  }
-  return s + runsNeededClause(in) +
-         ". Not significant is not the same as equivalent: give an equivalence margin to test "
+  const bool tested_equivalence = in.tost && in.tost->defined;
+  if (tested_equivalence) s += (in.tost->equivalent ? "; " : ", and ") + tostClause(*in.tost);
+  s += "." + detectableSentence(in);
+  if (tested_equivalence && in.tost->equivalent) return s;
+  if (in.tost) return s + runsNeededSentence(in);
+  return s +
+         " Not significant is not the same as equivalent: give an equivalence margin to test "
          "that.";
 }
 
@@ -129,6 +150,11 @@ Comparison compareSamples(const std::string& name_a, std::span<const double> a,
   detail::requireSample(fn, name_b, b, 0);
   detail::requireAlpha(fn, options.alpha);
   detail::requireOpenUnit(fn, "target_power", options.target_power);
+  if (!(options.target_power > options.alpha)) {
+    throw std::invalid_argument(std::string(fn) +
+                                ": target_power = " + number(options.target_power) +
+                                " must be above alpha = " + number(options.alpha));
+  }
   if (options.margin) detail::requirePositive(fn, "margin", *options.margin);
 
   Comparison c;
@@ -137,7 +163,7 @@ Comparison compareSamples(const std::string& name_a, std::span<const double> a,
   c.n_a = a.size();
   c.n_b = b.size();
   c.enough_data = c.n_a >= 2 && c.n_b >= 2;
-  VerdictInput in{name_a, name_b, {}, std::nullopt, std::nullopt};
+  VerdictInput in{name_a, name_b, {}, std::nullopt, std::nullopt, std::nullopt};
   if (!c.enough_data) {
     in.t_test.n_a = c.n_a;
     in.t_test.n_b = c.n_b;
@@ -147,24 +173,15 @@ Comparison compareSamples(const std::string& name_a, std::span<const double> a,
   c.t_test = tTest(a, b, options.kind, options.tail, options.alpha);
   if (options.margin) c.tost = tost(a, b, *options.margin, options.alpha, options.kind);
   const TTestResult& t = *c.t_test;
-  const bool inconclusive = t.defined && !(t.p_value < t.alpha) && !(c.tost && c.tost->equivalent);
-  if (inconclusive && t.pooled_sd > 0.0) {
-    if (c.tost) {
-      c.runs_needed = tostSampleSize(0.0, t.pooled_sd, *options.margin, options.target_power,
-                                     options.alpha, 100'000);
-    } else if (t.mean_diff != 0.0) {
-      // Power to detect a difference of the observed size, in the direction the tail tests.
-      const double size = std::fabs(t.mean_diff);
-      const double delta = options.tail == Tail::Less      ? -size
-                           : options.tail == Tail::Greater ? size
-                                                           : t.mean_diff;
-      c.runs_needed = tTestSampleSize(delta, t.pooled_sd, options.target_power, options.alpha,
-                                      options.tail, 100'000);
-    }
+  if (t.defined && t.se > 0.0) {
+    c.detectable = minimumDetectableDifference(t, options.target_power);
+    if (options.margin && options.alpha < 0.5)
+      c.runs_needed = runsNeededForMargin(t, *options.margin, options.target_power);
   }
   in.t_test = t;
   in.tost = c.tost;
   in.runs_needed = c.runs_needed;
+  in.detectable = c.detectable;
   c.verdict = verdict(in);
   return c;
 }

@@ -1,5 +1,7 @@
 // Plain-language verdicts on a two-backend comparison, and a one-call comparison that runs the
-// t-test, the optional TOST and the sample-size advice and words the outcome.
+// t-test, the optional TOST, what the design could detect (minimum detectable difference) and the
+// runs needed for the equivalence margin, and words the outcome. No "observed power" anywhere:
+// see detectable_difference.h (issue 18).
 // Accuracies are fractions in [0, 1]; the sentences speak in percentage points (x 100).
 #pragma once
 
@@ -8,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "core/stats/detectable_difference.h"
 #include "core/stats/power.h"
 #include "core/stats/t_test.h"
 #include "core/stats/tost.h"
@@ -19,15 +22,18 @@ struct VerdictInput {
   std::string name_b;              // e.g. "cpu-fp32"
   TTestResult t_test;              // tTest(a, b, ...)
   std::optional<TostResult> tost;  // tost(a, b, margin, ...), if an equivalence margin was given
-  // Runs per backend needed for the target power when the result is inconclusive: with `tost`,
-  // to show equivalence within the margin assuming no true difference (tostSampleSize(0, ...));
-  // without it, to detect the observed difference (tTestSampleSize(mean_diff, ...)).
+  // Runs per backend needed to show equivalence within the margin (runsNeededForMargin); only
+  // with `tost`, said when equivalence is not shown. Never for the observed difference.
   std::optional<SampleSizeResult> runs_needed;
+  // What this design could detect (minimumDetectableDifference), said when not significant.
+  std::optional<DetectableDifference> detectable;
 };
 
-// One or two sentences, e.g. "No significant difference between tpu-bf16 and cpu-fp32 (Welch
-// p = 0.17, alpha 0.05); equivalent within ±0.5 points (TOST p = 0.01)." Never prints NaN: an
-// undefined test (zero variance in both groups) is explained in words.
+// A few sentences, e.g. "No significant difference between tpu-bf16 and cpu-fp32 (Welch p = 0.26,
+// alpha 0.05). With 5 runs each, this study would detect a difference of 1.10 points or more 80%
+// of the time; smaller differences could go unnoticed. To show equivalence within ±0.5 points,
+// about 23 runs per backend are needed (80% power if the backends truly agree)." Never prints
+// NaN: an undefined test (zero variance in both groups) is explained in words.
 std::string verdict(const VerdictInput& input);
 
 struct CompareOptions {
@@ -35,7 +41,7 @@ struct CompareOptions {
   Tail tail = Tail::TwoSided;
   double alpha = 0.05;
   std::optional<double> margin;  // equivalence margin in accuracy units (0.005 = 0.5 points)
-  double target_power = 0.8;     // for runs_needed
+  double target_power = 0.8;     // for `detectable` and runs_needed; in (alpha, 1)
 };
 
 struct Comparison {
@@ -44,13 +50,18 @@ struct Comparison {
   bool enough_data = false;  // both groups have >= 2 runs (else no tests were run)
   std::optional<TTestResult> t_test;
   std::optional<TostResult> tost;
-  std::optional<SampleSizeResult> runs_needed;  // set when not significant and not equivalent
+  // Runs per backend to show equivalence within the margin at target_power (set with a margin
+  // whenever the test is defined; null without a margin): runsNeededForMargin.
+  std::optional<SampleSizeResult> runs_needed;
+  // Minimum detectable difference at target_power for this test and these group sizes (set
+  // whenever the test is defined), in accuracy units.
+  std::optional<DetectableDifference> detectable;
   std::string verdict;
 };
 
 // Runs the comparison a vs b. Groups with fewer than 2 runs are not an error here: the result has
 // enough_data = false and a verdict saying so. NaN/inf values, bad alpha, margin <= 0 or
-// target_power outside (0, 1) throw std::invalid_argument.
+// target_power outside (alpha, 1) throw std::invalid_argument.
 Comparison compareSamples(const std::string& name_a, std::span<const double> a,
                           const std::string& name_b, std::span<const double> b,
                           const CompareOptions& options = {});

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <string_view>
 
 namespace paritylab::study {
 
@@ -9,11 +10,30 @@ bool CsvReader::next(CsvRow& row) {
   row.fields.clear();
   row.line = line_;
   int c = in_.get();
-  if (c == EOF) return false;
   std::string field;
+  if (atStart_) {  // a UTF-8 byte order mark (spreadsheets write one) is not part of the header
+    atStart_ = false;
+    if (c == 0xEF && in_.peek() == 0xBB) {
+      in_.get();
+      if (in_.peek() == 0xBF) {
+        in_.get();
+        c = in_.get();
+      } else {
+        field = "\xEF\xBB";
+        c = in_.get();
+      }
+    }
+  }
+  if (c == EOF && field.empty()) return false;
   int col = 1;
   bool quoted = false, afterQuote = false, fieldStart = true;
   int quoteLine = line_, quoteCol = 1;
+  const auto checkSize = [&] {
+    if (field.size() > kMaxCsvFieldBytes)
+      throw CsvError(file_ + ":" + std::to_string(row.line) + ": field " +
+                     std::to_string(row.fields.size() + 1) + " is longer than " +
+                     std::to_string(kMaxCsvFieldBytes) + " bytes (not a results file?)");
+  };
   for (;; c = in_.get(), ++col) {
     if (quoted) {
       if (c == EOF)
@@ -31,6 +51,7 @@ bool CsvReader::next(CsvRow& row) {
       } else {
         if (c == '\n') ++line_, col = 0;
         field += char(c);
+        checkSize();
       }
       continue;
     }
@@ -41,6 +62,10 @@ bool CsvReader::next(CsvRow& row) {
       return true;
     }
     if (c == ',') {
+      if (row.fields.size() + 1 >= kMaxCsvFields)
+        throw CsvError(file_ + ":" + std::to_string(row.line) + ": more than " +
+                       std::to_string(kMaxCsvFields) +
+                       " fields in one record (not a results file?)");
       row.fields.push_back(std::move(field));
       field.clear();
       afterQuote = false;
@@ -62,6 +87,7 @@ bool CsvReader::next(CsvRow& row) {
                      ": quote inside an unquoted field");
     fieldStart = false;
     field += char(c);
+    checkSize();
   }
 }
 
@@ -75,8 +101,17 @@ std::string csvQuote(const std::string& f) {
   return out + '"';
 }
 
+std::string csvNeutralize(const std::string& f) {
+  if (f.empty() || std::string_view("=+-@\t\r").find(f.front()) == std::string_view::npos) return f;
+  double number = 0;
+  const auto parsed = std::from_chars(f.data(), f.data() + f.size(), number);
+  if (parsed.ec == std::errc() && parsed.ptr == f.data() + f.size()) return f;  // "-0.25", "-inf"
+  return "'" + f;
+}
+
 void CsvWriter::writeRow(const std::vector<std::string>& fields) {
-  for (std::size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << csvQuote(fields[i]);
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    out_ << (i ? "," : "") << csvQuote(csvNeutralize(fields[i]));
   out_ << "\r\n";
 }
 

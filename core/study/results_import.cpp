@@ -7,14 +7,24 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <regex>
+#include <string_view>
 
 #include "core/study/csv.h"
+#include "core/study/identical_runs.h"
+#include "core/study/import_checks.h"
 
 namespace paritylab::study {
 namespace {
 
+using import_checks::AccuracyColumn;
+using import_checks::deviceOf;
+using import_checks::EpochLines;
+using import_checks::shownValue;
+using import_checks::where;
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::size_t kMaxNameLength = 200;  // backend and run names
+constexpr double kMaxLoss = 1e6;             // a loss beyond this is not a measured loss
 
 // Column position of each header name; the error names the file and the missing column.
 struct Header {
@@ -33,23 +43,39 @@ struct Header {
 // 1-based column (characters) of field i in a parsed row is not kept; report the field number.
 [[noreturn]] void badField(const std::string& file, const CsvRow& row, int col,
                            const std::string& column, const std::string& what) {
-  throw CsvError(file + ":" + std::to_string(row.line) + ": column " + std::to_string(col + 1) +
-                 " (" + column + "): " + what + ": '" + row.fields[col] + "'");
+  throw CsvError(where(file, row.line, col, column) + ": " + what + ": " +
+                 shownValue(row.fields[std::size_t(col)]));
 }
 
-double numberField(const std::string& file, const CsvRow& row, int col, const std::string& name,
-                   bool allowEmpty = true) {
-  if (col < 0) return kNaN;
-  if (col >= int(row.fields.size()))
+void requireField(const std::string& file, const CsvRow& row, int col, const std::string& name) {
+  if (col >= int(row.fields.size())) {
     throw CsvError(file + ":" + std::to_string(row.line) + ": only " +
                    std::to_string(row.fields.size()) + " fields, '" + name + "' is column " +
                    std::to_string(col + 1));
-  const std::string& s = row.fields[col];
+  }
+}
+
+// A finite decimal number; "" is unknown (NaN) when allowEmpty. nan/inf and out-of-range values
+// are refused with the row and column (issue 12.10: they were stored as NULL without a word).
+double numberField(const std::string& file, const CsvRow& row, int col, const std::string& name,
+                   bool allowEmpty = true) {
+  if (col < 0) return kNaN;
+  requireField(file, row, col, name);
+  const std::string& s = row.fields[std::size_t(col)];
   if (s.empty() && allowEmpty) return kNaN;
   double v = 0;
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec == std::errc::result_out_of_range) badField(file, row, col, name, "number out of range");
   if (r.ec != std::errc() || r.ptr != s.data() + s.size())
     badField(file, row, col, name, "not a number");
+  if (!std::isfinite(v)) badField(file, row, col, name, "not a finite number");
+  return v;
+}
+
+double lossField(const std::string& file, const CsvRow& row, int col, const std::string& name) {
+  const double v = numberField(file, row, col, name);
+  if (std::fabs(v) > kMaxLoss)
+    badField(file, row, col, name, "a loss outside [-1e6, 1e6] is not a measured loss");
   return v;
 }
 
@@ -57,10 +83,40 @@ std::string textField(const std::string& file, const CsvRow& row, int col,
                       const std::string& name) {
   if (col >= int(row.fields.size()))
     throw CsvError(file + ":" + std::to_string(row.line) + ": missing field '" + name + "'");
-  return row.fields[col];
+  return row.fields[std::size_t(col)];
+}
+
+std::string nameField(const std::string& file, const CsvRow& row, int col,
+                      const std::string& name) {
+  std::string text = textField(file, row, col, name);
+  if (text.empty()) badField(file, row, col, name, "empty " + name);
+  if (text.size() > kMaxNameLength)
+    badField(file, row, col, name, "longer than " + std::to_string(kMaxNameLength) + " characters");
+  return text;
+}
+
+int epochField(const std::string& file, const CsvRow& row, int col, const std::string& name) {
+  const double epoch = numberField(file, row, col, name, false);
+  if (epoch < 1 || epoch > 1e6 || epoch != std::floor(epoch))
+    badField(file, row, col, name, "not an epoch number in [1, 1000000]");
+  return int(epoch);
+}
+
+std::uint64_t seedField(const std::string& file, const CsvRow& row, int col,
+                        const std::string& name) {
+  requireField(file, row, col, name);
+  const std::string& s = row.fields[std::size_t(col)];
+  std::uint64_t seed = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), seed);
+  // Seeds are stored as SQLite's signed 64-bit integers: at most 2^63 - 1.
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size() ||
+      seed > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+    badField(file, row, col, name, "not a seed (an integer in [0, 2^63 - 1])");
+  return seed;
 }
 
 std::ifstream openCsv(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw CsvError(path + ": is a directory, not a CSV");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CsvError(path + ": cannot open");
   return in;
@@ -84,54 +140,64 @@ void finishRun(ImportedRun& r) {
   }
 }
 
-// Per backend, seeds 0..n-1 in order of first appearance.
+// Per backend, seeds 0..n-1 in order of first appearance, for runs whose source gives none.
 void assignSeeds(std::vector<ImportedRun>& runs) {
   std::map<std::string, std::uint64_t> next;
-  for (auto& r : runs) r.run.seed = next[r.run.backend]++;
+  for (auto& r : runs)
+    if (!r.run.seedGiven) r.run.seed = next[r.run.backend]++;
 }
 
 }  // namespace
 
-std::vector<ImportedRun> readTorchprimeCsv(const std::string& path) {
+std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes* notes) {
   std::ifstream in = openCsv(path);
   CsvReader reader(in, path);
   Header h = readHeader(reader, path);
   int cRun = h.index("run_name"), cDate = h.index("datetime"), cHyper = h.index("hyperparameters");
   int cEpoch = h.index("epoch"), cTrain = h.index("train_loss"), cTest = h.index("test_loss");
   int cAcc = h.index("accuracy_top1");
-  static const std::regex device(R"(['"]device['"]\s*:\s*['"]([^'"]+)['"])");
   std::vector<ImportedRun> runs;
   std::map<std::string, std::size_t> byKey;
+  AccuracyColumn accuracy(path, "accuracy_top1", cAcc);
+  EpochLines epochLines;
   CsvRow row;
   while (reader.next(row)) {
     if (row.fields.size() == 1 && row.fields[0].empty()) continue;  // blank line
-    std::string key =
-        textField(path, row, cRun, "run_name") + "@" + textField(path, row, cDate, "datetime");
-    std::string hyper = textField(path, row, cHyper, "hyperparameters");
-    std::smatch m;
-    if (!std::regex_search(hyper, m, device))
-      badField(path, row, cHyper, "hyperparameters", "no 'device' entry");
+    const std::string name = nameField(path, row, cRun, "run_name");
+    const std::string key = name + "@" + textField(path, row, cDate, "datetime");
+    requireField(path, row, cHyper, "hyperparameters");
+    const std::string device = deviceOf(row.fields[std::size_t(cHyper)]);
+    if (device.empty()) badField(path, row, cHyper, "hyperparameters", "no 'device' entry");
+    if (device.size() > kMaxNameLength)
+      badField(path, row, cHyper, "hyperparameters",
+               "device name longer than " + std::to_string(kMaxNameLength) + " characters");
     auto [it, added] = byKey.try_emplace(key, runs.size());
     if (added) {
       runs.emplace_back();
-      runs.back().run.backend = m[1];
+      runs.back().run.backend = device;
       runs.back().run.message = key;
-    } else if (runs[it->second].run.backend != m[1]) {
+      runs.back().run.runName = name;
+      runs.back().run.seedGiven = false;  // torchprime files name runs, they give no seed
+    } else if (runs[it->second].run.backend != device) {
       badField(path, row, cHyper, "hyperparameters", "device differs from earlier rows of " + key);
     }
-    double epoch = numberField(path, row, cEpoch, "epoch", false);
-    if (epoch < 1 || epoch != std::floor(epoch))
-      badField(path, row, cEpoch, "epoch", "not an epoch number >= 1");
-    runs[it->second].epochs.push_back({int(epoch), numberField(path, row, cTrain, "train_loss"),
-                                       numberField(path, row, cTest, "test_loss"),
-                                       numberField(path, row, cAcc, "accuracy_top1"), kNaN});
+    const int epoch = epochField(path, row, cEpoch, "epoch");
+    epochLines.add(path, it->second, key, epoch, row.line);
+    ImportedRun& run = runs[it->second];
+    run.epochs.push_back({epoch, lossField(path, row, cTrain, "train_loss"),
+                          lossField(path, row, cTest, "test_loss"),
+                          numberField(path, row, cAcc, "accuracy_top1"), kNaN});
+    accuracy.add(it->second, run.epochs.size() - 1, row.line, run.epochs.back().testAccuracy);
   }
+  const std::string note = accuracy.resolve(runs);
+  if (notes && !note.empty()) notes->push_back(note);
   for (auto& r : runs) finishRun(r);
   assignSeeds(runs);
   return runs;
 }
 
-std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImportOptions& o) {
+std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImportOptions& o,
+                                        ImportNotes* notes) {
   std::ifstream in = openCsv(path);
   CsvReader reader(in, path);
   Header h = readHeader(reader, path);
@@ -144,66 +210,91 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
   int cSeed = h.index(o.seedColumn, false);
   int cRun = wide ? -1 : h.index(o.runColumn);
   int cEpoch = wide ? -1 : h.index(o.epochColumn);
+  const std::string accName = h.names[std::size_t(cAcc)];
   std::vector<ImportedRun> runs;
-  std::map<std::string, std::size_t> byKey;
+  std::map<std::string, std::size_t> byKey;  // backend + run identity -> index
+  std::map<std::string, int> keyLine;        // wide: where an identity first appeared
+  AccuracyColumn accuracy(path, accName, cAcc);
+  EpochLines epochLines;
   CsvRow row;
   while (reader.next(row)) {
     if (row.fields.size() == 1 && row.fields[0].empty()) continue;
-    std::string backend = textField(path, row, cBackend, o.backendColumn);
-    if (backend.empty()) badField(path, row, cBackend, o.backendColumn, "empty backend");
-    double acc = numberField(path, row, cAcc, h.names[cAcc]);
-    if (acc > 1.0 && acc <= 100.0) acc /= 100.0;  // percentages
-    EpochRecord e{1, numberField(path, row, cTrain, o.trainLossColumn),
-                  numberField(path, row, cTest, o.testLossColumn), acc, kNaN};
+    std::string backend = nameField(path, row, cBackend, o.backendColumn);
+    EpochRecord e{1, lossField(path, row, cTrain, o.trainLossColumn),
+                  lossField(path, row, cTest, o.testLossColumn),
+                  numberField(path, row, cAcc, accName), kNaN};
+    // An empty seed cell: the source gives no seed for this run (a report of imported runs).
+    const bool hasSeed = cSeed >= 0 && !textField(path, row, cSeed, o.seedColumn).empty();
+    const std::uint64_t seed = hasSeed ? seedField(path, row, cSeed, o.seedColumn) : 0;
     if (wide) {
       ImportedRun r;
       r.run.backend = backend;
-      r.epochs.push_back(e);
-      finishRun(r);
-      r.run.epochsDone = 0;  // a final value only
-      r.run.message = "row " + std::to_string(row.line);
-      if (cSeed >= 0) {
-        double s = numberField(path, row, cSeed, o.seedColumn, false);
-        if (s < 0 || s != std::floor(s)) badField(path, row, cSeed, o.seedColumn, "not a seed");
-        r.run.seed = std::uint64_t(s);
+      r.run.seedGiven = hasSeed;
+      r.run.seed = seed;
+      // The run's identity in the file: its seed when given, else its row.
+      r.run.message = hasSeed ? "seed " + std::to_string(seed) : "row " + std::to_string(row.line);
+      auto [first, added] = keyLine.try_emplace(backend + "\n" + r.run.message, row.line);
+      if (!added) {
+        throw CsvError(path + ":" + std::to_string(row.line) + ": backend " + shownValue(backend) +
+                       " " + r.run.message + " twice (first at line " +
+                       std::to_string(first->second) + ")");
       }
-      r.epochs.clear();
+      r.epochs.push_back(e);
       runs.push_back(std::move(r));
+      accuracy.add(runs.size() - 1, 0, row.line, e.testAccuracy);
       continue;
     }
-    double epoch = numberField(path, row, cEpoch, o.epochColumn, false);
-    if (epoch < 1 || epoch != std::floor(epoch))
-      badField(path, row, cEpoch, o.epochColumn, "not an epoch number >= 1");
-    e.epoch = int(epoch);
-    std::string key = textField(path, row, cRun, o.runColumn);
-    auto [it, added] = byKey.try_emplace(key, runs.size());
+    e.epoch = epochField(path, row, cEpoch, o.epochColumn);
+    const std::string name = nameField(path, row, cRun, o.runColumn);
+    auto [it, added] = byKey.try_emplace(backend + "\n" + name, runs.size());
     if (added) {
       runs.emplace_back();
       runs.back().run.backend = backend;
-      runs.back().run.message = key;
+      runs.back().run.message = name;
+      runs.back().run.runName = name;
+      runs.back().run.seedGiven = hasSeed;
+      runs.back().run.seed = seed;
+    } else if (hasSeed && runs[it->second].run.seed != seed) {
+      badField(path, row, cSeed, o.seedColumn,
+               "seed differs from earlier rows of run " + shownValue(name));
     }
+    epochLines.add(path, it->second, name, e.epoch, row.line);
     runs[it->second].epochs.push_back(e);
+    accuracy.add(it->second, runs[it->second].epochs.size() - 1, row.line, e.testAccuracy);
   }
-  if (!wide) {
-    for (auto& r : runs) finishRun(r);
-    assignSeeds(runs);
-  } else if (cSeed < 0) {
-    assignSeeds(runs);
+  const std::string note = accuracy.resolve(runs);
+  if (notes && !note.empty()) notes->push_back(note);
+  for (auto& r : runs) finishRun(r);
+  if (wide) {
+    for (auto& r : runs) {
+      r.run.epochsDone = 0;  // a final value only
+      r.epochs.clear();
+    }
   }
+  assignSeeds(runs);
   return runs;
 }
 
-std::vector<ImportedRun> readResultsCsv(const std::string& path, const CsvImportOptions& options) {
+std::vector<ImportedRun> readResultsCsv(const std::string& path, const CsvImportOptions& options,
+                                        ImportNotes* notes) {
   std::ifstream in = openCsv(path);
   CsvReader reader(in, path);
   Header h = readHeader(reader, path);
   if (h.index("hyperparameters", false) >= 0 && h.index("accuracy_top1", false) >= 0)
-    return readTorchprimeCsv(path);
-  return readGenericCsv(path, options);
+    return readTorchprimeCsv(path, notes);
+  return readGenericCsv(path, options, notes);
 }
 
-void importRuns(ResultsStore& store, const std::string& originPath,
-                std::vector<ImportedRun>& runs) {
+std::vector<std::string> identicalRunNotes(const std::vector<ImportedRun>& runs) {
+  std::vector<RunCurve> curves;
+  curves.reserve(runs.size());
+  for (const ImportedRun& r : runs)
+    curves.push_back({r.run.backend, r.run.runName, r.epochs, r.run.finalAccuracy});
+  return describeIdenticalRuns(findIdenticalRuns(curves), curves);
+}
+
+ImportSummary importRuns(ResultsStore& store, const std::string& originPath,
+                         std::vector<ImportedRun>& runs) {
   if (runs.empty()) throw CsvError(originPath + ": no runs found");
   if (!store.hasStudy()) {
     StudySpec spec;
@@ -222,13 +313,17 @@ void importRuns(ResultsStore& store, const std::string& originPath,
       e.policyJson = "cpu-fp32";
       spec.backends.push_back(e);
     }
-    std::uint64_t maxRuns = 0;
-    for (auto& r : runs) maxRuns = std::max<std::uint64_t>(maxRuns, r.run.seed + 1);
-    for (std::uint64_t i = 0; i < maxRuns; ++i) spec.seeds.push_back(i);
+    // The seeds as the source gives them (distinct, in order), else 0..n-1 of the largest backend.
+    std::vector<std::uint64_t> seeds;
+    for (auto& r : runs)
+      if (std::find(seeds.begin(), seeds.end(), r.run.seed) == seeds.end())
+        seeds.push_back(r.run.seed);
+    std::sort(seeds.begin(), seeds.end());
+    spec.seeds = seeds;
     int epochs = 0;
     for (auto& r : runs) epochs = std::max(epochs, r.run.epochsDone);
     spec.train.epochs = std::max(1, epochs);
-    store.saveStudySpec(studySpecToJson(spec).dump());
+    store.saveStudySpecIfNone(studySpecToJson(spec).dump());
   }
   std::vector<RunRecord> records;
   std::vector<std::vector<EpochRecord>> epochs;
@@ -236,8 +331,11 @@ void importRuns(ResultsStore& store, const std::string& originPath,
     records.push_back(r.run);
     epochs.push_back(r.epochs);
   }
-  store.addRunsWithEpochs(records, epochs);
+  ImportSummary summary;
+  summary.added = store.addRunsWithEpochs(records, epochs);
+  summary.present = int(runs.size()) - summary.added;
   for (std::size_t i = 0; i < runs.size(); ++i) runs[i].run.id = records[i].id;
+  return summary;
 }
 
 }  // namespace paritylab::study

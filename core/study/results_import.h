@@ -27,16 +27,37 @@ struct CsvImportOptions {
   std::string testLossColumn;   // optional
 };
 
+// What reading a file found that the user should be told (e.g. "column 'accuracy' read as
+// percent (all 56 values within (1, 100])").
+using ImportNotes = std::vector<std::string>;
+
 // The torchprime reference CSV (run_name,datetime,hyperparameters,epoch,train_loss,test_loss,
-// accuracy_top1): a run is run_name + datetime; the backend is the 'device' in hyperparameters.
-// Throws CsvError naming file:line:column.
-std::vector<ImportedRun> readTorchprimeCsv(const std::string& path);
-std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImportOptions& options);
+// accuracy_top1): a run is run_name + datetime (its run name, e.g. "prod_42", is kept; the file
+// gives no seeds, so runs get 0..n-1 per backend); the backend is the 'device' in
+// hyperparameters. Every value is checked: accuracies are fractions in [0, 1] or, for a whole
+// column within (1, 100], percent (noted); nan/inf, out-of-range values and a run's epoch given
+// twice are refused. Throws CsvError naming file:line and the column.
+std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes* notes = nullptr);
+std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImportOptions& options,
+                                        ImportNotes* notes = nullptr);
 // Detects the torchprime header, else uses `options`.
-std::vector<ImportedRun> readResultsCsv(const std::string& path, const CsvImportOptions& options);
+std::vector<ImportedRun> readResultsCsv(const std::string& path, const CsvImportOptions& options,
+                                        ImportNotes* notes = nullptr);
+
+// One line per backend holding identical runs (same curve and final accuracy to the last digit):
+// "xla: 2 pairs of identical runs (prod_42 and prod_42; prod_3 and prod_3); n would be 12 without
+// them (14 runs)".
+std::vector<std::string> identicalRunNotes(const std::vector<ImportedRun>& runs);
+
+struct ImportSummary {
+  int added = 0;    // runs written
+  int present = 0;  // runs already in the database (the same file imported again): skipped
+};
 
 // Writes the runs into the store (one transaction); creates the study record (name = file stem,
-// origin = path) when the store holds none.
-void importRuns(ResultsStore& store, const std::string& originPath, std::vector<ImportedRun>& runs);
+// origin = path) when the store holds none. Idempotent: a run already imported (same backend and
+// source run) is skipped and keeps id 0.
+ImportSummary importRuns(ResultsStore& store, const std::string& originPath,
+                         std::vector<ImportedRun>& runs);
 
 }  // namespace paritylab::study

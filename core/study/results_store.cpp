@@ -1,14 +1,19 @@
 #include "core/study/results_store.h"
 
+#include <signal.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 
+#include "core/study/results_schema.h"
+#include "core/study/sqlite_statement.h"
 #include "core/study/xray_rows.h"
 
 #ifndef PARITYLAB_VERSION
@@ -18,85 +23,35 @@
 namespace paritylab::study {
 namespace {
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS paritylab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS study (
-  id INTEGER PRIMARY KEY CHECK (id = 1), spec TEXT NOT NULL, software_version TEXT NOT NULL,
-  created TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, backend TEXT NOT NULL, policy TEXT NOT NULL,
-  seed INTEGER NOT NULL, status TEXT NOT NULL, epochs_done INTEGER NOT NULL DEFAULT 0,
-  final_train_loss REAL, final_test_loss REAL, final_accuracy REAL, wall_seconds REAL,
-  diverged_epoch INTEGER, message TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT 'emulated');
-CREATE TABLE IF NOT EXISTS epochs (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, epoch INTEGER NOT NULL,
-  train_loss REAL, test_loss REAL, test_accuracy REAL, seconds REAL,
-  skipped_steps INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run_id, epoch));
-CREATE TABLE IF NOT EXISTS xray (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
-  epoch INTEGER NOT NULL, site TEXT NOT NULL, operand TEXT NOT NULL, format TEXT NOT NULL,
-  count INTEGER NOT NULL, zeros INTEGER NOT NULL, non_finite INTEGER NOT NULL, amax REAL,
-  min_nonzero REAL, flushed INTEGER NOT NULL, subnormal INTEGER NOT NULL,
-  overflowed INTEGER NOT NULL, signal_energy REAL, error_energy REAL, max_rel_error REAL,
-  exponent_histogram TEXT NOT NULL, PRIMARY KEY (run_id, site, operand, step));
-INSERT OR IGNORE INTO paritylab_meta (key, value) VALUES ('format', 'paritylab-results-1');
-)sql";
+// The runs' columns as every schema version can give them (version 1 had no run_name/seed_given:
+// imported runs kept "name@datetime" in message and had assigned seeds).
+// epochs.skipped_steps exists from version 3 (issue 11.4); older databases read as 0 skipped.
+std::string skippedStepsColumn(int schemaVersion) {
+  return schemaVersion >= 3 ? "skipped_steps" : "0";
+}
 
-// RAII prepared statement with 1-based binds.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql, const std::string& file) : db_(db), file_(file) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
-  Statement& bind(int i, double v) {
-    return check(std::isfinite(v) ? sqlite3_bind_double(stmt_, i, v) : sqlite3_bind_null(stmt_, i));
-  }
-  Statement& bind(int i, const std::string& v) {
-    return check(sqlite3_bind_text(stmt_, i, v.c_str(), int(v.size()), SQLITE_TRANSIENT));
-  }
-  bool step() {
-    int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    fail("step");
-  }
-  void run() {
-    while (step()) {
-    }
-  }
-  std::int64_t i64(int c) const { return sqlite3_column_int64(stmt_, c); }
-  sqlite3_stmt* handle() const { return stmt_; }
-  double real(int c) const {
-    return sqlite3_column_type(stmt_, c) == SQLITE_NULL ? std::numeric_limits<double>::quiet_NaN()
-                                                        : sqlite3_column_double(stmt_, c);
-  }
-  std::string text(int c) const {
-    auto p = sqlite3_column_text(stmt_, c);
-    return p ? reinterpret_cast<const char*>(p) : "";
-  }
+std::string runColumns(int schemaVersion) {
+  std::string base =
+      "id, backend, policy, seed, status, epochs_done, final_train_loss, final_test_loss, "
+      "final_accuracy, wall_seconds, diverged_epoch, message, source, ";
+  if (schemaVersion >= 2) return base + "run_name, seed_given";
+  return base +
+         "CASE WHEN source = 'imported' THEN (CASE WHEN instr(message, '@') > 0 THEN "
+         "substr(message, 1, instr(message, '@') - 1) ELSE message END) ELSE '' END, "
+         "CASE WHEN source = 'imported' AND message NOT LIKE 'row %' THEN 0 ELSE 1 END";
+}
 
- private:
-  Statement& check(int rc) {
-    if (rc != SQLITE_OK) fail("bind");
-    return *this;
-  }
-  [[noreturn]] void fail(const char* what) const {
-    throw StoreError(file_ + ": database error (" + what + "): " + sqlite3_errmsg(db_));
-  }
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-  const std::string& file_;
-};
-
-RunRecord readRun(const Statement& s) {
+RunRecord readRun(const Statement& s, const std::string& file) {
   RunRecord r;
   r.id = s.i64(0);
   r.backend = s.text(1);
   r.policyJson = s.text(2);
   r.seed = std::uint64_t(s.i64(3));
-  r.status = runStateFromString(s.text(4));
+  try {
+    r.status = runStateFromString(s.text(4));
+  } catch (const std::invalid_argument& e) {
+    throw StoreError(file + ": run " + std::to_string(r.id) + ": " + e.what());
+  }
   r.epochsDone = int(s.i64(5));
   r.finalTrainLoss = s.real(6);
   r.finalTestLoss = s.real(7);
@@ -105,23 +60,49 @@ RunRecord readRun(const Statement& s) {
   r.divergedEpoch = int(s.i64(10));
   r.message = s.text(11);
   r.source = s.text(12);
+  r.runName = s.text(13);
+  r.seedGiven = s.i64(14) != 0;
   return r;
 }
 
-// Databases written before epochs.skipped_steps existed get the column (0: none recorded).
-void addSkippedStepsColumn(sqlite3* db, const std::string& file) {
-  Statement columns(db, "SELECT 1 FROM pragma_table_info('epochs') WHERE name = 'skipped_steps'",
-                    file);
-  if (columns.step()) return;
-  Statement(db, "ALTER TABLE epochs ADD COLUMN skipped_steps INTEGER NOT NULL DEFAULT 0", file)
-      .run();
+// What a run redone from scratch loses: its epochs, sampled steps and X-ray samples.
+void deleteRunResults(sqlite3* db, const std::string& file, std::int64_t runId) {
+  for (const char* table : {"epochs", "steps", "xray"}) {
+    Statement(db, std::string("DELETE FROM ") + table + " WHERE run_id = ?", file)
+        .bind(1, runId)
+        .run();
+  }
 }
 
-constexpr const char* kRunColumns =
-    "id, backend, policy, seed, status, epochs_done, final_train_loss, final_test_loss, "
-    "final_accuracy, wall_seconds, diverged_epoch, message, source";
+bool isUniqueViolation(sqlite3* db) {
+  return sqlite3_extended_errcode(db) == SQLITE_CONSTRAINT_UNIQUE ||
+         sqlite3_extended_errcode(db) == SQLITE_CONSTRAINT_PRIMARYKEY;
+}
+
+// A process owner "host:pid" is gone when it is on this host and no such process is alive.
+bool ownerIsGone(const std::string& owner) {
+  if (owner.empty()) return true;  // version-1 rows, or a claim that never recorded its owner
+  const auto colon = owner.rfind(':');
+  if (colon == std::string::npos) return true;
+  const std::string self = processOwnerId();
+  if (owner.compare(0, colon + 1, self, 0, self.rfind(':') + 1) != 0) return false;  // other host
+  long pid = 0;
+  for (std::size_t i = colon + 1; i < owner.size(); ++i) {
+    if (owner[i] < '0' || owner[i] > '9' || pid > 1'000'000'000) return true;
+    pid = pid * 10 + (owner[i] - '0');
+  }
+  if (pid <= 0) return true;
+  if (pid == long(::getpid())) return true;  // this process: its earlier study has ended
+  return ::kill(pid_t(pid), 0) != 0 && errno == ESRCH;
+}
 
 }  // namespace
+
+std::string processOwnerId() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return std::string(host) + ":" + std::to_string(::getpid());
+}
 
 ResultsStore::ResultsStore(std::string path) : path_(std::move(path)) {}
 
@@ -132,59 +113,61 @@ ResultsStore::~ResultsStore() {
 void ResultsStore::exec(const char* sql) const {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
+    std::string msg = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
     throw StoreError(path_ + ": " + msg);
   }
 }
 
-std::unique_ptr<ResultsStore> ResultsStore::open(const std::string& path, bool create) {
-  bool exists = std::filesystem::exists(path);
-  if (!exists && !create) throw StoreError(path + ": no such results database");
-  std::unique_ptr<ResultsStore> store(new ResultsStore(path));
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
-  if (sqlite3_open_v2(path.c_str(), &store->db_, flags, nullptr) != SQLITE_OK)
-    throw StoreError(path + ": cannot open: " + sqlite3_errmsg(store->db_));
-  sqlite3_busy_timeout(store->db_, 5000);
-  bool empty = true;
+template <typename Body>
+auto ResultsStore::transaction(Body&& body) {
+  exec("BEGIN IMMEDIATE");
   try {
-    Statement s(store->db_, "SELECT count(*) FROM sqlite_master", path);
-    s.step();
-    empty = s.i64(0) == 0;
-  } catch (const StoreError&) {
-    throw StoreError(path + ": not a ParityLab results database (not an SQLite file)");
+    auto result = body();
+    exec("COMMIT");
+    return result;
+  } catch (...) {
+    // The exception in flight is the cause (e.g. "database or disk is full"). SQLite may have
+    // rolled back already (it does on SQLITE_FULL): only roll back a transaction still open.
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
   }
-  if (!empty) {
-    try {
-      Statement s(store->db_, "SELECT value FROM paritylab_meta WHERE key = 'format'", path);
-      if (!s.step() || s.text(0).rfind("paritylab-results-", 0) != 0) throw StoreError("");
-    } catch (const StoreError&) {
-      throw StoreError(path +
-                       ": not a ParityLab results database (an SQLite file of another kind)");
-    }
-  } else if (!create) {
-    throw StoreError(path + ": not a ParityLab results database (empty)");
-  }
-  store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
-  store->exec(kSchema);
-  addSkippedStepsColumn(store->db_, path);
-  return store;
 }
 
 bool ResultsStore::hasStudy() const {
   return !loadStudySpecJson().empty();
 }
 
+namespace {
+
+std::string utcNow() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char created[32];
+  std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return created;
+}
+
+}  // namespace
+
 void ResultsStore::saveStudySpec(const std::string& specJson) {
   std::lock_guard lock(mutex_);
-  std::time_t now = std::time(nullptr);
-  char created[32];
-  std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   Statement s(db_,
               "INSERT OR REPLACE INTO study (id, spec, software_version, created) "
               "VALUES (1, ?, ?, ?)",
               path_);
-  s.bind(1, specJson).bind(2, std::string(PARITYLAB_VERSION)).bind(3, std::string(created)).run();
+  s.bind(1, specJson).bind(2, std::string(PARITYLAB_VERSION)).bind(3, utcNow()).run();
+}
+
+bool ResultsStore::saveStudySpecIfNone(const std::string& specJson) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "INSERT OR IGNORE INTO study (id, spec, software_version, created) "
+              "VALUES (1, ?, ?, ?)",
+              path_);
+  s.bind(1, specJson).bind(2, std::string(PARITYLAB_VERSION)).bind(3, utcNow()).run();
+  return sqlite3_changes(db_) == 1;
 }
 
 std::string ResultsStore::loadStudySpecJson() const {
@@ -209,19 +192,84 @@ StudySpec ResultsStore::loadStudySpec() const {
   }
 }
 
-std::int64_t ResultsStore::addRun(const RunRecord& r) {
-  std::lock_guard lock(mutex_);
+std::int64_t ResultsStore::insertRun(const RunRecord& r) {
   Statement s(db_,
               "INSERT INTO runs (backend, policy, seed, status, epochs_done, final_train_loss, "
-              "final_test_loss, final_accuracy, wall_seconds, diverged_epoch, message, source) "
-              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+              "final_test_loss, final_accuracy, wall_seconds, diverged_epoch, message, source, "
+              "run_name, seed_given) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
               path_);
   s.bind(1, r.backend).bind(2, r.policyJson).bind(3, std::int64_t(r.seed));
   s.bind(4, std::string(toString(r.status))).bind(5, std::int64_t(r.epochsDone));
   s.bind(6, r.finalTrainLoss).bind(7, r.finalTestLoss).bind(8, r.finalAccuracy);
   s.bind(9, r.wallSeconds).bind(10, std::int64_t(r.divergedEpoch)).bind(11, r.message);
-  s.bind(12, r.source).run();
+  s.bind(12, r.source).bind(13, r.runName).bind(14, std::int64_t(r.seedGiven ? 1 : 0));
+  try {
+    s.run();
+  } catch (const StoreError&) {
+    if (!isUniqueViolation(db_)) throw;
+    throw StoreError(
+        path_ + ": the run " + r.backend +
+        (r.source == "imported" ? " '" + r.message + "'" : " seed " + std::to_string(r.seed)) +
+        " is already in the database");
+  }
   return sqlite3_last_insert_rowid(db_);
+}
+
+std::int64_t ResultsStore::addRun(const RunRecord& r) {
+  std::lock_guard lock(mutex_);
+  return insertRun(r);
+}
+
+std::int64_t ResultsStore::ensureRun(const RunRecord& r) {
+  std::lock_guard lock(mutex_);
+  return transaction([&] {
+    Statement s(db_,
+                "INSERT OR IGNORE INTO runs (backend, policy, seed, status, source) "
+                "VALUES (?, ?, ?, 'pending', 'emulated')",
+                path_);
+    s.bind(1, r.backend).bind(2, r.policyJson).bind(3, std::int64_t(r.seed)).run();
+    Statement q(db_, "SELECT id FROM runs WHERE source = 'emulated' AND backend = ? AND seed = ?",
+                path_);
+    q.bind(1, r.backend).bind(2, std::int64_t(r.seed));
+    if (!q.step()) throw StoreError(path_ + ": run " + r.backend + " vanished while adding it");
+    return q.i64(0);
+  });
+}
+
+bool ResultsStore::claimRun(std::int64_t runId, const std::string& owner) {
+  std::lock_guard lock(mutex_);
+  return transaction([&] {
+    Statement s(db_,
+                "UPDATE runs SET status = 'running', claimed_by = ?, epochs_done = 0, "
+                "final_train_loss = NULL, final_test_loss = NULL, final_accuracy = NULL, "
+                "wall_seconds = NULL, diverged_epoch = 0, message = '' "
+                "WHERE id = ? AND status = 'pending'",
+                path_);
+    s.bind(1, owner).bind(2, runId).run();
+    if (sqlite3_changes(db_) != 1) return false;
+    // Whatever an earlier, interrupted attempt committed starts again from scratch.
+    deleteRunResults(db_, path_, runId);
+    return true;
+  });
+}
+
+int ResultsStore::releaseUnfinishedRuns() {
+  std::lock_guard lock(mutex_);
+  return transaction([&] {
+    Statement s(db_,
+                "SELECT id, status, claimed_by FROM runs WHERE source = 'emulated' AND "
+                "status IN ('failed', 'cancelled', 'running')",
+                path_);
+    std::vector<std::int64_t> release;
+    while (s.step())
+      if (s.text(1) != "running" || ownerIsGone(s.text(2))) release.push_back(s.i64(0));
+    for (std::int64_t id : release) {
+      Statement(db_, "UPDATE runs SET status = 'pending', claimed_by = '' WHERE id = ?", path_)
+          .bind(1, id)
+          .run();
+    }
+    return int(release.size());
+  });
 }
 
 void ResultsStore::updateRun(const RunRecord& r) {
@@ -246,8 +294,7 @@ void ResultsStore::setRunStatus(std::int64_t runId, RunState state) {
 
 void ResultsStore::addEpoch(std::int64_t runId, const EpochRecord& e) {
   std::lock_guard lock(mutex_);
-  exec("BEGIN IMMEDIATE");
-  try {
+  transaction([&] {
     Statement s(db_,
                 "INSERT OR REPLACE INTO epochs (run_id, epoch, train_loss, test_loss, "
                 "test_accuracy, seconds, skipped_steps) VALUES (?,?,?,?,?,?,?)",
@@ -256,60 +303,98 @@ void ResultsStore::addEpoch(std::int64_t runId, const EpochRecord& e) {
     s.bind(5, e.testAccuracy).bind(6, e.seconds).bind(7, std::int64_t(e.skippedSteps)).run();
     Statement u(db_, "UPDATE runs SET epochs_done = ? WHERE id = ?", path_);
     u.bind(1, std::int64_t(e.epoch)).bind(2, runId).run();
-    exec("COMMIT");
-  } catch (...) {
-    exec("ROLLBACK");
-    throw;
-  }
+    return true;
+  });
 }
 
 void ResultsStore::deleteEpochs(std::int64_t runId) {
   std::lock_guard lock(mutex_);
-  Statement(db_, "DELETE FROM epochs WHERE run_id = ?", path_).bind(1, runId).run();
+  transaction([&] {
+    deleteRunResults(db_, path_, runId);
+    return true;
+  });
 }
 
-void ResultsStore::addRunsWithEpochs(std::vector<RunRecord>& runs,
-                                     const std::vector<std::vector<EpochRecord>>& epochs) {
-  {
-    std::lock_guard lock(mutex_);
-    exec("BEGIN IMMEDIATE");
-  }
-  try {
+void ResultsStore::addSteps(std::int64_t runId, const std::vector<StepRecord>& steps) {
+  if (steps.empty()) return;
+  std::lock_guard lock(mutex_);
+  transaction([&] {
+    Statement s(db_,
+                "INSERT OR REPLACE INTO steps (run_id, step, epoch, train_loss, lr) "
+                "VALUES (?,?,?,?,?)",
+                path_);
+    for (const StepRecord& st : steps) {
+      s.bind(1, runId).bind(2, st.step).bind(3, std::int64_t(st.epoch));
+      s.bind(4, st.trainLoss).bind(5, st.lr).run();
+      s.reset();
+    }
+    return true;
+  });
+}
+
+std::map<std::int64_t, std::vector<StepRecord>> ResultsStore::loadAllSteps() const {
+  std::lock_guard lock(mutex_);
+  std::map<std::int64_t, std::vector<StepRecord>> out;
+  Statement has(db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='steps'",
+                path_);
+  if (!has.step() || has.i64(0) == 0) return out;
+  Statement s(db_, "SELECT run_id, step, epoch, train_loss, lr FROM steps ORDER BY run_id, step",
+              path_);
+  while (s.step()) out[s.i64(0)].push_back({s.i64(1), int(s.i64(2)), s.real(3), s.real(4)});
+  return out;
+}
+
+int ResultsStore::addRunsWithEpochs(std::vector<RunRecord>& runs,
+                                    const std::vector<std::vector<EpochRecord>>& epochs) {
+  std::lock_guard lock(mutex_);
+  return transaction([&] {
+    int added = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      runs[i].id = addRun(runs[i]);
-      std::lock_guard lock(mutex_);
+      Statement present(db_,
+                        "SELECT count(*) FROM runs WHERE source = 'imported' AND backend = ? "
+                        "AND message = ?",
+                        path_);
+      present.bind(1, runs[i].backend).bind(2, runs[i].message).step();
+      if (runs[i].source == "imported" && present.i64(0) > 0) {
+        runs[i].id = 0;  // already imported (the same file again): kept as it is
+        continue;
+      }
+      runs[i].id = insertRun(runs[i]);
+      ++added;
       for (const EpochRecord& e : epochs[i]) {
         Statement one(db_,
                       "INSERT INTO epochs (run_id, epoch, train_loss, test_loss, test_accuracy, "
                       "seconds) VALUES (?,?,?,?,?,?)",
                       path_);
         one.bind(1, runs[i].id).bind(2, std::int64_t(e.epoch)).bind(3, e.trainLoss);
-        one.bind(4, e.testLoss).bind(5, e.testAccuracy).bind(6, e.seconds).run();
+        one.bind(4, e.testLoss).bind(5, e.testAccuracy).bind(6, e.seconds);
+        try {
+          one.run();
+        } catch (const StoreError&) {
+          if (!isUniqueViolation(db_)) throw;
+          throw StoreError(path_ + ": run " + runs[i].backend + " '" + runs[i].message +
+                           "' has epoch " + std::to_string(e.epoch) + " twice");
+        }
       }
     }
-    std::lock_guard lock(mutex_);
-    exec("COMMIT");
-  } catch (...) {
-    std::lock_guard lock(mutex_);
-    exec("ROLLBACK");
-    throw;
-  }
+    return added;
+  });
 }
 
 std::vector<RunRecord> ResultsStore::loadRuns() const {
   std::lock_guard lock(mutex_);
-  Statement s(db_, (std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id").c_str(),
-              path_);
+  Statement s(db_, "SELECT " + runColumns(schemaVersion_) + " FROM runs ORDER BY id", path_);
   std::vector<RunRecord> out;
-  while (s.step()) out.push_back(readRun(s));
+  while (s.step()) out.push_back(readRun(s, path_));
   return out;
 }
 
 std::vector<EpochRecord> ResultsStore::loadEpochs(std::int64_t runId) const {
   std::lock_guard lock(mutex_);
   Statement s(db_,
-              "SELECT epoch, train_loss, test_loss, test_accuracy, seconds, skipped_steps "
-              "FROM epochs WHERE run_id = ? ORDER BY epoch",
+              "SELECT epoch, train_loss, test_loss, test_accuracy, seconds, " +
+                  skippedStepsColumn(schemaVersion_) +
+                  " FROM epochs WHERE run_id = ? ORDER BY epoch",
               path_);
   s.bind(1, runId);
   std::vector<EpochRecord> out;
@@ -321,8 +406,8 @@ std::vector<EpochRecord> ResultsStore::loadEpochs(std::int64_t runId) const {
 std::map<std::int64_t, std::vector<EpochRecord>> ResultsStore::loadAllEpochs() const {
   std::lock_guard lock(mutex_);
   Statement s(db_,
-              "SELECT run_id, epoch, train_loss, test_loss, test_accuracy, seconds, "
-              "skipped_steps FROM epochs ORDER BY run_id, epoch",
+              "SELECT run_id, epoch, train_loss, test_loss, test_accuracy, seconds, " +
+                  skippedStepsColumn(schemaVersion_) + " FROM epochs ORDER BY run_id, epoch",
               path_);
   std::map<std::int64_t, std::vector<EpochRecord>> out;
   while (s.step())
@@ -331,22 +416,10 @@ std::map<std::int64_t, std::vector<EpochRecord>> ResultsStore::loadAllEpochs() c
   return out;
 }
 
-std::vector<std::pair<std::string, std::vector<double>>> ResultsStore::finalAccuraciesByBackend()
-    const {
-  std::vector<std::pair<std::string, std::vector<double>>> out;
-  for (const RunRecord& r : loadRuns()) {
-    if (r.status != RunState::Completed || std::isnan(r.finalAccuracy)) continue;
-    auto it = std::find_if(out.begin(), out.end(), [&](auto& p) { return p.first == r.backend; });
-    if (it == out.end()) it = out.insert(out.end(), {r.backend, {}});
-    it->second.push_back(r.finalAccuracy);
-  }
-  return out;
-}
-
 void ResultsStore::addXraySample(std::int64_t runId, const nn::XraySample& sample) {
+  if (sample.records.empty()) return;
   std::lock_guard lock(mutex_);
-  exec("BEGIN IMMEDIATE");
-  try {
+  transaction([&] {
     Statement s(db_,
                 "INSERT OR REPLACE INTO xray (run_id, step, epoch, site, operand, format, count, "
                 "zeros, non_finite, amax, min_nonzero, flushed, subnormal, overflowed, "
@@ -355,28 +428,25 @@ void ResultsStore::addXraySample(std::int64_t runId, const nn::XraySample& sampl
                 path_);
     for (const nn::XrayRecord& r : sample.records) {
       const numerics::TensorXray& x = r.xray;
-      sqlite3_reset(s.handle());
       s.bind(1, runId).bind(2, sample.step).bind(3, std::int64_t(sample.epoch)).bind(4, r.site);
       s.bind(5, r.operand).bind(6, r.format).bind(7, x.count).bind(8, x.zeros);
       s.bind(9, x.nonFinite).bind(10, x.amax).bind(11, x.minNonzero).bind(12, x.flushed);
       s.bind(13, x.subnormal).bind(14, x.overflowed).bind(15, x.signalEnergy);
       s.bind(16, x.errorEnergy).bind(17, x.maxRelativeError);
       s.bind(18, exponentHistogramText(x)).run();
+      s.reset();
     }
-    exec("COMMIT");
-  } catch (...) {
-    exec("ROLLBACK");
-    throw;
-  }
-}
-
-void ResultsStore::deleteXray(std::int64_t runId) {
-  std::lock_guard lock(mutex_);
-  Statement(db_, "DELETE FROM xray WHERE run_id = ?", path_).bind(1, runId).run();
+    return true;
+  });
 }
 
 std::vector<XrayRow> ResultsStore::loadXray(std::int64_t runId) const {
   std::lock_guard lock(mutex_);
+  std::vector<XrayRow> rows;
+  // A database of schema version 4 or older opened read-only has no xray table: no samples.
+  Statement has(db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='xray'",
+                path_);
+  if (!has.step() || has.i64(0) == 0) return rows;
   Statement s(db_,
               "SELECT run_id, step, epoch, site, operand, format, count, zeros, non_finite, amax, "
               "min_nonzero, flushed, subnormal, overflowed, signal_energy, error_energy, "
@@ -384,7 +454,6 @@ std::vector<XrayRow> ResultsStore::loadXray(std::int64_t runId) const {
               "ORDER BY run_id, rowid",
               path_);
   s.bind(1, runId).bind(2, runId);
-  std::vector<XrayRow> rows;
   while (s.step()) {
     XrayRow r;
     r.runId = s.i64(0);
@@ -409,6 +478,18 @@ std::vector<XrayRow> ResultsStore::loadXray(std::int64_t runId) const {
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+std::vector<std::pair<std::string, std::vector<double>>> ResultsStore::finalAccuraciesByBackend()
+    const {
+  std::vector<std::pair<std::string, std::vector<double>>> out;
+  for (const RunRecord& r : loadRuns()) {
+    if (r.status != RunState::Completed || std::isnan(r.finalAccuracy)) continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](auto& p) { return p.first == r.backend; });
+    if (it == out.end()) it = out.insert(out.end(), {r.backend, {}});
+    it->second.push_back(r.finalAccuracy);
+  }
+  return out;
 }
 
 }  // namespace paritylab::study

@@ -1,7 +1,11 @@
 #pragma once
 // SQLite results database (WAL). Tables: study (spec JSON, software version, created), runs,
-// epochs, xray. Every write is its own transaction, so a killed process loses at most the epochs in
-// progress. All methods are thread-safe (one connection, serialized by a mutex).
+// epochs, steps (sampled training loss and learning rate), xray (issue 14; schema and its versions:
+// results_schema.h). Every write is its own transaction, so a killed process loses at most the
+// epochs in progress. A run is unique in the database: an emulated one by (backend, seed), an
+// imported one by (backend, source run name). Several processes may work on one database: runs are
+// claimed atomically (claimRun). Readers open it read-only and never change the file. All methods
+// are thread-safe (one connection, serialized by a mutex).
 
 #include <cstdint>
 #include <map>
@@ -33,8 +37,10 @@ struct RunRecord {
   double finalTrainLoss = 0.0, finalTestLoss = 0.0, finalAccuracy = 0.0;  // NaN when unknown
   double wallSeconds = 0.0;
   int divergedEpoch = 0;            // 0 = did not diverge
-  std::string message;              // failed: why; imported: the source run name
+  std::string message;              // failed: why; imported: the source run's identity
   std::string source = "emulated";  // "emulated" | "imported"
+  std::string runName;              // imported: the run's name in the source (e.g. "prod_42")
+  bool seedGiven = true;            // imported: false when the source has no seed (then 0..n-1)
 };
 
 struct EpochRecord {
@@ -44,10 +50,19 @@ struct EpochRecord {
   int skippedSteps = 0;  // loss scaling: optimizer steps skipped on inf/NaN in this epoch
 };
 
+// One sampled training step (table `steps`): a run keeps every k-th step, k = ceil(T / 2000) for
+// T planned steps, so at most 2,000 points (docs/study-spec.md).
+struct StepRecord {
+  std::int64_t step = 0;   // global step since the run started, 1-based
+  int epoch = 0;           // 1-based
+  double trainLoss = 0.0;  // that batch's training loss
+  double lr = 0.0;         // the learning rate of that step
+};
+
 // One X-ray record of a run (issue 14): one operand of one product site at one sampled step.
 struct XrayRow {
   std::int64_t runId = 0;
-  std::int64_t step = 0;  // global training step
+  std::int64_t step = 0;  // global training step (0-based, as the X-ray samples it)
   int epoch = 0;          // 1-based
   std::string site, operand, format;
   numerics::TensorXray xray;
@@ -55,9 +70,13 @@ struct XrayRow {
 
 class ResultsStore {
  public:
-  // Opens or creates. create = false: the file must exist. Throws StoreError naming the file
-  // when it is not a ParityLab database.
+  // Opens for writing, or creates (create = true); an older schema is migrated. create = false:
+  // the file must exist. Throws StoreError naming the file when it is not a ParityLab database or
+  // is damaged (a missing table is reported, never recreated).
   static std::unique_ptr<ResultsStore> open(const std::string& path, bool create = false);
+  // Opens for reading only (report, stats, viewing): never changes the file, works on a read-only
+  // file or in a read-only directory, reads databases of every schema version.
+  static std::unique_ptr<ResultsStore> openReadOnly(const std::string& path);
   ~ResultsStore();
   ResultsStore(const ResultsStore&) = delete;
   ResultsStore& operator=(const ResultsStore&) = delete;
@@ -65,39 +84,74 @@ class ResultsStore {
   const std::string& path() const { return path_; }
   bool hasStudy() const;
   void saveStudySpec(const std::string& specJson);  // replaces; records PARITYLAB_VERSION
-  std::string loadStudySpecJson() const;            // "" when none
-  StudySpec loadStudySpec() const;                  // throws StoreError when none
+  // Saves the spec unless the database holds a study already (atomic); true when it saved.
+  bool saveStudySpecIfNone(const std::string& specJson);
+  std::string loadStudySpecJson() const;  // "" when none
+  StudySpec loadStudySpec() const;        // throws StoreError when none
   std::string softwareVersion() const;
 
-  std::int64_t addRun(const RunRecord& run);  // returns the id
-  void updateRun(const RunRecord& run);       // by run.id
+  // Caps the file's size for this connection (SQLite max_page_count, pages of 4 KiB): writes
+  // beyond it fail with "database or disk is full", as on a full disk. Tests use it.
+  void setMaxPageCount(std::int64_t pages);
+
+  // What opening changed that a user should know (a schema migration's notes); usually empty.
+  const std::vector<std::string>& openNotes() const { return openNotes_; }
+
+  std::int64_t addRun(const RunRecord& run);  // returns the id; StoreError if already present
+  // The id of the emulated run (backend, seed), inserting it as pending when absent (atomic).
+  std::int64_t ensureRun(const RunRecord& run);
+  // Claims a pending run for `owner` (see processOwnerId): sets it running and clears what an
+  // earlier attempt left. True when this caller got it; false when another process has it or it
+  // is finished. Atomic across processes.
+  bool claimRun(std::int64_t runId, const std::string& owner);  // clears epochs, steps, xray
+  // Sets unfinished emulated runs back to pending so that they run again: failed and cancelled
+  // ones, and running ones whose owner is gone (same host, process no longer alive, or no owner
+  // recorded). Runs of a live process are left alone. Returns how many were released.
+  int releaseUnfinishedRuns();
+  void updateRun(const RunRecord& run);  // by run.id
   void setRunStatus(std::int64_t runId, RunState state);
   void addEpoch(std::int64_t runId, const EpochRecord& epoch);
+  // And the run's steps and X-ray samples: it starts again from scratch.
   void deleteEpochs(std::int64_t runId);
-  // Several runs with their epochs in one transaction (import).
-  void addRunsWithEpochs(std::vector<RunRecord>& runs,
-                         const std::vector<std::vector<EpochRecord>>& epochs);
+  void addSteps(std::int64_t runId, const std::vector<StepRecord>& steps);  // one transaction
+  // Several runs with their epochs in one transaction (import). A run whose identity is already
+  // stored (the same file imported again) is skipped and keeps id 0; returns how many were added.
+  int addRunsWithEpochs(std::vector<RunRecord>& runs,
+                        const std::vector<std::vector<EpochRecord>>& epochs);
 
-  // X-ray samples (table xray: per run, site, operand and step; counts as measured, so the
-  // fractions are recomputed exactly). runId 0: every run; rows by run, then as recorded.
+  // X-ray samples (table xray, schema version 5: per run, site, operand and step; counts as
+  // measured, so the fractions are recomputed exactly). One transaction per sample. runId 0:
+  // every run; rows by run, then as recorded. A database of an older schema opened read-only has
+  // no xray table: no rows.
   void addXraySample(std::int64_t runId, const nn::XraySample& sample);
-  void deleteXray(std::int64_t runId);
   std::vector<XrayRow> loadXray(std::int64_t runId = 0) const;
 
   std::vector<RunRecord> loadRuns() const;  // by id
   std::vector<EpochRecord> loadEpochs(std::int64_t runId) const;
   std::map<std::int64_t, std::vector<EpochRecord>> loadAllEpochs() const;
+  // Every run's sampled steps, by run id and step (empty for databases from before the table).
+  std::map<std::int64_t, std::vector<StepRecord>> loadAllSteps() const;
   // Completed runs' final accuracies per backend, backends in first-appearance order.
   std::vector<std::pair<std::string, std::vector<double>>> finalAccuraciesByBackend() const;
 
  private:
   explicit ResultsStore(std::string path);
   void exec(const char* sql) const;
+  void checkIsParityLab(bool create);            // throws unless ParityLab's (or empty and create)
+  std::int64_t insertRun(const RunRecord& run);  // mutex held
+  template <typename Body>
+  auto transaction(Body&& body);  // BEGIN IMMEDIATE ... COMMIT, rolled back on any exception
   std::string path_;
   sqlite3* db_ = nullptr;
+  int schemaVersion_ = 0;
+  std::vector<std::string> openNotes_;
   mutable std::mutex mutex_;
 };
 
-RunState runStateFromString(const std::string& text);  // inverse of toString; throws
+// This process's identity as a run owner: "host:pid".
+std::string processOwnerId();
+
+// Inverse of toString; throws std::invalid_argument "unknown run status 'x'".
+RunState runStateFromString(const std::string& text);
 
 }  // namespace paritylab::study

@@ -20,8 +20,11 @@ struct RunKey {
 struct StepEvent {  // throttled: at most a few per second per run
   RunKey run;
   int epoch = 0;
-  std::int64_t step = 0;  // global step since the run started
-  double loss = 0.0;      // training loss of that batch
+  std::int64_t step = 0;           // global step since the run started
+  double loss = 0.0;               // training loss of that batch
+  double lr = 0.0;                 // learning rate of that step
+  std::int64_t stepsPerEpoch = 0;  // steps in one epoch of this run (0 = unknown)
+  int totalEpochs = 0;             // epochs this run trains (0 = unknown)
 };
 
 struct EpochEvent {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "core/study/thread_pool.h"
 
@@ -48,12 +49,19 @@ double relativeRunCost(const StudySpec& spec, const BackendEntry& entry) {
 
 }  // namespace
 
-std::vector<PlannedRun> StudyRunner::plannedRuns() const {
-  // Seed-major: partial results stay balanced across backends.
+std::int64_t stepSamplingInterval(std::int64_t plannedSteps) {
+  return std::max<std::int64_t>(1, (plannedSteps + kMaxStoredSteps - 1) / kMaxStoredSteps);
+}
+
+std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec) {
   std::vector<PlannedRun> out;
-  for (std::uint64_t seed : spec_.seeds)
-    for (std::size_t b = 0; b < spec_.backends.size(); ++b) out.push_back({b, seed});
+  for (std::uint64_t seed : spec.seeds)
+    for (std::size_t b = 0; b < spec.backends.size(); ++b) out.push_back({b, seed});
   return out;
+}
+
+std::vector<PlannedRun> StudyRunner::plannedRuns() const {
+  return plannedRunsOf(spec_);
 }
 
 void StudyRunner::pretrainBackbone(const data::DataSplit&) {
@@ -82,11 +90,46 @@ void StudyRunner::pretrainBackbone(const data::DataSplit&) {
   std::filesystem::rename(tmp, backboneCheckpoint_);
 }
 
+namespace {
+
+// Issue 12.5: a backend or seed listed twice would train and store the same run twice.
+void requireDistinctRuns(const StudySpec& spec) {
+  std::set<std::string> names;
+  for (const BackendEntry& b : spec.backends)
+    if (!names.insert(b.name).second)
+      throw SpecError("backends: '" + b.name +
+                      "' is listed twice (each backend once; give a custom one another \"name\")");
+  std::set<std::uint64_t> seeds;
+  for (std::uint64_t seed : spec.seeds)
+    if (!seeds.insert(seed).second)
+      throw SpecError("seeds: " + std::to_string(seed) + " is listed twice");
+}
+
+std::string messageOf(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+}  // namespace
+
+void StudyRunner::recordStoreFailure(std::exception_ptr error) {
+  {
+    std::lock_guard lock(storeErrorMutex_);
+    if (!storeError_) storeError_ = std::move(error);
+  }
+  cancel_ = true;  // nothing more can be recorded: stop the other runs
+}
+
 RunnerSummary StudyRunner::run(bool resume) {
   RunnerSummary summary;
+  requireDistinctRuns(spec_);
   const std::string specJson = studySpecToJson(spec_).dump();
-  std::map<std::pair<std::string, std::uint64_t>, RunRecord> existing;
-  if (store_.hasStudy()) {
+  if (!store_.saveStudySpecIfNone(specJson)) {  // atomic: concurrent processes agree on one spec
     if (!resume)
       throw StoreError(store_.path() +
                        ": already holds a study; pass --resume to continue it, or use a new "
@@ -95,49 +138,47 @@ RunnerSummary StudyRunner::run(bool resume) {
     nlohmann::json a = studySpecToJson(stored), b = studySpecToJson(spec_);
     a.erase("threads");
     b.erase("threads");
-    if (a != b)
-      throw SpecError(store_.path() +
-                      ": the stored study differs from this one (same database needs the same "
-                      "study to resume)");
-    for (const RunRecord& r : store_.loadRuns()) existing[{r.backend, r.seed}] = r;
-  } else {
-    store_.saveStudySpec(specJson);
+    if (a != b) {
+      if (!extendsStudy(stored, spec_))
+        throw SpecError(store_.path() +
+                        ": the stored study differs from this one (resuming a database needs its "
+                        "study, or the same study with more seeds or backends)");
+      store_.saveStudySpec(specJson);  // extended: the same study with more seeds/backends
+    }
   }
 
   // Everything that can fail on bad input happens before the first run.
   data::DataSplit data = data::loadDataset(spec_.dataset);
+
+  // Unfinished runs of earlier processes run again (not those another live process works on).
+  if (resume) store_.releaseUnfinishedRuns();
+  std::map<std::pair<std::string, std::uint64_t>, RunRecord> existing;
+  for (const RunRecord& r : store_.loadRuns())
+    if (r.source == "emulated") existing[{r.backend, r.seed}] = r;
 
   std::vector<std::pair<PlannedRun, std::int64_t>> todo;
   for (const PlannedRun& p : plannedRuns()) {
     ++summary.planned;
     const BackendEntry& entry = spec_.backends[p.backendIndex];
     auto it = existing.find({entry.name, p.seed});
-    if (it != existing.end()) {
-      RunRecord r = it->second;
-      if (r.status == RunState::Completed || r.status == RunState::Diverged) {
-        ++summary.skipped;
-        continue;
-      }
-      store_.deleteEpochs(r.id);  // an unfinished run starts again from scratch
-      store_.deleteXray(r.id);
-      RunRecord fresh;
-      fresh.id = r.id;
-      fresh.backend = r.backend;
-      fresh.seed = r.seed;
-      fresh.status = RunState::Pending;
-      fresh.finalTrainLoss = fresh.finalTestLoss = fresh.finalAccuracy =
-          std::numeric_limits<double>::quiet_NaN();
-      store_.updateRun(fresh);
-      todo.push_back({p, r.id});
+    if (it != existing.end() &&
+        (it->second.status == RunState::Completed || it->second.status == RunState::Diverged)) {
+      ++summary.skipped;
       continue;
     }
     RunRecord r;
     r.backend = entry.name;
     r.policyJson = backends::policyToJson(entry.policy).dump();
     r.seed = p.seed;
-    r.finalTrainLoss = r.finalTestLoss = r.finalAccuracy = std::numeric_limits<double>::quiet_NaN();
-    todo.push_back({p, store_.addRun(r)});
+    // Pending in the database until a worker claims it (claimRun), here or in another process.
+    todo.push_back({p, it != existing.end() ? it->second.id : store_.ensureRun(r)});
   }
+
+  // Every run about to be (re)done is pending from now on (a resumed run starts from scratch).
+  if (callbacks_.onRunState)
+    for (const auto& [planned, id] : todo)
+      callbacks_.onRunState(
+          {RunKey{id, spec_.backends[planned.backendIndex].name, planned.seed}, RunState::Pending});
 
   if (spec_.pretrain && !todo.empty()) pretrainBackbone(data);
 
@@ -158,10 +199,19 @@ RunnerSummary StudyRunner::run(bool resume) {
         std::min<int>(spec_.threads > 0 ? spec_.threads : int(std::thread::hardware_concurrency()),
                       std::max<int>(1, int(todo.size()))));
     for (const auto& [planned, id] : todo)
-      pool.submit(
-          [&, planned = planned, id = id] { runOne(planned, id, data, summary, summaryMutex); });
+      pool.submit([&, planned = planned, id = id] {
+        try {
+          runOne(planned, id, data, summary, summaryMutex);
+        } catch (const StoreError&) {
+          recordStoreFailure(std::current_exception());
+        }
+      });
     pool.wait();
   }
+  if (storeError_)
+    throw StoreError(messageOf(storeError_) +
+                     " (the study stopped: its results cannot be recorded; runs finished before "
+                     "are kept, continue with --resume once the cause is fixed)");
   summary.wasCancelled = cancel_;
   if (callbacks_.onStudyFinished) callbacks_.onStudyFinished();
   return summary;
@@ -187,32 +237,48 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
     std::lock_guard lock(summaryMutex);
     ++(summary.*field);
   };
-  if (cancel_) {
+  if (cancel_) {  // never started: stays pending in the database (another process may run it)
+    {
+      std::lock_guard lock(storeErrorMutex_);
+      if (storeError_) return;  // not cancelled by anyone: the study stops with the store's error
+    }
     rec.status = RunState::Cancelled;
-    store_.updateRun(rec);
     emitState(rec.status);
     count(&RunnerSummary::cancelled);
+    return;
+  }
+  if (!store_.claimRun(runId, owner_)) {  // another process has it, or finished it meanwhile
+    count(&RunnerSummary::elsewhere);
     return;
   }
   nn::TrainConfig config = trainConfigFor(spec_, entry);
   config.seed = planned.seed;
   if (spec_.pretrain) config.initCheckpoint = backboneCheckpoint_;
   rec.status = RunState::Running;
-  store_.updateRun(rec);
   emitState(rec.status);
 
   const auto start = Clock::now();
   auto lastStep = Clock::time_point{};
+  const std::int64_t trainSize = std::int64_t(data.train.size());
+  const std::int64_t stepsPerEpoch = (trainSize + config.batchSize - 1) / config.batchSize;
+  const std::int64_t keepEvery = stepSamplingInterval(stepsPerEpoch * config.epochs);
+  std::vector<StepRecord> sampled;  // written with each epoch (and when the run ends)
   nn::TrainCallbacks cb;
   cb.shouldCancel = [this] { return cancel_.load(); };
-  cb.onStep = [&](int epoch, std::int64_t step, double loss) {
+  cb.onStep = [&](int epoch, std::int64_t step, double loss, double lr) {
+    if (step % keepEvery == 0) sampled.push_back({step, epoch, loss, lr});
     if (!callbacks_.onStep) return;
     auto now = Clock::now();
     if (std::chrono::duration<double>(now - lastStep).count() < stepInterval_) return;
     lastStep = now;
-    callbacks_.onStep({key, epoch, step, loss});
+    callbacks_.onStep({key, epoch, step, loss, lr, stepsPerEpoch, config.epochs});
+  };
+  const auto writeSteps = [&] {
+    store_.addSteps(runId, sampled);
+    sampled.clear();
   };
   cb.onEpoch = [&](const nn::EpochMetrics& m) {
+    writeSteps();
     store_.addEpoch(runId,
                     {m.epoch, m.trainLoss, m.testLoss, m.testAccuracy, m.seconds, m.skippedSteps});
     rec.epochsDone = m.epoch;
@@ -224,6 +290,7 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
     cb.onXray = [&](const nn::XraySample& sample) { store_.addXraySample(runId, sample); };
   try {
     nn::TrainResult r = train_(config, entry.policy, data, cb);
+    writeSteps();  // the steps of an epoch cut short (cancelled, diverged)
     rec.wallSeconds = secondsSince(start);
     rec.epochsDone = int(r.epochs.size());
     if (!r.epochs.empty()) {
@@ -249,7 +316,13 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
         count(&RunnerSummary::cancelled);
         break;
     }
+  } catch (const StoreError&) {
+    throw;  // the results cannot be recorded: not this run's failure but the study's (run())
   } catch (const std::exception& ex) {
+    try {
+      writeSteps();  // keep what was measured before the failure
+    } catch (const std::exception&) {
+    }
     rec.wallSeconds = secondsSince(start);
     rec.status = RunState::Failed;
     rec.message = ex.what();

@@ -3,7 +3,9 @@
 // ResultsStore as they happen, progress reported through RunnerCallbacks.
 
 #include <atomic>
+#include <exception>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,8 +29,19 @@ struct RunnerSummary {
   int planned = 0;  // backend x seed
   int skipped = 0;  // already completed/diverged in the store (resume)
   int completed = 0, diverged = 0, failed = 0, cancelled = 0;
+  int elsewhere = 0;  // run by another process working on the same database (claimed there)
   bool wasCancelled = false;
 };
+
+// Step-level training loss and learning rate kept per run in the results database: every k-th
+// step (steps k, 2k, 3k, ...), k = ceil(plannedSteps / kMaxStoredSteps), so at most 2,000 points
+// whatever the run's length; plannedSteps = epochs x ceil(train examples / batch size).
+constexpr std::int64_t kMaxStoredSteps = 2000;
+std::int64_t stepSamplingInterval(std::int64_t plannedSteps);
+
+// Every run of a study, seed-major (partial results stay balanced across backends): the order the
+// runner adds them to the store and the ui lists them before they start.
+std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec);
 
 class StudyRunner {
  public:
@@ -38,9 +51,14 @@ class StudyRunner {
 
   // Blocks until every run finished or was cancelled. resume = true: keep finished runs
   // (completed/diverged) of the stored study and redo unfinished ones from scratch; the stored
-  // spec must then describe the same study (else SpecError). resume = false: the store must hold
-  // no study yet (else StoreError: use --resume or another database).
-  // Throws data::DataError / SpecError before any run starts.
+  // spec must then describe the same study, or this spec extend it with more seeds or backends
+  // (extendsStudy; the new runs are added and the stored spec replaced), else SpecError. resume =
+  // false: the store must hold no study yet (else StoreError: use --resume or another database).
+  // Several processes may resume one database at once: each run is claimed atomically, so they
+  // split the work (RunnerSummary::elsewhere counts the runs another process did).
+  // Throws data::DataError / SpecError before any run starts (also for a backend or seed listed
+  // twice). Throws StoreError when the database cannot record the results (e.g. a full disk):
+  // the study then stops; what was committed before stays.
   RunnerSummary run(bool resume = false);
   void cancel() { cancel_ = true; }  // thread-safe; runs stop within one training step
   bool cancelled() const { return cancel_; }
@@ -53,6 +71,7 @@ class StudyRunner {
   void pretrainBackbone(const data::DataSplit& shared);
   void runOne(const PlannedRun& planned, std::int64_t runId, const data::DataSplit& data,
               RunnerSummary& summary, std::mutex& summaryMutex);
+  void recordStoreFailure(std::exception_ptr error);  // keeps the first, cancels the study
 
   StudySpec spec_;
   ResultsStore& store_;
@@ -61,6 +80,9 @@ class StudyRunner {
   std::atomic<bool> cancel_{false};
   double stepInterval_ = 0.25;
   std::string backboneCheckpoint_;
+  std::string owner_ = processOwnerId();
+  std::mutex storeErrorMutex_;
+  std::exception_ptr storeError_;  // the first failure to record results
 };
 
 }  // namespace paritylab::study

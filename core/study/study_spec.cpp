@@ -1,5 +1,6 @@
 #include "core/study/study_spec.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -17,7 +18,7 @@ class ObjectReader {
     if (!object_.is_object()) fail(path_, "expected an object, got " + object_.dump());
   }
   [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-    throw SpecError(file_ + ": " + field + ": " + what);
+    throw SpecError(file_ + ": " + field + ": " + what, field);
   }
   std::string fieldPath(const std::string& key) const {
     return path_.empty() ? key : path_ + "." + key;
@@ -175,7 +176,7 @@ BackendEntry readBackend(const json& j, const std::string& path, const std::stri
       e.policyJson = j;
     }
   } catch (const std::invalid_argument& ex) {
-    throw SpecError(file + ": " + path + ": " + ex.what());
+    throw SpecError(file + ": " + path + ": " + ex.what(), path);
   }
   if (e.name.empty()) e.name = e.policy.name;
   return e;
@@ -350,6 +351,20 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
   if (t.xrayEverySteps < 0) j["xray"] = json::object();
   if (!s.origin.empty()) j["origin"] = s.origin;
   return j;
+}
+
+bool extendsStudy(const StudySpec& stored, const StudySpec& next) {
+  json a = studySpecToJson(stored), b = studySpecToJson(next);
+  for (const char* field : {"threads", "seeds", "backends"}) a.erase(field), b.erase(field);
+  if (a != b) return false;
+  for (std::uint64_t seed : stored.seeds)
+    if (std::find(next.seeds.begin(), next.seeds.end(), seed) == next.seeds.end()) return false;
+  const json nextBackends = studySpecToJson(next)["backends"];
+  const json storedBackends = studySpecToJson(stored)["backends"];
+  for (const json& entry : storedBackends)
+    if (std::find(nextBackends.begin(), nextBackends.end(), entry) == nextBackends.end())
+      return false;
+  return true;
 }
 
 void validateDataset(const StudySpec& spec) {

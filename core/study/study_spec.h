@@ -20,6 +20,14 @@ namespace paritylab::study {
 class SpecError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  SpecError(const std::string& message, std::string field)
+      : std::runtime_error(message), field_(std::move(field)) {}
+  // The field path the problem is in ("backends[1].policy", "epochs"); "" when not one field
+  // (bad JSON syntax, the dataset's files).
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
 };
 
 // Hyperparameters a backend entry may override; unset fields use the study's values.
@@ -60,6 +68,10 @@ struct StudySpec {
 StudySpec parseStudySpec(const std::string& text, const std::string& sourceName = "<spec>");
 StudySpec loadStudySpecFile(const std::string& path);
 nlohmann::json studySpecToJson(const StudySpec& spec);
+// `next` is `stored` with more of the same: every field equal (the thread count aside) except
+// that it may list more seeds and more backends, and every stored seed and backend entry is still
+// there unchanged. Resuming a study's database with such a spec extends it (issue 10.1).
+bool extendsStudy(const StudySpec& stored, const StudySpec& next);
 // Opens the dataset (small subsets are cheap); throws SpecError naming the file/field on failure.
 void validateDataset(const StudySpec& spec);
 // The TrainConfig for one backend entry (study values + the entry's overrides).

@@ -1,5 +1,7 @@
 #include "core/study/thread_pool.h"
 
+#include <utility>
+
 namespace paritylab::study {
 
 ThreadPool::ThreadPool(int threads) {
@@ -27,6 +29,7 @@ void ThreadPool::submit(std::function<void()> task) {
 void ThreadPool::wait() {
   std::unique_lock lock(mutex_);
   idle_.wait(lock, [this] { return queue_.empty() && busy_ == 0; });
+  if (firstError_) std::rethrow_exception(std::exchange(firstError_, nullptr));
 }
 
 void ThreadPool::work() {
@@ -40,12 +43,15 @@ void ThreadPool::work() {
       queue_.pop_front();
       ++busy_;
     }
+    std::exception_ptr error;
     try {
       task();
     } catch (...) {
+      error = std::current_exception();
     }
     {
       std::lock_guard lock(mutex_);
+      if (error && !firstError_) firstError_ = error;
       --busy_;
     }
     idle_.notify_all();

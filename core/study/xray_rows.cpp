@@ -1,11 +1,11 @@
 #include "core/study/xray_rows.h"
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
+#include "core/study/atomic_file.h"
 #include "core/study/csv.h"
 #include "core/study/results_store.h"
 
@@ -51,29 +51,29 @@ void parseExponentHistogram(const std::string& text, TensorXray& into) {
 }
 
 std::size_t writeXrayCsv(const ResultsStore& store, const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error(path + ": cannot write");
   std::map<std::int64_t, RunRecord> runs;
   for (const RunRecord& r : store.loadRuns()) runs[r.id] = r;
-  CsvWriter csv(out);
-  csv.writeRow({"run_id", "backend", "seed", "step", "epoch", "site", "operand", "format", "count",
-                "zeros", "non_finite", "amax", "min_nonzero", "underflow", "subnormal", "overflow",
-                "sqnr_db", "max_rel_error", "exponent_histogram"});
+  const std::vector<XrayRow> samples = store.loadXray();
   std::size_t rows = 0;
-  for (const XrayRow& r : store.loadXray()) {
-    const TensorXray& x = r.xray;
-    const RunRecord& run = runs[r.runId];
-    const double sqnr = x.sqnrDb();
-    csv.writeRow({std::to_string(r.runId), run.backend, std::to_string(run.seed),
-                  std::to_string(r.step), std::to_string(r.epoch), r.site, r.operand, r.format,
-                  std::to_string(x.count), std::to_string(x.zeros), std::to_string(x.nonFinite),
-                  csvNumber(x.amax), std::isinf(x.minNonzero) ? "" : csvNumber(x.minNonzero),
-                  csvNumber(x.underflowFraction()), csvNumber(x.subnormalFraction()),
-                  csvNumber(x.overflowFraction()), std::isinf(sqnr) ? "inf" : csvNumber(sqnr),
-                  csvNumber(x.maxRelativeError), exponentHistogramText(x)});
-    ++rows;
-  }
-  if (!out) throw std::runtime_error(path + ": write failed");
+  writeFileAtomically(path, [&](std::ostream& out) {
+    CsvWriter csv(out);
+    csv.writeRow({"run_id", "backend", "seed", "step", "epoch", "site", "operand", "format",
+                  "count", "zeros", "non_finite", "amax", "min_nonzero", "underflow", "subnormal",
+                  "overflow", "sqnr_db", "max_rel_error", "exponent_histogram"});
+    for (const XrayRow& r : samples) {
+      const TensorXray& x = r.xray;
+      const RunRecord& run = runs[r.runId];
+      const double sqnr = x.sqnrDb();
+      csv.writeRow({std::to_string(r.runId), run.backend, std::to_string(run.seed),
+                    std::to_string(r.step), std::to_string(r.epoch), r.site, r.operand, r.format,
+                    std::to_string(x.count), std::to_string(x.zeros), std::to_string(x.nonFinite),
+                    csvNumber(x.amax), std::isinf(x.minNonzero) ? "" : csvNumber(x.minNonzero),
+                    csvNumber(x.underflowFraction()), csvNumber(x.subnormalFraction()),
+                    csvNumber(x.overflowFraction()), std::isinf(sqnr) ? "inf" : csvNumber(sqnr),
+                    csvNumber(x.maxRelativeError), exponentHistogramText(x)});
+      ++rows;
+    }
+  });
   return rows;
 }
 

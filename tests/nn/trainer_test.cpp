@@ -83,7 +83,7 @@ TEST(Trainer, HugeLearningRateDivergesAsAResult) {
   c.epochs = 3;
   std::int64_t stepsSeen = 0;
   TrainCallbacks cb;
-  cb.onStep = [&](int, std::int64_t, double) { ++stepsSeen; };
+  cb.onStep = [&](int, std::int64_t, double, double) { ++stepsSeen; };
   const TrainResult r = train(c, backends::PrecisionPolicy{}, smallSplit(), cb);
   ASSERT_EQ(r.status, RunStatus::Diverged);
   EXPECT_GE(r.divergedEpoch, 1);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/stats/descriptive.h"
+#include "core/stats/hodges_lehmann.h"
 #include "core/stats/mann_whitney.h"
 #include "core/stats/t_test.h"
 #include "core/stats/tost.h"
@@ -117,21 +118,61 @@ TEST_F(ReferenceExperiment, EquivalenceAndRankTest) {
   EXPECT_EQ(u.method, MannWhitneyMethod::Asymptotic);
   EXPECT_EQ(u.u, 125.0);
   EXPECT_REL(u.p_value, 0.22324415728809321);
+  // Hodges-Lehmann shift and CI (issue 10 item 13): the brute force described in
+  // hodges_lehmann_test.cpp over the 196 differences; ties, so the normal critical value, k = 55.
+  const HodgesLehmannResult hl = hodgesLehmann(tpu_, gpu_);
+  EXPECT_FALSE(hl.exact);
+  EXPECT_EQ(hl.k, 55u);
+  EXPECT_DOUBLE_EQ(hl.estimate, 0.004249999999999976);
+  EXPECT_DOUBLE_EQ(hl.ci_low, -0.0017000000000000348);
+  EXPECT_DOUBLE_EQ(hl.ci_high, 0.011099999999999999);
+  EXPECT_NEAR(hl.achieved_confidence, 0.9544209927035509, 1e-12);
 }
 
+// Issue 18.3: the verdict for the reference experiment, word for word. What 14 vs 14 runs could
+// detect (Welch, two-sided, alpha 0.05, 80% power): welch df 23.688172259897822,
+// sd_w 0.007850234475395077, statsmodels
+//   brentq(lambda e: TTestIndPower().power(e, 14, 0.05, ratio=1, df=welch_df) - 0.8, ...)
+//   = 1.1043303501100294 -> MDD 0.008669252186658868 (0.87 points).
+// TOST p (ttost_ind(xla, cuda, -m, m, usevar='unequal')[0]): m = 0.01 -> 0.0305, m = 0.005 ->
+// 0.390; runs for ±0.5 points at planning sd 0.007850234475395077: 43 (the SciPy loop in
+// detectable_difference_test.cpp).
 TEST_F(ReferenceExperiment, VerdictInPlainWords) {
   CompareOptions options;
   options.margin = 0.01;  // one accuracy point
-  const Comparison c = compareSamples("tpu (xla)", tpu_, "gpu (cuda)", gpu_, options);
+  const Comparison c = compareSamples("xla", tpu_, "cuda", gpu_, options);
   ASSERT_TRUE(c.enough_data);
   ASSERT_TRUE(c.tost.has_value());
-  EXPECT_EQ(c.verdict.rfind("No significant difference between tpu (xla) and gpu (cuda) (Welch "
-                            "p = 0.17, alpha 0.05)",
-                            0),
-            0u)
-      << c.verdict;
-  EXPECT_EQ(c.verdict.find("nan"), std::string::npos) << c.verdict;
-  if (std::getenv("PARITYLAB_SHOW_VERDICTS")) std::cout << c.verdict << "\n";
+  ASSERT_TRUE(c.detectable.has_value());
+  EXPECT_TRUE(testing::relClose(c.detectable->difference, 0.008669252186658868, 1e-8));
+  EXPECT_EQ(c.verdict,
+            "No significant difference between xla and cuda (Welch p = 0.17, alpha 0.05); "
+            "equivalent within ±1 point (TOST p = 0.031). With 14 runs each, this study would "
+            "detect a difference of 0.87 points or more 80% of the time; smaller differences "
+            "could go unnoticed.");
+
+  options.margin = 0.005;
+  const Comparison half = compareSamples("xla", tpu_, "cuda", gpu_, options);
+  ASSERT_TRUE(half.runs_needed.has_value());
+  EXPECT_EQ(half.runs_needed->n_per_group, 43u);
+  EXPECT_EQ(half.verdict,
+            "No significant difference between xla and cuda (Welch p = 0.17, alpha 0.05), and "
+            "equivalence within ±0.5 points is not shown (TOST p = 0.39). With 14 runs each, this "
+            "study would detect a difference of 0.87 points or more 80% of the time; smaller "
+            "differences could go unnoticed. To show equivalence within ±0.5 points, about 43 "
+            "runs per backend are needed (80% power if the backends truly agree).");
+
+  const Comparison plain = compareSamples("xla", tpu_, "cuda", gpu_);
+  EXPECT_EQ(plain.verdict,
+            "No significant difference between xla and cuda (Welch p = 0.17, alpha 0.05). With 14 "
+            "runs each, this study would detect a difference of 0.87 points or more 80% of the "
+            "time; smaller differences could go unnoticed. Not significant is not the same as "
+            "equivalent: give an equivalence margin to test that.");
+  for (const Comparison* x : {&c, &half, &plain}) {
+    EXPECT_EQ(x->verdict.find("nan"), std::string::npos) << x->verdict;
+    EXPECT_EQ(x->verdict.find("underpowered"), std::string::npos) << x->verdict;
+    if (std::getenv("PARITYLAB_SHOW_VERDICTS")) std::cout << x->verdict << "\n";
+  }
 }
 
 }  // namespace

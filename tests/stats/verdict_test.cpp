@@ -1,7 +1,8 @@
 // Covers issue #4: the plain-language verdict names the backends, the test, p and alpha; says
 // which backend is higher by how many accuracy points with the CI; reports equivalence (TOST);
-// explains not-enough-data and zero-variance cases in words (never "nan"); and when inconclusive
-// says the study is underpowered and how many runs per backend would be needed.
+// explains not-enough-data and zero-variance cases in words (never "nan"). Issue 18.3: when not
+// significant it says what the design could detect (minimum detectable difference) and, with a
+// margin, the runs per backend needed to show equivalence; never "observed power".
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -77,31 +78,55 @@ TEST(Verdict, NotSignificantButEquivalent) {
       c.verdict.rfind("No significant difference between tpu-bf16 and cpu-fp32 (Welch p = ", 0), 0u)
       << c.verdict;
   EXPECT_CONTAINS(c.verdict, "; equivalent within ±0.5 points (TOST p < 0.001)");
-  EXPECT_FALSE(c.runs_needed.has_value());
+  EXPECT_TRUE(c.runs_needed.has_value());  // margin set: always given, said only if not shown
+  EXPECT_FALSE(contains(c.verdict, "runs per backend"));
 }
 
-TEST(Verdict, InconclusiveIsCalledUnderpoweredWithRunsNeeded) {
+// Issue 18.3. a, b: 4 runs each, Welch p = 0.556 (SciPy), df 5.636218916396772,
+// sd_w 0.007345633623679677; statsmodels
+//   brentq(lambda e: TTestIndPower().power(e, 4, 0.05, ratio=1, df=welch_df) - 0.8, ...) x sd_w
+// = 0.017727034683102307 (1.77 points); runs for ±0.5 points at planning sd 0.007345633623679677:
+// 38 (the SciPy loop in detectable_difference_test.cpp's RunsNeededForTheMargin).
+TEST(Verdict, InconclusiveSaysWhatTheDesignCouldDetect) {
   const std::vector<double> a = {0.70, 0.69, 0.71, 0.702};
   const std::vector<double> b = {0.695, 0.705, 0.69, 0.699};
   CompareOptions options;
   options.margin = 0.005;
   const Comparison c = compareSamples("tpu-bf16", a, "cpu-fp32", b, options);
   show(c);
+  ASSERT_TRUE(c.detectable.has_value());
   ASSERT_TRUE(c.runs_needed.has_value());
   EXPECT_TRUE(c.runs_needed->reachable);
   EXPECT_GE(c.runs_needed->achieved_power, 0.8);
-  EXPECT_CONTAINS(c.verdict, "equivalence within ±0.5 points is not shown (TOST p = ");
-  EXPECT_CONTAINS(c.verdict, ": underpowered; ~" + std::to_string(c.runs_needed->n_per_group) +
-                                 " runs per backend would be needed (80% power");
+  EXPECT_CONTAINS(c.verdict, ", and equivalence within ±0.5 points is not shown (TOST p = ");
+  EXPECT_CONTAINS(c.verdict,
+                  "). With 4 runs each, this study would detect a difference of 1.77"
+                  " points or more 80% of the time; smaller differences could go unnoticed. To "
+                  "show equivalence within ±0.5 points, about 38"
+                  " runs per backend are needed (80% power if the backends truly agree).");
+  EXPECT_FALSE(contains(c.verdict, "underpowered"));
 
   const Comparison no_margin = compareSamples("tpu-bf16", a, "cpu-fp32", b);
   show(no_margin);
-  EXPECT_CONTAINS(no_margin.verdict, "Not significant is not the same as equivalent");
-  ASSERT_TRUE(no_margin.runs_needed.has_value());
-  EXPECT_CONTAINS(no_margin.verdict, "; underpowered: ~" +
-                                         std::to_string(no_margin.runs_needed->n_per_group) +
-                                         " runs per backend would be needed to detect a "
-                                         "difference of 0.32 points with 80% power.");
+  EXPECT_FALSE(no_margin.runs_needed.has_value());
+  EXPECT_CONTAINS(no_margin.verdict,
+                  "this study would detect a difference of 1.77 points or more 80%");
+  EXPECT_CONTAINS(no_margin.verdict,
+                  "could go unnoticed. Not significant is not the same as equivalent: give an "
+                  "equivalence margin to test that.");
+  EXPECT_FALSE(contains(no_margin.verdict, "runs per backend"));
+
+  // Another power, one-sided, unequal groups: the sentence says so.
+  CompareOptions greater;
+  greater.tail = Tail::Greater;
+  greater.target_power = 0.9;
+  const std::vector<double> b5 = {0.695, 0.705, 0.69, 0.699, 0.701};
+  const Comparison one_sided = compareSamples("tpu-bf16", a, "cpu-fp32", b5, greater);
+  show(one_sided);
+  EXPECT_CONTAINS(one_sided.verdict,
+                  " With 4 runs of tpu-bf16 and 5 of cpu-fp32, this study would detect a "
+                  "difference of ");
+  EXPECT_CONTAINS(one_sided.verdict, " points or more with tpu-bf16 higher 90% of the time");
 }
 
 TEST(Verdict, NotEnoughDataIsSaidInWords) {
@@ -133,6 +158,10 @@ TEST(Verdict, BadOptionsThrow) {
   CompareOptions bad_alpha;
   bad_alpha.alpha = 0.0;
   EXPECT_THROW(compareSamples("a", kA, "b", kB, bad_alpha), std::invalid_argument);
+  CompareOptions power_below_alpha;
+  power_below_alpha.alpha = 0.2;
+  power_below_alpha.target_power = 0.1;
+  EXPECT_THROW(compareSamples("a", kA, "b", kB, power_below_alpha), std::invalid_argument);
   const std::vector<double> nan = {0.7, std::numeric_limits<double>::quiet_NaN()};
   EXPECT_THROW(compareSamples("a", nan, "b", kB), std::invalid_argument);
 }

@@ -1,6 +1,7 @@
 // Covers issue #5: exports write valid PNG (QImage loads it) and SVG (QSvgRenderer accepts it)
 // files for the charts and the bit-layout diagram; the diagram shows each format's bits and
 // clicking a bit toggles it.
+#include <QDir>
 #include <QImage>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -67,6 +68,21 @@ class ExportTest : public QObject {
     QString error;
     QVERIFY(!exportPng(exportableDiagram(&diagram, "x"), "/nonexistent-dir/x.png", &error));
     QVERIFY(error.contains("/nonexistent-dir/x.png"));
+  }
+
+  // Issue 12.3: a full disk is an error naming the file (was: success, an empty file), and a
+  // failed export never leaves a partial file (or a temporary one) under the final name.
+  void fullDiskIsAnErrorAndLeavesNoPartialFile() {
+    BitLayoutDiagram diagram;
+    QString error;
+    QVERIFY(!exportPng(exportableDiagram(&diagram, "x"), "/dev/full", &error));
+    QVERIFY2(error.contains("/dev/full") && error.contains("No space left"), qPrintable(error));
+    QVERIFY(!exportSvg(exportableDiagram(&diagram, "x"), "/dev/full", &error));
+    QVERIFY2(error.contains("/dev/full"), qPrintable(error));
+    QTemporaryDir dir;
+    const QString svg = dir.filePath("x.svg");
+    QVERIFY(exportSvg(exportableDiagram(&diagram, "x"), svg, &error));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"x.svg"});
   }
 
   void diagramShowsBitsAndTogglesThem() {

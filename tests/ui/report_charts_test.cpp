@@ -1,5 +1,5 @@
-// Covers issue #5: `report --charts` renders the curves, the histogram and the bit-layout diagram
-// headless from a results database, as valid PNG and SVG files.
+// Covers issue #5 (and issue 10 item 2, below): `report --charts` renders the curves, the histogram
+// and the bit-layout diagram headless from a results database, as valid PNG and SVG files.
 #include "ui/report_charts.h"
 
 #include <QImage>
@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "core/study/results_store.h"
+#include "ui/backend_colours.h"
 #include "ui/chart_export.h"
 #include "ui/chart_view.h"
 #include "ui/curves_panel.h"
@@ -92,6 +93,55 @@ class ReportChartsTest : public QObject {
     QCOMPARE(QImage(QString::fromStdString(out) + "/curves-test-loss.png")
                  .convertToFormat(QImage::Format_RGB32),
              QImage(freshPng).convertToFormat(QImage::Format_RGB32));
+  }
+
+  // Issue 10, item 2: a 1-epoch study's curves are not empty in `report --charts` either: its
+  // points are drawn, in the backends' colours, inside the plot area.
+  void oneEpochCurvesShowPoints() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string db = dir.filePath("one-epoch.db").toStdString();
+    {
+      auto store = study::ResultsStore::open(db, true);
+      for (int i = 0; i < 4; ++i) {
+        study::RunRecord run;
+        run.backend = i % 2 ? "tpu-bf16" : "cpu-fp32";
+        run.seed = static_cast<std::uint64_t>(i / 2);
+        run.status = study::RunState::Completed;
+        run.epochsDone = 1;
+        run.finalAccuracy = 0.80 + 0.01 * i;
+        run.id = store->addRun(run);
+        store->addEpoch(run.id, {1, 0.9, 0.8, run.finalAccuracy, 1.0});
+      }
+    }
+    std::string error;
+    const std::string out = dir.filePath("charts").toStdString();
+    QVERIFY2(ui::renderReportCharts(db, out, &error), error.c_str());
+    const QImage png = QImage(QString::fromStdString(out) + "/curves-accuracy.png")
+                           .convertToFormat(QImage::Format_RGB32);
+    QVERIFY(!png.isNull());
+    // The plot area of the same chart at the report's size (the PNG has twice the pixels).
+    ui::LoadedStudy loaded;
+    QString message;
+    QVERIFY(ui::loadDatabase(QString::fromStdString(db), &loaded, &message));
+    ui::RunData data;
+    data.setRuns(std::move(loaded.runs), loaded.title);
+    ui::CurvesPanel panel(&data);
+    panel.chart()->resize(1100, 680);
+    const QRectF area = panel.chart()->plotArea();
+    const QRect plot(int(area.left() * 2) + 2, int(area.top() * 2) + 2, int(area.width() * 2) - 4,
+                     int(area.height() * 2) - 4);
+    for (const char* backend : {"cpu-fp32", "tpu-bf16"}) {
+      const QColor want = ui::BackendColours::of(backend);
+      int n = 0;
+      for (int y = plot.top(); y <= plot.bottom(); ++y)
+        for (int x = plot.left(); x <= plot.right(); ++x) {
+          const QColor c = png.pixelColor(x, y);
+          n += std::abs(c.red() - want.red()) <= 12 && std::abs(c.green() - want.green()) <= 12 &&
+               std::abs(c.blue() - want.blue()) <= 12;
+        }
+      QVERIFY2(n >= 40, qPrintable(QStringLiteral("%1: %2 pixels").arg(backend).arg(n)));
+    }
   }
 };
 

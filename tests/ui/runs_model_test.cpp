@@ -1,11 +1,15 @@
 // Covers issue #5: the runs model follows runner events, and redraws are batched (one update
-// signal for many events, never one per event).
+// signal for many events, never one per event); issue 10 items 3 and 12 (below).
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
 
+#include "core/study/results_store.h"
 #include "ui/run_data.h"
 #include "ui/runs_table_model.h"
+#include "ui/study_bridge.h"
+#include "ui/study_progress.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -43,7 +47,9 @@ class RunsModelTest : public QObject {
     QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("1 / 4"));
     QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
              0.25);
-    QCOMPARE(model.index(0, RunsTableModel::Loss).data().toString(), QStringLiteral("0.7500"));
+    // Issue 10.12: the cell says which loss it shows (a batch's while running).
+    QCOMPARE(model.index(0, RunsTableModel::Loss).data().toString(),
+             QStringLiteral("0.7500 batch"));
 
     study::RunStateEvent done{key(1, "tpu-bf16", 7), study::RunState::Completed};
     done.finalAccuracy = 0.8125;
@@ -54,7 +60,8 @@ class RunsModelTest : public QObject {
     data.flush();
     QCOMPARE(model.index(0, RunsTableModel::Status).data().toString(), QStringLiteral("completed"));
     // Finished: the last epoch's mean training loss, not the last throttled step's.
-    QCOMPARE(model.index(0, RunsTableModel::Loss).data().toString(), QStringLiteral("0.7000"));
+    QCOMPARE(model.index(0, RunsTableModel::Loss).data().toString(),
+             QStringLiteral("0.7000 epoch"));
     QCOMPARE(model.index(0, RunsTableModel::FinalAccuracy).data().toString(),
              QStringLiteral("81.25%"));
     QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
@@ -75,6 +82,69 @@ class RunsModelTest : public QObject {
     QTest::qWait(120);
     QCOMPARE(updated.count(), 1);  // 500 events, one redraw
     QCOMPARE(data.runs().front().steps.size(), std::size_t(500));
+  }
+
+  // Issue 10.12: progress moves per step, the Epoch column shows the epoch in progress, and the
+  // window's overall progress has an ETA.
+  void progressMovesPerStep() {
+    RunData data;
+    RunsTableModel model(&data);
+    data.applyState({key(1, "tpu-bf16", 0), study::RunState::Running});
+    data.applyState({key(2, "cpu-fp32", 0), study::RunState::Pending});
+    // Step 5 of 20 per epoch, 2 epochs: 5 / 40 done, still in epoch 1.
+    data.applyStep({key(1, "tpu-bf16", 0), 1, 5, 0.9, 1e-3, 20, 2});
+    data.flush();
+    QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
+             5.0 / 40.0);
+    QCOMPARE(model.index(0, RunsTableModel::Progress).data().toString(), QStringLiteral("13%"));
+    QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("1 / 2"));
+    data.applyEpoch({key(1, "tpu-bf16", 0), 1, 2, 0.8, 0.7, 0.6, 1.0});
+    data.applyStep({key(1, "tpu-bf16", 0), 2, 30, 0.5, 1e-3, 20, 2});
+    data.flush();
+    QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("2 / 2"));
+    QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
+             30.0 / 40.0);
+    QVERIFY(
+        model.index(0, RunsTableModel::Loss).data(Qt::ToolTipRole).toString().contains("step 30"));
+    // Overall: (0.75 + 0) / 2 runs; 0.375 done in 30 s since the start leaves 50 s.
+    StudyProgress progress(&data);
+    ProgressSnapshot before = progress.snapshot(0.0);
+    QCOMPARE(before.secondsLeft, -1.0);
+    QCOMPARE(progressText(before), QStringLiteral("0/2 runs"));
+    data.applyState({key(1, "tpu-bf16", 0), study::RunState::Pending});
+    data.applyState({key(1, "tpu-bf16", 0), study::RunState::Running});  // restarted: from 0
+    progress.start();
+    data.applyStep({key(1, "tpu-bf16", 0), 2, 30, 0.5, 1e-3, 20, 2});
+    const ProgressSnapshot s = progress.snapshot(30.0);
+    QCOMPARE(s.fraction, 0.375);
+    QCOMPARE(s.secondsLeft, 50.0);
+    QCOMPARE(progressText(s), QStringLiteral("0/2 runs, 0:50 left"));
+    QCOMPARE(formatDuration(3723), QStringLiteral("1:02:03"));
+  }
+
+  // Issue 10.3: a reopened study has the stored step points (loss and learning rate).
+  void reopenedStudyHasItsSteps() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("steps.db");
+    {
+      auto store = study::ResultsStore::open(db.toStdString(), true);
+      study::RunRecord run;
+      run.backend = "cpu-fp32";
+      run.status = study::RunState::Completed;
+      run.id = store->addRun(run);
+      store->addEpoch(run.id, {1, 0.5, 0.5, 0.8, 1.0});
+      store->addSteps(run.id, {{2, 1, 0.9, 0.01}, {4, 1, 0.7, 0.005}});
+    }
+    LoadedStudy loaded;
+    QString error;
+    QVERIFY2(loadDatabase(db, &loaded, &error), qPrintable(error));
+    QCOMPARE(loaded.runs.size(), std::size_t(1));
+    const std::vector<StepPoint>& steps = loaded.runs[0].steps;
+    QCOMPARE(steps.size(), std::size_t(2));
+    QCOMPARE(steps[1].step, std::int64_t(4));
+    QCOMPARE(steps[1].loss, 0.7);
+    QCOMPARE(steps[1].lr, 0.005);
+    QCOMPARE(steps[1].epoch, 1);
   }
 
   void resumedEpochReplacesTheOldOne() {

@@ -1,5 +1,7 @@
 // Covers issue #5: the statistics panel shows the same numbers as core/stats, and on the
 // reference experiment's runs the Welch test gives t = 1.4035, p = 0.17 (SciPy: 0.17344679).
+// Issue 10 item 13: one precision per column, the Hodges-Lehmann shift and CI with Mann-Whitney,
+// "runs needed" names the test it assumes. Issue 18: "detectable ≥" replaces observed power.
 #include "ui/statistics_panel.h"
 
 #include <QTableWidget>
@@ -56,8 +58,85 @@ class StatisticsPanelTest : public QObject {
     QCOMPARE(panel.verdictText(), QString::fromStdString(core.verdict));
     QVERIFY(panel.verdictText().contains("0.17"));
     QCOMPARE(panel.table()->rowCount(), 1);
-    QCOMPARE(panel.table()->item(0, 10)->text(), QString::number(core.t_test->t, 'g', 5));
-    QCOMPARE(panel.table()->item(0, 12)->text(), QStringLiteral("0.17"));
+    QCOMPARE(panel.table()->item(0, 10)->text(), QStringLiteral("1.40"));
+    QCOMPARE(panel.table()->item(0, 12)->text(), QStringLiteral("0.173"));
+  }
+
+  static QString cell(const StatisticsPanel& panel, const QString& header) {
+    const QTableWidget* t = panel.table();
+    for (int c = 0; c < t->columnCount(); ++c)
+      // Headers wrap onto two lines ("detectable ≥\n(pts)"); tests name them on one.
+      if (t->horizontalHeaderItem(c)->text().replace('\n', ' ') == header)
+        return t->item(0, c)->text();
+    return QStringLiteral("<no column '%1'>").arg(header);
+  }
+
+  // Issue 10 item 13: p with 3 significant digits or "< 0.001"; points with 2 decimals.
+  void formatsOnePrecisionPerColumn() {
+    QCOMPARE(formatPValue(0.17344679058805318), QStringLiteral("0.173"));
+    QCOMPARE(formatPValue(0.03051351864412646), QStringLiteral("0.0305"));
+    QCOMPARE(formatPValue(0.05), QStringLiteral("0.0500"));
+    QCOMPARE(formatPValue(1.0), QStringLiteral("1.00"));
+    QCOMPARE(formatPValue(0.0012345), QStringLiteral("0.00123"));
+    QCOMPARE(formatPValue(0.000999), QStringLiteral("< 0.001"));
+    QCOMPARE(formatPValue(NAN), QStringLiteral("—"));
+    QCOMPARE(formatPoints(0.0041643), QStringLiteral("0.42"));
+    QCOMPARE(formatPoints(-0.0019640), QStringLiteral("-0.20"));
+    QCOMPARE(formatPoints(INFINITY), QStringLiteral("∞"));
+  }
+
+  // Welch on the reference runs with a ±0.5 point margin: SciPy/statsmodels values in
+  // tests/stats/reference_experiment_test.cpp (diff 0.4164, CI -0.1964 to 1.0292, p 0.17345,
+  // TOST p 0.390, MDD 0.8669 points at 80%, 43 runs for ±0.5 points).
+  void tableShowsDetectableDifferenceNotPower() {
+    RunData data;
+    data.setRuns(referenceRuns(), "reference");
+    StatisticsPanel panel(&data);
+    panel.setMarginPoints(0.5);
+    panel.setSelection("xla", "cuda");
+    QStringList headers;
+    for (int c = 0; c < panel.table()->columnCount(); ++c)
+      headers << panel.table()->horizontalHeaderItem(c)->text().replace('\n', ' ');
+    QVERIFY(!headers.contains(QStringLiteral("power")));
+    QCOMPARE(cell(panel, "diff (pts)"), QStringLiteral("0.42"));
+    QCOMPARE(cell(panel, "CI (pts)"), QStringLiteral("[-0.20, 1.03]"));
+    QCOMPARE(cell(panel, "p"), QStringLiteral("0.173"));
+    QCOMPARE(cell(panel, "TOST p"), QStringLiteral("0.390"));
+    QCOMPARE(cell(panel, "mean A %"), QStringLiteral("69.79"));
+    QCOMPARE(cell(panel, "detectable ≥ (pts)"), QStringLiteral("0.87"));
+    QCOMPARE(cell(panel, "runs needed (TOST)"), QStringLiteral("43"));
+    QVERIFY(panel.verdictText().contains("this study would detect a difference of 0.87 points"));
+    QVERIFY(!panel.verdictText().contains("underpowered"));
+    // Power is selectable: at 90%, statsmodels' root x sd_w = 0.010033155214646311 (1.00 points).
+    panel.setPower(0.9);
+    QVERIFY(std::abs(panel.rows()[0].comparison.detectable->difference - 0.010033155214646311) <
+            1e-10);
+    QCOMPARE(cell(panel, "detectable ≥ (pts)"), QStringLiteral("1.00"));
+    QVERIFY(panel.verdictText().contains("or more 90% of the time"));
+    // Without a margin there is no runs-needed figure (never one for the observed difference).
+    panel.setMarginPoints(0.0);
+    QCOMPARE(cell(panel, "runs needed (TOST)"), QStringLiteral("—"));
+  }
+
+  // With Mann-Whitney the difference and CI are the Hodges-Lehmann shift's (brute force over the
+  // 196 pairwise differences, ties -> normal critical value: 0.42500 points, CI -0.17 to 1.11; see
+  // tests/stats/hodges_lehmann_test.cpp), and the planning figures say they assume the t-test.
+  void mannWhitneyShowsHodgesLehmann() {
+    RunData data;
+    data.setRuns(referenceRuns(), "reference");
+    StatisticsPanel panel(&data);
+    panel.setMarginPoints(0.5);
+    panel.setSelection("xla", "cuda");
+    panel.setTest(StatTest::MannWhitney);
+    QVERIFY(panel.rows()[0].hodgesLehmann.has_value());
+    QCOMPARE(panel.rows()[0].hodgesLehmann->estimate, 0.004249999999999976);
+    QCOMPARE(cell(panel, "HL shift (pts)"), QStringLiteral("0.42"));
+    QCOMPARE(cell(panel, "HL CI (pts)"), QStringLiteral("[-0.17, 1.11]"));
+    QCOMPARE(cell(panel, "p"), QStringLiteral("0.223"));
+    QCOMPARE(cell(panel, "t / U"), QStringLiteral("U = 125"));
+    QCOMPARE(cell(panel, "detectable ≥ (pts)"), QStringLiteral("0.87 (Welch t)"));
+    QCOMPARE(cell(panel, "runs needed (TOST)"), QStringLiteral("43 (Welch t)"));
+    QVERIFY(panel.verdictText().contains("Hodges-Lehmann shift 0.42 points, 95% CI [-0.17, 1.11]"));
   }
 
   void studentAndMannWhitney() {

@@ -1,5 +1,5 @@
 // Covers issue #5: the Study dialog refuses invalid values with the reason, and round-trips a
-// valid spec (the quick study) through core/study's parser.
+// valid spec (the quick study) through core/study's parser; issue 10 item 17 (layout, fields).
 #include "ui/study_dialog.h"
 
 #include <QComboBox>
@@ -40,6 +40,43 @@ class StudyDialogTest : public QObject {
   }
 
  private slots:
+  // Issue 10.17: selecting a backend (short or long description) does not reflow the form.
+  void selectingABackendKeepsTheLayout() {
+    StudyDialog dialog(quickSpec());
+    dialog.resize(980, 600);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    const QRect epochs = dialog.epochsBox()->geometry();
+    const QRect lr = dialog.lrBox()->geometry();
+    QListWidget* list = dialog.backendList();
+    for (int row = 0; row < list->count(); ++row) {
+      list->setCurrentRow(row);
+      QCoreApplication::processEvents();
+      QCOMPARE(dialog.epochsBox()->geometry(), epochs);
+      QCOMPARE(dialog.lrBox()->geometry(), lr);
+    }
+  }
+
+  // Issue 10.17: optimizer- and schedule-specific fields are enabled only when they apply;
+  // "1 epoch" in the singular.
+  void fieldsFollowTheOptimizerAndSchedule() {
+    StudyDialog dialog(quickSpec());
+    dialog.optimizerBox()->setCurrentIndex(dialog.optimizerBox()->findData("adamw"));
+    QVERIFY(!dialog.momentumBox()->isEnabled());
+    dialog.optimizerBox()->setCurrentIndex(dialog.optimizerBox()->findData("sgd"));
+    QVERIFY(dialog.momentumBox()->isEnabled());
+    dialog.scheduleBox()->setCurrentIndex(dialog.scheduleBox()->findData("constant"));
+    QVERIFY(!dialog.stepEpochsBox()->isEnabled());
+    QVERIFY(!dialog.gammaBox()->isEnabled());
+    dialog.scheduleBox()->setCurrentIndex(dialog.scheduleBox()->findData("step"));
+    QVERIFY(dialog.stepEpochsBox()->isEnabled());
+    QVERIFY(dialog.gammaBox()->isEnabled());
+    dialog.epochsBox()->setValue(1);
+    QCOMPARE(dialog.epochsBox()->text(), QStringLiteral("1 epoch"));
+    dialog.epochsBox()->setValue(3);
+    QCOMPARE(dialog.epochsBox()->text(), QStringLiteral("3 epochs"));
+  }
+
   void acceptsTheQuickStudy() {
     const QString spec = quickSpec();
     QVERIFY2(!spec.isEmpty(), "resources/studies/quick.json is missing");

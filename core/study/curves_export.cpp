@@ -1,0 +1,31 @@
+#include "core/study/curves_export.h"
+
+#include <stdexcept>
+
+#include "core/study/atomic_file.h"
+#include "core/study/csv.h"
+
+namespace paritylab::study {
+
+std::size_t writeStepCurves(const ResultsStore& store, const std::string& csvPath) {
+  std::size_t rows = 0;
+  writeFileAtomically(csvPath, [&](std::ostream& out) {
+    CsvWriter w(out);
+    w.writeRow({"run_id", "backend", "seed", "step", "epoch", "metric", "value"});
+    const auto steps = store.loadAllSteps();
+    for (const RunRecord& run : store.loadRuns()) {
+      const auto it = steps.find(run.id);
+      if (it == steps.end()) continue;
+      const std::string id = std::to_string(run.id), seed = std::to_string(run.seed);
+      for (const StepRecord& s : it->second) {
+        const std::string step = std::to_string(s.step), epoch = std::to_string(s.epoch);
+        w.writeRow({id, run.backend, seed, step, epoch, "train_loss", csvNumber(s.trainLoss)});
+        w.writeRow({id, run.backend, seed, step, epoch, "lr", csvNumber(s.lr)});
+        rows += 2;
+      }
+    }
+  });
+  return rows;
+}
+
+}  // namespace paritylab::study

@@ -1,0 +1,34 @@
+#pragma once
+// The results database's schema and its versions. A new database gets the current schema; an
+// older one is migrated step by step when it is opened for writing (never when opened read-only).
+// To change the schema: add a step to kMigrations in results_schema.cpp (version N -> N + 1), and
+// the readers' fallbacks for databases still at an older version (see ResultsStore::loadRuns).
+
+#include <sqlite3.h>
+
+#include <string>
+#include <vector>
+
+namespace paritylab::study {
+
+// Version 1: study, runs, epochs (ParityLab 0.x). Version 2 (issue 12.5): runs.run_name,
+// runs.seed_given, runs.claimed_by; one emulated run per (backend, seed) and one imported run per
+// (backend, source run name) enforced by unique indexes. Version 3 (issue 11.4):
+// epochs.skipped_steps. Version 4 (issue 10.3): steps. Version 5 (issue 14.3): xray.
+int currentSchemaVersion();
+
+// The schema version of an open ParityLab database (1 when the meta table has no version key).
+int schemaVersionOf(sqlite3* db, const std::string& file);
+
+// Throws StoreError "FILE: damaged database: table 'runs' is missing" when a table of the schema
+// is missing (a reader never recreates one).
+void requireTables(sqlite3* db, const std::string& file);
+
+// Creates the current schema in an empty database.
+void createSchema(sqlite3* db, const std::string& file);
+
+// Brings a database at an older version to the current one in one transaction; returns what the
+// migration changed that a user should know (e.g. duplicated runs removed), empty when nothing.
+std::vector<std::string> migrateSchema(sqlite3* db, const std::string& file);
+
+}  // namespace paritylab::study

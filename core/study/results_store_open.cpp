@@ -1,0 +1,129 @@
+// Opening a results database: for writing (created or migrated) or read-only (never changed).
+// Part of ResultsStore.
+#include <sqlite3.h>
+
+#include <cctype>
+#include <filesystem>
+
+#include "core/study/results_schema.h"
+#include "core/study/results_store.h"
+#include "core/study/sqlite_statement.h"
+
+namespace paritylab::study {
+namespace {
+
+// "file:/abs/path?mode=ro" with the path percent-encoded as RFC 3986 wants.
+std::string readOnlyUri(const std::string& path, bool immutable) {
+  const std::string abs = std::filesystem::absolute(path).string();
+  std::string uri = "file:";
+  for (unsigned char c : abs) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri += char(c);
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return uri + (immutable ? "?immutable=1" : "?mode=ro");
+}
+
+}  // namespace
+
+// Throws unless the file is an SQLite database of ParityLab (or empty and `create`).
+void ResultsStore::checkIsParityLab(bool create) {
+  bool empty = true;
+  try {
+    Statement s(db_, "SELECT count(*) FROM sqlite_master", path_);
+    s.step();
+    empty = s.i64(0) == 0;
+  } catch (const StoreError&) {
+    const int code = sqlite3_errcode(db_);
+    if (code == SQLITE_NOTADB)
+      throw StoreError(path_ + ": not a ParityLab results database (not an SQLite file)");
+    throw StoreError(path_ + ": cannot read: " + sqlite3_errmsg(db_));
+  }
+  if (empty) {
+    if (!create) throw StoreError(path_ + ": not a ParityLab results database (empty)");
+    return;
+  }
+  bool ours = false;
+  try {
+    Statement s(db_, "SELECT value FROM paritylab_meta WHERE key = 'format'", path_);
+    ours = s.step() && s.text(0).rfind("paritylab-results-", 0) == 0;
+  } catch (const StoreError&) {
+  }
+  if (!ours)
+    throw StoreError(path_ + ": not a ParityLab results database (an SQLite file of another kind)");
+}
+
+std::unique_ptr<ResultsStore> ResultsStore::open(const std::string& path, bool create) {
+  if (std::filesystem::is_directory(path))
+    throw StoreError(path + ": is a directory, not a results database");
+  const bool exists = std::filesystem::exists(path);
+  if (!exists && !create) throw StoreError(path + ": no such results database");
+  std::unique_ptr<ResultsStore> store(new ResultsStore(path));
+  const int flags =
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+  if (sqlite3_open_v2(path.c_str(), &store->db_, flags, nullptr) != SQLITE_OK)
+    throw StoreError(path + ": cannot open: " + sqlite3_errmsg(store->db_));
+  sqlite3_busy_timeout(store->db_, 5000);
+  sqlite3_extended_result_codes(store->db_, 1);
+  store->checkIsParityLab(create);
+  store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+  bool fresh = false;
+  {
+    Statement s(store->db_, "SELECT count(*) FROM sqlite_master WHERE name = 'runs'", path);
+    s.step();
+    fresh = s.i64(0) == 0;
+  }
+  if (fresh) {
+    try {
+      createSchema(store->db_, path);
+    } catch (const StoreError&) {
+      // Two processes may create the same new database at once: the other one did it first
+      // (the schema is created in one transaction); the checks below decide.
+      requireTables(store->db_, path);
+    }
+  }
+  requireTables(store->db_, path);
+  store->openNotes_ = migrateSchema(store->db_, path);
+  store->schemaVersion_ = currentSchemaVersion();
+  return store;
+}
+
+std::unique_ptr<ResultsStore> ResultsStore::openReadOnly(const std::string& path) {
+  if (std::filesystem::is_directory(path))
+    throw StoreError(path + ": is a directory, not a results database");
+  if (!std::filesystem::exists(path)) throw StoreError(path + ": no such results database");
+  std::unique_ptr<ResultsStore> store;
+  // A WAL database needs its -shm file; in a read-only directory it cannot be created, and the
+  // file is then read as immutable (nobody can be writing it from there either).
+  for (bool immutable : {false, true}) {
+    store.reset(new ResultsStore(path));
+    const std::string uri = readOnlyUri(path, immutable);
+    const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX;
+    if (sqlite3_open_v2(uri.c_str(), &store->db_, flags, nullptr) != SQLITE_OK) {
+      if (!immutable) continue;
+      throw StoreError(path + ": cannot open: " + sqlite3_errmsg(store->db_));
+    }
+    sqlite3_busy_timeout(store->db_, 5000);
+    sqlite3_extended_result_codes(store->db_, 1);
+    const int probe =
+        sqlite3_exec(store->db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    if (probe != SQLITE_OK && !immutable && (probe & 0xff) != SQLITE_NOTADB) continue;
+    break;
+  }
+  store->checkIsParityLab(false);
+  requireTables(store->db_, path);
+  store->schemaVersion_ = schemaVersionOf(store->db_, path);
+  return store;
+}
+
+void ResultsStore::setMaxPageCount(std::int64_t pages) {
+  std::lock_guard lock(mutex_);
+  Statement(db_, "PRAGMA max_page_count = " + std::to_string(pages), path_).run();
+}
+
+}  // namespace paritylab::study

@@ -1,0 +1,65 @@
+#pragma once
+// A prepared SQLite statement with 1-based binds whose errors throw StoreError naming the database
+// file and SQLite's own message (e.g. "database or disk is full"). Internal to core/study.
+
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "core/study/results_store.h"
+
+namespace paritylab::study {
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql, const std::string& file) : db_(db), file_(file) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  Statement& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
+  Statement& bind(int i, double v) {  // NaN/inf are stored as NULL ("unknown")
+    return check(std::isfinite(v) ? sqlite3_bind_double(stmt_, i, v) : sqlite3_bind_null(stmt_, i));
+  }
+  Statement& bind(int i, const std::string& v) {
+    return check(sqlite3_bind_text(stmt_, i, v.c_str(), int(v.size()), SQLITE_TRANSIENT));
+  }
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail("step");
+  }
+  void run() {
+    while (step()) {
+    }
+  }
+  void reset() { sqlite3_reset(stmt_); }  // run again with new binds
+  std::int64_t i64(int c) const { return sqlite3_column_int64(stmt_, c); }
+  double real(int c) const {
+    return sqlite3_column_type(stmt_, c) == SQLITE_NULL ? std::numeric_limits<double>::quiet_NaN()
+                                                        : sqlite3_column_double(stmt_, c);
+  }
+  std::string text(int c) const {
+    const auto* p = sqlite3_column_text(stmt_, c);
+    return p ? reinterpret_cast<const char*>(p) : "";
+  }
+
+ private:
+  Statement& check(int rc) {
+    if (rc != SQLITE_OK) fail("bind");
+    return *this;
+  }
+  [[noreturn]] void fail(const char* what) const {
+    throw StoreError(file_ + ": database error (" + what + "): " + sqlite3_errmsg(db_));
+  }
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  const std::string& file_;
+};
+
+}  // namespace paritylab::study

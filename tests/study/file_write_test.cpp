@@ -1,0 +1,99 @@
+// Covers issue 12.3: every file write is checked after flush and close, names the file when it
+// fails, and never leaves a partial file under the final name (temporary file + rename).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/study/atomic_file.h"
+#include "core/study/results_import.h"
+#include "core/study/study_report.h"
+#include "tests/study/test_paths.h"
+
+namespace paritylab::study {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::freshTempPath;
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> filesIn(const std::string& dir) {
+  std::vector<std::string> out;
+  for (auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Issue 12.3: `report --csv /dev/full` printed "Wrote ..." and exited 0.
+TEST(FileWrite, ReportToAFullDiskFailsNamingTheFile) {
+  const std::string csv = freshTempPath("full-runs.csv");
+  std::ofstream(csv) << "backend,seed,final_accuracy\ncpu,0,0.8\ncpu,1,0.85\n";
+  CsvImportOptions o;
+  o.epochColumn = "";
+  o.accuracyColumn = "final_accuracy";
+  auto runs = readGenericCsv(csv, o);
+  auto store = ResultsStore::open(freshTempPath("full.db"), true);
+  importRuns(*store, csv, runs);
+  try {
+    writeReport(*store, "/dev/full");
+    FAIL() << "writing to /dev/full succeeded";
+  } catch (const FileWriteError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/full: cannot write: No space left on device"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(FileWrite, FailureKeepsTheOldFileAndLeavesNoTemporary) {
+  const std::string dir = freshTempPath("atomic-dir");
+  fs::create_directories(dir);
+  const std::string path = dir + "/report.csv";
+  writeFileAtomically(path, std::string_view("old,content\r\n"));
+  EXPECT_EQ(readAll(path), "old,content\r\n");
+  // A writer that fails half-way (as a full disk would): the old file stays whole.
+  EXPECT_THROW(writeFileAtomically(path,
+                                   [](std::ostream& out) {
+                                     out << "new,partial";
+                                     throw std::runtime_error("disk full half-way");
+                                   }),
+               std::runtime_error);
+  EXPECT_EQ(readAll(path), "old,content\r\n");
+  EXPECT_EQ(filesIn(dir), std::vector<std::string>{"report.csv"});
+  writeFileAtomically(path, std::string_view("new,content\r\n"));
+  EXPECT_EQ(readAll(path), "new,content\r\n");
+  EXPECT_EQ(filesIn(dir), std::vector<std::string>{"report.csv"});
+  // Plain permissions (0666 minus the umask), like a file the shell would create.
+  EXPECT_NE(fs::status(path).permissions() & fs::perms::others_read, fs::perms::none);
+}
+
+TEST(FileWrite, MissingFolderAndDirectoryTargetsNameThePath) {
+  try {
+    writeFileAtomically("/nonexistent-dir/x.csv", std::string_view("x"));
+    FAIL();
+  } catch (const FileWriteError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.csv: cannot write: No such file"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::string dir = freshTempPath("a-dir");
+  fs::create_directories(dir);
+  try {
+    writeFileAtomically(dir, std::string_view("x"));
+    FAIL();
+  } catch (const FileWriteError& e) {
+    EXPECT_EQ(std::string(e.what()), dir + ": is a directory");
+  }
+}
+
+}  // namespace
+}  // namespace paritylab::study

@@ -1,0 +1,192 @@
+// Covers issue 12.1 (a long torchprime hyperparameters cell crashed the import; cell sizes are
+// bounded), 12.10's import items (duplicate epoch, nan/inf and
+// out-of-range accuracies, UTF-8 BOM) and issue 10.7 (percent columns, run names and seeds as
+// given, identical runs, idempotent re-import).
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/study/csv.h"
+#include "core/study/results_import.h"
+#include "core/study/study_report.h"
+#include "tests/study/test_paths.h"
+
+namespace paritylab::study {
+namespace {
+
+using testing::freshTempPath;
+
+const std::string kTorchprimeHeader =
+    "run_name,datetime,hyperparameters,epoch,train_loss,test_loss,accuracy_top1\n";
+const std::string kReference = PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv";
+
+std::string write(const std::string& name, const std::string& text) {
+  const std::string path = freshTempPath(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::string importError(const std::string& path, const CsvImportOptions& o = {}) {
+  try {
+    readResultsCsv(path, o);
+  } catch (const CsvError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Issue 12.1: std::regex_search overflowed the stack on a ~50 KB device string or a long run of
+// spaces (segfault). The cell is now scanned linearly and the name bounded.
+TEST(Import, LongHyperparametersCellIsAClearErrorNotACrash) {
+  const std::string longDevice = "\"{'device': '" + std::string(50'000, 'x') + "'}\"";
+  const std::string a =
+      write("long-device.csv", kTorchprimeHeader + "r,d," + longDevice + ",1,1,1,0.5\n");
+  EXPECT_EQ(importError(a), a +
+                                ":2: column 3 (hyperparameters): device name longer than 200 "
+                                "characters: '{'device': '" +
+                                std::string(48, 'x') + "...' (50014 characters)");
+  const std::string spaces = "\"{'device'" + std::string(60'000, ' ') + ": 'xla'}\"";
+  const std::string b =
+      write("long-spaces.csv", kTorchprimeHeader + "r,d," + spaces + ",1,1,1,0.5\n");
+  auto runs = readResultsCsv(b, {});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run.backend, "xla");
+  const std::string c = write(
+      "huge-cell.csv", kTorchprimeHeader + "r,d,\"" + std::string(70'000, ' ') + "\",1,1,1,0.5\n");
+  EXPECT_EQ(importError(c), c + ":2: field 3 is longer than 65536 bytes (not a results file?)");
+}
+
+TEST(Import, DeviceIsFoundWithEitherQuoteAndSpacing) {
+  const std::string path =
+      write("devices.csv", kTorchprimeHeader +
+                               "a,1,\"{'lr': 0.1, 'device' :  'cuda'}\",1,1,1,0.5\n"
+                               "b,1,\"{\"\"device\"\":\"\"xla\"\"}\",1,1,1,0.5\n"
+                               "c,1,\"{'devices': 'no', 'x': 'device'}\",1,1,1,0.5\n");
+  EXPECT_NE(importError(path).find(":4: column 3 (hyperparameters): no 'device' entry"),
+            std::string::npos)
+      << importError(path);
+}
+
+// Issue 12.10: a duplicate epoch surfaced as a raw "UNIQUE constraint failed".
+TEST(Import, DuplicateEpochNamesFileLineAndRun) {
+  const std::string path =
+      write("dup-epoch.csv", kTorchprimeHeader +
+                                 "prod_1,d1,\"{'device': 'xla'}\",1,1,1,0.5\n"
+                                 "prod_1,d1,\"{'device': 'xla'}\",2,1,1,0.6\n"
+                                 "prod_1,d1,\"{'device': 'xla'}\",2,1,1,0.6\n");
+  EXPECT_EQ(importError(path), path + ":4: run 'prod_1@d1' has epoch 2 twice (first at line 3)");
+}
+
+// Issue 12.10: accuracies of +-1e308 were accepted and nan/inf became NULL without a word.
+TEST(Import, NonFiniteAndOutOfRangeValuesAreRefusedWithRowAndColumn) {
+  const std::string head = "run,backend,epoch,accuracy\n";
+  EXPECT_EQ(importError(write("nan.csv", head + "r,cpu,1,0.5\nr,cpu,2,nan\n")),
+            freshTempPath("nan.csv") + ":3: column 4 (accuracy): not a finite number: 'nan'");
+  EXPECT_EQ(importError(write("inf.csv", head + "r,cpu,1,-inf\n")),
+            freshTempPath("inf.csv") + ":2: column 4 (accuracy): not a finite number: '-inf'");
+  EXPECT_EQ(importError(write("big.csv", head + "r,cpu,1,0.5\nr,cpu,2,1e308\n")),
+            freshTempPath("big.csv") + ":3: column 4 (accuracy): accuracy 1e+308 outside [0, 1]");
+  EXPECT_EQ(importError(write("neg.csv", head + "r,cpu,1,-0.5\n")),
+            freshTempPath("neg.csv") + ":2: column 4 (accuracy): accuracy -0.5 outside [0, 1]");
+  EXPECT_EQ(importError(write("huge.csv", head + "r,cpu,1,1e999\n")),
+            freshTempPath("huge.csv") + ":2: column 4 (accuracy): number out of range: '1e999'");
+}
+
+// Issue 10.7: accuracy 73 (percent) showed as 7300.00%.
+TEST(Import, APercentColumnIsRecognisedWholeAndSaid) {
+  const std::string path =
+      write("percent.csv", "run,backend,epoch,accuracy\na,cpu,1,61.5\na,cpu,2,73\nb,cpu,1,100\n");
+  ImportNotes notes;
+  auto runs = readResultsCsv(path, {}, &notes);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(runs[0].epochs[0].testAccuracy, 0.615);
+  EXPECT_DOUBLE_EQ(runs[0].run.finalAccuracy, 0.73);
+  EXPECT_DOUBLE_EQ(runs[1].run.finalAccuracy, 1.0);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "column 'accuracy' read as percent (all 3 values within (1, 100])");
+  // Fractions and percents mixed: refused with the first value outside [0, 1].
+  const std::string mixed =
+      write("mixed.csv", "run,backend,epoch,accuracy\na,cpu,1,0.5\na,cpu,2,73\n");
+  EXPECT_EQ(importError(mixed), mixed +
+                                    ":3: column 4 (accuracy): accuracy 73 outside [0, 1] (a "
+                                    "percent column needs every value within (1, 100]; this one "
+                                    "mixes fractions and percents)");
+  const std::string over = write("over.csv", "backend,seed,final_accuracy\ncpu,0,73\ncpu,1,101\n");
+  CsvImportOptions wide;
+  wide.epochColumn = "";
+  EXPECT_EQ(importError(over, wide),
+            over + ":3: column 3 (final_accuracy): accuracy 101 outside [0, 1]");
+}
+
+// Issue 12.10: a UTF-8 byte order mark (Excel writes one) made the first column unknown.
+TEST(Import, Utf8ByteOrderMarkIsSkipped) {
+  const std::string path =
+      write("bom.csv", "\xEF\xBB\xBFrun,backend,epoch,accuracy\r\na,cpu,1,0.5\r\n");
+  auto runs = readResultsCsv(path, {});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run.runName, "a");
+}
+
+// Issue 10.7: run names kept; seeds as the source gives them (none in torchprime files).
+TEST(Import, RunNamesAndSeedsAreKeptAsGiven) {
+  auto runs = readResultsCsv(kReference, {});
+  ASSERT_EQ(runs.size(), 28u);
+  EXPECT_EQ(runs[0].run.runName, "prod_42");
+  EXPECT_FALSE(runs[0].run.seedGiven);
+  const std::string path = write("seeds.csv",
+                                 "run,backend,seed,epoch,accuracy\nprod_42,tpu,42,1,0.5\n"
+                                 "prod_42,tpu,42,2,0.6\nprod_3,tpu,3,1,0.4\n");
+  auto given = readResultsCsv(path, {});
+  ASSERT_EQ(given.size(), 2u);
+  EXPECT_EQ(given[0].run.seed, 42u);
+  EXPECT_TRUE(given[0].run.seedGiven);
+  EXPECT_EQ(given[1].run.seed, 3u);
+  auto store = ResultsStore::open(freshTempPath("names.db"), true);
+  importRuns(*store, path, given);
+  auto stored = store->loadRuns();
+  EXPECT_EQ(stored[0].runName, "prod_42");
+  EXPECT_EQ(stored[0].seed, 42u);
+  EXPECT_TRUE(stored[0].seedGiven);
+  EXPECT_EQ(store->loadStudySpec().seeds, (std::vector<std::uint64_t>{3, 42}));
+  const std::string badSeed =
+      write("bad-seed.csv", "run,backend,seed,epoch,accuracy\nr,tpu,1e300,1,0.5\n");
+  EXPECT_EQ(importError(badSeed), badSeed +
+                                      ":2: column 3 (seed): not a seed (an integer in [0, 2^63 - "
+                                      "1]): '1e300'");
+}
+
+// Issue 10.7: what the published torchprime CSV really holds. Its xla group has two pairs of runs
+// recorded twice with identical 25-epoch curves (prod_42 at 17:22:02 and 18:13:01, prod_3 at
+// 2025-07-22 21:29:51 and 2025-07-23 19:58:33); its cuda repeats of prod_42 and prod_3 differ.
+TEST(Import, ReferenceXlaGroupHoldsTwoPairsOfIdenticalRuns) {
+  auto runs = readResultsCsv(kReference, {});
+  const auto notes = identicalRunNotes(runs);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "xla: 2 pairs of identical runs (prod_42 and prod_42; prod_3 and prod_3); n would be "
+            "12 without them (14 runs)");
+}
+
+// Issue 12.5: importing the same CSV twice appended everything again.
+TEST(Import, ReimportIsIdempotent) {
+  auto store = ResultsStore::open(freshTempPath("twice.db"), true);
+  auto runs = readResultsCsv(kReference, {});
+  ImportSummary first = importRuns(*store, kReference, runs);
+  EXPECT_EQ(first.added, 28);
+  EXPECT_EQ(first.present, 0);
+  auto again = readResultsCsv(kReference, {});
+  ImportSummary second = importRuns(*store, kReference, again);
+  EXPECT_EQ(second.added, 0);
+  EXPECT_EQ(second.present, 28);
+  EXPECT_EQ(store->loadRuns().size(), 28u);
+  const std::string dup =
+      write("dup-row.csv", "backend,seed,final_accuracy\ncpu,1,0.5\ncpu,1,0.5\n");
+  CsvImportOptions wide;
+  wide.epochColumn = "";
+  EXPECT_EQ(importError(dup, wide), dup + ":3: backend 'cpu' seed 1 twice (first at line 2)");
+}
+
+}  // namespace
+}  // namespace paritylab::study

@@ -1,0 +1,397 @@
+#include "ui/study_controller.h"
+
+#include <QAction>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QWidget>
+
+#include "core/study/spec_check.h"
+#include "core/study/study_spec.h"
+#include "ui/run_data.h"
+#include "ui/spec_description.h"
+#include "ui/study_actions.h"
+#include "ui/study_bridge.h"
+#include "ui/study_session.h"
+
+namespace paritylab::ui {
+namespace {
+
+const char* kFolderKey = "databaseFolder";
+
+// `next` is the stored study, or the same with more seeds or backends (thread count aside:
+// results do not depend on it): Start then finishes and extends the same database.
+bool extendsStoredStudy(const QString& stored, const QString& next) {
+  try {
+    return study::extendsStudy(study::parseStudySpec(stored.toStdString()),
+                               study::parseStudySpec(next.toStdString()));
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+QString problemCount(qsizetype n) {
+  return n == 1 ? QObject::tr("1 problem") : QObject::tr("%1 problems").arg(n);
+}
+
+}  // namespace
+
+StudyController::StudyController(RunData* data, StudyActions* actions, QObject* parent)
+    : QObject(parent),
+      data_(data),
+      actions_(actions),
+      session_(new StudySession(data, this)),
+      progress_(data) {
+  connect(session_, &StudySession::runningChanged, this, [this](bool running) {
+    if (running) {
+      progress_.start();
+      emit statusMessage(tr("Training %1 · %2").arg(specName_, databaseText()));
+    } else {
+      progress_.stop();
+    }
+    updateActions();
+    emit changed();
+  });
+  connect(session_, &StudySession::finished, this, [this] {
+    int completed = 0;
+    for (const RunRecord& run : data_->runs())
+      completed += run.state == study::RunState::Completed ? 1 : 0;
+    emit statusMessage(tr("Study finished: %1 of %2 runs completed · %3")
+                           .arg(completed)
+                           .arg(data_->runs().size())
+                           .arg(databaseText()));
+    updateActions();
+    emit changed();
+  });
+  connect(session_, &StudySession::failed, this, [this](const QString& reason) {
+    emit errorOccurred(tr("The study stopped"), reason);
+    updateActions();
+    emit changed();
+  });
+  connect(data_, &RunData::updated, this, [this] {
+    if (isRunning()) emit progressChanged();
+  });
+  updateActions();
+}
+
+bool StudyController::isRunning() const {
+  return session_->isRunning();
+}
+
+QString StudyController::databaseFolder() {
+  QString remembered = QSettings().value(kFolderKey).toString();
+  if (!remembered.isEmpty()) return remembered;
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
+      .filePath(QStringLiteral("ParityLab"));
+}
+
+QString StudyController::chooseDatabase(const QString& title, const QString& fileName) {
+  const QString folder = databaseFolder();
+  QString path;
+  if (chooser_) {
+    path = chooser_(title, QDir(folder).filePath(fileName));
+  } else {
+    QDir().mkpath(folder);  // a visible folder the dialog opens in
+    path = QFileDialog::getSaveFileName(qobject_cast<QWidget*>(parent()), title,
+                                        QDir(folder).filePath(fileName),
+                                        tr("Results database (*.db);;All files (*)"));
+  }
+  if (path.isEmpty()) return {};
+  if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".db");
+  const QString chosenFolder = QFileInfo(path).absolutePath();
+  QDir().mkpath(chosenFolder);
+  QSettings().setValue(kFolderKey, chosenFolder);
+  return path;
+}
+
+bool StudyController::loadSpecFile(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    specJson_.clear();
+    specSource_ = path;
+    specName_ = QFileInfo(path).fileName();
+    problems_ = QStringList{tr("%1: %2").arg(path, file.errorString())};
+    dbPath_.clear();
+    data_->clear(specName_);
+    setMode(Mode::InvalidSpec);
+    emit errorOccurred(tr("Cannot open the study"), problems_.front());
+    return false;
+  }
+  return loadSpecText(QString::fromUtf8(file.readAll()), path);
+}
+
+bool StudyController::loadSpecText(const QString& json, const QString& sourceName) {
+  specJson_ = json;
+  specSource_ = sourceName;
+  dbPath_.clear();
+  importedFrom_.clear();
+  problems_.clear();
+  for (const study::SpecIssue& issue :
+       study::checkStudySpec(json.toStdString(), sourceName.toStdString()))
+    problems_ << QString::fromStdString(issue.message);
+  if (!problems_.isEmpty()) {
+    specName_ = QFileInfo(sourceName).fileName();
+    data_->clear(specName_);
+    setMode(Mode::InvalidSpec);
+    emit errorOccurred(tr("The study %1 has %2").arg(sourceName, problemCount(problems_.size())),
+                       problems_.join(QLatin1Char('\n')));
+    return false;
+  }
+  describeSpec(specJson_, &specName_);
+  std::vector<RunRecord> planned;
+  QString error;
+  plannedRuns(specJson_, &planned, &error);
+  data_->setRuns(std::move(planned), specName_);
+  setMode(Mode::Spec);
+  emit statusMessage(tr("Study %1 ready: %2 runs · %3")
+                         .arg(specName_)
+                         .arg(data_->runs().size())
+                         .arg(databaseText()));
+  return true;
+}
+
+void StudyController::setEditedSpec(const QString& json) {
+  if (mode_ == Mode::Study && extendsStoredStudy(specJson_, json)) {
+    // The same study (e.g. another thread count) or more seeds/backends: the same database, the
+    // new runs listed as pending.
+    specJson_ = json;
+    describeSpec(specJson_, &specName_);
+    std::vector<RunRecord> planned;
+    QString error;
+    plannedRuns(specJson_, &planned, &error);
+    std::int64_t nextId = 0;
+    for (const RunRecord& run : data_->runs()) nextId = std::min(nextId, run.runId);
+    int added = 0;
+    for (RunRecord& run : planned) {
+      bool known = false;
+      for (const RunRecord& have : data_->runs())
+        known |= have.backend == run.backend && have.seed == run.seed;
+      if (known) continue;
+      run.runId = --nextId;
+      data_->upsertRun(run);
+      ++added;
+    }
+    data_->flush();
+    setMode(Mode::Study);
+    emit statusMessage(added > 0 ? tr("%1 runs added to %2; Start runs them")
+                                       .arg(added)
+                                       .arg(QFileInfo(dbPath_).fileName())
+                                 : tr("Same study: %1").arg(databaseText()));
+    return;
+  }
+  loadSpecText(json, tr("edited study"));
+}
+
+bool StudyController::openDatabase(const QString& path) {
+  if (isRunning()) {
+    emit errorOccurred(tr("Cannot open a database"), tr("A study is running; cancel it first."));
+    return false;
+  }
+  LoadedStudy loaded;
+  QString error;
+  if (!loadDatabase(path, &loaded, &error)) {
+    emit errorOccurred(tr("Cannot open the database"), error);
+    return false;
+  }
+  dbPath_ = path;
+  problems_.clear();
+  if (!loaded.specJson.isEmpty()) {
+    specJson_ = loaded.specJson;
+    specSource_ = path;
+    importedFrom_.clear();
+    describeSpec(specJson_, &specName_);
+  } else {
+    specJson_.clear();
+    specName_ = loaded.title;
+    importedFrom_ = loaded.title;
+  }
+  data_->setRuns(std::move(loaded.runs), loaded.title);
+  setMode(importedFrom_.isEmpty() ? Mode::Study : Mode::Imported);
+  emit databaseUsed(path);
+  emit statusMessage(
+      tr("Opened %1: %2 runs").arg(path).arg(data_->runs().size()) +
+      (loaded.warning.isEmpty() ? QString() : QStringLiteral(". ") + loaded.warning));
+  return true;
+}
+
+bool StudyController::importCsv(const QString& csvPath) {
+  if (isRunning()) {
+    emit errorOccurred(tr("Cannot import"), tr("A study is running; cancel it first."));
+    return false;
+  }
+  const QString db = chooseDatabase(tr("Save the imported results as"),
+                                    QFileInfo(csvPath).completeBaseName() + QStringLiteral(".db"));
+  if (db.isEmpty()) {
+    emit statusMessage(tr("Import cancelled: no database chosen"));
+    return false;
+  }
+  // The save dialog asked before replacing an existing file.
+  for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
+    if (QFileInfo::exists(db + suffix)) QFile::remove(db + suffix);
+  QString error;
+  QStringList notes;
+  if (!ui::importCsv(csvPath, db, &error, &notes)) {
+    emit errorOccurred(tr("Cannot import the CSV"), error);
+    return false;
+  }
+  if (!openDatabase(db)) return false;
+  importedFrom_ = QFileInfo(csvPath).fileName();
+  emit changed();
+  if (!notes.isEmpty())  // the import summary: percent column, identical runs (issue 10.7)
+    emit statusMessage(tr("Imported %1 runs from %2 into %3. %4")
+                           .arg(data_->runs().size())
+                           .arg(importedFrom_, db, notes.join(QStringLiteral("; "))));
+  return true;
+}
+
+bool StudyController::startSession(const QString& path, bool resume) {
+  QString error;
+  if (!session_->start(specJson_, path, resume, &error)) {
+    emit errorOccurred(tr("Cannot start the study"), error);
+    return false;
+  }
+  dbPath_ = path;
+  emit databaseUsed(path);
+  setMode(Mode::Study);
+  return true;
+}
+
+bool StudyController::start() {
+  if (isRunning()) return false;
+  switch (mode_) {
+    case Mode::Spec: {
+      const QString stamp =
+          QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+      const QString path = chooseDatabase(tr("Save the results of %1 as").arg(specName_),
+                                          QStringLiteral("%1-%2.db").arg(specName_, stamp));
+      if (path.isEmpty()) {
+        emit statusMessage(tr("Not started: no database chosen"));
+        return false;
+      }
+      return startSession(path, false);
+    }
+    case Mode::Study:
+      if (!hasUnfinishedRuns()) {
+        emit errorOccurred(tr("Nothing to run"),
+                           tr("Every run of %1 in %2 is finished.").arg(specName_, dbPath_));
+        return false;
+      }
+      return startSession(dbPath_, true);
+    case Mode::Imported:
+      emit errorOccurred(tr("Nothing to run"), actions_->start->toolTip());
+      return false;
+    case Mode::InvalidSpec:
+    case Mode::Empty:
+      emit errorOccurred(tr("Cannot start the study"), actions_->start->toolTip());
+      return false;
+  }
+  return false;
+}
+
+bool StudyController::resume() {
+  if (isRunning() || mode_ != Mode::Study || !hasUnfinishedRuns()) return false;
+  return startSession(dbPath_, true);
+}
+
+void StudyController::cancel() {
+  session_->cancel();
+}
+
+bool StudyController::hasUnfinishedRuns() const {
+  for (const RunRecord& run : data_->runs())
+    if (run.state != study::RunState::Completed && run.state != study::RunState::Diverged)
+      return true;
+  return false;
+}
+
+void StudyController::setMode(Mode mode) {
+  mode_ = mode;
+  updateActions();
+  emit changed();
+}
+
+void StudyController::updateActions() {
+  const bool running = isRunning();
+  const bool unfinished = mode_ == Mode::Study && hasUnfinishedRuns();
+  QString tip;
+  switch (mode_) {
+    case Mode::Empty:
+      tip = tr("Open a study spec or edit one first");
+      break;
+    case Mode::Spec:
+      tip = tr("Run %1 (%2 runs); asks where to save the results database")
+                .arg(specName_)
+                .arg(data_->runs().size());
+      break;
+    case Mode::InvalidSpec:
+      tip = tr("The study has %1 to fix first (Edit study… or the file): %2")
+                .arg(problemCount(problems_.size()), problems_.value(0));
+      break;
+    case Mode::Study:
+      tip = unfinished ? tr("Run the unfinished runs of %1 in %2 with its own spec, keeping its "
+                            "finished runs")
+                             .arg(specName_, QFileInfo(dbPath_).fileName())
+                       : tr("Every run of %1 in %2 is finished; edit the study to run a new one")
+                             .arg(specName_, QFileInfo(dbPath_).fileName());
+      break;
+    case Mode::Imported:
+      tip =
+          tr("Imported results from real hardware have no study to run; open or edit a study "
+             "spec to train");
+      break;
+  }
+  if (running) tip = tr("A study is running");
+  actions_->start->setEnabled(!running && (mode_ == Mode::Spec || unfinished));
+  actions_->start->setToolTip(tip);
+  actions_->start->setStatusTip(tip);
+  actions_->resume->setEnabled(!running && unfinished);
+  actions_->cancel->setEnabled(running);
+  for (QAction* a :
+       {actions_->editStudy, actions_->openSpec, actions_->openDatabase, actions_->importCsv})
+    a->setEnabled(!running);
+}
+
+QString StudyController::databaseText() const {
+  if (!dbPath_.isEmpty())
+    return tr("Results: %1").arg(QDir::toNativeSeparators(QFileInfo(dbPath_).absoluteFilePath()));
+  if (mode_ == Mode::Spec) return tr("Results: not saved yet (Start asks where)");
+  return tr("Results: none");
+}
+
+QString StudyController::headerHtml() const {
+  const QString where = databaseText().toHtmlEscaped();
+  switch (mode_) {
+    case Mode::Empty:
+      return tr("<b>No study</b> — open a study spec, a results database or a CSV");
+    case Mode::Spec:
+    case Mode::Study: {
+      QString name;
+      return describeSpec(specJson_, &name) + QStringLiteral("<br>") + where;
+    }
+    case Mode::InvalidSpec: {
+      QString html = tr("<b>%1</b> — <span style='color:#b00020'>%2; fix the file or use Edit "
+                        "study…</span>")
+                         .arg(specName_.toHtmlEscaped(), problemCount(problems_.size()));
+      html += QStringLiteral("<ul style='margin:0; color:#b00020'>");
+      for (const QString& p : problems_)
+        html += QStringLiteral("<li>%1</li>").arg(p.toHtmlEscaped());
+      return html + QStringLiteral("</ul>");
+    }
+    case Mode::Imported:
+      return tr("<b>%1</b> — imported results from real hardware (%2 runs; nothing to run)")
+                 .arg(importedFrom_.toHtmlEscaped())
+                 .arg(data_->runs().size()) +
+             QStringLiteral("<br>") + where;
+  }
+  return {};
+}
+
+QString StudyController::progressTitle() const {
+  return isRunning() ? progressText(progress_.snapshot()) : QString();
+}
+
+}  // namespace paritylab::ui
