@@ -47,9 +47,13 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
     area->setFrameShape(QFrame::NoFrame);
     return area;
   };
-  sections_->addTab(scrolled(regression_, 720), tr("Regression example"));
-  sections_->addTab(scrolled(reduction_, 480), tr("Reduction length and order"));
-  sections_->addTab(product_, tr("Any product, every backend"));
+  // Short titles, so the section tabs fit a 1024-pixel window without scroll arrows.
+  sections_->addTab(scrolled(regression_, 720), tr("Regression"));
+  sections_->setTabToolTip(0, tr("The regression example, under every backend"));
+  sections_->addTab(scrolled(reduction_, 480), tr("Reduction"));
+  sections_->setTabToolTip(1, tr("Error against reduction length and order"));
+  sections_->addTab(product_, tr("Any product"));
+  sections_->setTabToolTip(2, tr("Any product, every backend"));
 
   auto* exportSection = new QPushButton(tr("Export section…"));
   exportSection->setToolTip(tr("This section's charts/tables as PNG and SVG and its data as CSV"));

@@ -7,6 +7,7 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "ui/run_data.h"
 #include "ui/runs_table_model.h"
@@ -37,7 +38,7 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
   header->setSectionResizeMode(QHeaderView::ResizeToContents);
   // A progress bar reads at any width: a fixed one leaves room for the columns after it.
   header->setSectionResizeMode(RunsTableModel::Progress, QHeaderView::Fixed);
-  header->resizeSection(RunsTableModel::Progress, 76);
+  header->resizeSection(RunsTableModel::Progress, 60);
   header->setStretchLastSection(true);
   // The panel never gets narrower than the table up to its Final accuracy column (1024-pixel
   // windows cut it otherwise); columns after it may scroll.
@@ -87,6 +88,15 @@ void RunsPanel::setStudyName(const QString& text) {
 }
 
 void RunsPanel::updateSummary() {
+  // The Run column names runs from a source file (imported: prod_42); emulated runs are named by
+  // backend and seed already, so it is shown only when some run has a name of its own.
+  const bool named = std::any_of(data_->runs().begin(), data_->runs().end(),
+                                 [](const RunRecord& run) { return !run.runName.isEmpty(); });
+  table_->setColumnHidden(RunsTableModel::Run, !named);
+  // Likewise the Seed column when no run has a seed of its own (torchprime's runs give none).
+  const bool seeded = std::any_of(data_->runs().begin(), data_->runs().end(),
+                                  [](const RunRecord& run) { return run.seedGiven; });
+  table_->setColumnHidden(RunsTableModel::Seed, !seeded && !data_->runs().empty());
   int counts[6] = {};
   for (const RunRecord& run : data_->runs()) ++counts[static_cast<int>(run.state)];
   const int total = static_cast<int>(data_->runs().size());

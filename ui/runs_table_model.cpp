@@ -153,7 +153,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       const int shown = run.state == study::RunState::Running && run.currentEpoch > 0
                             ? run.currentEpoch
                             : run.epoch;
-      return run.totalEpochs > 0 ? QStringLiteral("%1 / %2").arg(shown).arg(run.totalEpochs)
+      return run.totalEpochs > 0 ? QStringLiteral("%1/%2").arg(shown).arg(run.totalEpochs)
                                  : QString::number(shown);
     }
     case Progress:

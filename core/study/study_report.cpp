@@ -129,10 +129,28 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
   const std::string summaryPath = summaryPathFor(runsCsvPath);
   std::ostringstream sout;
   CsvWriter s(sout);
-  s.writeRow({"section", "backend", "reference",   "n",        "mean",      "sd",
-              "min",     "max",     "ci_low",      "ci_high",  "mean_diff", "t",
-              "df",      "p_value", "p_holm",      "hedges_g", "alpha",     "tost_margin",
-              "tost_p",  "min_detectable_diff", "runs_needed_for_margin", "verdict"});
+  s.writeRow({"section",
+              "backend",
+              "reference",
+              "n",
+              "mean",
+              "sd",
+              "min",
+              "max",
+              "ci_low",
+              "ci_high",
+              "mean_diff",
+              "t",
+              "df",
+              "p_value",
+              "p_holm",
+              "hedges_g",
+              "alpha",
+              "tost_margin",
+              "tost_p",
+              "min_detectable_diff",
+              "runs_needed_for_margin",
+              "verdict"});
   for (auto& [name, values] : groups) {
     auto sm = stats::summarize(values, options.alpha);
     s.writeRow({"summary",

@@ -34,7 +34,7 @@ class PlaygroundPanelTest : public QObject {
     panel.resize(1000, 700);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
-    QCOMPARE(panel.sections()->tabText(0), QStringLiteral("Regression example"));
+    QCOMPARE(panel.sections()->tabText(0), QStringLiteral("Regression"));
     PlaygroundRegressionView* view = panel.regression();
     QTableWidget* table = view->table();
     const auto& presets = backends::presetPolicies();

@@ -44,7 +44,7 @@ class RunsModelTest : public QObject {
     data.applyStep({key(1, "tpu-bf16", 7), 1, 10, 0.75});
     data.applyEpoch({key(1, "tpu-bf16", 7), 1, 4, 0.7, 0.6, 0.81, 1.5});
     data.flush();
-    QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("1 / 4"));
+    QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("1/4"));
     QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
              0.25);
     // Issue 10.12: the cell says which loss it shows (a batch's while running).
@@ -97,11 +97,11 @@ class RunsModelTest : public QObject {
     QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
              5.0 / 40.0);
     QCOMPARE(model.index(0, RunsTableModel::Progress).data().toString(), QStringLiteral("13%"));
-    QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("1 / 2"));
+    QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("1/2"));
     data.applyEpoch({key(1, "tpu-bf16", 0), 1, 2, 0.8, 0.7, 0.6, 1.0});
     data.applyStep({key(1, "tpu-bf16", 0), 2, 30, 0.5, 1e-3, 20, 2});
     data.flush();
-    QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("2 / 2"));
+    QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("2/2"));
     QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
              30.0 / 40.0);
     QVERIFY(

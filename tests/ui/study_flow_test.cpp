@@ -218,7 +218,7 @@ class StudyFlowTest : public QObject {
     QCOMPARE(model->rowCount(), 4);
     for (int row = 0; row < 4; ++row) {
       QCOMPARE(model->index(row, RunsTableModel::Status).data().toString(), QString("pending"));
-      QCOMPARE(model->index(row, RunsTableModel::Epoch).data().toString(), QString("0 / 1"));
+      QCOMPARE(model->index(row, RunsTableModel::Epoch).data().toString(), QString("0/1"));
     }
     QCOMPARE(model->index(0, RunsTableModel::Backend).data().toString(), QString("cpu-fp32"));
     QCOMPARE(model->index(1, RunsTableModel::Backend).data().toString(), QString("tpu-bf16"));
