@@ -22,7 +22,7 @@ namespace {
 struct BenchArgs {
   std::string model = "small-cnn", backend = "cpu-fp32", dataset = "fashion-mnist";
   std::int64_t trainSize = 10000;
-  int batch = 128, steps = 50, warmup = 5, threads = 1, width = 16;
+  int batch = 128, steps = 50, warmup = 5, threads = 1, width = 16, xrayEvery = 0;
   std::uint64_t seed = 0;
   bool json = false;
 };
@@ -48,6 +48,8 @@ void printText(const BenchArgs& a, const backends::PrecisionPolicy& policy,
       a.model.c_str(), policy.name.c_str(), r.batchSize, r.threads, r.threads == 1 ? "" : "s");
   std::printf("  %d warm-up + %d timed steps per thread on %s; OpenBLAS kernels: %s\n", a.warmup,
               r.steps, a.dataset.c_str(), nn::blasCoreName().c_str());
+  if (a.xrayEvery > 0)
+    std::printf("  X-ray on: every %d steps measured (records taken, not stored)\n", a.xrayEvery);
   std::printf("  images/s      %10.1f%s\n", r.imagesPerSecond,
               r.threads > 1 ? "  (all threads together)" : "");
   if (r.threads > 1) {
@@ -73,6 +75,7 @@ void runBench(const BenchArgs& a) {
   config.threads =
       a.threads > 0 ? a.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   config.seed = a.seed;
+  config.xrayEverySteps = a.xrayEvery;
   const data::Dataset train = loadTrainingImages(a);
   study::ThroughputResult r;
   try {
@@ -95,7 +98,8 @@ void runBench(const BenchArgs& a) {
                       {"step_ms", r.stepMilliseconds},
                       {"wall_seconds", r.wallSeconds},
                       {"skipped_steps", r.skippedSteps},
-                      {"diverged", r.diverged}};
+                      {"diverged", r.diverged},
+                      {"xray_every_steps", a.xrayEvery}};
   if (a.model == "resnet18") j["width"] = a.width;
   std::cout << j.dump(2) << "\n";
 }
@@ -125,6 +129,8 @@ const CommandRegistration reg{
                        "Training images loaded (0 = all)");
       addIntegerOption(cmd, "--seed", a->seed, {0, input::kMaxSeedValue},
                        "Seed of the weights and batch order");
+      addIntegerOption(cmd, "--xray-every", a->xrayEvery, {0, 1'000'000},
+                       "X-ray every N-th step, to time its cost (0 = off; nothing is stored)");
       cmd->add_flag("--json", a->json, "Print a JSON object (images_per_second, step_ms, ...)");
       cmd->callback([a] { runBench(*a); });
     }};

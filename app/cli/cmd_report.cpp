@@ -1,7 +1,8 @@
 // `paritylab-cli report DB --csv FILE [--a NAME --b NAME | --reference NAME]
 // [--test welch|student|mann-whitney] [--tail ...] [--alpha A] [--margin M]
-// [--curves FILE.csv] [--charts DIR]`: the runs CSV, its summary with the chosen comparisons
-// (the Statistics tab's choices), the per-step curves and the charts. Every file written is named.
+// [--curves FILE.csv] [--xray FILE.csv] [--charts DIR]`: the runs CSV, its summary with the chosen
+// comparisons (the Statistics tab's choices), the per-step curves, the X-ray samples (issue 14)
+// and the charts. Every file written is named.
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "app/cli/number_options.h"
 #include "core/study/curves_export.h"
 #include "core/study/study_report.h"
+#include "core/study/xray_rows.h"
 
 #if defined(PARITYLAB_HAS_UI) && __has_include("ui/report_charts.h")
 #include "ui/report_charts.h"
@@ -21,15 +23,16 @@ namespace paritylab::cli {
 namespace {
 
 struct ReportArgs {
-  std::string db, csv, charts, curves;
+  std::string db, csv, charts, curves, xray;
   std::string a, b, reference, statTest = "welch", tail = "two-sided";
   double alpha = 0.05;
   std::optional<double> margin;
 };
 
 void runReport(const ReportArgs& a) {
-  if (a.csv.empty() && a.curves.empty() && a.charts.empty())
-    throw CommandError("nothing to write: give --csv FILE, --curves FILE or --charts DIR");
+  if (a.csv.empty() && a.curves.empty() && a.xray.empty() && a.charts.empty())
+    throw CommandError(
+        "nothing to write: give --csv FILE, --curves FILE, --xray FILE or --charts DIR");
   if (a.a.empty() != a.b.empty()) throw CommandError("--a and --b go together (A against B)");
   if (!a.a.empty() && !a.reference.empty())
     throw CommandError("give either --a/--b (a pair) or --reference (all against it)");
@@ -55,6 +58,11 @@ void runReport(const ReportArgs& a) {
     if (!a.curves.empty()) {
       const std::size_t rows = study::writeStepCurves(*store, a.curves);
       std::cout << "Wrote " << a.curves << " (per-step curves, " << rows << " rows)\n";
+    }
+    if (!a.xray.empty()) {
+      const std::size_t rows = study::writeXrayCsv(*store, a.xray);
+      std::cout << "Wrote " << a.xray << " (" << rows << " X-ray rows"
+                << (rows == 0 ? "; the study ran without \"xray\"" : "") << ")\n";
     }
   } catch (const std::exception& ex) {
     throw CommandError(ex.what());
@@ -82,6 +90,8 @@ const CommandRegistration reg{
       cmd->add_option("--curves", a->curves,
                       "Per-step CSV to write (long form: run_id, backend, seed, step, epoch, "
                       "metric, value)");
+      cmd->add_option("--xray", a->xray,
+                      "X-ray CSV to write (long form: run, step, site, operand, statistics)");
       cmd->add_option("--charts", a->charts, "Directory for PNG/SVG charts");
       cmd->add_option("--a", a->a, "Compare this backend ...");
       cmd->add_option("--b", a->b, "... against this one (instead of all against a reference)");

@@ -26,9 +26,9 @@ namespace {
 
 struct RunArgs {
   std::string study, db, dataset, model, backends;
-  bool resume = false;
+  bool resume = false, xray = false;
   std::optional<std::int64_t> trainSize, testSize;
-  std::optional<int> seeds, epochs, batch, threads;
+  std::optional<int> seeds, epochs, batch, threads, xrayEvery;
   std::optional<double> lr;
 };
 
@@ -81,6 +81,10 @@ study::StudySpec buildSpec(const RunArgs& a) {
   if (a.batch) spec.train.batchSize = *a.batch;
   if (a.lr) spec.train.optimizer.lr = *a.lr;
   if (a.threads) spec.threads = *a.threads;
+  if (a.xrayEvery)
+    spec.train.xrayEverySteps = *a.xrayEvery;
+  else if (a.xray && spec.train.xrayEverySteps == 0)
+    spec.train.xrayEverySteps = -1;  // about 50 samples per run
   return spec;
 }
 
@@ -233,6 +237,10 @@ const CommandRegistration reg{
       addRealOption(cmd, "--lr", a->lr, {0, input::kMaxHyperparameter, true}, "Learning rate");
       addIntegerOption(cmd, "--threads", a->threads, {0, input::kMaxThreads},
                        "Worker threads (0 = one per core)");
+      cmd->add_flag("--xray", a->xray,
+                    "X-ray every matrix product, about 50 sampled steps per run (see `xray`)");
+      addIntegerOption(cmd, "--xray-every", a->xrayEvery, {1, 1'000'000},
+                       "X-ray every N-th training step");
       cmd->callback([a] { runStudy(*a); });
     }};
 

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/nn/blas_setup.h"
+#include "core/nn/gemm_xray.h"
 
 namespace paritylab::nn {
 namespace {
@@ -188,21 +189,42 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
                                     : nullptr;
   const bool roundsAccumulation = policy.accumulationChunk > 0 && accumulation;
 
-  if (k <= 0 || (!operands && !operandsB && !multiPass && !chunked && !roundsAccumulation &&
-                 !output && !scaled)) {
-    cblas_sgemm(CblasRowMajor, ta, tb, m, n, std::max(k, 0), alpha, A, lda, B, ldb, beta, C, ldc);
-    return;
-  }
-
   // Operands as stored, packed densely (transposes are kept and handed to sgemm).
   const StoredOperand sa{A, transA == Trans::No ? m : k, transA == Trans::No ? k : m, lda};
   const StoredOperand sb{B, transB == Trans::No ? k : n, transB == Trans::No ? n : k, ldb};
+  const std::uint64_t seedB = extras.seed ^ 0x9e3779b97f4a7c15ull;
+  if (extras.xray && k > 0) {
+    // Measured before packing (which may round in place), as the product will read them.
+    const Rounder* bf16 = multiPass ? (policy.operands ? &cachedRounder(*policy.operands)
+                                                       : &cachedRounder(bf16Nearest()))
+                                    : nullptr;
+    GemmXraySlot& x = *extras.xray;
+    xrayOperand(sa.data, sa.rows, sa.cols, sa.ld, extras.scaleA, multiPass ? bf16 : operands,
+                extras.seed, policy.passes, x.a);
+    xrayOperand(sb.data, sb.rows, sb.cols, sb.ld, extras.scaleB, multiPass ? bf16 : operandsB,
+                seedB, policy.passes, x.b);
+    x.formatA = xrayFormatName(multiPass ? bf16 : operands, policy.passes);
+    x.formatB = xrayFormatName(multiPass ? bf16 : operandsB, policy.passes);
+  }
+  // The output of a product without output rounding, as stored in C.
+  const auto xrayStoredOutput = [&] {
+    if (!extras.xray) return;
+    xrayOutput(C, ldc, C, ldc, m, n, *numerics::parseFormat("fp32"), extras.xray->output);
+    extras.xray->formatOutput = "fp32";
+  };
+
+  if (k <= 0 || (!operands && !operandsB && !multiPass && !chunked && !roundsAccumulation &&
+                 !output && !scaled)) {
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, std::max(k, 0), alpha, A, lda, B, ldb, beta, C, ldc);
+    xrayStoredOutput();
+    return;
+  }
+
   const std::size_t na = std::size_t(sa.rows) * sa.cols, nb = std::size_t(sb.rows) * sb.cols;
   const std::size_t mn = std::size_t(m) * n;
   const float unscale = 1.0f / (extras.scaleA * extras.scaleB);
   float* const writableA = extras.writableA == A ? extras.writableA : nullptr;
   float* const writableB = extras.writableB == B ? extras.writableB : nullptr;
-  const std::uint64_t seedB = extras.seed ^ 0x9e3779b97f4a7c15ull;
 
   // Fast path: rounding fused into packing, one sgemm with alpha/beta.
   if (!multiPass && !chunked && !roundsAccumulation && !output) {
@@ -210,6 +232,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
         preparedOperand(sa, writableA, extras.scaleA, operands, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha * unscale, pa, lda2, pb, ldb2, beta, C, ldc);
+    xrayStoredOutput();
     return;
   }
 
@@ -265,7 +288,20 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     if (beta != 0.0f)
       for (int j = 0; j < n; ++j) p[j] += beta * c[j];
   }
-  if (output) output->apply({sum, mn}, extras.seed ^ 0x5851f42d4c957f2dull);
+  if (extras.xray) {
+    if (output) {
+      // Before and after the one output rounding.
+      float* before = grow(ws.parts, mn);
+      std::memcpy(before, sum, mn * sizeof(float));
+      output->apply({sum, mn}, extras.seed ^ 0x5851f42d4c957f2dull);
+      xrayOutput(before, n, sum, n, m, n, output->spec().format, extras.xray->output);
+    } else {
+      xrayOutput(sum, n, sum, n, m, n, *numerics::parseFormat("fp32"), extras.xray->output);
+    }
+    extras.xray->formatOutput = xrayFormatName(output);
+  } else if (output) {
+    output->apply({sum, mn}, extras.seed ^ 0x5851f42d4c957f2dull);
+  }
   for (int i = 0; i < m; ++i)
     std::memcpy(C + std::size_t(i) * ldc, sum + std::size_t(i) * n, std::size_t(n) * sizeof(float));
 }

@@ -13,6 +13,8 @@ namespace paritylab::nn {
 
 enum class Trans { No, Yes };
 
+struct GemmXraySlot;  // gemm_xray.h
+
 // Per-call extras. Defaults: no scaling, no stochastic stream.
 struct GemmExtras {
   float scaleA = 1.0f;     // fp8 per-tensor scaling: operands are multiplied by scale before
@@ -24,6 +26,9 @@ struct GemmExtras {
   // Equal to B: B is a scratch the caller discards after this call (im2col columns), so gemm may
   // scale and round it where it lies instead of packing a rounded copy. Same bits either way.
   float* writableB = nullptr;
+  // Non-null on a step the X-ray measures (issue 14): gemm() adds this product's operands, as
+  // scaled and rounded, and its output to the slot. Null (the default): no measurement.
+  GemmXraySlot* xray = nullptr;
 };
 
 // Reusable packing buffers, one per training thread; grows, never shrinks (no allocation in the

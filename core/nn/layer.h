@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/backends/precision_policy.h"
 #include "core/nn/gemm.h"
+#include "core/nn/gemm_xray.h"
 #include "core/nn/param_store.h"
 #include "core/nn/random.h"
 #include "core/nn/tensor.h"
@@ -41,9 +43,10 @@ struct StepContext {
   ParamStore* params = nullptr;
   GemmScaleProvider* scaleProvider = nullptr;  // null: no fp8 scaling
   bool training = true;
-  int replica = 0;         // which replica's shard is running (batch-norm running stats)
-  std::uint64_t seed = 0;  // run seed
-  std::uint64_t step = 0;  // global step (stochastic rounding streams)
+  int replica = 0;           // which replica's shard is running (batch-norm running stats)
+  std::uint64_t seed = 0;    // run seed
+  std::uint64_t step = 0;    // global step (stochastic rounding streams)
+  GemmXray* xray = nullptr;  // null: no X-ray (issue 14); else measures the steps it samples
 
   // Extras for one GEMM call at `site`.
   GemmExtras gemmExtras(int site, backends::LayerKind kind, backends::Product product,
@@ -51,6 +54,7 @@ struct StepContext {
     GemmExtras e;
     e.seed = hashSeed(seed, step, std::uint64_t(site) * 3 + std::uint64_t(product));
     if (scaleProvider) scaleProvider->scales(site, kind, product, a, na, b, nb, e);
+    if (xray) e.xray = xray->slot(site, kind, product);
     return e;
   }
   // Applies the policy's storage format to an activation kept for backward / to a gradient.
@@ -69,7 +73,16 @@ struct ModelBuilder {
   ParamStore* params = nullptr;
   int nextSite = 0;
   bool head = false;  // layers created while true belong to the classification head
+  // siteNames[site]: the layer owning a GEMM call site ("conv2"), taken from the first matrix
+  // weight ("conv2.weight", rank >= 2) registered after the site (X-ray site names); "" if none.
+  std::vector<std::string> siteNames{};
   int addParam(const std::string& name, const Shape& shape, ParamKind kind = ParamKind::Weight) {
+    static constexpr std::string_view kWeight = ".weight";
+    if (nextSite > 0 && shape.rank >= 2 && name.ends_with(kWeight)) {
+      siteNames.resize(std::size_t(nextSite));
+      std::string& site = siteNames[std::size_t(nextSite - 1)];
+      if (site.empty()) site = name.substr(0, name.size() - kWeight.size());
+    }
     return params->add(name, shape, kind, !head);
   }
 };

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/nn/sequential.h"
 
@@ -23,7 +24,8 @@ struct Model {
   int numClasses = 0;
   ParamStore params;
   std::unique_ptr<Sequential> net;
-  int gemmSites = 0;  // number of GEMM call sites (for per-site fp8 scaling state)
+  int gemmSites = 0;                   // number of GEMM call sites (for per-site fp8 scaling state)
+  std::vector<std::string> siteNames;  // [gemmSites]: layer of each site ("" for non-GEMM sites)
 
   // Initialises every parameter like PyTorch's defaults, from `seed` alone.
   void init(std::uint64_t seed);

@@ -35,6 +35,8 @@ std::unique_ptr<Model> buildStructure(const ModelSpec& spec) {
     throw std::invalid_argument("unknown model '" + spec.name +
                                 "' (known: mlp, small-cnn, resnet18)");
   model->gemmSites = builder.nextSite;
+  model->siteNames = std::move(builder.siteNames);
+  model->siteNames.resize(std::size_t(builder.nextSite));
   return model;
 }
 

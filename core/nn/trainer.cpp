@@ -68,6 +68,11 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
   LrSchedule(config.schedule, config.optimizer.lr, stepsPerEpoch, config.epochs);  // validates
 
   TrainingSession session(spec, policy, config.seed);
+  if (config.xrayEverySteps != 0)
+    session.enableXray(
+        config.xrayEverySteps > 0
+            ? config.xrayEverySteps
+            : int(std::max<std::int64_t>(kXrayMinAutoSteps, stepsPerEpoch * config.epochs / 50)));
   ParamStore& params = session.model().params;
   if (!config.initCheckpoint.empty()) {
     loadCheckpoint(config.initCheckpoint, params);
@@ -128,6 +133,10 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
       const double lr = schedule->at(phaseStep);
       const StepOutcome outcome = session.step(images.data(), labels.data(), count, step,
                                                *optimizer, lr, ranges, config.gradClipNorm);
+      if (callbacks.onXray) {
+        std::vector<XrayRecord> records = session.takeXray();
+        if (!records.empty()) callbacks.onXray({std::int64_t(step), epoch, std::move(records)});
+      }
       ++step;
       ++phaseStep;
       result.steps = std::int64_t(step);

@@ -9,6 +9,7 @@
 
 #include "core/backends/precision_policy.h"
 #include "core/data/dataset.h"
+#include "core/nn/gemm_xray.h"
 
 namespace paritylab::nn {
 
@@ -44,7 +45,14 @@ struct TrainConfig {
   std::string saveCheckpoint;  // non-empty: save weights at the end
   std::uint64_t seed = 0;      // init, shuffling, augmentation, stochastic rounding
   bool augment = false;
+  // X-ray of every product (issue 14): 0 = off; N >= 1: every N-th training step; -1 = about 50
+  // samples per run, at least kXrayMinAutoSteps apart (every max(16, steps / 50) steps).
+  int xrayEverySteps = 0;
 };
+
+// A measured step costs about 1.4 steps of small-cnn training (docs/performance.md); measuring at
+// most one step in 16 keeps the X-ray's cost near 5%.
+inline constexpr int kXrayMinAutoSteps = 16;
 
 struct EpochMetrics {
   int epoch = 0;  // 1-based
@@ -73,7 +81,8 @@ struct TrainCallbacks {
   // loss and the learning rate that step used.
   std::function<void(int epoch, std::int64_t step, double loss, double lr)> onStep;
   std::function<void(const EpochMetrics&)> onEpoch;
-  std::function<bool()> shouldCancel;  // polled once per step
+  std::function<bool()> shouldCancel;             // polled once per step
+  std::function<void(const XraySample&)> onXray;  // after each step the X-ray measured
   // The training batch exactly as the step receives it (shuffled, augmented): images [count, C,
   // H, W], labels [count]. For tests of the seed-pairing guarantee (issue 13 item 1).
   std::function<void(std::int64_t step, const float* images, const std::int32_t* labels, int count)>

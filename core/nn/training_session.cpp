@@ -39,6 +39,10 @@ TrainingSession::TrainingSession(const ModelSpec& spec, const backends::Precisio
   weightsChanged(0);
 }
 
+void TrainingSession::enableXray(int everySteps) {
+  xray_ = std::make_unique<GemmXray>(everySteps, model_->siteNames);
+}
+
 void TrainingSession::weightsChanged(std::uint64_t step) {
   std::optional<numerics::RoundingSpec> format = policy_.storage.weights;
   if (format && policy_.stochasticWeightUpdate) format->mode = numerics::RoundingMode::Stochastic;
@@ -66,6 +70,10 @@ StepOutcome TrainingSession::computeGradients(const float* images, const std::in
   const std::size_t itemSize = model_->input.itemSize();
   ParamStore& params = model_->params;
   StepContext ctx{&policy_, &workspace_, &scratch_, &params, fp8_.get(), true, 0, seed_, step};
+  if (xray_) {
+    xray_->beginStep(step);
+    ctx.xray = xray_.get();
+  }
   double lossSum = 0.0;
   const double scale = lossScaler_.scale();  // in force for this step's gradients
   for (int r = 0; r < replicas; ++r) {

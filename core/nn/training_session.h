@@ -10,6 +10,7 @@
 #include "core/backends/precision_policy.h"
 #include "core/data/dataset.h"
 #include "core/nn/fp8_site_scales.h"
+#include "core/nn/gemm_xray.h"
 #include "core/nn/loss_scaler.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
@@ -40,6 +41,13 @@ class TrainingSession {
   double lossScale() const { return lossScaler_.scale(); }
   const LossScaler& lossScaler() const { return lossScaler_; }
 
+  // Turns the X-ray on (issue 14): every `everySteps`-th training step (step % everySteps == 0)
+  // measures each product; takeXray() then returns that step's records.
+  void enableXray(int everySteps);
+  std::vector<XrayRecord> takeXray() {
+    return xray_ ? xray_->takeRecords() : std::vector<XrayRecord>{};
+  }
+
   // Re-derives the weights the products see after the master weights changed (init, load).
   void weightsChanged(std::uint64_t step);
 
@@ -65,6 +73,7 @@ class TrainingSession {
   GemmWorkspace workspace_;
   LayerScratch scratch_;
   std::unique_ptr<Fp8SiteScales> fp8_;
+  std::unique_ptr<GemmXray> xray_;
   Tensor input_, dlogits_;
   std::vector<std::vector<float>> replicaGrads_;  // [replica][param]
   LossScaler lossScaler_;

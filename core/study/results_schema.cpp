@@ -36,6 +36,13 @@ CREATE TABLE epochs (
 CREATE TABLE steps (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
   epoch INTEGER NOT NULL, train_loss REAL, lr REAL, PRIMARY KEY (run_id, step));
+CREATE TABLE xray (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
+  epoch INTEGER NOT NULL, site TEXT NOT NULL, operand TEXT NOT NULL, format TEXT NOT NULL,
+  count INTEGER NOT NULL, zeros INTEGER NOT NULL, non_finite INTEGER NOT NULL, amax REAL,
+  min_nonzero REAL, flushed INTEGER NOT NULL, subnormal INTEGER NOT NULL,
+  overflowed INTEGER NOT NULL, signal_energy REAL, error_energy REAL, max_rel_error REAL,
+  exponent_histogram TEXT NOT NULL, PRIMARY KEY (run_id, site, operand, step));
 CREATE UNIQUE INDEX runs_emulated_identity ON runs (backend, seed) WHERE source = 'emulated';
 CREATE UNIQUE INDEX runs_imported_identity ON runs (backend, message) WHERE source = 'imported';
 INSERT INTO paritylab_meta (key, value) VALUES ('format', 'paritylab-results-1');
@@ -99,9 +106,23 @@ CREATE TABLE steps (
   return {};
 }
 
+// Version 4 -> 5 (issue 14.3): X-ray samples per run, product site, operand and sampled step.
+std::vector<std::string> migrateTo5(sqlite3* db, const std::string& file) {
+  exec(db, file, R"sql(
+CREATE TABLE xray (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
+  epoch INTEGER NOT NULL, site TEXT NOT NULL, operand TEXT NOT NULL, format TEXT NOT NULL,
+  count INTEGER NOT NULL, zeros INTEGER NOT NULL, non_finite INTEGER NOT NULL, amax REAL,
+  min_nonzero REAL, flushed INTEGER NOT NULL, subnormal INTEGER NOT NULL,
+  overflowed INTEGER NOT NULL, signal_energy REAL, error_energy REAL, max_rel_error REAL,
+  exponent_histogram TEXT NOT NULL, PRIMARY KEY (run_id, site, operand, step));
+)sql");
+  return {};
+}
+
 // kMigrations[i] takes a database from version i + 1 to i + 2.
 const std::vector<std::function<std::vector<std::string>(sqlite3*, const std::string&)>>
-    kMigrations = {migrateTo2, migrateTo3, migrateTo4};
+    kMigrations = {migrateTo2, migrateTo3, migrateTo4, migrateTo5};
 
 void setVersion(sqlite3* db, const std::string& file, int version) {
   Statement(db, "INSERT OR REPLACE INTO paritylab_meta (key, value) VALUES ('schema_version', ?)",

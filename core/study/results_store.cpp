@@ -9,10 +9,12 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 
 #include "core/study/results_schema.h"
 #include "core/study/sqlite_statement.h"
+#include "core/study/xray_rows.h"
 
 #ifndef PARITYLAB_VERSION
 #define PARITYLAB_VERSION "0"
@@ -61,6 +63,15 @@ RunRecord readRun(const Statement& s, const std::string& file) {
   r.runName = s.text(13);
   r.seedGiven = s.i64(14) != 0;
   return r;
+}
+
+// What a run redone from scratch loses: its epochs, sampled steps and X-ray samples.
+void deleteRunResults(sqlite3* db, const std::string& file, std::int64_t runId) {
+  for (const char* table : {"epochs", "steps", "xray"}) {
+    Statement(db, std::string("DELETE FROM ") + table + " WHERE run_id = ?", file)
+        .bind(1, runId)
+        .run();
+  }
 }
 
 bool isUniqueViolation(sqlite3* db) {
@@ -237,7 +248,7 @@ bool ResultsStore::claimRun(std::int64_t runId, const std::string& owner) {
     s.bind(1, owner).bind(2, runId).run();
     if (sqlite3_changes(db_) != 1) return false;
     // Whatever an earlier, interrupted attempt committed starts again from scratch.
-    Statement(db_, "DELETE FROM epochs WHERE run_id = ?", path_).bind(1, runId).run();
+    deleteRunResults(db_, path_, runId);
     return true;
   });
 }
@@ -298,8 +309,10 @@ void ResultsStore::addEpoch(std::int64_t runId, const EpochRecord& e) {
 
 void ResultsStore::deleteEpochs(std::int64_t runId) {
   std::lock_guard lock(mutex_);
-  Statement(db_, "DELETE FROM epochs WHERE run_id = ?", path_).bind(1, runId).run();
-  Statement(db_, "DELETE FROM steps WHERE run_id = ?", path_).bind(1, runId).run();
+  transaction([&] {
+    deleteRunResults(db_, path_, runId);
+    return true;
+  });
 }
 
 void ResultsStore::addSteps(std::int64_t runId, const std::vector<StepRecord>& steps) {
@@ -401,6 +414,70 @@ std::map<std::int64_t, std::vector<EpochRecord>> ResultsStore::loadAllEpochs() c
     out[s.i64(0)].push_back(
         {int(s.i64(1)), s.real(2), s.real(3), s.real(4), s.real(5), int(s.i64(6))});
   return out;
+}
+
+void ResultsStore::addXraySample(std::int64_t runId, const nn::XraySample& sample) {
+  if (sample.records.empty()) return;
+  std::lock_guard lock(mutex_);
+  transaction([&] {
+    Statement s(db_,
+                "INSERT OR REPLACE INTO xray (run_id, step, epoch, site, operand, format, count, "
+                "zeros, non_finite, amax, min_nonzero, flushed, subnormal, overflowed, "
+                "signal_energy, error_energy, max_rel_error, exponent_histogram) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                path_);
+    for (const nn::XrayRecord& r : sample.records) {
+      const numerics::TensorXray& x = r.xray;
+      s.bind(1, runId).bind(2, sample.step).bind(3, std::int64_t(sample.epoch)).bind(4, r.site);
+      s.bind(5, r.operand).bind(6, r.format).bind(7, x.count).bind(8, x.zeros);
+      s.bind(9, x.nonFinite).bind(10, x.amax).bind(11, x.minNonzero).bind(12, x.flushed);
+      s.bind(13, x.subnormal).bind(14, x.overflowed).bind(15, x.signalEnergy);
+      s.bind(16, x.errorEnergy).bind(17, x.maxRelativeError);
+      s.bind(18, exponentHistogramText(x)).run();
+      s.reset();
+    }
+    return true;
+  });
+}
+
+std::vector<XrayRow> ResultsStore::loadXray(std::int64_t runId) const {
+  std::lock_guard lock(mutex_);
+  std::vector<XrayRow> rows;
+  // A database of schema version 4 or older opened read-only has no xray table: no samples.
+  Statement has(db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='xray'",
+                path_);
+  if (!has.step() || has.i64(0) == 0) return rows;
+  Statement s(db_,
+              "SELECT run_id, step, epoch, site, operand, format, count, zeros, non_finite, amax, "
+              "min_nonzero, flushed, subnormal, overflowed, signal_energy, error_energy, "
+              "max_rel_error, exponent_histogram FROM xray WHERE ? = 0 OR run_id = ? "
+              "ORDER BY run_id, rowid",
+              path_);
+  s.bind(1, runId).bind(2, runId);
+  while (s.step()) {
+    XrayRow r;
+    r.runId = s.i64(0);
+    r.step = s.i64(1);
+    r.epoch = int(s.i64(2));
+    r.site = s.text(3);
+    r.operand = s.text(4);
+    r.format = s.text(5);
+    numerics::TensorXray& x = r.xray;
+    x.count = s.i64(6);
+    x.zeros = s.i64(7);
+    x.nonFinite = s.i64(8);
+    x.amax = std::isnan(s.real(9)) ? 0.0 : s.real(9);
+    x.minNonzero = std::isnan(s.real(10)) ? std::numeric_limits<double>::infinity() : s.real(10);
+    x.flushed = s.i64(11);
+    x.subnormal = s.i64(12);
+    x.overflowed = s.i64(13);
+    x.signalEnergy = std::isnan(s.real(14)) ? 0.0 : s.real(14);
+    x.errorEnergy = std::isnan(s.real(15)) ? 0.0 : s.real(15);
+    x.maxRelativeError = std::isnan(s.real(16)) ? 0.0 : s.real(16);
+    parseExponentHistogram(s.text(17), x);
+    rows.push_back(std::move(r));
+  }
+  return rows;
 }
 
 std::vector<std::pair<std::string, std::vector<double>>> ResultsStore::finalAccuraciesByBackend()

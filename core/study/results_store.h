@@ -1,6 +1,6 @@
 #pragma once
 // SQLite results database (WAL). Tables: study (spec JSON, software version, created), runs,
-// epochs, steps (sampled training loss and learning rate; schema and its versions:
+// epochs, steps (sampled training loss and learning rate), xray (issue 14; schema and its versions:
 // results_schema.h). Every write is its own transaction, so a killed process loses at most the
 // epochs in progress. A run is unique in the database: an emulated one by (backend, seed), an
 // imported one by (backend, source run name). Several processes may work on one database: runs are
@@ -59,6 +59,15 @@ struct StepRecord {
   double lr = 0.0;         // the learning rate of that step
 };
 
+// One X-ray record of a run (issue 14): one operand of one product site at one sampled step.
+struct XrayRow {
+  std::int64_t runId = 0;
+  std::int64_t step = 0;  // global training step (0-based, as the X-ray samples it)
+  int epoch = 0;          // 1-based
+  std::string site, operand, format;
+  numerics::TensorXray xray;
+};
+
 class ResultsStore {
  public:
   // Opens for writing, or creates (create = true); an older schema is migrated. create = false:
@@ -94,7 +103,7 @@ class ResultsStore {
   // Claims a pending run for `owner` (see processOwnerId): sets it running and clears what an
   // earlier attempt left. True when this caller got it; false when another process has it or it
   // is finished. Atomic across processes.
-  bool claimRun(std::int64_t runId, const std::string& owner);
+  bool claimRun(std::int64_t runId, const std::string& owner);  // clears epochs, steps, xray
   // Sets unfinished emulated runs back to pending so that they run again: failed and cancelled
   // ones, and running ones whose owner is gone (same host, process no longer alive, or no owner
   // recorded). Runs of a live process are left alone. Returns how many were released.
@@ -102,12 +111,20 @@ class ResultsStore {
   void updateRun(const RunRecord& run);  // by run.id
   void setRunStatus(std::int64_t runId, RunState state);
   void addEpoch(std::int64_t runId, const EpochRecord& epoch);
-  void deleteEpochs(std::int64_t runId);  // and the run's steps: it starts again from scratch
+  // And the run's steps and X-ray samples: it starts again from scratch.
+  void deleteEpochs(std::int64_t runId);
   void addSteps(std::int64_t runId, const std::vector<StepRecord>& steps);  // one transaction
   // Several runs with their epochs in one transaction (import). A run whose identity is already
   // stored (the same file imported again) is skipped and keeps id 0; returns how many were added.
   int addRunsWithEpochs(std::vector<RunRecord>& runs,
                         const std::vector<std::vector<EpochRecord>>& epochs);
+
+  // X-ray samples (table xray, schema version 5: per run, site, operand and step; counts as
+  // measured, so the fractions are recomputed exactly). One transaction per sample. runId 0:
+  // every run; rows by run, then as recorded. A database of an older schema opened read-only has
+  // no xray table: no rows.
+  void addXraySample(std::int64_t runId, const nn::XraySample& sample);
+  std::vector<XrayRow> loadXray(std::int64_t runId = 0) const;
 
   std::vector<RunRecord> loadRuns() const;  // by id
   std::vector<EpochRecord> loadEpochs(std::int64_t runId) const;

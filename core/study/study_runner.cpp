@@ -286,6 +286,8 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
       callbacks_.onEpoch({key, m.epoch, config.epochs, m.trainLoss, m.testLoss, m.testAccuracy,
                           m.seconds, m.skippedSteps});
   };
+  if (config.xrayEverySteps != 0)
+    cb.onXray = [&](const nn::XraySample& sample) { store_.addXraySample(runId, sample); };
   try {
     nn::TrainResult r = train_(config, entry.policy, data, cb);
     writeSteps();  // the steps of an epoch cut short (cancelled, diverged)

@@ -226,6 +226,14 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   r.readReal("grad_clip", t.gradClipNorm, kNonNegative);
   r.read("augment", t.augment);
   s.dataset.augment = t.augment;
+  if (const json* x = r.find("xray")) {
+    // Issue 14: {"every_steps": N} measures every N-th step; {} about 50 samples per run.
+    ObjectReader rx(*x, "xray", file);
+    int every = -1;
+    if (rx.find("every_steps")) rx.readInt("every_steps", every, {1, 1'000'000});
+    rx.finish();
+    t.xrayEverySteps = every;
+  }
   if (const json* p = r.find("pretrain")) {
     PretrainStage st;
     ObjectReader rp(*p, "pretrain", file);
@@ -347,6 +355,8 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
   j["backends"] = bs;
   j["seeds"] = s.seeds;
   j["threads"] = s.threads;
+  if (t.xrayEverySteps > 0) j["xray"] = {{"every_steps", t.xrayEverySteps}};
+  if (t.xrayEverySteps < 0) j["xray"] = json::object();
   if (!s.origin.empty()) j["origin"] = s.origin;
   return j;
 }

@@ -47,6 +47,7 @@ struct Worker {
   std::uint64_t step = 0;
   double seconds = 0.0;
   std::int64_t skipped = 0;
+  std::size_t records = 0;  // X-ray records taken
   bool diverged = false;
 
   Worker(const nn::ModelSpec& spec, const backends::PrecisionPolicy& policy,
@@ -56,7 +57,9 @@ struct Worker {
         ranges(session.model().params.weightRanges(false)),
         order(data::shuffledIndices(train.size(), seed)),
         images(std::size_t(c.batchSize) * train.imageSize()),
-        labels(std::size_t(c.batchSize)) {}
+        labels(std::size_t(c.batchSize)) {
+    if (c.xrayEverySteps > 0) session.enableXray(c.xrayEverySteps);
+  }
 
   void trainStep(const data::Dataset& train, double lr) {
     const std::size_t item = train.imageSize();
@@ -68,6 +71,7 @@ struct Worker {
     }
     const nn::StepOutcome out = session.step(images.data(), labels.data(), int(labels.size()),
                                              step++, *optimizer, lr, ranges, 0.0);
+    records += session.takeXray().size();  // what a study hands to the store (not written)
     skipped += out.skipped ? 1 : 0;
     diverged = diverged || out.diverged;
   }

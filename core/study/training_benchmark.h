@@ -21,6 +21,7 @@ struct ThroughputConfig {
   int steps = 50;       // timed steps per worker
   int threads = 1;      // independent sessions trained at once, one per worker thread
   std::uint64_t seed = 0;
+  int xrayEverySteps = 0;  // > 0: the X-ray measures every N-th step (records taken, not stored)
 };
 
 struct ThroughputResult {

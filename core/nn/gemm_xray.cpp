@@ -1,0 +1,142 @@
+#include "core/nn/gemm_xray.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+namespace paritylab::nn {
+
+using backends::LayerKind;
+using backends::Product;
+
+const char* productSuffix(Product product) {
+  switch (product) {
+    case Product::Forward:
+      return "fwd";
+    case Product::BackwardData:
+      return "dgrad";
+    case Product::BackwardWeight:
+      return "wgrad";
+  }
+  return "?";
+}
+
+std::pair<const char*, const char*> operandRoles(LayerKind kind, Product product) {
+  // As linear.cpp and conv2d.cpp call gemm(): linear Y = X W^T, dW = dY^T X, dX = dY W;
+  // conv (im2col) Y = W cols, dW = dY cols^T, dcols = W^T dY.
+  switch (product) {
+    case Product::Forward:
+      return kind == LayerKind::Linear ? std::pair{"input", "weight"}
+                                       : std::pair{"weight", "input"};
+    case Product::BackwardWeight:
+      return {"grad", "input"};
+    case Product::BackwardData:
+      return kind == LayerKind::Linear ? std::pair{"grad", "weight"} : std::pair{"weight", "grad"};
+  }
+  return {"a", "b"};
+}
+
+namespace {
+
+const numerics::FloatFormat& fp32Format() {
+  static const numerics::FloatFormat format = *numerics::parseFormat("fp32");
+  return format;
+}
+
+}  // namespace
+
+void xrayOperand(const float* data, int rows, int cols, int ld, float scale,
+                 const numerics::Rounder* rounder, std::uint64_t seed, backends::MultiPass passes,
+                 numerics::TensorXray& into) {
+  thread_local std::vector<float> original, rounded, part, residual;
+  const std::size_t n = std::size_t(std::max(cols, 0));
+  original.resize(n);
+  rounded.resize(n);
+  part.resize(n);
+  residual.resize(n);
+  const bool multiPass = passes != backends::MultiPass::None && rounder;
+  for (int r = 0; r < rows; ++r) {
+    const float* in = data + std::size_t(r) * std::size_t(ld);
+    for (std::size_t c = 0; c < n; ++c) original[c] = in[c] * scale;
+    if (multiPass) {
+      // hi = bf16(x), mid = bf16(x - hi), lo = bf16(x - hi - mid), as gemm splits them.
+      rounder->applyCopy(original, rounded);
+      for (std::size_t c = 0; c < n; ++c) part[c] = original[c] - rounded[c];
+      rounder->apply(part);
+      for (std::size_t c = 0; c < n; ++c) residual[c] = (original[c] - rounded[c]) - part[c];
+      if (passes == backends::MultiPass::Bf16x6) rounder->apply(residual);
+      for (std::size_t c = 0; c < n; ++c)
+        rounded[c] = passes == backends::MultiPass::Bf16x6 ? (rounded[c] + part[c]) + residual[c]
+                                                           : rounded[c] + part[c];
+    } else if (rounder) {
+      rounder->applyCopy(original, rounded, seed, std::uint64_t(r) * n);
+    } else {
+      rounded = original;
+    }
+    numerics::accumulateXray(original, rounded, rounder ? rounder->spec().format : fp32Format(),
+                             into);
+  }
+}
+
+void xrayOutput(const float* before, int ldBefore, const float* after, int ldAfter, int rows,
+                int cols, const numerics::FloatFormat& format, numerics::TensorXray& into) {
+  for (int r = 0; r < rows; ++r) {
+    numerics::accumulateXray({before + std::size_t(r) * std::size_t(ldBefore), std::size_t(cols)},
+                             {after + std::size_t(r) * std::size_t(ldAfter), std::size_t(cols)},
+                             format, into);
+  }
+}
+
+std::string xrayFormatName(const numerics::Rounder* rounder, backends::MultiPass passes) {
+  if (passes == backends::MultiPass::Bf16x3) return "bf16x3";
+  if (passes == backends::MultiPass::Bf16x6) return "bf16x6";
+  return rounder ? rounder->spec().format.name : "fp32";
+}
+
+GemmXray::GemmXray(int everySteps, std::vector<std::string> siteNames)
+    : everySteps_(everySteps), siteNames_(std::move(siteNames)), sites_(siteNames_.size()) {
+  if (everySteps_ < 1)
+    throw std::invalid_argument("xray: every_steps must be >= 1, got " +
+                                std::to_string(everySteps_));
+}
+
+void GemmXray::beginStep(std::uint64_t step) {
+  if (active_) takeRecords();  // a measured step nobody took: start clean
+  active_ = step % std::uint64_t(everySteps_) == 0;
+}
+
+GemmXraySlot* GemmXray::slot(int site, LayerKind kind, Product product) {
+  if (!active_ || site < 0) return nullptr;
+  if (std::size_t(site) >= sites_.size()) {
+    sites_.resize(std::size_t(site) + 1);
+    siteNames_.resize(sites_.size());
+  }
+  Site& s = sites_[std::size_t(site)];
+  s.kind = kind;
+  GemmXraySlot& slot = s.products[int(product)];
+  slot.used = true;
+  return &slot;
+}
+
+std::vector<XrayRecord> GemmXray::takeRecords() {
+  std::vector<XrayRecord> records;
+  if (!active_) return records;
+  active_ = false;
+  for (std::size_t i = 0; i < sites_.size(); ++i) {
+    Site& s = sites_[i];
+    const std::string layer = siteNames_[i].empty() ? "site" + std::to_string(i) : siteNames_[i];
+    for (Product product : {Product::Forward, Product::BackwardData, Product::BackwardWeight}) {
+      GemmXraySlot& slot = s.products[int(product)];
+      if (!slot.used) continue;
+      const std::string site = layer + "." + productSuffix(product);
+      const auto [roleA, roleB] = operandRoles(s.kind, product);
+      records.push_back({site, roleA, slot.formatA, slot.a});
+      records.push_back({site, roleB, slot.formatB, slot.b});
+      records.push_back({site, "output", slot.formatOutput, slot.output});
+      slot = GemmXraySlot{};
+    }
+  }
+  return records;
+}
+
+}  // namespace paritylab::nn
