@@ -66,6 +66,16 @@ QFont monoFont(int pointSize, bool bold = false) {
 
 }  // namespace
 
+QColor exponentFieldColour() {
+  return kExponent;
+}
+QColor mantissaFieldColour() {
+  return kMantissa;
+}
+QColor signFieldColourOn() {
+  return kSignOn;
+}
+
 BitLayoutDiagram::BitLayoutDiagram(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
   setFormats(numerics::presetFormats());

@@ -12,6 +12,12 @@
 
 namespace paritylab::ui {
 
+// The diagram's field colours, shared with the X-ray histogram's format ranges (issue 14.4):
+// exponent (0 bit), mantissa (0 bit), sign (1 bit).
+QColor exponentFieldColour();
+QColor mantissaFieldColour();
+QColor signFieldColourOn();
+
 class BitLayoutDiagram : public QWidget {
   Q_OBJECT
 

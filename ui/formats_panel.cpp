@@ -135,6 +135,15 @@ FormatsPanel::FormatsPanel(QWidget* parent)
   diagram_->adjustSize();
 }
 
+void FormatsPanel::setValue(double value) {
+  valueEdit_->setText(QString::number(value, 'g', 9));
+  applyValueText();
+}
+
+QString FormatsPanel::valueText() const {
+  return valueEdit_->text();
+}
+
 void FormatsPanel::applyValueText() {
   const auto input = parseValue(valueEdit_->text());
   if (!input) {

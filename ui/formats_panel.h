@@ -19,6 +19,10 @@ class FormatsPanel : public QWidget {
   BitLayoutDiagram* diagram() const { return diagram_; }
   // Adds a custom format ("e5m7"); false with the reason in *error when the name is invalid.
   bool addFormat(const QString& name, QString* error = nullptr);
+  // Types `value` into the value field (9 significant digits) and applies it (the X-ray tab's
+  // "Show in Formats").
+  void setValue(double value);
+  QString valueText() const;
 
  private:
   void applyValueText();

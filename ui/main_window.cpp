@@ -42,6 +42,8 @@
 #include "ui/study_dialog.h"
 #include "ui/study_hint.h"
 #include "ui/study_session.h"
+#include "ui/xray_heatmap.h"
+#include "ui/xray_panel.h"
 
 namespace paritylab::ui {
 namespace {
@@ -61,6 +63,7 @@ MainWindow::MainWindow(QWidget* parent)
       distributions_(new DistributionsPanel(data_)),
       statistics_(new StatisticsPanel(data_)),
       formats_(new FormatsPanel),
+      xray_(new XrayPanel),
       tabs_(new QTabWidget),
       banner_(new QLabel),
       location_(new QLabel) {
@@ -71,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(distributions_, tr("Distributions"));
   tabs_->addTab(statistics_, tr("Statistics"));
   tabs_->addTab(formats_, tr("Formats"));
+  tabs_->addTab(xray_, tr("X-ray"));
   tabs_->addTab(new PlaygroundPanel, tr("Playground"));
   tabs_->setDocumentMode(true);
 
@@ -99,6 +103,14 @@ MainWindow::MainWindow(QWidget* parent)
           [this](const QString& text) { statusBar()->showMessage(text); });
   connect(controller_, &StudyController::errorOccurred, this, &MainWindow::showError);
   connect(controller_, &StudyController::databaseUsed, this, &MainWindow::addRecent);
+  // The X-ray tab reads the shown database itself (read-only), again as runs finish.
+  connect(data_, &RunData::reset, this,
+          [this] { xray_->setDatabase(controller_->databasePath()); });
+  connect(data_, &RunData::runFinished, xray_, &XrayPanel::reload);
+  connect(xray_, &XrayPanel::showInFormatsRequested, this, [this](double amax) {
+    formats_->setValue(amax);
+    tabs_->setCurrentWidget(formats_);
+  });
   // At most the screen's available area (a 1024x700 screen shows the whole window).
   resize(screen() ? QSize(1600, 980).boundedTo(screen()->availableSize()) : QSize(1600, 980));
   showState();
@@ -319,6 +331,7 @@ std::vector<Exportable> MainWindow::exportables() const {
   items.push_back(
       exportableChart(distributions_->view(), QStringLiteral("histogram"), QSize(1100, 680)));
   items.push_back(exportableDiagram(formats_->diagram(), QStringLiteral("bit-layout")));
+  if (xray_->hasXray()) items.push_back(exportableXray(xray_->heatmap()));
   // The Statistics tab's difference plot (differences with CIs and the TOST margin).
   DifferencePlot* plot = statistics_->plot();
   // One 44-pixel row per comparison below a 34-pixel title, and the axis labels.
@@ -347,6 +360,8 @@ void MainWindow::exportCurrent(const QString& suffix) {
     item = exportableChart(distributions_->view(), QStringLiteral("histogram"));
   else if (current == formats_)
     item = exportableDiagram(formats_->diagram(), QStringLiteral("bit-layout"));
+  else if (current == xray_ && xray_->hasXray())
+    item = exportableXray(xray_->heatmap());
   else if (current == statistics_)
     item = Exportable{QStringLiteral("statistics"), statistics_->size(),
                       [this](QPainter& p, const QSize&) { statistics_->render(&p); }};

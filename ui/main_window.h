@@ -21,6 +21,7 @@ class RunsPanel;
 class StatisticsPanel;
 class StudyActions;
 class StudyController;
+class XrayPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -44,6 +45,7 @@ class MainWindow : public QMainWindow {
   StatisticsPanel* statistics() const { return statistics_; }
   FormatsPanel* formats() const { return formats_; }
   RunsPanel* runs() const { return runs_; }
+  XrayPanel* xray() const { return xray_; }
   QLabel* databaseLabel() const { return location_; }  // the status bar's database
   std::vector<Exportable> exportables() const;
 
@@ -68,6 +70,7 @@ class MainWindow : public QMainWindow {
   DistributionsPanel* distributions_;
   StatisticsPanel* statistics_;
   FormatsPanel* formats_;
+  XrayPanel* xray_;
   QTabWidget* tabs_;
   QLabel* banner_;
   QLabel* location_;
