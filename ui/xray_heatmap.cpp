@@ -79,7 +79,8 @@ QRectF XrayHeatmap::cellRectAt(const QSize& size, int block, int site, int step)
 QColor XrayHeatmap::colourOf(double value) const {
   if (std::isnan(value)) return QColor(0xe0, 0xe0, 0xe0);
   if (std::isinf(value)) return ramp(value > 0 ? 1.0 : 0.0);  // SQNR +inf: exact, top colour
-  return ramp(high_ > low_ ? (value - low_) / (high_ - low_) : 0.5);
+  // One value everywhere: the bottom colour, as the legend labels it.
+  return ramp(high_ > low_ ? (value - low_) / (high_ - low_) : 0.0);
 }
 
 void XrayHeatmap::paintTo(QPainter& p, const QSize& size) const {
