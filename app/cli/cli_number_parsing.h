@@ -1,5 +1,5 @@
 #pragma once
-// Parsing of the numbers and names the numerics commands accept.
+// The names the numerics commands accept (numbers: numerics::parseFp32, core/input).
 
 #include <optional>
 #include <string>
@@ -8,12 +8,6 @@
 #include "core/numerics/rounding.h"
 
 namespace paritylab::cli {
-
-// A decimal ("1.5e-3", "1e-50", "nan", "-inf"; read by core/input's one decimal parser) or the
-// raw bits of an fp32 value ("0x3f800000"): what `round` reads per line and `matmul` per cell.
-// Surrounding spaces/tabs/CR are ignored; nullopt when the text is anything else.
-std::optional<float> parseFp32Text(std::string_view text);
-std::optional<double> parseDoubleText(std::string_view text);
 
 // The format/mode names, or a CommandError naming the value and listing the valid ones.
 numerics::FloatFormat requireFormat(const std::string& name);

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <span>
 
-#include "app/cli/cli_number_parsing.h"
+#include "core/numerics/fp32_input.h"
 #include "core/numerics/rounding.h"
 #include "fuzz_target.h"
 
@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view text = fuzz::asText(data + 1, size - 1);
   while (!text.empty()) {
     const std::size_t eol = text.find('\n');
-    const auto value = cli::parseFp32Text(text.substr(0, eol));
+    const auto value = numerics::parseFp32(text.substr(0, eol));  // what `round` reads
     if (value) {
       // The batch kernel `round` uses and the scalar path must agree bit for bit.
       float out = 0;

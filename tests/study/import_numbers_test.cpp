@@ -38,7 +38,7 @@ TEST(ImportNumbers, SeedsThatWouldWrapAreRefusedWithRowAndColumn) {
     } catch (const CsvError& e) {
       const std::string m = e.what();
       EXPECT_NE(m.find(path + ":2: column 4 (seed): not a seed (an integer in [0, "
-                              "9223372036854775807])"),
+                              "2^63 - 1])"),
                 std::string::npos)
           << m;
     }
