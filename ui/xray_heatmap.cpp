@@ -47,8 +47,8 @@ void XrayHeatmap::setGrid(const XrayGrid* grid, XrayStatistic statistic) {
   statistic_ = statistic;
   low_ = std::numeric_limits<double>::infinity();
   high_ = -low_;
-  if (grid_)
-    for (const XrayBlock& b : grid_->blocks)
+  if (grid_) {
+    for (const XrayBlock& b : grid_->blocks) {
       for (int index : b.cells) {
         if (index < 0) continue;
         const double v = xrayStatisticValue(grid_->rows[std::size_t(index)].xray, statistic_);
@@ -56,6 +56,8 @@ void XrayHeatmap::setGrid(const XrayGrid* grid, XrayStatistic statistic) {
         low_ = std::min(low_, v);
         high_ = std::max(high_, v);
       }
+    }
+  }
   if (low_ > high_) low_ = high_ = std::numeric_limits<double>::quiet_NaN();
   update();
 }
@@ -94,7 +96,7 @@ void XrayHeatmap::paintTo(QPainter& p, const QSize& size) const {
     p.drawText(QRectF(r.left(), 0, r.width(), kTitle), Qt::AlignCenter,
                fm.elidedText(QStringLiteral("%1 (seed %2)").arg(b.backend).arg(b.seed),
                              Qt::ElideRight, int(r.width())));
-    for (int si = 0; si < b.sites.size(); ++si)
+    for (int si = 0; si < b.sites.size(); ++si) {
       for (int ti = 0; ti < int(b.steps.size()); ++ti) {
         const int index = b.cell(si, ti);
         const double v = index < 0
@@ -102,17 +104,19 @@ void XrayHeatmap::paintTo(QPainter& p, const QSize& size) const {
                              : xrayStatisticValue(grid_->rows[std::size_t(index)].xray, statistic_);
         p.fillRect(cellRectAt(size, bi, si, ti), colourOf(v));
       }
+    }
     p.setPen(QColor(0x50, 0x50, 0x50));
     p.setBrush(Qt::NoBrush);
     p.drawRect(r);
     // Site names left of the first block (every block has the same model's sites).
-    if (bi == 0)
+    if (bi == 0) {
       for (int si = 0; si < b.sites.size(); ++si) {
         const QRectF c = cellRectAt(size, bi, si, 0);
         if (c.height() < fm.height() * 0.8 && si % 2) continue;
         p.drawText(QRectF(2, c.top(), kSiteAxis - 6, c.height()), Qt::AlignRight | Qt::AlignVCenter,
                    fm.elidedText(b.sites[si], Qt::ElideLeft, kSiteAxis - 6));
       }
+    }
     // First and last sampled step under each block.
     if (!b.steps.empty()) {
       const double y = r.bottom() + 2;
@@ -156,12 +160,14 @@ void XrayHeatmap::mousePressEvent(QMouseEvent* event) {
   for (int bi = 0; bi < int(grid_->blocks.size()); ++bi) {
     const XrayBlock& b = grid_->blocks[std::size_t(bi)];
     if (!blockRect(size(), bi).contains(at)) continue;
-    for (int si = 0; si < b.sites.size(); ++si)
-      for (int ti = 0; ti < int(b.steps.size()); ++ti)
+    for (int si = 0; si < b.sites.size(); ++si) {
+      for (int ti = 0; ti < int(b.steps.size()); ++ti) {
         if (cellRectAt(size(), bi, si, ti).contains(at)) {
           emit cellClicked(bi, si, ti);
           return;
         }
+      }
+    }
   }
 }
 

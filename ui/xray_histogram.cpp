@@ -33,11 +33,12 @@ void XrayHistogram::setTensor(const numerics::TensorXray& xray,
   using TX = numerics::TensorXray;
   first_ = TX::kMaxExponent;
   last_ = TX::kMinExponent;
-  for (int i = 0; i < TX::kExponentBins; ++i)
+  for (int i = 0; i < TX::kExponentBins; ++i) {
     if (xray.exponentBins[std::size_t(i)] > 0) {
       first_ = std::min(first_, TX::kMinExponent + i);
       last_ = std::max(last_, TX::kMinExponent + i);
     }
+  }
   if (format_) {  // show the format's whole range around the data
     first_ = std::min(first_, int(std::floor(std::log2(format_->minSubnormal()))) - 1);
     last_ = std::max(last_, int(std::floor(std::log2(format_->maxFinite()))) + 1);
@@ -97,10 +98,11 @@ void XrayHistogram::paintEvent(QPaintEvent*) {
   p.drawText(QRectF(0, plot.bottom() - fm.height(), kLeft - 4, fm.height()), Qt::AlignRight,
              QStringLiteral("0"));
   const int every = std::max(1, int(std::ceil(60.0 / w)));
-  for (int e = first_; e <= last_; ++e)
+  for (int e = first_; e <= last_; ++e) {
     if ((e % every) == 0)
       p.drawText(QRectF(xOf(e) - 30, plot.bottom() + 1, 60 + w, fm.height()), Qt::AlignHCenter,
                  QString::number(e));
+  }
   p.drawText(QRectF(plot.left(), plot.bottom() + fm.height(), plot.width(), fm.height()),
              Qt::AlignCenter, tr("binary exponent floor(log2 |x|); count per exponent"));
   QString head = tr("%1 — %2 values, %3 zero, %4 non-finite")
