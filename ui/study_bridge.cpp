@@ -92,11 +92,11 @@ bool plannedRuns(const QString& specJson, std::vector<RunRecord>* out, QString* 
   return guarded(error, [&] {
     const study::StudySpec spec = study::parseStudySpec(specJson.toStdString(), "study");
     out->clear();
-    std::int64_t placeholder = 0;
+    std::int64_t pendingId = 0;  // ids < 0 until the runner gives database ids
     for (const study::PlannedRun& p : study::plannedRunsOf(spec)) {
       const study::BackendEntry& entry = spec.backends[p.backendIndex];
       RunRecord run;
-      run.runId = --placeholder;
+      run.runId = --pendingId;
       run.backend = QString::fromStdString(entry.name);
       run.seed = p.seed;
       run.totalEpochs = study::trainConfigFor(spec, entry).epochs;
