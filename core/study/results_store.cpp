@@ -151,23 +151,29 @@ std::string utcNow() {
 
 }  // namespace
 
+namespace {
+
+// Writes the study row; `conflict` is "REPLACE" (save) or "IGNORE" (save unless one is there).
+// True when a row was written.
+bool writeStudyRow(sqlite3* db, const std::string& path, const char* conflict,
+                   const std::string& specJson) {
+  const std::string sql = std::string("INSERT OR ") + conflict +
+                          " INTO study (id, spec, software_version, created) VALUES (1, ?, ?, ?)";
+  Statement s(db, sql, path);
+  s.bind(1, specJson).bind(2, std::string(PARITYLAB_VERSION)).bind(3, utcNow()).run();
+  return sqlite3_changes(db) == 1;
+}
+
+}  // namespace
+
 void ResultsStore::saveStudySpec(const std::string& specJson) {
   std::lock_guard lock(mutex_);
-  Statement s(db_,
-              "INSERT OR REPLACE INTO study (id, spec, software_version, created) "
-              "VALUES (1, ?, ?, ?)",
-              path_);
-  s.bind(1, specJson).bind(2, std::string(PARITYLAB_VERSION)).bind(3, utcNow()).run();
+  writeStudyRow(db_, path_, "REPLACE", specJson);
 }
 
 bool ResultsStore::saveStudySpecIfNone(const std::string& specJson) {
   std::lock_guard lock(mutex_);
-  Statement s(db_,
-              "INSERT OR IGNORE INTO study (id, spec, software_version, created) "
-              "VALUES (1, ?, ?, ?)",
-              path_);
-  s.bind(1, specJson).bind(2, std::string(PARITYLAB_VERSION)).bind(3, utcNow()).run();
-  return sqlite3_changes(db_) == 1;
+  return writeStudyRow(db_, path_, "IGNORE", specJson);
 }
 
 std::string ResultsStore::loadStudySpecJson() const {

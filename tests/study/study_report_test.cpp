@@ -14,6 +14,7 @@
 
 #include "core/study/csv.h"
 #include "core/study/results_import.h"
+#include "tests/study/test_paths.h"
 
 namespace paritylab::study {
 namespace {
@@ -21,12 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string tempPath(const std::string& name) {
-  auto p = fs::temp_directory_path() /
-           ("paritylab-report-test-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove(p);
-  fs::remove(p.string() + "-wal");
-  fs::remove(p.string() + "-shm");
-  return p.string();
+  return testing::freshTempPath(name);
 }
 
 std::vector<std::map<std::string, std::string>> readCsv(const std::string& path) {

@@ -13,6 +13,7 @@
 #include "core/study/results_import.h"
 #include "core/study/study_report.h"
 #include "core/study/study_runner.h"
+#include "tests/study/test_paths.h"
 
 namespace paritylab::study {
 namespace {
@@ -20,12 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string tempPath(const std::string& name) {
-  auto p = fs::temp_directory_path() /
-           ("paritylab-study-test-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove(p);
-  fs::remove(p.string() + "-wal");
-  fs::remove(p.string() + "-shm");
-  return p.string();
+  return testing::freshTempPath(name);
 }
 
 const char* kTinySpec = R"({"version": 1, "name": "tiny",

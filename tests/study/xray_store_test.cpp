@@ -16,6 +16,7 @@
 #include "core/study/results_store.h"
 #include "core/study/xray_findings.h"
 #include "core/study/xray_rows.h"
+#include "tests/study/test_paths.h"
 
 namespace paritylab::study {
 namespace {
@@ -23,12 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string tempPath(const std::string& name) {
-  auto p = fs::temp_directory_path() /
-           ("paritylab-xray-test-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove(p);
-  fs::remove(p.string() + "-wal");
-  fs::remove(p.string() + "-shm");
-  return p.string();
+  return testing::freshTempPath(name);
 }
 
 std::string errorOf(const std::string& text) {
