@@ -84,7 +84,7 @@ QRectF ChurnMatrixView::gridRect(const QSize& size) const {
   int labelWidth = 0;
   for (const std::string& name : backends_)
     labelWidth = std::max(labelWidth, fm.horizontalAdvance(QString::fromStdString(name)));
-  labelWidth = std::min(labelWidth + kGap, size.width() / 4);
+  labelWidth = std::min(labelWidth + kGap + 4, size.width() / 4);
   const double top = kMargin + titleHeight(size.width()) + fm.height() + kGap;
   const double legend = 2.0 * fm.height() + kGap;
   const double width = size.width() - kMargin * 2 - labelWidth;

@@ -68,7 +68,7 @@ DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
   summaryScroll->setWidget(summary_);
   summaryScroll->setWidgetResizable(true);
   summaryScroll->setFrameShape(QFrame::NoFrame);
-  summaryScroll->setMaximumHeight(180);
+  summaryScroll->setMaximumHeight(230);
   summaryScroll->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
 
   auto* classScroll = new QScrollArea;  // many classes scroll rather than squeeze

@@ -26,6 +26,12 @@ QString churnInterval(double low, double high) {
   return QStringLiteral("%1–%2").arg(lo, hi);
 }
 
+// "= 0.327" or "< 0.001".
+QString pEquals(double p) {
+  const QString text = formatPValue(p);
+  return text.startsWith(QLatin1Char('<')) ? text : QStringLiteral("= ") + text;
+}
+
 QString confidence(double alpha) {
   return QString::number(100.0 * (1.0 - alpha), 'g', 3);
 }
@@ -68,10 +74,9 @@ QString mcnemarSummary(const study::DivergenceReport& r, double alpha) {
           : QObject::tr("the errors differ in %1 of %2 pairs").arg(rejected).arg(r.mcnemar.size());
   return QObject::tr(
              "Do %1 and %2 make different errors? McNemar's exact test on %3 (Holm, "
-             "alpha %4): %5. Smallest Holm p = %6 (seed %7: %8 examples only %1 gets "
+             "alpha %4): %5. Smallest Holm p %6 (seed %7: %8 examples only %1 gets "
              "right, %9 only %2).")
-      .arg(qs(r.a), qs(r.b), pairs, QString::number(alpha, 'g', 3), verdict,
-           formatPValue(best->p_holm))
+      .arg(qs(r.a), qs(r.b), pairs, QString::number(alpha, 'g', 3), verdict, pEquals(best->p_holm))
       .arg(best->seed)
       .arg(best->test.only_first_correct)
       .arg(best->test.only_second_correct);
@@ -84,10 +89,10 @@ QString accuracySummary(const study::DivergenceReport& r, double alpha) {
     const auto& t = *r.pairedT;
     parts << QObject::tr(
                  "paired t over %1 seed-matched pairs: mean %2 points, %3% CI %4, "
-                 "p = %5")
+                 "p %5")
                  .arg(t.n)
                  .arg(formatPoints(t.mean_diff), level, formatInterval(t.ci_low, t.ci_high),
-                      formatPValue(t.p_value));
+                      pEquals(t.p_value));
   } else if (r.pairedT) {
     parts << QObject::tr("paired t undefined: all %1 pairs differ by the same %2 points")
                  .arg(r.pairedT->n)
@@ -97,16 +102,16 @@ QString accuracySummary(const study::DivergenceReport& r, double alpha) {
                  .arg(r.pairedSeeds.size());
   }
   if (r.wilcoxon)
-    parts << QObject::tr("Wilcoxon signed-rank p = %1 (%2)")
-                 .arg(formatPValue(r.wilcoxon->p_value),
+    parts << QObject::tr("Wilcoxon signed-rank p %1 (%2)")
+                 .arg(pEquals(r.wilcoxon->p_value),
                       r.wilcoxon->exact ? tr("exact") : tr("normal approximation"));
   else if (!r.pairedSeeds.empty())
     parts << tr("Wilcoxon undefined: every pair has the same final accuracy");
   if (r.welch && r.welch->defined)
-    parts << QObject::tr("unpaired Welch over %1 and %2 runs: %3 points, p = %4")
+    parts << QObject::tr("unpaired Welch over %1 and %2 runs: %3 points, p %4")
                  .arg(r.welch->n_a)
                  .arg(r.welch->n_b)
-                 .arg(formatPoints(r.welch->mean_diff), formatPValue(r.welch->p_value));
+                 .arg(formatPoints(r.welch->mean_diff), pEquals(r.welch->p_value));
   else if (r.welch)
     parts << tr("Welch undefined: both backends' final accuracies have no spread");
   if (parts.isEmpty()) return {};

@@ -56,7 +56,7 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
   keepTicksNice(xAxis_, 10, 1.0);
   xAxis_->setTitleText(tr("epoch"));
   yAxis_ = new QLogValueAxis;
-  yAxis_->setTitleText(tr("relative weight distance (% of ‖W_B‖, log)"));
+  yAxis_->setTitleText(tr("‖W_A − W_B‖ / ‖W_B‖ (%, log)"));
   chart_->addAxis(xAxis_, Qt::AlignBottom);
   chart_->addAxis(yAxis_, Qt::AlignLeft);
 
@@ -108,7 +108,7 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
   chart_->legend()->setVisible(!report.layers.empty());
 
   QString title =
-      tr("Weight divergence per layer, %1 vs %2<br>solid: at the same seed (%3 pairs) · "
+      tr("Weight divergence per layer, %1 vs %2<br>solid: at the same seed (%3 pairs)<br>"
          "dashed: two seeds of %2, the floor (%4 pairs)")
           .arg(a, b)
           .arg(precisionPairs)
@@ -121,7 +121,7 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
   const bool drawn = std::isfinite(x0);
   if (!drawn) x0 = 1, x1 = 2, y0 = 0.01, y1 = 10;
   xAxis_->setRange(std::max(0.0, x0 - 0.5), x1 + 0.5);
-  setDecadeRange(yAxis_, y0, y1);
+  setDecadeRange(yAxis_, y0 / 1.5, y1 * 1.5);  // no point on the plot's edge
   QString reason = weightDivergenceEmptyReason(report);
   if (reason.isEmpty() && !drawn)
     reason = tr("Every distance is 0 (identical weights): nothing to draw on a log axis.");
