@@ -99,8 +99,7 @@ DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
   if (data_) {
     // A reset (another database) comes with setDatabase, from the window that knows the path.
     connect(data_, &RunData::rowsAppended, this, [this] {
-      refillBackends();
-      recompute();
+      if (refillBackends()) recompute();  // a new backend: the pair may change
     });
     // Batched by RunData's timer: one recomputation for any number of runs finishing at once.
     connect(data_, &RunData::runFinished, this, &DivergencePanel::recompute);
@@ -154,11 +153,11 @@ QString DivergencePanel::backendB() const {
   return bBox_->currentText();
 }
 
-void DivergencePanel::refillBackends() {
+bool DivergencePanel::refillBackends() {
   const QStringList names = data_ ? data_->backends() : QStringList();
   QStringList current;
   for (int i = 0; i < aBox_->count(); ++i) current << aBox_->itemText(i);
-  if (current == names) return;
+  if (current == names) return false;
   const QString a = backendA(), b = backendB();
   {
     const QSignalBlocker ba(aBox_), bb(bBox_);
@@ -176,6 +175,7 @@ void DivergencePanel::refillBackends() {
       applyDefaultPair();
     }
   }
+  return true;
 }
 
 void DivergencePanel::applyDefaultPair() {

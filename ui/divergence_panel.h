@@ -80,7 +80,7 @@ class DivergencePanel : public QWidget {
     study::DivergenceReport report;
     QString error;
   };
-  void refillBackends();
+  bool refillBackends();  // true when the backends changed
   void applyDefaultPair();
   void takeResult();
   void showReport(const study::DivergenceReport& report);
