@@ -1,8 +1,8 @@
 // `paritylab-cli report DB --csv FILE [--a NAME --b NAME | --reference NAME]
 // [--test welch|student|mann-whitney] [--tail ...] [--alpha A] [--margin M]
 // [--curves FILE.csv] [--xray FILE.csv] [--charts DIR]`: the runs CSV, its summary with the chosen
-// comparisons (the Statistics tab's choices), the per-step curves, the X-ray samples (issue 14)
-// and the charts. Every file written is named.
+// comparisons (the Statistics tab's choices), the divergence tables beside them (issue 13), the
+// per-step curves, the X-ray samples (issue 14) and the charts. Every file written is named.
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -11,6 +11,7 @@
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
 #include "core/study/curves_export.h"
+#include "core/study/divergence_export.h"
 #include "core/study/study_report.h"
 #include "core/study/xray_rows.h"
 
@@ -54,6 +55,12 @@ void runReport(const ReportArgs& a) {
       const std::string summary = study::writeReport(*store, a.csv, options);
       std::cout << "Wrote " << a.csv << " (runs)\n";
       std::cout << "Wrote " << summary << " (summary and comparisons)\n";
+      // Issue 13: churn, McNemar, paired tests, per-class and weight divergence tables.
+      const study::DivergenceFiles divergence =
+          study::writeDivergenceReport(*store, a.csv, options);
+      for (const std::string& file : divergence.written)
+        std::cout << "Wrote " << file << " (divergence)\n";
+      if (!divergence.skipped.empty()) std::cout << divergence.skipped << "\n";
     }
     if (!a.curves.empty()) {
       const std::size_t rows = study::writeStepCurves(*store, a.curves);

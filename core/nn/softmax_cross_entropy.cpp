@@ -5,7 +5,8 @@
 namespace paritylab::nn {
 
 LossResult softmaxCrossEntropy(const Tensor& logits, const std::int32_t* labels, Tensor* dlogits,
-                               float gradScale) {
+                               float gradScale, std::int32_t* predicted,
+                               float* trueClassProbability) {
   const int n = logits.dim(0), k = logits.dim(1);
   LossResult result;
   if (dlogits) dlogits->resize(logits.shape());
@@ -26,6 +27,8 @@ LossResult softmaxCrossEntropy(const Tensor& logits, const std::int32_t* labels,
     const int label = labels[i];
     total += double(logSum - (z[label] - maxZ));
     if (best == label) ++result.correct;
+    if (predicted) predicted[i] = best;
+    if (trueClassProbability) trueClassProbability[i] = std::exp(z[label] - maxZ - logSum);
     if (dlogits) {
       float* g = dlogits->data() + std::size_t(i) * k;
       for (int j = 0; j < k; ++j) {

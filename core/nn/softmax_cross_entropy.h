@@ -14,8 +14,11 @@ struct LossResult {
 };
 
 // Returns the mean loss; writes dL/dlogits * gradScale into `dlogits` (resized to [N, K]) unless
-// it is null. `gradScale` carries the loss scale (and 1 when unscaled).
+// it is null. `gradScale` carries the loss scale (and 1 when unscaled). Unless null, `predicted`
+// [N] gets each row's argmax (the class `correct` counts) and `trueClassProbability` [N] the
+// softmax probability of each row's label.
 LossResult softmaxCrossEntropy(const Tensor& logits, const std::int32_t* labels, Tensor* dlogits,
-                               float gradScale = 1.0f);
+                               float gradScale = 1.0f, std::int32_t* predicted = nullptr,
+                               float* trueClassProbability = nullptr);
 
 }  // namespace paritylab::nn

@@ -159,13 +159,19 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
     metrics.epoch = epoch;
     // NaN when loss scaling skipped every step of the epoch on a non-finite loss.
     metrics.trainLoss = seen > 0 ? lossSum / double(seen) : std::nan("");
-    const EvalOutcome eval = session.evaluate(data.test, config.evalBatchSize);
+    TestPredictions predictions;
+    const bool lastEpoch = epoch == config.epochs;
+    const EvalOutcome eval =
+        session.evaluate(data.test, config.evalBatchSize,
+                         lastEpoch && callbacks.onPredictions ? &predictions : nullptr);
     metrics.testLoss = eval.loss;
     metrics.testAccuracy = eval.accuracy;
     metrics.seconds = secondsSince(epochStart);
     metrics.skippedSteps = skippedSteps;
     result.epochs.push_back(metrics);
+    if (callbacks.onEpochWeights) callbacks.onEpochWeights(epoch, params);
     if (callbacks.onEpoch) callbacks.onEpoch(metrics);
+    if (lastEpoch && callbacks.onPredictions) callbacks.onPredictions(predictions);
   }
   if (result.status == RunStatus::Completed && !config.saveCheckpoint.empty())
     saveCheckpoint(config.saveCheckpoint, params);

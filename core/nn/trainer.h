@@ -10,6 +10,8 @@
 #include "core/backends/precision_policy.h"
 #include "core/data/dataset.h"
 #include "core/nn/gemm_xray.h"
+#include "core/nn/param_store.h"
+#include "core/nn/test_predictions.h"
 
 namespace paritylab::nn {
 
@@ -87,6 +89,13 @@ struct TrainCallbacks {
   // H, W], labels [count]. For tests of the seed-pairing guarantee (issue 13 item 1).
   std::function<void(std::int64_t step, const float* images, const std::int32_t* labels, int count)>
       onBatch;
+  // Issue 13, both optional (unset: nothing is computed or copied). After the last epoch's
+  // evaluation of a run that completed: every test example's predicted class and true-class
+  // probability, from that evaluation pass.
+  std::function<void(const TestPredictions&)> onPredictions;
+  // At the end of each epoch (after its evaluation, before onEpoch): the parameters as trained
+  // (their fp32 master values, or the stored values without master copies).
+  std::function<void(int epoch, const ParamStore& params)> onEpochWeights;
 };
 
 // Same config + policy + data => bit-identical result, whatever runs on other threads.

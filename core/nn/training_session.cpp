@@ -132,9 +132,14 @@ StepOutcome TrainingSession::step(const float* images, const std::int32_t* label
   return out;
 }
 
-EvalOutcome TrainingSession::evaluate(const data::Dataset& set, int batchSize) {
+EvalOutcome TrainingSession::evaluate(const data::Dataset& set, int batchSize,
+                                      TestPredictions* predictions) {
   EvalOutcome out;
   const std::size_t total = set.size();
+  if (predictions) {
+    predictions->predicted.assign(total, 0);
+    predictions->trueClassProbability.assign(total, 0.0f);
+  }
   if (total == 0) return out;
   batchSize = std::max(1, batchSize);
   StepContext ctx{&policy_, &workspace_, &scratch_, &model_->params, fp8_.get(),
@@ -145,7 +150,10 @@ EvalOutcome TrainingSession::evaluate(const data::Dataset& set, int batchSize) {
     const int n = int(std::min<std::size_t>(std::size_t(batchSize), total - begin));
     loadInput(set.image(begin), n, 0xEEEEEEEEull + begin);
     const Tensor& logits = model_->net->forward(input_, ctx);
-    const LossResult loss = softmaxCrossEntropy(logits, set.labels.data() + begin, nullptr);
+    const LossResult loss = softmaxCrossEntropy(
+        logits, set.labels.data() + begin, nullptr, 1.0f,
+        predictions ? predictions->predicted.data() + begin : nullptr,
+        predictions ? predictions->trueClassProbability.data() + begin : nullptr);
     lossSum += loss.loss * n;
     correct += loss.correct;
   }

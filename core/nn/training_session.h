@@ -14,6 +14,7 @@
 #include "core/nn/loss_scaler.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
+#include "core/nn/test_predictions.h"
 
 namespace paritylab::nn {
 
@@ -61,8 +62,11 @@ class TrainingSession {
   StepOutcome step(const float* images, const std::int32_t* labels, int n, std::uint64_t step,
                    Optimizer& optimizer, double lr, const std::vector<ParamStore::Range>& ranges,
                    double clipNorm);
-  // Loss and accuracy over a whole dataset in batches; batch norm in eval mode.
-  EvalOutcome evaluate(const data::Dataset& set, int batchSize);
+  // Loss and accuracy over a whole dataset in batches; batch norm in eval mode. Unless null,
+  // `predictions` gets every example's predicted class and true-class probability from the same
+  // pass (resized to the dataset's size).
+  EvalOutcome evaluate(const data::Dataset& set, int batchSize,
+                       TestPredictions* predictions = nullptr);
 
  private:
   void loadInput(const float* images, int n, std::uint64_t step);

@@ -43,6 +43,16 @@ CREATE TABLE xray (
   min_nonzero REAL, flushed INTEGER NOT NULL, subnormal INTEGER NOT NULL,
   overflowed INTEGER NOT NULL, signal_energy REAL, error_energy REAL, max_rel_error REAL,
   exponent_histogram TEXT NOT NULL, PRIMARY KEY (run_id, site, operand, step));
+CREATE TABLE test_set (
+  id INTEGER PRIMARY KEY CHECK (id = 1), examples INTEGER NOT NULL, classes INTEGER NOT NULL,
+  class_names TEXT NOT NULL, labels BLOB NOT NULL);
+CREATE TABLE predictions (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, examples INTEGER NOT NULL,
+  predicted BLOB NOT NULL, true_class_probability BLOB NOT NULL);
+CREATE TABLE weights (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, epoch INTEGER NOT NULL,
+  layer TEXT NOT NULL, position INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
+  PRIMARY KEY (run_id, epoch, layer));
 CREATE UNIQUE INDEX runs_emulated_identity ON runs (backend, seed) WHERE source = 'emulated';
 CREATE UNIQUE INDEX runs_imported_identity ON runs (backend, message) WHERE source = 'imported';
 INSERT INTO paritylab_meta (key, value) VALUES ('format', 'paritylab-results-1');
@@ -120,9 +130,28 @@ CREATE TABLE xray (
   return {};
 }
 
+// Version 5 -> 6 (issue 13): the test set's labels and class names once per study, each finished
+// run's test predictions, and per-epoch weight snapshots (blobs: results_blobs.h). Older runs have
+// none: the divergence analysis says so.
+std::vector<std::string> migrateTo6(sqlite3* db, const std::string& file) {
+  exec(db, file, R"sql(
+CREATE TABLE test_set (
+  id INTEGER PRIMARY KEY CHECK (id = 1), examples INTEGER NOT NULL, classes INTEGER NOT NULL,
+  class_names TEXT NOT NULL, labels BLOB NOT NULL);
+CREATE TABLE predictions (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, examples INTEGER NOT NULL,
+  predicted BLOB NOT NULL, true_class_probability BLOB NOT NULL);
+CREATE TABLE weights (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, epoch INTEGER NOT NULL,
+  layer TEXT NOT NULL, position INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
+  PRIMARY KEY (run_id, epoch, layer));
+)sql");
+  return {};
+}
+
 // kMigrations[i] takes a database from version i + 1 to i + 2.
 const std::vector<std::function<std::vector<std::string>(sqlite3*, const std::string&)>>
-    kMigrations = {migrateTo2, migrateTo3, migrateTo4, migrateTo5};
+    kMigrations = {migrateTo2, migrateTo3, migrateTo4, migrateTo5, migrateTo6};
 
 void setVersion(sqlite3* db, const std::string& file, int version) {
   Statement(db, "INSERT OR REPLACE INTO paritylab_meta (key, value) VALUES ('schema_version', ?)",

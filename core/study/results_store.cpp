@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "core/study/results_schema.h"
+#include "core/study/results_store_transaction.h"
 #include "core/study/sqlite_statement.h"
 #include "core/study/xray_rows.h"
 
@@ -65,9 +66,10 @@ RunRecord readRun(const Statement& s, const std::string& file) {
   return r;
 }
 
-// What a run redone from scratch loses: its epochs, sampled steps and X-ray samples.
+// What a run redone from scratch loses: its epochs, sampled steps, X-ray samples, predictions and
+// weight snapshots.
 void deleteRunResults(sqlite3* db, const std::string& file, std::int64_t runId) {
-  for (const char* table : {"epochs", "steps", "xray"}) {
+  for (const char* table : {"epochs", "steps", "xray", "predictions", "weights"}) {
     Statement(db, std::string("DELETE FROM ") + table + " WHERE run_id = ?", file)
         .bind(1, runId)
         .run();
@@ -116,21 +118,6 @@ void ResultsStore::exec(const char* sql) const {
     std::string msg = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
     throw StoreError(path_ + ": " + msg);
-  }
-}
-
-template <typename Body>
-auto ResultsStore::transaction(Body&& body) {
-  exec("BEGIN IMMEDIATE");
-  try {
-    auto result = body();
-    exec("COMMIT");
-    return result;
-  } catch (...) {
-    // The exception in flight is the cause (e.g. "database or disk is full"). SQLite may have
-    // rolled back already (it does on SQLITE_FULL): only roll back a transaction still open.
-    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
   }
 }
 

@@ -1,20 +1,24 @@
 #pragma once
 // SQLite results database (WAL). Tables: study (spec JSON, software version, created), runs,
-// epochs, steps (sampled training loss and learning rate), xray (issue 14; schema and its versions:
-// results_schema.h). Every write is its own transaction, so a killed process loses at most the
-// epochs in progress. A run is unique in the database: an emulated one by (backend, seed), an
-// imported one by (backend, source run name). Several processes may work on one database: runs are
-// claimed atomically (claimRun). Readers open it read-only and never change the file. All methods
-// are thread-safe (one connection, serialized by a mutex).
+// epochs, steps (sampled training loss and learning rate), xray (issue 14), test_set, predictions
+// and weights (issue 13; schema and its versions: results_schema.h). Every write is its own
+// transaction, so a killed process loses at most the epochs in progress. A run is unique in the
+// database: an emulated one by (backend, seed), an imported one by (backend, source run name).
+// Several processes may work on one database: runs are claimed atomically (claimRun). Readers open
+// it read-only and never change the file. All methods are thread-safe (one connection, serialized
+// by a mutex).
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/nn/test_predictions.h"
+#include "core/stats/weight_divergence.h"
 #include "core/study/run_events.h"
 #include "core/study/study_spec.h"
 
@@ -103,7 +107,8 @@ class ResultsStore {
   // Claims a pending run for `owner` (see processOwnerId): sets it running and clears what an
   // earlier attempt left. True when this caller got it; false when another process has it or it
   // is finished. Atomic across processes.
-  bool claimRun(std::int64_t runId, const std::string& owner);  // clears epochs, steps, xray
+  // Clears epochs, steps, xray, predictions and weights.
+  bool claimRun(std::int64_t runId, const std::string& owner);
   // Sets unfinished emulated runs back to pending so that they run again: failed and cancelled
   // ones, and running ones whose owner is gone (same host, process no longer alive, or no owner
   // recorded). Runs of a live process are left alone. Returns how many were released.
@@ -111,7 +116,7 @@ class ResultsStore {
   void updateRun(const RunRecord& run);  // by run.id
   void setRunStatus(std::int64_t runId, RunState state);
   void addEpoch(std::int64_t runId, const EpochRecord& epoch);
-  // And the run's steps and X-ray samples: it starts again from scratch.
+  // And the run's steps, X-ray samples, predictions and weights: it starts again from scratch.
   void deleteEpochs(std::int64_t runId);
   void addSteps(std::int64_t runId, const std::vector<StepRecord>& steps);  // one transaction
   // Several runs with their epochs in one transaction (import). A run whose identity is already
@@ -126,6 +131,31 @@ class ResultsStore {
   void addXraySample(std::int64_t runId, const nn::XraySample& sample);
   std::vector<XrayRow> loadXray(std::int64_t runId = 0) const;
 
+  // Issue 13 (schema version 6): what the divergence analysis reads, so that nothing must be
+  // retrained or reloaded to analyse a study. A database of an older schema opened read-only has
+  // none of these tables: nothing stored (nullopt, empty maps).
+  //
+  // The study's test set, once: the true class of each example and the dataset's class names.
+  // Saving the same test set again changes nothing; a different one throws StoreError naming the
+  // file (the dataset changed under the study, and the stored predictions would not match it).
+  void saveTestSet(const std::vector<std::int32_t>& labels,
+                   const std::vector<std::string>& classNames);
+  struct TestSet {
+    std::vector<std::int32_t> labels;     // [test examples]
+    std::vector<std::string> classNames;  // [classes]
+  };
+  std::optional<TestSet> loadTestSet() const;
+  // A finished run's test predictions (replaces). Stored compactly (results_blobs.h): classes as
+  // uint16 and the true-class probability quantized to uint16, so loaded probabilities are within
+  // 7.7e-6 of the computed ones; predicted classes are exact.
+  void addPredictions(std::int64_t runId, const nn::TestPredictions& predictions);
+  std::map<std::int64_t, nn::TestPredictions> loadPredictions() const;  // by run id
+  // One epoch's weights of a run (1-based epoch, replaces): each layer's float32 values, exact.
+  void addWeightSnapshot(std::int64_t runId, int epoch,
+                         const std::vector<stats::LayerWeights>& layers);
+  // A run's snapshots by epoch, layers in the order added (empty: none kept).
+  std::map<int, std::vector<stats::LayerWeights>> loadWeightSnapshots(std::int64_t runId) const;
+
   std::vector<RunRecord> loadRuns() const;  // by id
   std::vector<EpochRecord> loadEpochs(std::int64_t runId) const;
   std::map<std::int64_t, std::vector<EpochRecord>> loadAllEpochs() const;
@@ -139,6 +169,7 @@ class ResultsStore {
   void exec(const char* sql) const;
   void checkIsParityLab(bool create);            // throws unless ParityLab's (or empty and create)
   std::int64_t insertRun(const RunRecord& run);  // mutex held
+  bool hasTable(const char* name) const;         // mutex held
   template <typename Body>
   auto transaction(Body&& body);  // BEGIN IMMEDIATE ... COMMIT, rolled back on any exception
   std::string path_;

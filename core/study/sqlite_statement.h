@@ -28,6 +28,10 @@ class Statement {
   Statement& bind(int i, const std::string& v) {
     return check(sqlite3_bind_text(stmt_, i, v.c_str(), int(v.size()), SQLITE_TRANSIENT));
   }
+  Statement& bindBlob(int i, const std::string& bytes) {
+    return check(sqlite3_bind_blob64(stmt_, i, bytes.data(), sqlite3_uint64(bytes.size()),
+                                     SQLITE_TRANSIENT));
+  }
   bool step() {
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
@@ -47,6 +51,11 @@ class Statement {
   std::string text(int c) const {
     const auto* p = sqlite3_column_text(stmt_, c);
     return p ? reinterpret_cast<const char*>(p) : "";
+  }
+  std::string blob(int c) const {
+    const void* p = sqlite3_column_blob(stmt_, c);
+    return p ? std::string(static_cast<const char*>(p), std::size_t(sqlite3_column_bytes(stmt_, c)))
+             : std::string();
   }
 
  private:

@@ -20,6 +20,26 @@ double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// The dataset's class names, or "0", "1", ... when it has none (issue 13: per-class tables).
+std::vector<std::string> classNamesOf(const data::Dataset& set) {
+  if (set.classNames.size() == std::size_t(set.numClasses)) return set.classNames;
+  std::vector<std::string> names;
+  for (int c = 0; c < set.numClasses; ++c) names.push_back(std::to_string(c));
+  return names;
+}
+
+// The trained parameters (not the batch-norm buffers) as named layers, for a weight snapshot.
+std::vector<stats::LayerWeights> trainedWeights(const nn::ParamStore& params) {
+  std::vector<stats::LayerWeights> layers;
+  for (std::size_t id = 0; id < params.infos().size(); ++id) {
+    const nn::ParamInfo& info = params.infos()[id];
+    if (info.kind != nn::ParamKind::Weight) continue;
+    const float* values = params.master(int(id));
+    layers.push_back({info.name, std::vector<float>(values, values + info.size)});
+  }
+  return layers;
+}
+
 }  // namespace
 
 StudyRunner::StudyRunner(StudySpec spec, ResultsStore& store, RunnerCallbacks callbacks,
@@ -149,6 +169,8 @@ RunnerSummary StudyRunner::run(bool resume) {
 
   // Everything that can fail on bad input happens before the first run.
   data::DataSplit data = data::loadDataset(spec_.dataset);
+  // Once per study, so that the divergence analysis needs no dataset files (issue 13).
+  store_.saveTestSet(data.test.labels, classNamesOf(data.test));
 
   // Unfinished runs of earlier processes run again (not those another live process works on).
   if (resume) store_.releaseUnfinishedRuns();
@@ -288,6 +310,13 @@ void StudyRunner::runOne(const PlannedRun& planned, std::int64_t runId, const da
   };
   if (config.xrayEverySteps != 0)
     cb.onXray = [&](const nn::XraySample& sample) { store_.addXraySample(runId, sample); };
+  // Issue 13: the final test predictions, and the weights as keep_weights says.
+  cb.onPredictions = [&](const nn::TestPredictions& p) { store_.addPredictions(runId, p); };
+  if (spec_.keepWeights != "none")
+    cb.onEpochWeights = [&](int epoch, const nn::ParamStore& params) {
+      if (spec_.keepWeights == "final" && epoch != config.epochs) return;
+      store_.addWeightSnapshot(runId, epoch, trainedWeights(params));
+    };
   try {
     nn::TrainResult r = train_(config, entry.policy, data, cb);
     writeSteps();  // the steps of an epoch cut short (cancelled, diverged)

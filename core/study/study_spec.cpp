@@ -234,6 +234,7 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
     rx.finish();
     t.xrayEverySteps = every;
   }
+  r.readChoice("keep_weights", s.keepWeights, {"epochs", "final", "none"});
   if (const json* p = r.find("pretrain")) {
     PretrainStage st;
     ObjectReader rp(*p, "pretrain", file);
@@ -355,6 +356,7 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
   j["backends"] = bs;
   j["seeds"] = s.seeds;
   j["threads"] = s.threads;
+  j["keep_weights"] = s.keepWeights;
   if (t.xrayEverySteps > 0) j["xray"] = {{"every_steps", t.xrayEverySteps}};
   if (t.xrayEverySteps < 0) j["xray"] = json::object();
   if (!s.origin.empty()) j["origin"] = s.origin;

@@ -60,6 +60,9 @@ struct StudySpec {
   std::optional<PretrainStage> pretrain;
   std::vector<BackendEntry> backends;
   std::vector<std::uint64_t> seeds;
+  // Weight snapshots kept per run for the weight divergence (issue 13): "epochs" (the end of every
+  // epoch), "final" (the last epoch only) or "none". Size: docs/divergence.md.
+  std::string keepWeights = "epochs";
   int threads = 0;     // 0 = one per core
   std::string origin;  // imported studies: the file the results came from
 };

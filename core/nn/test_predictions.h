@@ -1,0 +1,16 @@
+#pragma once
+// A trained model's per-example answers on the test set (issue 13 item 2), from the evaluation
+// pass that also gives the test loss and accuracy (no second pass).
+
+#include <cstdint>
+#include <vector>
+
+namespace paritylab::nn {
+
+struct TestPredictions {
+  std::vector<std::int32_t> predicted;      // [test examples]: argmax of the logits (the class
+                                            // counted as correct or not by the accuracy)
+  std::vector<float> trueClassProbability;  // [test examples]: softmax probability of the label
+};
+
+}  // namespace paritylab::nn
