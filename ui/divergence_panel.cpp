@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 #include <memory>
 
+#include "core/study/results_store.h"
 #include "core/study/study_report.h"
 #include "ui/backend_colours.h"
 #include "ui/chart_view.h"
@@ -21,6 +22,12 @@
 #include "ui/weight_divergence_view.h"
 
 namespace paritylab::ui {
+
+study::DivergenceReport analyseDatabase(const QString& dbPath,
+                                        const study::DivergenceOptions& options) {
+  const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
+  return study::analyseDivergence(*store, options);
+}
 
 std::pair<QString, QString> defaultDivergencePair(const QStringList& backends) {
   std::vector<std::string> names;
@@ -34,6 +41,7 @@ std::pair<QString, QString> defaultDivergencePair(const QStringList& backends) {
 DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
     : QWidget(parent),
       data_(data),
+      analysis_(analyseDatabase),
       aBox_(new QComboBox),
       bBox_(new QComboBox),
       status_(new QLabel),
@@ -206,7 +214,7 @@ void DivergencePanel::recompute() {
                          "shows whether the precision changes the model itself — which test "
                          "predictions change, which classes move, how far the weights drift — "
                          "against the noise of the seed.")
-                    : tr("This build has no divergence analysis."));
+                    : tr("No divergence analysis is set."));
     return;
   }
   study::DivergenceOptions options;

@@ -41,7 +41,7 @@ class DivergencePanel : public QWidget {
   explicit DivergencePanel(RunData* data, QWidget* parent = nullptr);
   ~DivergencePanel() override;  // waits for a computation in flight
 
-  void setAnalysis(Analysis analysis);
+  void setAnalysis(Analysis analysis);  // analyseDatabase unless set
   // The database whose runs RunData now holds ("" = none): refills the backends, recomputes.
   void setDatabase(const QString& dbPath);
   // The Statistics tab's A and B: adopted while the user has not picked a pair in this tab.
@@ -113,6 +113,11 @@ class DivergencePanel : public QWidget {
   bool hasReport_ = false;
   QString error_;
 };
+
+// The report of the results database at dbPath, opened read-only (study::analyseDivergence): the
+// panel's analysis unless a test gives another.
+study::DivergenceReport analyseDatabase(const QString& dbPath,
+                                        const study::DivergenceOptions& options);
 
 // The pair shown when nothing else chose one: A = the first backend that is not the reference,
 // B = the reference (study::referenceBackend: "cpu-fp32" when present, else the first).
