@@ -22,6 +22,10 @@ QString qs(const std::string& s) {
 QString churnInterval(double low, double high) {
   if (!std::isfinite(low) || !std::isfinite(high)) return {};
   QString lo = formatChurnPercent(low), hi = formatChurnPercent(high);
+  if (lo == hi && low != high) {  // "12–12%" says nothing: one decimal more
+    lo = QString::number(100.0 * low, 'f', 1) + QLatin1Char('%');
+    hi = QString::number(100.0 * high, 'f', 1) + QLatin1Char('%');
+  }
   lo.chop(1);  // one % sign for both ends
   return QStringLiteral("%1–%2").arg(lo, hi);
 }

@@ -18,9 +18,11 @@
 namespace paritylab::ui {
 
 QColor layerColour(int layer) {
-  static constexpr QRgb kDark2[] = {0x1b9e77, 0xd95f02, 0x7570b3, 0xe7298a,
-                                    0x66a61e, 0xe6ab02, 0xa6761d, 0x666666};
-  return QColor(kDark2[std::size_t(layer) % std::size(kDark2)]);
+  // ColorBrewer's Paired (a module's weight and bias side by side in one hue, light then dark),
+  // its light entries darkened and its yellow made ochre so every line shows on white.
+  static constexpr QRgb kPaired[] = {0x79a9c9, 0x1f78b4, 0x86b865, 0x33a02c, 0xe07a78, 0xe31a1c,
+                                     0xe5a04a, 0xff7f00, 0xa38bb8, 0x6a3d9a, 0xc9a227, 0xb15928};
+  return QColor(kPaired[std::size_t(layer) % std::size(kPaired)]);
 }
 
 WeightDivergenceView::WeightDivergenceView(QWidget* parent)

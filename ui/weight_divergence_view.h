@@ -46,7 +46,7 @@ class WeightDivergenceView : public QWidget {
   int zeros_ = 0;
 };
 
-// A layer's colour: ColorBrewer's Dark2, cycled (layers are not backends: no backend colour).
+// A layer's colour: ColorBrewer's Paired, darkened, cycled (layers are not backends).
 QColor layerColour(int layer);
 
 }  // namespace paritylab::ui

@@ -64,6 +64,10 @@ class DivergenceViewsTest : public QObject {
     QCOMPARE(view.cellText(2, 0), QStringList({"1.9%", "1.5–2.3%", "same seed"}));
     QCOMPARE(view.cellText(0, 1), QStringList({"0%", "0–0%", "same seed"}));
     QCOMPARE(view.cellText(2, 2), QStringList({"—", "fewer than 2 seeds"}));
+    // Bounds that round alike get a decimal more.
+    study::ChurnCell narrow{"cpu-fp32", "cpu-fp32",
+                            testing::churnEstimate(3, 0.12, 0.1181, 0.1223)};
+    QCOMPARE(churnCellLines(narrow), QStringList({"12%", "11.8–12.2%", "seed churn"}));
     study::ChurnCell unshared{"gpu-tf32", "tpu-bf16", testing::churnEstimate(0, 0, 0, 0)};
     QCOMPARE(churnCellLines(unshared), QStringList({"—", "no shared seed"}));
     // Colours: darker with more churn; undefined grey, distinct from zero churn's white-ish.
