@@ -31,6 +31,7 @@
 #include "ui/curves_panel.h"
 #include "ui/difference_plot.h"
 #include "ui/distributions_panel.h"
+#include "ui/divergence_panel.h"
 #include "ui/formats_panel.h"
 #include "ui/playground_panel.h"
 #include "ui/run_data.h"
@@ -62,6 +63,7 @@ MainWindow::MainWindow(QWidget* parent)
       curves_(new CurvesPanel(data_)),
       distributions_(new DistributionsPanel(data_)),
       statistics_(new StatisticsPanel(data_)),
+      divergence_(new DivergencePanel(data_)),
       formats_(new FormatsPanel),
       xray_(new XrayPanel),
       tabs_(new QTabWidget),
@@ -73,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(curves_, tr("Curves"));
   tabs_->addTab(distributions_, tr("Distributions"));
   tabs_->addTab(statistics_, tr("Statistics"));
+  tabs_->addTab(divergence_, tr("Divergence"));
   tabs_->addTab(formats_, tr("Formats"));
   tabs_->addTab(xray_, tr("X-ray"));
   tabs_->addTab(new PlaygroundPanel, tr("Playground"));
@@ -107,6 +110,15 @@ MainWindow::MainWindow(QWidget* parent)
   connect(data_, &RunData::reset, this,
           [this] { xray_->setDatabase(controller_->databasePath()); });
   connect(data_, &RunData::runFinished, xray_, &XrayPanel::reload);
+  // The Divergence tab analyses the shown database (read-only) off the GUI thread; it recomputes
+  // on RunData's batched runFinished itself. Its pair follows the Statistics tab's until picked.
+  connect(data_, &RunData::reset, this, [this] {
+    suggestDivergencePair();
+    divergence_->setDatabase(controller_->databasePath());
+  });
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    if (tabs_->currentWidget() == divergence_) suggestDivergencePair();
+  });
   connect(xray_, &XrayPanel::showInFormatsRequested, this, [this](double amax) {
     formats_->setValue(amax);
     tabs_->setCurrentWidget(formats_);
@@ -199,6 +211,12 @@ void MainWindow::buildMenus() {
   toolbar->addSeparator();
   toolbar->addAction(a->start);
   toolbar->addAction(a->cancel);
+}
+
+void MainWindow::suggestDivergencePair() {
+  const study::ReportOptions o = statistics_->reportOptions();
+  divergence_->suggestPair(QString::fromStdString(o.a),
+                           QString::fromStdString(o.b.empty() ? o.reference : o.b));
 }
 
 void MainWindow::showState() {
@@ -332,6 +350,7 @@ std::vector<Exportable> MainWindow::exportables() const {
       exportableChart(distributions_->view(), QStringLiteral("histogram"), QSize(1100, 680)));
   items.push_back(exportableDiagram(formats_->diagram(), QStringLiteral("bit-layout")));
   if (xray_->hasXray()) items.push_back(exportableXray(xray_->heatmap()));
+  for (Exportable& e : divergence_->exportables()) items.push_back(std::move(e));
   // The Statistics tab's difference plot (differences with CIs and the TOST margin).
   DifferencePlot* plot = statistics_->plot();
   // One 44-pixel row per comparison below a 34-pixel title, and the axis labels.
@@ -362,6 +381,8 @@ void MainWindow::exportCurrent(const QString& suffix) {
     item = exportableDiagram(formats_->diagram(), QStringLiteral("bit-layout"));
   else if (current == xray_ && xray_->hasXray())
     item = exportableXray(xray_->heatmap());
+  else if (current == divergence_ && divergence_->hasReport())
+    item = divergence_->currentExportable();
   else if (current == statistics_)
     item = Exportable{QStringLiteral("statistics"), statistics_->size(),
                       [this](QPainter& p, const QSize&) { statistics_->render(&p); }};
@@ -400,6 +421,7 @@ void MainWindow::exportReport() {
 bool MainWindow::exportAllTo(const QString& dir, QString* error, QStringList* written) {
   data_->flush();
   statistics_->recompute();
+  divergence_->settle();  // the analysis in flight, so the exported charts are the latest
   QStringList files;
   if (!exportAll(exportables(), dir, &files, error)) return false;
   const QString db = controller_->databasePath();

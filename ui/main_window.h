@@ -1,6 +1,6 @@
 #pragma once
-// Assembles the panels (runs, curves, distributions, statistics, formats), the menus and the
-// study session; the logic lives in the panels and models.
+// Assembles the panels (runs, curves, distributions, statistics, divergence, formats, X-ray), the
+// menus and the study session; the logic lives in the panels and models.
 
 #include <QMainWindow>
 #include <vector>
@@ -14,6 +14,7 @@ class QTabWidget;
 namespace paritylab::ui {
 
 class CurvesPanel;
+class DivergencePanel;
 class DistributionsPanel;
 class FormatsPanel;
 class RunData;
@@ -43,6 +44,7 @@ class MainWindow : public QMainWindow {
   CurvesPanel* curves() const { return curves_; }
   DistributionsPanel* distributions() const { return distributions_; }
   StatisticsPanel* statistics() const { return statistics_; }
+  DivergencePanel* divergence() const { return divergence_; }
   FormatsPanel* formats() const { return formats_; }
   RunsPanel* runs() const { return runs_; }
   XrayPanel* xray() const { return xray_; }
@@ -61,6 +63,7 @@ class MainWindow : public QMainWindow {
   void exportCurrent(const QString& suffix);
   void exportReport();
   void updateTitle();
+  void suggestDivergencePair();
 
   RunData* data_;
   StudyActions* actions_;
@@ -69,6 +72,7 @@ class MainWindow : public QMainWindow {
   CurvesPanel* curves_;
   DistributionsPanel* distributions_;
   StatisticsPanel* statistics_;
+  DivergencePanel* divergence_;
   FormatsPanel* formats_;
   XrayPanel* xray_;
   QTabWidget* tabs_;

@@ -9,15 +9,19 @@
 #include "ui/bit_layout_diagram.h"
 #include "ui/chart_export.h"
 #include "ui/chart_view.h"
+#include "ui/churn_matrix_view.h"
+#include "ui/class_difference_view.h"
 #include "ui/curves_panel.h"
 #include "ui/distributions_panel.h"
+#include "ui/divergence_panel.h"
 #include "ui/run_data.h"
 #include "ui/study_bridge.h"
+#include "ui/weight_divergence_view.h"
 
 namespace paritylab::ui {
 
 bool renderReportCharts(const std::string& dbPath, const std::string& outDir, std::string* error,
-                        std::vector<std::string>* written) {
+                        std::vector<std::string>* written, const ReportChartOptions& options) {
   const auto fail = [error](const QString& message) {
     if (error) *error = message.toStdString();
     return false;
@@ -67,6 +71,43 @@ bool renderReportCharts(const std::string& dbPath, const std::string& outDir, st
   items.push_back(exportableChart(histogram.view(), QStringLiteral("histogram"), size));
   BitLayoutDiagram diagram;
   items.push_back(exportableDiagram(&diagram, QStringLiteral("bit-layout")));
+
+  // The Divergence tab's charts, as the tab draws them, for the parts the runs carry.
+  ChurnMatrixView churn;
+  ClassDifferenceView classes;
+  WeightDivergenceView weights;
+  weights.resize(size);
+  weights.view()->resize(size);
+  QString a = QString::fromStdString(options.a), b = QString::fromStdString(options.b);
+  const QStringList backends = data.backends();
+  for (const QString& name : {a, b})
+    if (!name.isEmpty() && !backends.contains(name))
+      return fail(QStringLiteral("backend '%1' is not in %2 (its backends: %3)")
+                      .arg(name, QString::fromStdString(dbPath), backends.join(", ")));
+  if (b.isEmpty()) b = defaultDivergencePair(backends).second;
+  for (const QString& name : backends)
+    if (a.isEmpty() && name != b) a = name;
+  if (!a.isEmpty() && a != b) {
+    study::DivergenceOptions divergence;
+    divergence.a = a.toStdString();
+    divergence.b = b.toStdString();
+    divergence.alpha = options.alpha;
+    divergence.bootstrap.alpha = options.alpha;
+    study::DivergenceReport report;
+    try {
+      report = analyseDatabase(QString::fromStdString(dbPath), divergence);
+    } catch (const std::exception&) {
+      // A database without a study (or damaged divergence tables): no divergence charts, the
+      // others as before; `compare` names the cause.
+    }
+    churn.setReport(report);
+    classes.setReport(report, options.alpha);
+    weights.setReport(report);
+    if (!report.backends.empty()) items.push_back(exportableChurnMatrix(&churn));
+    if (!report.classes.empty()) items.push_back(exportableClassDifferences(&classes));
+    if (!report.layers.empty())
+      items.push_back(exportableChart(weights.view(), QStringLiteral("divergence-weights"), size));
+  }
 
   QStringList files;
   if (!exportAll(items, QString::fromStdString(outDir), &files, &message)) return fail(message);

@@ -78,7 +78,9 @@ void runReport(const ReportArgs& a) {
 #ifdef PARITYLAB_REPORT_CHARTS
   std::string error;
   std::vector<std::string> written;
-  if (!ui::renderReportCharts(a.db, a.charts, &error, &written))
+  // The Divergence charts compare --a with --b (or the first backend with --reference).
+  if (!ui::renderReportCharts(a.db, a.charts, &error, &written,
+                              {a.a, a.b.empty() ? a.reference : a.b, a.alpha}))
     throw CommandError(a.charts + ": " + error);
   for (const std::string& file : written) std::cout << "Wrote " << file << "\n";
 #else
