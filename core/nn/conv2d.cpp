@@ -99,6 +99,13 @@ bool operandRoundingOnly(const backends::GemmPolicy& p) {
          !stochasticOperands(p);
 }
 
+// Rounds operands and the output once, deterministically, accumulating in fp32 in between.
+bool operandAndOutputRoundingOnly(const backends::GemmPolicy& p) {
+  return p.output && p.output->mode != numerics::RoundingMode::Stochastic &&
+         p.accumulationChunk <= 0 && p.passes == backends::MultiPass::None &&
+         !stochasticOperands(p);
+}
+
 }  // namespace
 
 // Splitting a product along its output columns leaves every element's reduction as it was, so
@@ -177,16 +184,25 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   if (db) ctx.storeGradient(db, std::size_t(out_), site_);
   // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k]. A policy that rounds operands
   // only (fp32 accumulation) may take this reduction in image groups accumulated into dW in fp32:
-  // the same product in another summation order. Output or accumulation rounding, multi-pass
-  // products and stochastic draws keep one product over all the columns.
+  // the same product in another summation order. A policy that also rounds the output once
+  // (autocast: gpu-amp-*) does the same, the groups' fp32 partial products summed into dW in fp32
+  // and the last group's call rounding the total once, as a GPU's split reduction does (issue 17:
+  // this changed those policies' dW summation order, not where or how often they round).
+  // Accumulation rounding, multi-pass products, stochastic draws, fp8 scaling of the output-
+  // rounded kind and X-ray steps (which measure each call's output) keep one product.
   float* dw = ctx.params->grad(weight_);
   const backends::GemmPolicy& weightPolicy =
       ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight);
   const backends::GemmPolicy& dataPolicy =
       ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
-  const bool splitWeight = operandRoundingOnly(weightPolicy) &&
-                           (!ctx.scaleProvider || stride_ <= kernel_) &&
-                           (!needInputGrad_ || !stochasticOperands(dataPolicy));
+  const bool dataDrawsOverBatch = needInputGrad_ && stochasticOperands(dataPolicy);
+  const bool splitWeight =
+      !dataDrawsOverBatch &&
+      ((operandRoundingOnly(weightPolicy) && (!ctx.scaleProvider || stride_ <= kernel_)) ||
+       (operandAndOutputRoundingOnly(weightPolicy) && !ctx.scaleProvider && !ctx.xray));
+  // The groups before the last accumulate in fp32, without the output rounding.
+  backends::GemmPolicy partialPolicy = weightPolicy;
+  partialPolicy.output.reset();
   const bool dytInPlace =
       dytMayBeRoundedInPlace(*ctx.policy, needInputGrad_, ctx.scaleProvider != nullptr);
   const int group = stochasticOperands(dataPolicy) && needInputGrad_
@@ -234,8 +250,9 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
       GemmExtras e = weightExtras;
       e.writableB = s.columns.data();
       if (dytInPlace) e.writableA = dyt;
-      gemm(weightPolicy, Trans::No, Trans::Yes, out_, k, subCols, 1.0f, dyt, cols, s.columns.data(),
-           subCols, n0 == 0 ? 0.0f : 1.0f, dw, k, *ctx.workspace, e);
+      const bool last = n0 + sub.batch == g.batch;
+      gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes, out_, k, subCols, 1.0f, dyt,
+           cols, s.columns.data(), subCols, n0 == 0 ? 0.0f : 1.0f, dw, k, *ctx.workspace, e);
     }
     if (!needInputGrad_) continue;
     gemm(dataPolicy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f, w, k, dyt, cols, 0.0f,
