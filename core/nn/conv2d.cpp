@@ -188,8 +188,9 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   // (autocast: gpu-amp-*) does the same, the groups' fp32 partial products summed into dW in fp32
   // and the last group's call rounding the total once, as a GPU's split reduction does (issue 17:
   // this changed those policies' dW summation order, not where or how often they round).
-  // Accumulation rounding, multi-pass products, stochastic draws, fp8 scaling of the output-
-  // rounded kind and X-ray steps (which measure each call's output) keep one product.
+  // Accumulation rounding, multi-pass products, stochastic draws and fp8 scaling of the output-
+  // rounded kind keep one product. (The X-ray does not change the choice, so measuring changes no
+  // bit; on a measured step it sees each group's call, as for the fp32 split.)
   float* dw = ctx.params->grad(weight_);
   const backends::GemmPolicy& weightPolicy =
       ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight);
@@ -199,7 +200,7 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   const bool splitWeight =
       !dataDrawsOverBatch &&
       ((operandRoundingOnly(weightPolicy) && (!ctx.scaleProvider || stride_ <= kernel_)) ||
-       (operandAndOutputRoundingOnly(weightPolicy) && !ctx.scaleProvider && !ctx.xray));
+       (operandAndOutputRoundingOnly(weightPolicy) && !ctx.scaleProvider));
   // The groups before the last accumulate in fp32, without the output rounding.
   backends::GemmPolicy partialPolicy = weightPolicy;
   partialPolicy.output.reset();
