@@ -106,6 +106,21 @@ bool operandAndOutputRoundingOnly(const backends::GemmPolicy& p) {
          !stochasticOperands(p);
 }
 
+// The weights (A) of a product split into image groups, rounded once by the first group's call
+// in a copy that the next groups' calls read as it is (GemmExtras::writableARounded): for a
+// deterministic operand rounding of unscaled weights, outside X-ray steps. Null: each call packs
+// and rounds the weights itself (the same bits, at the cost of one pass over them per group).
+float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, const float* w,
+                          std::size_t n, int groups, LayerScratch& s) {
+  if (groups < 2 || !p.operands || p.passes != backends::MultiPass::None ||
+      p.operands->mode == numerics::RoundingMode::Stochastic || e.scaleA != 1.0f || e.xray ||
+      cachedRounder(*p.operands).isIdentity())
+    return nullptr;
+  if (s.weights.size() < n) s.weights.resize(n);
+  std::copy(w, w + n, s.weights.data());
+  return s.weights.data();
+}
+
 }  // namespace
 
 // Splitting a product along its output columns leaves every element's reduction as it was, so
@@ -135,6 +150,9 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
                                : GemmExtras{};
   y_.resize({g.batch, out_, g.outHeight(), g.outWidth()});
   const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
+  const int groups = (g.batch + group - 1) / group;
+  float* const wOnce =
+      grouped ? weightsRoundedOnce(policy, e, w, std::size_t(out_) * k, groups, s) : nullptr;
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
@@ -151,8 +169,13 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
                 : ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w, std::size_t(out_) * k,
                                  s.columns.data(), k * cols);
     groupExtras.writableB = s.columns.data();  // the columns are ours and used once
-    gemm(policy, Trans::No, Trans::No, out_, cols, int(k), 1.0f, w, int(k), s.columns.data(), cols,
-         b ? 1.0f : 0.0f, s.product.data(), cols, *ctx.workspace, groupExtras);
+    if (wOnce) {
+      groupExtras.writableA = wOnce;
+      groupExtras.writableARounded = n0 > 0;
+    }
+    gemm(policy, Trans::No, Trans::No, out_, cols, int(k), 1.0f, wOnce ? wOnce : w, int(k),
+         s.columns.data(), cols, b ? 1.0f : 0.0f, s.product.data(), cols, *ctx.workspace,
+         groupExtras);
     // [Cout, group, plane] -> [group, Cout, plane]
     for (int c = 0; c < out_; ++c)
       for (int n = 0; n < sub.batch; ++n) {
@@ -241,6 +264,10 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   // = W^T [k, Cout] * dYt[:, group], then col2im) meet in cache.
   if (needInputGrad_) dx_.resize(x.shape());
   const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
+  float* const wOnce = needInputGrad_
+                           ? weightsRoundedOnce(dataPolicy, dataExtras, w, std::size_t(out_) * k,
+                                                (g.batch + group - 1) / group, s)
+                           : nullptr;
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
@@ -256,8 +283,13 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
            cols, s.columns.data(), subCols, n0 == 0 ? 0.0f : 1.0f, dw, k, *ctx.workspace, e);
     }
     if (!needInputGrad_) continue;
-    gemm(dataPolicy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f, w, k, dyt, cols, 0.0f,
-         s.columns.data(), subCols, *ctx.workspace, dataExtras);
+    GemmExtras de = dataExtras;
+    if (wOnce) {
+      de.writableA = wOnce;
+      de.writableARounded = n0 > 0;
+    }
+    gemm(dataPolicy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f, wOnce ? wOnce : w, k, dyt, cols,
+         0.0f, s.columns.data(), subCols, *ctx.workspace, de);
     col2im(sub, s.columns.data(), dx_.data() + std::size_t(n0) * itemSize);
   }
   ctx.storeGradient(dw, std::size_t(out_) * k, site_);

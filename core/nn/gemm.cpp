@@ -224,12 +224,14 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   const std::size_t mn = std::size_t(m) * n;
   const float unscale = 1.0f / (extras.scaleA * extras.scaleB);
   float* const writableA = extras.writableA == A ? extras.writableA : nullptr;
+  // A rounded in place by an earlier call (GemmExtras::writableARounded): read as it is.
+  const Rounder* const roundA = writableA && extras.writableARounded ? nullptr : operands;
   float* const writableB = extras.writableB == B ? extras.writableB : nullptr;
 
   // Fast path: rounding fused into packing, one sgemm with alpha/beta.
   if (!multiPass && !chunked && !roundsAccumulation && !output) {
     const auto [pa, lda2] =
-        preparedOperand(sa, writableA, extras.scaleA, operands, extras.seed, ws.a);
+        preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha * unscale, pa, lda2, pb, ldb2, beta, C, ldc);
     xrayStoredOutput();
@@ -241,7 +243,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   const float scale = alpha * unscale;
   if (!multiPass && beta == 0.0f && scale == 1.0f && ldc == n && !extras.xray) {
     const auto [pa, lda2] =
-        preparedOperand(sa, writableA, extras.scaleA, operands, extras.seed, ws.a);
+        preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
     const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
     product(pa, pb, C, chunked ? grow(ws.accumulator, mn) : nullptr);
@@ -255,7 +257,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   float* chunk = acc + 2 * mn;
   if (!multiPass) {
     const auto [pa, lda2] =
-        preparedOperand(sa, writableA, extras.scaleA, operands, extras.seed, ws.a);
+        preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
     const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
     product(pa, pb, sum, chunk);
