@@ -208,7 +208,7 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k]. A policy that rounds operands
   // only (fp32 accumulation) may take this reduction in image groups accumulated into dW in fp32:
   // the same product in another summation order. A policy that also rounds the output once
-  // (autocast: gpu-amp-*) does the same, the groups' fp32 partial products summed into dW in fp32
+  // (gpu-amp-*, pure-bf16) does the same, the groups' fp32 partial products summed into dW in fp32
   // and the last group's call rounding the total once, as a GPU's split reduction does (issue 17:
   // this changed those policies' dW summation order, not where or how often they round).
   // Accumulation rounding, multi-pass products, stochastic draws and fp8 scaling of the output-
