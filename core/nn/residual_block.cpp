@@ -38,8 +38,7 @@ Tensor& BasicBlock::forward(const Tensor& x, StepContext& ctx) {
   x_ = &x;
   const Tensor& h = main_->forward(x, ctx);
   // Unrounded activations: bn2, the add and the ReLU in one pass (the same float operations).
-  fused_ = !ctx.policy->storage.activations;
-  if (fused_) {
+  if (!ctx.policy->storage.activations) {
     const Tensor& b = shortcut_ ? shortcut_->forward(x, ctx) : x;
     bn2_->forwardAddRelu(h, b, y_, ctx);
     return y_;

@@ -28,7 +28,6 @@ class BasicBlock : public Layer {
   BatchNorm* bn2_ = nullptr;  // owned by bn2Owner_
   std::unique_ptr<Layer> bn2Owner_;
   const Tensor* x_ = nullptr;
-  bool fused_ = false;  // the last forward took the one-pass tail
   Tensor y_, dx_;
 };
 
