@@ -1,12 +1,16 @@
 // `paritylab-cli bench --model M --backend B [--batch N] [--steps N] [--threads N] [--json]`:
 // times training steps on real Fashion-MNIST batches after a warm-up and prints images per second,
 // so users can size their studies (core/study/training_benchmark.h does the measuring).
+// `--input HxWxC` times random images of another shape instead (CIFAR-shaped 32x32x3: timing only,
+// the pixels carry no signal).
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <thread>
 
 #include "app/cli/backend_argument.h"
@@ -14,6 +18,7 @@
 #include "app/cli/number_options.h"
 #include "core/input/input_limits.h"
 #include "core/nn/blas_setup.h"
+#include "core/nn/model.h"
 #include "core/study/training_benchmark.h"
 
 namespace paritylab::cli {
@@ -21,13 +26,48 @@ namespace {
 
 struct BenchArgs {
   std::string model = "small-cnn", backend = "cpu-fp32", dataset = "fashion-mnist";
+  std::string input;  // "" = the dataset's images; "HxWxC" = random images of that shape
   std::int64_t trainSize = 10000;
   int batch = 128, steps = 50, warmup = 5, threads = 1, width = 16, xrayEvery = 0;
   std::uint64_t seed = 0;
   bool json = false;
 };
 
+// "32x32x3" -> {3, 32, 32} as {channels, height, width}; throws naming the value.
+std::array<int, 3> parseInputShape(const std::string& text) {
+  int h = 0, w = 0, c = 0;
+  char x1 = 0, x2 = 0, rest = 0;
+  const int read = std::sscanf(text.c_str(), "%d%c%d%c%d%c", &h, &x1, &w, &x2, &c, &rest);
+  const auto inRange = [](int v, std::int64_t hi) { return v >= 1 && v <= hi; };
+  if (read != 5 || x1 != 'x' || x2 != 'x' || !inRange(h, input::kMaxImageSide) ||
+      !inRange(w, input::kMaxImageSide) || !inRange(c, 4))
+    throw CommandError("--input \"" + text + "\": expected HxWxC, e.g. 32x32x3 (sides 1.." +
+                       std::to_string(input::kMaxImageSide) + ", 1..4 channels)");
+  return {c, h, w};
+}
+
+// Random N(0, 1) pixels (already "normalised") with labels cycling through 10 classes: enough to
+// time training on another input shape; deterministic in the seed.
+data::Dataset randomImages(const BenchArgs& a, const std::array<int, 3>& shape) {
+  data::Dataset d;
+  d.channels = shape[0];
+  d.height = shape[1];
+  d.width = shape[2];
+  const std::int64_t n = a.trainSize > 0 ? a.trainSize : 10000;
+  std::mt19937_64 rng(a.seed);
+  std::normal_distribution<float> pixel(0.0f, 1.0f);
+  d.images.resize(std::size_t(n) * d.imageSize());
+  for (float& v : d.images) v = pixel(rng);
+  d.labels.resize(std::size_t(n));
+  for (std::size_t i = 0; i < d.labels.size(); ++i) d.labels[i] = std::int32_t(i % 10);
+  d.channelMean.assign(std::size_t(d.channels), 0.0f);
+  d.channelStd.assign(std::size_t(d.channels), 1.0f);
+  for (int k = 0; k < 10; ++k) d.classNames.push_back("class " + std::to_string(k));
+  return d;
+}
+
 data::Dataset loadTrainingImages(const BenchArgs& a) {
+  if (!a.input.empty()) return randomImages(a, parseInputShape(a.input));
   data::DatasetSpec spec;
   spec.source = a.dataset;
   spec.trainSize = a.trainSize;
@@ -46,8 +86,10 @@ void printText(const BenchArgs& a, const backends::PrecisionPolicy& policy,
       "%s under %s (emulated on this CPU), batch %d, %d thread%s (one run each, "
       "single-threaded BLAS)\n",
       a.model.c_str(), policy.name.c_str(), r.batchSize, r.threads, r.threads == 1 ? "" : "s");
+  const std::string source =
+      a.input.empty() ? a.dataset : "random " + a.input + " images (timing only)";
   std::printf("  %d warm-up + %d timed steps per thread on %s; OpenBLAS kernels: %s\n", a.warmup,
-              r.steps, a.dataset.c_str(), nn::blasCoreName().c_str());
+              r.steps, source.c_str(), nn::blasCoreName().c_str());
   if (a.xrayEvery > 0)
     std::printf("  X-ray on: every %d steps measured (records taken, not stored)\n", a.xrayEvery);
   std::printf("  images/s      %10.1f%s\n", r.imagesPerSecond,
@@ -87,7 +129,7 @@ void runBench(const BenchArgs& a) {
   nlohmann::json j = {{"model", a.model},
                       {"backend", policy.name},
                       {"emulated", true},
-                      {"dataset", a.dataset},
+                      {"dataset", a.input.empty() ? a.dataset : std::string("random")},
                       {"batch", r.batchSize},
                       {"warmup_steps", a.warmup},
                       {"steps", r.steps},
@@ -101,6 +143,20 @@ void runBench(const BenchArgs& a) {
                       {"diverged", r.diverged},
                       {"xray_every_steps", a.xrayEvery}};
   if (a.model == "resnet18") j["width"] = a.width;
+  if (!a.input.empty()) j["input"] = a.input;
+  // Every parameter and buffer by name with its shape, to check a reimplementation layer by layer.
+  nn::ModelSpec spec = config.model;
+  spec.channels = train.channels;
+  spec.height = train.height;
+  spec.width = train.width;
+  spec.numClasses = train.numClasses;
+  nlohmann::json shapes = nlohmann::json::object();
+  const std::unique_ptr<nn::Model> model = nn::makeModel(spec);
+  for (const nn::ParamInfo& p : model->params.infos()) {
+    std::vector<int> dims(p.shape.dims.begin(), p.shape.dims.begin() + p.shape.rank);
+    shapes[p.name] = dims;
+  }
+  j["parameter_shapes"] = shapes;
   std::cout << j.dump(2) << "\n";
 }
 
@@ -125,6 +181,9 @@ const CommandRegistration reg{
                        "resnet18: channels of the first stage");
       cmd->add_option("--dataset", a->dataset, "Where the batches come from")
           ->capture_default_str();
+      cmd->add_option("--input", a->input,
+                      "Random images of shape HxWxC instead of the dataset (e.g. 32x32x3; "
+                      "timing only)");
       addIntegerOption(cmd, "--train-size", a->trainSize, {0, input::kMaxDatasetImages},
                        "Training images loaded (0 = all)");
       addIntegerOption(cmd, "--seed", a->seed, {0, input::kMaxSeedValue},

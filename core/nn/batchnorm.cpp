@@ -33,15 +33,12 @@ void BatchNorm::init(ParamStore& params, RandomStream& /*rng*/) {
   std::fill_n(params.master(runningVar_), channels_, 1.0f);
 }
 
-Tensor& BatchNorm::forward(const Tensor& x, StepContext& ctx) {
+void BatchNorm::computeStatistics(const Tensor& x, StepContext& ctx) {
   x_ = &x;
   trainedForward_ = ctx.training;
   const int n = x.batch();
   const std::size_t plane = x.shape().rank == 4 ? std::size_t(x.dim(2)) * x.dim(3) : 1;
   const double count = double(n) * double(plane);
-  const float* gamma = ctx.params->value(weight_);
-  const float* beta = ctx.params->value(bias_);
-  y_.resize(x.shape());
   // Statistics narrower than fp32 when the policy keeps them in the activation format.
   const auto& statsFormat = ctx.policy->batchNormStatsFp32 ? std::optional<numerics::RoundingSpec>{}
                                                            : ctx.policy->storage.activations;
@@ -83,6 +80,15 @@ Tensor& BatchNorm::forward(const Tensor& x, StepContext& ctx) {
       invStd_[std::size_t(c)] = 1.0f / std::sqrt(rv[c] + float(eps_));
     }
   }
+}
+
+void BatchNorm::normalize(const Tensor& x, const float* residual, bool relu, Tensor& out,
+                          StepContext& ctx) {
+  const int n = x.batch();
+  const std::size_t plane = x.shape().rank == 4 ? std::size_t(x.dim(2)) * x.dim(3) : 1;
+  const float* gamma = ctx.params->value(weight_);
+  const float* beta = ctx.params->value(bias_);
+  out.resize(x.shape());
   for (int i = 0; i < n; ++i)
     for (int c = 0; c < channels_; ++c) {
       const std::size_t off = (std::size_t(i) * channels_ + c) * plane;
@@ -90,16 +96,42 @@ Tensor& BatchNorm::forward(const Tensor& x, StepContext& ctx) {
       const float shift = beta[c];
       const float mean = mean_[std::size_t(c)];
       Eigen::Map<const Eigen::ArrayXf> in(x.data() + off, Eigen::Index(plane));
-      Eigen::Map<Eigen::ArrayXf> out(y_.data() + off, Eigen::Index(plane));
-      if (relu_)
-        out = ((in - mean) * scale + shift).max(0.0f);
-      else
-        out = (in - mean) * scale + shift;
+      Eigen::Map<Eigen::ArrayXf> y(out.data() + off, Eigen::Index(plane));
+      if (residual) {  // bn(x) as a float, then + residual, then the ReLU: forward()'s operations
+        Eigen::Map<const Eigen::ArrayXf> r(residual + off, Eigen::Index(plane));
+        y = (((in - mean) * scale + shift) + r).max(0.0f);
+      } else if (relu) {
+        y = ((in - mean) * scale + shift).max(0.0f);
+      } else {
+        y = (in - mean) * scale + shift;
+      }
     }
+}
+
+Tensor& BatchNorm::forward(const Tensor& x, StepContext& ctx) {
+  computeStatistics(x, ctx);
+  normalize(x, nullptr, relu_, y_, ctx);
   return y_;
 }
 
+void BatchNorm::forwardAddRelu(const Tensor& x, const Tensor& residual, Tensor& out,
+                               StepContext& ctx) {
+  computeStatistics(x, ctx);
+  normalize(x, residual.data(), true, out, ctx);
+}
+
 const Tensor& BatchNorm::backward(const Tensor& dy, StepContext& ctx) {
+  // With the fused ReLU, the incoming gradient counts only where the output was not clamped:
+  // masked on the fly from y (no staging pass).
+  return backwardMasked(dy, relu_ ? y_.data() : nullptr, ctx);
+}
+
+const Tensor& BatchNorm::backwardThroughRelu(const Tensor& dy, const Tensor& reluOutput,
+                                             StepContext& ctx) {
+  return backwardMasked(dy, reluOutput.data(), ctx);
+}
+
+const Tensor& BatchNorm::backwardMasked(const Tensor& dy, const float* relu, StepContext& ctx) {
   const Tensor& x = *x_;
   const int n = x.batch();
   const std::size_t plane = x.shape().rank == 4 ? std::size_t(x.dim(2)) * x.dim(3) : 1;
@@ -108,10 +140,7 @@ const Tensor& BatchNorm::backward(const Tensor& dy, StepContext& ctx) {
   float* dgamma = ctx.params->grad(weight_);
   float* dbeta = ctx.params->grad(bias_);
   dx_.resize(x.shape());
-  // With the fused ReLU, the incoming gradient counts only where the output was not clamped:
-  // masked on the fly from y (no staging pass).
   const float* g = dy.data();
-  const float* relu = relu_ ? y_.data() : nullptr;
   for (int c = 0; c < channels_; ++c) {
     const float mean = mean_[std::size_t(c)];
     const float inv = invStd_[std::size_t(c)];

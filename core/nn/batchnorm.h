@@ -18,12 +18,27 @@ class BatchNorm : public Layer {
   const Tensor& backward(const Tensor& dy, StepContext& ctx) override;
   void init(ParamStore& params, RandomStream& rng) override;
 
+  // The tail of a residual block in one pass (issue 17): out = max(bn(x) + residual, 0), the same
+  // float operations as forward() followed by the add and the ReLU, without keeping bn(x).
+  // residual and out: x's shape. Only for policies that store activations unrounded (else bn(x)
+  // would be rounded before the add).
+  void forwardAddRelu(const Tensor& x, const Tensor& residual, Tensor& out, StepContext& ctx);
+  // backward() of that tail: dy is the gradient of `out`, counted only where out > 0 (`reluOutput`
+  // is out), as backward() would be given it masked. Returns dL/dx.
+  const Tensor& backwardThroughRelu(const Tensor& dy, const Tensor& reluOutput, StepContext& ctx);
+
   int weightId() const { return weight_; }
   int biasId() const { return bias_; }
   int runningMeanId() const { return runningMean_; }
   int runningVarId() const { return runningVar_; }
 
  private:
+  void computeStatistics(const Tensor& x, StepContext& ctx);
+  // y = bn(x) (+ residual if non-null), ReLU if `relu`, written to `out`.
+  void normalize(const Tensor& x, const float* residual, bool relu, Tensor& out, StepContext& ctx);
+  // `mask`: the incoming gradient counts only where mask > 0 (null: everywhere).
+  const Tensor& backwardMasked(const Tensor& dy, const float* mask, StepContext& ctx);
+
   int channels_;
   bool relu_;
   double momentum_, eps_;

@@ -99,6 +99,28 @@ bool operandRoundingOnly(const backends::GemmPolicy& p) {
          !stochasticOperands(p);
 }
 
+// Rounds operands and the output once, deterministically, accumulating in fp32 in between.
+bool operandAndOutputRoundingOnly(const backends::GemmPolicy& p) {
+  return p.output && p.output->mode != numerics::RoundingMode::Stochastic &&
+         p.accumulationChunk <= 0 && p.passes == backends::MultiPass::None &&
+         !stochasticOperands(p);
+}
+
+// The weights (A) of a product split into image groups, rounded once by the first group's call
+// in a copy that the next groups' calls read as it is (GemmExtras::writableARounded): for a
+// deterministic operand rounding of unscaled weights, outside X-ray steps. Null: each call packs
+// and rounds the weights itself (the same bits, at the cost of one pass over them per group).
+float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, const float* w,
+                          std::size_t n, int groups, LayerScratch& s) {
+  if (groups < 2 || !p.operands || p.passes != backends::MultiPass::None ||
+      p.operands->mode == numerics::RoundingMode::Stochastic || e.scaleA != 1.0f || e.xray ||
+      cachedRounder(*p.operands).isIdentity())
+    return nullptr;
+  if (s.weights.size() < n) s.weights.resize(n);
+  std::copy(w, w + n, s.weights.data());
+  return s.weights.data();
+}
+
 }  // namespace
 
 // Splitting a product along its output columns leaves every element's reduction as it was, so
@@ -128,6 +150,9 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
                                : GemmExtras{};
   y_.resize({g.batch, out_, g.outHeight(), g.outWidth()});
   const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
+  const int groups = (g.batch + group - 1) / group;
+  float* const wOnce =
+      grouped ? weightsRoundedOnce(policy, e, w, std::size_t(out_) * k, groups, s) : nullptr;
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
@@ -144,8 +169,13 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
                 : ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w, std::size_t(out_) * k,
                                  s.columns.data(), k * cols);
     groupExtras.writableB = s.columns.data();  // the columns are ours and used once
-    gemm(policy, Trans::No, Trans::No, out_, cols, int(k), 1.0f, w, int(k), s.columns.data(), cols,
-         b ? 1.0f : 0.0f, s.product.data(), cols, *ctx.workspace, groupExtras);
+    if (wOnce) {
+      groupExtras.writableA = wOnce;
+      groupExtras.writableARounded = n0 > 0;
+    }
+    gemm(policy, Trans::No, Trans::No, out_, cols, int(k), 1.0f, wOnce ? wOnce : w, int(k),
+         s.columns.data(), cols, b ? 1.0f : 0.0f, s.product.data(), cols, *ctx.workspace,
+         groupExtras);
     // [Cout, group, plane] -> [group, Cout, plane]
     for (int c = 0; c < out_; ++c)
       for (int n = 0; n < sub.batch; ++n) {
@@ -177,16 +207,26 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   if (db) ctx.storeGradient(db, std::size_t(out_), site_);
   // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k]. A policy that rounds operands
   // only (fp32 accumulation) may take this reduction in image groups accumulated into dW in fp32:
-  // the same product in another summation order. Output or accumulation rounding, multi-pass
-  // products and stochastic draws keep one product over all the columns.
+  // the same product in another summation order. A policy that also rounds the output once
+  // (gpu-amp-*, pure-bf16) does the same, the groups' fp32 partial products summed into dW in fp32
+  // and the last group's call rounding the total once, as a GPU's split reduction does (issue 17:
+  // this changed those policies' dW summation order, not where or how often they round).
+  // Accumulation rounding, multi-pass products, stochastic draws and fp8 scaling of the output-
+  // rounded kind keep one product. (The X-ray does not change the choice, so measuring changes no
+  // bit; on a measured step it sees each group's call, as for the fp32 split.)
   float* dw = ctx.params->grad(weight_);
   const backends::GemmPolicy& weightPolicy =
       ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight);
   const backends::GemmPolicy& dataPolicy =
       ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
-  const bool splitWeight = operandRoundingOnly(weightPolicy) &&
-                           (!ctx.scaleProvider || stride_ <= kernel_) &&
-                           (!needInputGrad_ || !stochasticOperands(dataPolicy));
+  const bool dataDrawsOverBatch = needInputGrad_ && stochasticOperands(dataPolicy);
+  const bool splitWeight =
+      !dataDrawsOverBatch &&
+      ((operandRoundingOnly(weightPolicy) && (!ctx.scaleProvider || stride_ <= kernel_)) ||
+       (operandAndOutputRoundingOnly(weightPolicy) && !ctx.scaleProvider));
+  // The groups before the last accumulate in fp32, without the output rounding.
+  backends::GemmPolicy partialPolicy = weightPolicy;
+  partialPolicy.output.reset();
   const bool dytInPlace =
       dytMayBeRoundedInPlace(*ctx.policy, needInputGrad_, ctx.scaleProvider != nullptr);
   const int group = stochasticOperands(dataPolicy) && needInputGrad_
@@ -224,6 +264,10 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   // = W^T [k, Cout] * dYt[:, group], then col2im) meet in cache.
   if (needInputGrad_) dx_.resize(x.shape());
   const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
+  float* const wOnce = needInputGrad_
+                           ? weightsRoundedOnce(dataPolicy, dataExtras, w, std::size_t(out_) * k,
+                                                (g.batch + group - 1) / group, s)
+                           : nullptr;
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
@@ -234,12 +278,18 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
       GemmExtras e = weightExtras;
       e.writableB = s.columns.data();
       if (dytInPlace) e.writableA = dyt;
-      gemm(weightPolicy, Trans::No, Trans::Yes, out_, k, subCols, 1.0f, dyt, cols, s.columns.data(),
-           subCols, n0 == 0 ? 0.0f : 1.0f, dw, k, *ctx.workspace, e);
+      const bool last = n0 + sub.batch == g.batch;
+      gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes, out_, k, subCols, 1.0f, dyt,
+           cols, s.columns.data(), subCols, n0 == 0 ? 0.0f : 1.0f, dw, k, *ctx.workspace, e);
     }
     if (!needInputGrad_) continue;
-    gemm(dataPolicy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f, w, k, dyt, cols, 0.0f,
-         s.columns.data(), subCols, *ctx.workspace, dataExtras);
+    GemmExtras de = dataExtras;
+    if (wOnce) {
+      de.writableA = wOnce;
+      de.writableARounded = n0 > 0;
+    }
+    gemm(dataPolicy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f, wOnce ? wOnce : w, k, dyt, cols,
+         0.0f, s.columns.data(), subCols, *ctx.workspace, de);
     col2im(sub, s.columns.data(), dx_.data() + std::size_t(n0) * itemSize);
   }
   ctx.storeGradient(dw, std::size_t(out_) * k, site_);

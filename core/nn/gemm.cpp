@@ -224,15 +224,30 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   const std::size_t mn = std::size_t(m) * n;
   const float unscale = 1.0f / (extras.scaleA * extras.scaleB);
   float* const writableA = extras.writableA == A ? extras.writableA : nullptr;
+  // A rounded in place by an earlier call (GemmExtras::writableARounded): read as it is.
+  const Rounder* const roundA = writableA && extras.writableARounded ? nullptr : operands;
   float* const writableB = extras.writableB == B ? extras.writableB : nullptr;
 
   // Fast path: rounding fused into packing, one sgemm with alpha/beta.
   if (!multiPass && !chunked && !roundsAccumulation && !output) {
     const auto [pa, lda2] =
-        preparedOperand(sa, writableA, extras.scaleA, operands, extras.seed, ws.a);
+        preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha * unscale, pa, lda2, pb, ldb2, beta, C, ldc);
     xrayStoredOutput();
+    return;
+  }
+
+  // C = round(P) straight into C when nothing is added to P and C is dense: the same sgemm calls
+  // (only their output pointer differs) and the same one rounding, without the scratch and copy.
+  const float scale = alpha * unscale;
+  if (!multiPass && beta == 0.0f && scale == 1.0f && ldc == n && !extras.xray) {
+    const auto [pa, lda2] =
+        preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
+    const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
+    const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
+    product(pa, pb, C, chunked ? grow(ws.accumulator, mn) : nullptr);
+    if (output) output->apply({C, mn}, extras.seed ^ 0x5851f42d4c957f2dull);
     return;
   }
 
@@ -242,7 +257,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   float* chunk = acc + 2 * mn;
   if (!multiPass) {
     const auto [pa, lda2] =
-        preparedOperand(sa, writableA, extras.scaleA, operands, extras.seed, ws.a);
+        preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
     const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
     product(pa, pb, sum, chunk);
@@ -279,7 +294,6 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
 
   // C = round(scale * P + beta * C): beta * C (a bias) is added in fp32 inside the one output
   // rounding, as cuBLAS/cuDNN epilogues and torch.addmm under autocast do.
-  const float scale = alpha * unscale;
   for (int i = 0; i < m; ++i) {
     float* p = sum + std::size_t(i) * n;
     const float* c = C + std::size_t(i) * ldc;

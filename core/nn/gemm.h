@@ -23,6 +23,12 @@ struct GemmExtras {
   // Equal to A: likewise for A; the caller vouches that nothing reads A afterwards expecting its
   // unrounded values.
   float* writableA = nullptr;
+  // With writableA: A already holds this call's rounded operand, because an earlier call with
+  // the same deterministic operand rounding and scaleA 1 rounded it in place (a conv's weights,
+  // rounded by its first image group's call and read as they are by the next groups' calls).
+  // Rounding again would leave every value as it is; gemm skips it. Not on X-ray steps (the X-ray
+  // must see the unrounded operand).
+  bool writableARounded = false;
   // Equal to B: B is a scratch the caller discards after this call (im2col columns), so gemm may
   // scale and round it where it lies instead of packing a rounded copy. Same bits either way.
   float* writableB = nullptr;

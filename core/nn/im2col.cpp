@@ -1,6 +1,9 @@
 #include "core/nn/im2col.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -19,31 +22,173 @@ inline void validRange(int k, int stride, int pad, int in, int out, int& lo, int
   while (hi > lo && (hi - 1) * stride + k - pad >= in) --hi;
 }
 
-// dst[0, n) = src[0, n) for the short rows of a convolution (n = output width, 7 to 32 here):
-// inline vector moves, where a library call per row would cost more than the copy.
-inline void copyRow(float* dst, const float* src, int n) {
-#if defined(__AVX512F__)
-  for (; n >= 16; n -= 16, dst += 16, src += 16) _mm512_storeu_ps(dst, _mm512_loadu_ps(src));
-  if (n > 0) {
-    const __mmask16 m = __mmask16((1u << n) - 1u);
-    _mm512_mask_storeu_ps(dst, m, _mm512_maskz_loadu_ps(m, src));
-  }
-#else
-  std::copy(src, src + n, dst);
-#endif
+#if defined(__AVX512F__) && defined(__BMI2__)
+// Rows of up to 16 outputs at a time with AVX-512 masks: lanes whose input column lies outside
+// the image are masked off (masked loads do not touch those addresses), so a row is one or two
+// masked moves, without zero-fill calls or scalar edges. Lanes [lo, hi) of a 16-output chunk:
+inline __mmask16 laneRange(int lo, int hi) {
+  lo = std::clamp(lo, 0, 16);
+  hi = std::clamp(hi, lo, 16);
+  return __mmask16(((1u << hi) - 1u) & ~((1u << lo) - 1u));
 }
+// Output lane j of a stride-2 chunk reads input lane 2j of the 32 loaded: even lanes.
+inline __mmask32 evenLanes(__mmask16 outputs) {
+  return __mmask32(_pdep_u32(outputs, 0x55555555u));
+}
+
+// dst[ox] = src[ox * stride + offset] for ox in [lo, hi), 0 for the other ox in [0, ow);
+// stride 1 or 2. src is the input row; offset = kx - padding.
+inline void im2colRow(float* dst, const float* src, int offset, int stride, int ow, int lo,
+                      int hi) {
+  if (stride == 1) {
+    for (int o = 0; o < ow; o += 16) {
+      const __m512 v = _mm512_maskz_loadu_ps(laneRange(lo - o, hi - o), src + o + offset);
+      _mm512_mask_storeu_ps(dst + o, laneRange(0, ow - o), v);
+    }
+    return;
+  }
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  for (int o = 0; o < ow; o += 16) {
+    const __mmask32 in = evenLanes(laneRange(lo - o, hi - o));
+    const float* p = src + 2 * o + offset;
+    const __m512 a = _mm512_maskz_loadu_ps(__mmask16(in), p);
+    const __m512 b = _mm512_maskz_loadu_ps(__mmask16(in >> 16), p + 16);
+    _mm512_mask_storeu_ps(dst + o, laneRange(0, ow - o), _mm512_permutex2var_ps(a, even, b));
+  }
+}
+
+// "Same" convolutions (stride 1, 2 * padding == kernel - 1: every 3x3 pad-1 layer) keep the
+// image's width, so a column row is the input plane shifted by s = (ky - pad) * W + (kx - pad)
+// with the pixels whose window leaves the image masked: each plane moves as one flat masked
+// stream, 16 floats at a time, whatever its width (the 7- and 4-wide planes of a ResNet's last
+// stages cost no per-row work). masks[(ky * K + kx) * chunks + q]: lanes of 16-float chunk q of a
+// plane for which the shifted pixel lies inside the image; `outputSide` true: indexed by the
+// column entry (im2col reads x[p + s]); false: by the pixel (col2im reads column[p - s]).
+bool isSameConv(const ConvGeometry& g) {
+  return g.stride == 1 && 2 * g.padding == g.kernel - 1;
+}
+
+const std::uint16_t* planeMasks(const ConvGeometry& g, bool outputSide) {
+  // Per side, the masks of the last geometry (a layer's forward and backward ask again and again).
+  struct Cache {
+    std::vector<std::uint16_t> masks;  // grows to the largest plane, then reused
+    int height = -1, width = -1, kernel = -1, padding = -1;
+  };
+  thread_local Cache caches[2];
+  Cache& cache = caches[outputSide ? 1 : 0];
+  const int h = g.height, w = g.width, k = g.kernel;
+  const std::size_t plane = std::size_t(h) * w, chunks = (plane + 15) / 16;
+  if (cache.height == h && cache.width == w && cache.kernel == k && cache.padding == g.padding)
+    return cache.masks.data();
+  cache.height = h;
+  cache.width = w;
+  cache.kernel = k;
+  cache.padding = g.padding;
+  std::vector<std::uint16_t>& masks = cache.masks;
+  if (masks.size() < std::size_t(k) * k * chunks) masks.resize(std::size_t(k) * k * chunks);
+  const int sign = outputSide ? 1 : -1;
+  for (int ky = 0; ky < k; ++ky)
+    for (int kx = 0; kx < k; ++kx) {
+      std::uint16_t* m = masks.data() + std::size_t(ky * k + kx) * chunks;
+      std::fill_n(m, chunks, std::uint16_t(0));
+      for (int y = 0; y < h; ++y) {
+        const int yy = y + sign * (ky - g.padding);
+        if (yy < 0 || yy >= h) continue;
+        for (int x = 0; x < w; ++x) {
+          const int xx = x + sign * (kx - g.padding);
+          if (xx < 0 || xx >= w) continue;
+          const std::size_t p = std::size_t(y) * w + x;
+          m[p / 16] = std::uint16_t(m[p / 16] | (1u << (p % 16)));
+        }
+      }
+    }
+  return masks.data();
+}
+
+void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
+  const std::size_t plane = std::size_t(g.height) * g.width, chunks = (plane + 15) / 16;
+  const std::size_t cols = g.columnCols();
+  const int k = g.kernel;
+  const std::uint16_t* masks = planeMasks(g, true);
+  const __mmask16 tail = plane % 16 ? __mmask16((1u << (plane % 16)) - 1u) : __mmask16(0xffff);
+  for (int c = 0; c < g.channels; ++c)
+    for (int ky = 0; ky < k; ++ky)
+      for (int kx = 0; kx < k; ++kx) {
+        const std::ptrdiff_t shift = std::ptrdiff_t(ky - g.padding) * g.width + (kx - g.padding);
+        const std::uint16_t* m = masks + std::size_t(ky * k + kx) * chunks;
+        float* row = columns + ((std::size_t(c) * k + ky) * k + kx) * cols;
+        for (int n = 0; n < g.batch; ++n) {
+          const float* src = x + (std::size_t(n) * g.channels + c) * plane;
+          float* dst = row + std::size_t(n) * plane;
+          std::size_t q = 0;
+          for (; q + 1 < chunks; ++q)
+            _mm512_storeu_ps(dst + 16 * q,
+                             _mm512_maskz_loadu_ps(m[q], src + std::ptrdiff_t(16 * q) + shift));
+          _mm512_mask_storeu_ps(dst + 16 * q, tail,
+                                _mm512_maskz_loadu_ps(m[q], src + std::ptrdiff_t(16 * q) + shift));
+        }
+      }
+}
+
+// Each 16-pixel chunk of dx sums its k*k contributions in registers in the order (ky, kx), the
+// order of the row-by-row loop, from the same +0 start: the same bits, one store per chunk.
+void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
+  const std::size_t plane = std::size_t(g.height) * g.width, chunks = (plane + 15) / 16;
+  const std::size_t cols = g.columnCols();
+  const int k = g.kernel;
+  const std::uint16_t* masks = planeMasks(g, false);
+  const __mmask16 tail = plane % 16 ? __mmask16((1u << (plane % 16)) - 1u) : __mmask16(0xffff);
+  for (int n = 0; n < g.batch; ++n)
+    for (int c = 0; c < g.channels; ++c) {
+      float* dst = dx + (std::size_t(n) * g.channels + c) * plane;
+      const float* image = columns + std::size_t(c) * k * k * cols + std::size_t(n) * plane;
+      for (std::size_t q = 0; q < chunks; ++q) {
+        __m512 sum = _mm512_setzero_ps();
+        for (int ky = 0; ky < k; ++ky)
+          for (int kx = 0; kx < k; ++kx) {
+            const std::ptrdiff_t shift =
+                std::ptrdiff_t(ky - g.padding) * g.width + (kx - g.padding);
+            const __mmask16 m = masks[std::size_t(ky * k + kx) * chunks + q];
+            const float* src = image + std::size_t(ky * k + kx) * cols;
+            sum = _mm512_mask_add_ps(
+                sum, m, sum, _mm512_maskz_loadu_ps(m, src + std::ptrdiff_t(16 * q) - shift));
+          }
+        _mm512_mask_storeu_ps(dst + 16 * q, q + 1 < chunks ? __mmask16(0xffff) : tail, sum);
+      }
+    }
+}
+constexpr bool kVectorRows = true;
+#else
+inline void im2colRow(float*, const float*, int, int, int, int, int) {}
+bool isSameConv(const ConvGeometry&) {
+  return false;
+}
+void im2colSame(const ConvGeometry&, const float*, float*) {}
+void col2imSame(const ConvGeometry&, const float*, float*) {}
+constexpr bool kVectorRows = false;
+#endif
 
 inline void zeroRow(float* dst, int n) {
   for (int i = 0; i < n; ++i) dst[i] = 0.0f;
 }
 
+// dst[ox] = src[ox * stride + offset] for ox in [lo, hi), 0 for the other ox in [0, ow).
+inline void scalarIm2colRow(float* dst, const float* src, int offset, int stride, int ow, int lo,
+                            int hi) {
+  zeroRow(dst, lo);
+  for (int ox = lo; ox < hi; ++ox) dst[ox] = src[ox * stride + offset];
+  zeroRow(dst + hi, ow - hi);
+}
+
 }  // namespace
 
 void im2col(const ConvGeometry& g, const float* x, float* columns) {
+  if (kVectorRows && isSameConv(g)) return im2colSame(g, x, columns);
   const int oh = g.outHeight(), ow = g.outWidth();
   const std::size_t plane = std::size_t(oh) * ow;
   const std::size_t cols = g.columnCols();
   const std::size_t inPlane = std::size_t(g.height) * g.width;
+  const bool vector = kVectorRows && (g.stride == 1 || g.stride == 2);
   for (int c = 0; c < g.channels; ++c)
     for (int ky = 0; ky < g.kernel; ++ky)
       for (int kx = 0; kx < g.kernel; ++kx) {
@@ -56,18 +201,18 @@ void im2col(const ConvGeometry& g, const float* x, float* columns) {
           for (int oy = 0; oy < oh; ++oy) {
             float* dst = dstImage + std::size_t(oy) * ow;
             const int iy = oy * g.stride + ky - g.padding;
-            if (iy < 0 || iy >= g.height) {
-              zeroRow(dst, ow);
+            if (iy < 0 || iy >= g.height) {  // all padding: nothing in range
+              if (vector)
+                im2colRow(dst, src, 0, g.stride, ow, 0, 0);
+              else
+                zeroRow(dst, ow);
               continue;
             }
             const float* srow = src + std::size_t(iy) * g.width;
-            zeroRow(dst, xlo);
-            if (g.stride == 1) {
-              copyRow(dst + xlo, srow + xlo + kx - g.padding, xhi - xlo);
-            } else {
-              for (int ox = xlo; ox < xhi; ++ox) dst[ox] = srow[ox * g.stride + kx - g.padding];
-            }
-            zeroRow(dst + xhi, ow - xhi);
+            if (vector)
+              im2colRow(dst, srow, kx - g.padding, g.stride, ow, xlo, xhi);
+            else
+              scalarIm2colRow(dst, srow, kx - g.padding, g.stride, ow, xlo, xhi);
           }
         }
       }
@@ -78,6 +223,7 @@ void col2im(const ConvGeometry& g, const float* columns, float* dx) {
   const std::size_t plane = std::size_t(oh) * ow;
   const std::size_t cols = g.columnCols();
   const std::size_t inPlane = std::size_t(g.height) * g.width;
+  if (kVectorRows && isSameConv(g)) return col2imSame(g, columns, dx);
   std::fill(dx, dx + std::size_t(g.batch) * g.channels * inPlane, 0.0f);
   for (int c = 0; c < g.channels; ++c)
     for (int ky = 0; ky < g.kernel; ++ky)

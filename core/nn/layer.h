@@ -33,6 +33,7 @@ class GemmScaleProvider {
 struct LayerScratch {
   std::vector<float> columns;  // im2col / col2im: [C*kh*kw, batch*outH*outW]
   std::vector<float> product;  // a conv's output or output gradient as [Cout, batch*outH*outW]
+  std::vector<float> weights;  // a conv's weights, rounded once for all its image groups
 };
 
 // Everything a layer needs during one step.

@@ -13,7 +13,9 @@ BasicBlock::BasicBlock(ModelBuilder& builder, const std::string& name, int in, i
   main_->add<BatchNorm>(builder, name + ".bn1", out, /*fusedRelu=*/true);
   main_->add<Conv2d>(builder, name + ".conv2", out, out, 3, 1, 1, false,
                      ConvInit::KaimingNormalOut);
-  main_->add<BatchNorm>(builder, name + ".bn2", out);
+  auto bn2 = std::make_unique<BatchNorm>(builder, name + ".bn2", out);
+  bn2_ = bn2.get();
+  bn2Owner_ = std::move(bn2);
   if (stride != 1 || in != out) {
     shortcut_ = std::make_unique<Sequential>(builder);
     shortcut_->add<Conv2d>(builder, name + ".downsample.0", in, out, 1, stride, 0, false,
@@ -23,17 +25,27 @@ BasicBlock::BasicBlock(ModelBuilder& builder, const std::string& name, int in, i
 }
 
 Shape BasicBlock::outputShape(const Shape& in) const {
-  return main_->outputShape(in);
+  return bn2_->outputShape(main_->outputShape(in));
 }
 
 void BasicBlock::init(ParamStore& params, RandomStream& rng) {
   main_->init(params, rng);
+  bn2_->init(params, rng);
   if (shortcut_) shortcut_->init(params, rng);
 }
 
 Tensor& BasicBlock::forward(const Tensor& x, StepContext& ctx) {
   x_ = &x;
-  const Tensor& a = main_->forward(x, ctx);
+  const Tensor& h = main_->forward(x, ctx);
+  // Unrounded activations: bn2, the add and the ReLU in one pass (the same float operations).
+  if (!ctx.policy->storage.activations) {
+    const Tensor& b = shortcut_ ? shortcut_->forward(x, ctx) : x;
+    bn2_->forwardAddRelu(h, b, y_, ctx);
+    return y_;
+  }
+  // Else bn2's output is stored (rounded) as main_'s fourth layer output was, then added.
+  Tensor& a = bn2_->forward(h, ctx);
+  ctx.storeActivation(a, main_->site() * 64 + 3);
   const Tensor& b = shortcut_ ? shortcut_->forward(x, ctx) : x;
   y_.resize(a.shape());
   y_.array() = (a.array() + b.array()).max(0.0f);
@@ -41,15 +53,27 @@ Tensor& BasicBlock::forward(const Tensor& x, StepContext& ctx) {
 }
 
 const Tensor& BasicBlock::backward(const Tensor& dy, StepContext& ctx) {
-  sumGrad_.resize(dy.shape());
-  sumGrad_.array() = (y_.array() > 0.0f).select(dy.array(), 0.0f);
+  // The block's gradient counts where its output is positive: bn2 masks it on the fly.
+  const Tensor& dh = bn2_->backwardThroughRelu(dy, y_, ctx);
   main_->propagateNeedInputGrad(needInputGrad_);
-  const Tensor& dMain = main_->backward(sumGrad_, ctx);
-  if (shortcut_) shortcut_->propagateNeedInputGrad(needInputGrad_);
-  const Tensor& dShort = shortcut_ ? shortcut_->backward(sumGrad_, ctx) : sumGrad_;
-  if (!needInputGrad_) return dx_;
-  dx_.resize(x_->shape());
-  dx_.array() = dMain.array() + dShort.array();
+  const Tensor& dMain = main_->backward(dh, ctx);
+  const float* mask = y_.data();
+  if (shortcut_) {
+    // The projection's batch norm takes the masked gradient too.
+    shortcut_->propagateNeedInputGrad(needInputGrad_);
+    auto& bnDown = static_cast<BatchNorm&>(*shortcut_->layers()[1]);
+    const Tensor& dDown = bnDown.backwardThroughRelu(dy, y_, ctx);
+    const Tensor& dShort = shortcut_->layers()[0]->backward(dDown, ctx);
+    if (!needInputGrad_) return dx_;
+    dx_.resize(x_->shape());
+    dx_.array() = dMain.array() + dShort.array();
+  } else {
+    if (!needInputGrad_) return dx_;
+    // dx = dMain + (dy where y > 0): the identity's share masked in the same pass.
+    dx_.resize(x_->shape());
+    Eigen::Map<const Eigen::ArrayXf> y(mask, Eigen::Index(y_.size()));
+    dx_.array() = dMain.array() + (y > 0.0f).select(dy.array(), 0.0f);
+  }
   ctx.storeGradient(dx_.data(), dx_.size(), 0x30000);
   return dx_;
 }

@@ -1,13 +1,16 @@
 #pragma once
 // torchvision's BasicBlock: relu(bn2(conv2(relu(bn1(conv1(x))))) + shortcut(x)), conv 3x3 without
 // bias; the shortcut is a projection (1x1 conv with the block's stride + BN) when the stride or
-// the channel count changes, else the identity.
+// the channel count changes, else the identity. bn2, the residual add and the ReLU run as one pass
+// forward and backward (issue 17) when activations are stored unrounded.
 
 #include <optional>
 
 #include "core/nn/sequential.h"
 
 namespace paritylab::nn {
+
+class BatchNorm;
 
 class BasicBlock : public Layer {
  public:
@@ -20,9 +23,12 @@ class BasicBlock : public Layer {
   bool hasProjection() const { return shortcut_ != nullptr; }
 
  private:
+  // main_: conv1, bn1 + ReLU, conv2; then bn2_. Registered in torchvision's order.
   std::unique_ptr<Sequential> main_, shortcut_;
+  BatchNorm* bn2_ = nullptr;  // owned by bn2Owner_
+  std::unique_ptr<Layer> bn2Owner_;
   const Tensor* x_ = nullptr;
-  Tensor y_, sumGrad_, dx_;
+  Tensor y_, dx_;
 };
 
 }  // namespace paritylab::nn

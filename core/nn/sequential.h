@@ -26,6 +26,7 @@ class Sequential : public Layer {
   void propagateNeedInputGrad(bool need);
 
   const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
+  int site() const { return site_; }  // seeds of the stored outputs: site() * 64 + layer index
 
  private:
   int site_;

@@ -328,3 +328,37 @@ TEST(Gemm, WritableBGivesTheSameBitsAsAPackedCopy) {
         ASSERT_EQ(B[std::size_t(r) * ldb + c], stored[std::size_t(r) * ldb + c]) << "padding";
   }
 }
+
+// Issue 17.3: a conv's weights are rounded in place by its first image group's call and read as
+// they are by the next calls (GemmExtras::writableARounded): the same bits as packing and rounding
+// them on every call, for each deterministic rounding mode, A transposed or not, with and without
+// output rounding.
+TEST(Gemm, WeightsRoundedOnceGiveTheSameBitsOnEveryLaterCall) {
+  const int m = 11, n = 19, k = 37;
+  const std::vector<float> stored = randomMatrix(std::size_t(m) * k, 51, -3.0f, 3.0f);
+  const auto B = randomMatrix(std::size_t(k) * n, 52);
+  std::vector<GemmPolicy> policies(3);
+  policies[0].operands = spec("tf32");
+  policies[1].operands = spec("bf16", numerics::RoundingMode::TowardZero);
+  policies[1].output = spec("bf16");
+  policies[2].operands = spec("fp16", numerics::RoundingMode::NearestAway);
+  for (std::size_t p = 0; p < policies.size(); ++p)
+    for (Trans ta : {Trans::No, Trans::Yes}) {
+      const int lda = ta == Trans::No ? k : m;  // stored [m, k] or [k, m]
+      std::vector<float> packed(std::size_t(m) * n), first(packed.size()), later(packed.size());
+      nn::GemmWorkspace ws;
+      nn::gemm(policies[p], ta, Trans::No, m, n, k, 1.0f, stored.data(), lda, B.data(), n, 0.0f,
+               packed.data(), n, ws);
+      std::vector<float> A = stored;
+      nn::GemmExtras extras;
+      extras.writableA = A.data();
+      nn::gemm(policies[p], ta, Trans::No, m, n, k, 1.0f, A.data(), lda, B.data(), n, 0.0f,
+               first.data(), n, ws, extras);
+      ASSERT_NE(A, stored) << "policy " << p << ": A was rounded where it lies";
+      extras.writableARounded = true;
+      nn::gemm(policies[p], ta, Trans::No, m, n, k, 1.0f, A.data(), lda, B.data(), n, 0.0f,
+               later.data(), n, ws, extras);
+      EXPECT_TRUE(sameBits(packed, first)) << "policy " << p;
+      EXPECT_TRUE(sameBits(packed, later)) << "policy " << p;
+    }
+}
