@@ -62,27 +62,31 @@ void printTests(const study::DivergenceReport& r, double alpha) {
   if (!r.mcnemar.empty()) {
     std::printf("\nMcNemar per seed (exact; only A right / only B right; Holm across %zu pairs)\n",
                 r.mcnemar.size());
-    for (const auto& m : r.mcnemar)
+    for (const auto& m : r.mcnemar) {
       std::printf("  seed %-6llu %6zu / %-6zu p = %.4g, Holm p = %.4g%s\n",
                   static_cast<unsigned long long>(m.seed), m.test.only_first_correct,
                   m.test.only_second_correct, m.test.p_value, m.p_holm,
                   m.rejected ? "  (the models' errors differ)" : "");
+    }
   }
   std::printf("\nFinal accuracy, %s - %s (%zu seed-matched pairs; %s)\n", r.a.c_str(), r.b.c_str(),
               r.pairedSeeds.size(), study::kPairingNote);
-  if (r.pairedT)
+  if (r.pairedT) {
     std::printf("  paired t:  %+.4f points, %g%% CI [%+.4f, %+.4f], t = %.4f, df = %g, p = %.5g\n",
                 100 * r.pairedT->mean_diff, 100 * (1 - alpha), 100 * r.pairedT->ci_low,
                 100 * r.pairedT->ci_high, r.pairedT->t, r.pairedT->df, r.pairedT->p_value);
-  if (r.wilcoxon)
+  }
+  if (r.wilcoxon) {
     std::printf("  Wilcoxon signed-rank: statistic %g, p = %.5g (%s)\n", r.wilcoxon->statistic,
                 r.wilcoxon->p_value, r.wilcoxon->exact ? "exact" : "normal approximation");
-  if (r.welch)
+  }
+  if (r.welch) {
     std::printf(
         "  Welch (unpaired, n = %zu and %zu): %+.4f points, %g%% CI [%+.4f, %+.4f], "
         "p = %.5g\n",
         r.welch->n_a, r.welch->n_b, 100 * r.welch->mean_diff, 100 * (1 - alpha),
         100 * r.welch->ci_low, 100 * r.welch->ci_high, r.welch->p_value);
+  }
 }
 
 void printClassesAndWeights(const study::DivergenceReport& r, double alpha) {

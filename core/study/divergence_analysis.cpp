@@ -50,12 +50,13 @@ void accuracyTests(const BackendRuns& a, const BackendRuns& b, const DivergenceO
   if (pairedA.size() >= 2) {
     const stats::PairedTTestResult t =
         stats::pairedTTest(pairedA, pairedB, options.tail, options.alpha);
-    if (t.defined)
+    if (t.defined) {
       report.pairedT = t;
-    else
-      report.notes.push_back(
+    } else {
+      report.notes.emplace_back(
           "paired t-test undefined: every seed-matched pair differs by the same "
           "amount");
+    }
   } else {
     report.notes.push_back("paired tests need at least 2 seeds with completed runs of both " +
                            a.name + " and " + b.name + " (" + std::to_string(pairedA.size()) +
@@ -65,7 +66,7 @@ void accuracyTests(const BackendRuns& a, const BackendRuns& b, const DivergenceO
     try {
       report.wilcoxon = stats::wilcoxonSignedRank(pairedA, pairedB, options.tail);
     } catch (const std::invalid_argument&) {
-      report.notes.push_back(
+      report.notes.emplace_back(
           "Wilcoxon signed-rank undefined: every seed-matched pair has equal "
           "final accuracies");
     }
@@ -74,7 +75,7 @@ void accuracyTests(const BackendRuns& a, const BackendRuns& b, const DivergenceO
     report.welch = stats::tTest(a.allFinalAccuracies, b.allFinalAccuracies, stats::TTestKind::Welch,
                                 options.tail, options.alpha);
   } else {
-    report.notes.push_back("Welch's t-test needs at least 2 completed runs of each backend");
+    report.notes.emplace_back("Welch's t-test needs at least 2 completed runs of each backend");
   }
 }
 
@@ -130,13 +131,15 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
       collectBackendRuns(store, specBackends, examples, report.notes);
   const BackendRuns* a = find(all, options.a);
   const BackendRuns* b = find(all, options.b);
-  for (const auto& [name, found] : {std::pair{options.a, a}, std::pair{options.b, b}})
-    if (!found)
+  for (const auto& [name, found] : {std::pair{options.a, a}, std::pair{options.b, b}}) {
+    if (!found) {
       throw std::invalid_argument("backend '" + name + "' is not in the study " + store.path() +
                                   " (its backends: " + listOf(all) + ")");
+    }
+  }
 
   if (!testSet) {
-    report.notes.push_back(
+    report.notes.emplace_back(
         "the database holds no per-example predictions (a study recorded "
         "before ParityLab stored them, or imported runs): no churn, McNemar or "
         "per-class table");
@@ -167,11 +170,13 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
                                              b->withPredictions, options.alpha);
     classTable(*a, *b, *testSet, options, report);
   } else if (testSet) {
-    for (const BackendRuns* x : {a, b})
-      if (x->withPredictions.empty())
+    for (const BackendRuns* x : {a, b}) {
+      if (x->withPredictions.empty()) {
         report.notes.push_back(x->name +
                                " has no completed run with stored predictions: no churn, "
                                "McNemar or per-class table");
+      }
+    }
   }
   accuracyTests(*a, *b, options, report);
   report.layers = weightDivergence(store, *a, *b, report.weightsKept, report.notes);

@@ -112,7 +112,7 @@ json divergenceJson(const DivergenceReport& r, const DivergenceOptions& options)
     j["headline"] = nullptr;
   }
   json mcnemar = json::array();
-  for (const stats::SeedPairMcNemar& m : r.mcnemar)
+  for (const stats::SeedPairMcNemar& m : r.mcnemar) {
     mcnemar.push_back({{"seed", m.seed},
                        {"only_a_correct", m.test.only_first_correct},
                        {"only_b_correct", m.test.only_second_correct},
@@ -120,6 +120,7 @@ json divergenceJson(const DivergenceReport& r, const DivergenceOptions& options)
                        {"p_value", num(m.test.p_value)},
                        {"p_holm", num(m.p_holm)},
                        {"rejected", m.rejected}});
+  }
   j["mcnemar"] = mcnemar;
   j["paired_seeds"] = r.pairedSeeds;
   j["pairing_note"] = kPairingNote;
@@ -127,7 +128,7 @@ json divergenceJson(const DivergenceReport& r, const DivergenceOptions& options)
   j["wilcoxon"] = r.wilcoxon ? wilcoxonJson(*r.wilcoxon) : json();
   j["welch"] = r.welch ? welchJson(*r.welch) : json();
   json classes = json::array();
-  for (const ClassRow& c : r.classes)
+  for (const ClassRow& c : r.classes) {
     classes.push_back({{"index", c.classIndex},
                        {"name", c.className},
                        {"mean_a", num(c.meanA)},
@@ -139,15 +140,17 @@ json divergenceJson(const DivergenceReport& r, const DivergenceOptions& options)
                        {"p_holm", num(c.difference.p_holm)},
                        {"sd_reference", num(c.difference.sd_reference)},
                        {"beyond_seed_noise", c.difference.beyond_seed_noise}});
+  }
   j["classes"] = classes;
   json layers = json::array();
-  for (const LayerDivergence& l : r.layers)
+  for (const LayerDivergence& l : r.layers) {
     layers.push_back({{"layer", l.layer},
                       {"epochs", l.epochs},
                       {"precision", nums(l.precision)},
                       {"seed_floor", nums(l.seedFloor)},
                       {"precision_pairs", l.precisionPairs},
                       {"seed_pairs", l.seedPairs}});
+  }
   j["layers"] = layers;
   return j;
 }
@@ -158,10 +161,11 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
   if (reports.empty()) return written;
   std::vector<std::vector<std::string>> churn = {
       {"row", "column", "kind", "pairs", "churn", "ci_low", "ci_high"}};
-  for (const ChurnCell& c : reports.front().churnMatrix)
+  for (const ChurnCell& c : reports.front().churnMatrix) {
     churn.push_back({c.row, c.column, c.row == c.column ? "seed" : "precision",
                      std::to_string(c.churn.pairs), cell(c.churn.mean), cell(c.churn.ci.ci_low),
                      cell(c.churn.ci.ci_high)});
+  }
   std::vector<std::vector<std::string>> summary = {
       {"a", "b", "item", "n", "estimate", "ci_low", "ci_high", "statistic", "p_value", "text"}};
   std::vector<std::vector<std::string>> mcnemar = {
@@ -195,11 +199,12 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
       add("welch", r.welch->n_a + r.welch->n_b, r.welch->mean_diff, r.welch->ci_low,
           r.welch->ci_high, r.welch->t, r.welch->p_value, "unpaired: every completed run");
     for (const std::string& note : r.notes) add("note", 0, nan, nan, nan, nan, nan, note);
-    for (const stats::SeedPairMcNemar& m : r.mcnemar)
+    for (const stats::SeedPairMcNemar& m : r.mcnemar) {
       mcnemar.push_back({r.a, r.b, std::to_string(m.seed),
                          std::to_string(m.test.only_first_correct),
                          std::to_string(m.test.only_second_correct), cell(m.test.p_value),
                          cell(m.p_holm), m.rejected ? "yes" : "no"});
+    }
     for (const ClassRow& c : r.classes) {
       const stats::ClassDifference& d = c.difference;
       classes.push_back({r.a, r.b, std::to_string(c.classIndex), c.className, cell(c.meanA),
@@ -207,11 +212,13 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
                          cell(d.welch.ci_high), cell(d.welch.p_value), cell(d.p_holm),
                          cell(d.sd_reference), d.beyond_seed_noise ? "yes" : "no"});
     }
-    for (const LayerDivergence& l : r.layers)
-      for (std::size_t e = 0; e < l.epochs.size(); ++e)
+    for (const LayerDivergence& l : r.layers) {
+      for (std::size_t e = 0; e < l.epochs.size(); ++e) {
         weights.push_back({r.a, r.b, l.layer, std::to_string(l.epochs[e]), cell(l.precision[e]),
                            cell(l.seedFloor[e]), std::to_string(l.precisionPairs),
                            std::to_string(l.seedPairs)});
+      }
+    }
   }
   for (const auto& [suffix, rows] :
        {std::pair{"-divergence-churn", &churn}, std::pair{"-divergence-summary", &summary},
@@ -229,7 +236,7 @@ DivergenceFiles writeDivergenceReport(const ResultsStore& store, const std::stri
   DivergenceFiles files;
   std::vector<std::pair<std::string, std::string>> pairs;  // (A, B)
   if (!options.a.empty() && !options.b.empty()) {
-    pairs.push_back({options.a, options.b});
+    pairs.emplace_back(options.a, options.b);
   } else {
     std::vector<std::string> backends;
     for (const auto& [name, accuracies] : store.finalAccuraciesByBackend())
@@ -237,7 +244,7 @@ DivergenceFiles writeDivergenceReport(const ResultsStore& store, const std::stri
     const std::string reference =
         options.reference.empty() ? referenceBackend(backends) : options.reference;
     for (const std::string& name : options.tests.empty() ? backends : options.tests)
-      if (name != reference) pairs.push_back({name, reference});
+      if (name != reference) pairs.emplace_back(name, reference);
   }
   if (pairs.empty()) {
     files.skipped = "No divergence tables: the study has a single backend.";

@@ -27,19 +27,21 @@ std::vector<LayerDivergence> weightDivergence(const ResultsStore& store, const B
     return it->second;
   };
   std::vector<std::pair<const RunRecord*, const RunRecord*>> precisionPairs;  // (A, B) same seed
-  for (const RunRecord& ra : a.completed)
+  for (const RunRecord& ra : a.completed) {
     for (const RunRecord& rb : b.completed)
       if (ra.seed == rb.seed && !load(ra).empty() && !load(rb).empty())
-        precisionPairs.push_back({&ra, &rb});
+        precisionPairs.emplace_back(&ra, &rb);
+  }
   std::vector<std::pair<const RunRecord*, const RunRecord*>> seedPairs;  // B's, different seeds
-  for (std::size_t i = 0; i < b.completed.size(); ++i)
+  for (std::size_t i = 0; i < b.completed.size(); ++i) {
     for (std::size_t j = i + 1; j < b.completed.size(); ++j)
       if (!load(b.completed[i]).empty() && !load(b.completed[j]).empty())
-        seedPairs.push_back({&b.completed[i], &b.completed[j]});
+        seedPairs.emplace_back(&b.completed[i], &b.completed[j]);
+  }
 
   if (precisionPairs.empty() && seedPairs.empty()) {
     if (keepWeights == "none")
-      notes.push_back("keep_weights is none: no weight divergence");
+      notes.emplace_back("keep_weights is none: no weight divergence");
     else
       notes.push_back("no weight snapshots of seed-matched completed " + a.name + " and " + b.name +
                       " runs: no weight divergence");
@@ -70,7 +72,7 @@ std::vector<LayerDivergence> weightDivergence(const ResultsStore& store, const B
     }
   }
   if (epochs.empty()) {
-    notes.push_back("the runs' weight snapshots share no epoch: no weight divergence");
+    notes.emplace_back("the runs' weight snapshots share no epoch: no weight divergence");
     return layers;
   }
   const std::vector<stats::LayerWeights>& shape =
@@ -109,7 +111,7 @@ std::vector<LayerDivergence> weightDivergence(const ResultsStore& store, const B
     return {};
   }
   if (keepWeights == "final")
-    notes.push_back("keep_weights is final: the weight divergence of the last epoch only");
+    notes.emplace_back("keep_weights is final: the weight divergence of the last epoch only");
   return layers;
 }
 

@@ -68,11 +68,12 @@ std::optional<ResultsStore::TestSet> ResultsStore::loadTestSet() const {
 }
 
 void ResultsStore::addPredictions(std::int64_t runId, const nn::TestPredictions& predictions) {
-  if (predictions.predicted.size() != predictions.trueClassProbability.size())
+  if (predictions.predicted.size() != predictions.trueClassProbability.size()) {
     throw std::invalid_argument("predictions of run " + std::to_string(runId) + ": " +
                                 std::to_string(predictions.predicted.size()) + " classes but " +
                                 std::to_string(predictions.trueClassProbability.size()) +
                                 " probabilities");
+  }
   const std::string predicted = encodeClasses(predictions.predicted);
   const std::string probability = encodeProbabilities(predictions.trueClassProbability);
   std::lock_guard lock(mutex_);
