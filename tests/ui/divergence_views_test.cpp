@@ -168,7 +168,7 @@ class DivergenceViewsTest : public QObject {
     QVERIFY(view.yAxis());
     QVERIFY(view.yAxis()->min() <= 100 * 0.0001 && view.yAxis()->max() >= 100 * 0.40);
     QVERIFY(view.chart()->title().contains("1 distances are 0"));
-    QVERIFY(view.chart()->title().contains("tpu-bf16 vs cpu-fp32"));
+    QVERIFY(view.chart()->title().contains("A tpu-bf16, B cpu-fp32"));
   }
 
   // The headline and the tests' summary come from the report, in plain words.
