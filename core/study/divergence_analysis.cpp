@@ -114,10 +114,15 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
   DivergenceReport report;
   report.a = options.a;
   report.b = options.b;
-  const StudySpec spec = store.loadStudySpec();
-  report.weightsKept = spec.keepWeights;
   std::vector<std::string> specBackends;
-  for (const BackendEntry& e : spec.backends) specBackends.push_back(e.name);
+  if (store.hasStudy()) {
+    const StudySpec spec = store.loadStudySpec();
+    report.weightsKept = spec.keepWeights;
+    for (const BackendEntry& e : spec.backends) specBackends.push_back(e.name);
+  } else {
+    report.weightsKept = "none";
+    report.notes.push_back(store.path() + " holds no study: its runs only");
+  }
 
   const std::optional<ResultsStore::TestSet> testSet = store.loadTestSet();
   const std::size_t examples = testSet ? testSet->labels.size() : 0;
@@ -169,7 +174,7 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
                                "McNemar or per-class table");
   }
   accuracyTests(*a, *b, options, report);
-  report.layers = weightDivergence(store, *a, *b, spec.keepWeights, report.notes);
+  report.layers = weightDivergence(store, *a, *b, report.weightsKept, report.notes);
   return report;
 }
 

@@ -232,7 +232,8 @@ DivergenceFiles writeDivergenceReport(const ResultsStore& store, const std::stri
     pairs.push_back({options.a, options.b});
   } else {
     std::vector<std::string> backends;
-    for (const BackendEntry& e : store.loadStudySpec().backends) backends.push_back(e.name);
+    for (const auto& [name, accuracies] : store.finalAccuraciesByBackend())
+      backends.push_back(name);
     const std::string reference =
         options.reference.empty() ? referenceBackend(backends) : options.reference;
     for (const std::string& name : options.tests.empty() ? backends : options.tests)

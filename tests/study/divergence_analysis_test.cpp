@@ -245,5 +245,21 @@ TEST(DivergenceAnalysis, MissingPartsBecomeNotesNotFailures) {
   EXPECT_TRUE(hasNote(r, "paired tests need at least 2 seeds")) << allNotes(r);
 }
 
+TEST(DivergenceAnalysis, DatabaseWithoutAStudyReadsItsRunsOnly) {
+  const std::string path = freshTempPath("nostudy.db");
+  {
+    auto store = ResultsStore::open(path, true);
+    addCompleted(*store, "cpu-fp32", 0, 0.9);
+    addCompleted(*store, "tpu-bf16", 0, 0.85);
+  }
+  DivergenceOptions options;
+  options.a = "tpu-bf16";
+  options.b = "cpu-fp32";
+  const DivergenceReport r = analyseDivergence(*ResultsStore::openReadOnly(path), options);
+  EXPECT_EQ(r.weightsKept, "none");
+  EXPECT_EQ(r.pairedSeeds, (std::vector<std::uint64_t>{0}));
+  EXPECT_TRUE(hasNote(r, "holds no study")) << allNotes(r);
+}
+
 }  // namespace
 }  // namespace paritylab::study
