@@ -194,7 +194,7 @@ QString weightDivergenceEmptyReason(const study::DivergenceReport& report) {
   if (!report.layers.empty()) return {};
   if (report.weightsKept == "none")
     return tr("The study kept no weights (keep_weights is \"none\"): no weight divergence.");
-  if (report.weightsKept.empty())
+  if (report.weightsKept.empty() || report.backends.empty())
     return tr(
         "These runs carry no weight snapshots (runs imported from real hardware, or "
         "trained before ParityLab stored them).");

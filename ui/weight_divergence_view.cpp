@@ -126,7 +126,13 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
   QString reason = weightDivergenceEmptyReason(report);
   if (reason.isEmpty() && !drawn)
     reason = tr("Every distance is 0 (identical weights): nothing to draw on a log axis.");
-  hint_->setText(reason);
+  // The hint is one text item: break the sentence into lines that fit a narrow chart.
+  QStringList lines{QString()};
+  for (const QString& word : reason.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    if (!lines.back().isEmpty() && lines.back().size() + word.size() > 52) lines << QString();
+    lines.back() += (lines.back().isEmpty() ? QString() : QStringLiteral(" ")) + word;
+  }
+  hint_->setText(lines.join(QLatin1Char('\n')));
   hint_->setChartEmpty(!drawn);
 }
 
