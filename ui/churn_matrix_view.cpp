@@ -157,7 +157,7 @@ void ChurnMatrixView::paintTo(QPainter& p, const QSize& size) const {
   };
   const int ra = index(a_), cb = index(b_);
   QString legend = tr("Grey: undefined. Darker: more churn (white 0%, darkest %1).")
-                       .arg(formatChurnPercent(highest_));
+                       .arg(formatChurnCell(highest_));
   if (ra < n && cb < n) {
     p.setPen(QPen(ink, 2.5));
     p.setBrush(Qt::NoBrush);
@@ -192,7 +192,7 @@ bool ChurnMatrixView::event(QEvent* e) {
       const QString value = x.churn.pairs == 0
                                 ? churnCellReason(x)
                                 : tr("%1 of test predictions differ, mean over %2 run pairs")
-                                      .arg(formatChurnPercent(x.churn.mean))
+                                      .arg(formatChurnCell(x.churn.mean))
                                       .arg(x.churn.pairs);
       QToolTip::showText(help->globalPos(), what + QStringLiteral("\n") + value, this);
       return true;

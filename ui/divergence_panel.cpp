@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QPromise>
 #include <QScrollArea>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTextDocument>
@@ -76,8 +77,6 @@ DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
   summaryScroll->setWidget(summary_);
   summaryScroll->setWidgetResizable(true);
   summaryScroll->setFrameShape(QFrame::NoFrame);
-  summaryScroll->setMaximumHeight(230);
-  summaryScroll->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
 
   auto* classScroll = new QScrollArea;  // many classes scroll rather than squeeze
   classScroll->setWidget(classes_);
@@ -93,10 +92,17 @@ DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
   stack_->addWidget(message_);
   stack_->addWidget(charts_);
 
+  // The summary above the charts; drag the handle to read more of either.
+  auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->addWidget(summaryScroll);
+  splitter->addWidget(stack_);
+  splitter->setChildrenCollapsible(false);
+  splitter->setStretchFactor(0, 0);
+  splitter->setStretchFactor(1, 1);
+  splitter->setSizes({150, 560});
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(controls);
-  layout->addWidget(summaryScroll);
-  layout->addWidget(stack_, 1);
+  layout->addWidget(splitter, 1);
 
   for (QComboBox* box : {aBox_, bBox_})
     connect(box, &QComboBox::activated, this, [this] {

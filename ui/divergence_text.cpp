@@ -3,7 +3,6 @@
 #include <QObject>
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "ui/statistics_table.h"
 
@@ -18,16 +17,12 @@ QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-// "1.5–2.3%": a CI of churn fractions.
+// "1.50–2.30%": a CI of churn fractions.
 QString churnInterval(double low, double high) {
   if (!std::isfinite(low) || !std::isfinite(high)) return {};
-  QString lo = formatChurnPercent(low), hi = formatChurnPercent(high);
-  if (lo == hi && low != high) {  // "12–12%" says nothing: one decimal more
-    lo = QString::number(100.0 * low, 'f', 1) + QLatin1Char('%');
-    hi = QString::number(100.0 * high, 'f', 1) + QLatin1Char('%');
-  }
+  QString lo = formatChurnCell(low);
   lo.chop(1);  // one % sign for both ends
-  return QStringLiteral("%1–%2").arg(lo, hi);
+  return QStringLiteral("%1–%2").arg(lo, formatChurnCell(high));
 }
 
 // "= 0.327" or "< 0.001".
@@ -130,14 +125,9 @@ QString accuracySummary(const study::DivergenceReport& r, double alpha) {
 
 }  // namespace
 
-QString formatChurnPercent(double fraction) {
+QString formatChurnCell(double fraction) {
   if (!std::isfinite(fraction)) return QStringLiteral("—");
-  const double percent = 100.0 * fraction;
-  if (percent == 0.0) return QStringLiteral("0%");
-  if (percent >= 10.0) return QString::number(percent, 'f', 0) + QLatin1Char('%');
-  char text[32];  // 2 significant digits, as the headline of stats::compareChurn
-  std::snprintf(text, sizeof text, "%.2g%%", percent);
-  return QString::fromLatin1(text);
+  return QString::number(100.0 * fraction, 'f', 2) + QLatin1Char('%');
 }
 
 QString churnCellReason(const study::ChurnCell& cell) {
@@ -147,7 +137,7 @@ QString churnCellReason(const study::ChurnCell& cell) {
 
 QStringList churnCellLines(const study::ChurnCell& cell) {
   if (cell.churn.pairs == 0) return {QStringLiteral("—"), churnCellReason(cell)};
-  QStringList lines{formatChurnPercent(cell.churn.mean)};
+  QStringList lines{formatChurnCell(cell.churn.mean)};
   const QString ci = churnInterval(cell.churn.ci.ci_low, cell.churn.ci.ci_high);
   if (!ci.isEmpty()) lines << ci;
   lines << (cell.row == cell.column ? tr("seed churn") : tr("same seed"));
@@ -204,7 +194,7 @@ QString weightDivergenceEmptyReason(const study::DivergenceReport& report) {
   if (!report.layers.empty()) return {};
   if (report.weightsKept == "none")
     return tr("The study kept no weights (keep_weights is \"none\"): no weight divergence.");
-  if (report.weightsKept.empty())
+  if (report.weightsKept.empty() || report.backends.empty())
     return tr(
         "These runs carry no weight snapshots (runs imported from real hardware, or "
         "trained before ParityLab stored them).");

@@ -11,12 +11,14 @@
 
 namespace paritylab::ui {
 
-// A churn fraction as a percentage with 2 significant digits ("1.9%", "0.052%", "12%"); "—" NaN.
-QString formatChurnPercent(double fraction);
+// A churn fraction in percent with 2 decimals, as `paritylab-cli compare` prints it ("1.93%",
+// "12.10%"); "—" for NaN.
+QString formatChurnCell(double fraction);
 
 // The lines written in one churn matrix cell: the mean churn, its bootstrap CI
-// ("1.5–2.3%"), and what it is ("seed churn" on the diagonal, "same seed" off it); an undefined
-// cell (no pair) says why instead ("fewer than 2 seeds", "no shared seed").
+// ("1.50–2.30%"), both as formatChurnCell, and what it is ("seed churn" on the diagonal, "same
+// seed" off it); an undefined cell (no pair) says why instead ("fewer than 2 seeds", "no shared
+// seed").
 QStringList churnCellLines(const study::ChurnCell& cell);
 // Why a cell has no value (empty when it has one).
 QString churnCellReason(const study::ChurnCell& cell);

@@ -58,7 +58,7 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
   keepTicksNice(xAxis_, 10, 1.0);
   xAxis_->setTitleText(tr("epoch"));
   yAxis_ = new QLogValueAxis;
-  yAxis_->setTitleText(tr("‖W_A − W_B‖ / ‖W_B‖ (%, log)"));
+  yAxis_->setTitleText(tr("distance (%, log)"));
   chart_->addAxis(xAxis_, Qt::AlignBottom);
   chart_->addAxis(yAxis_, Qt::AlignLeft);
 
@@ -106,15 +106,14 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
     precision_.push_back(solid);
     floor_.push_back(dashed);
   }
-  chart_->legend()->setAlignment(report.layers.size() > 6 ? Qt::AlignRight : Qt::AlignBottom);
+  chart_->legend()->setAlignment(report.layers.size() > 3 ? Qt::AlignRight : Qt::AlignBottom);
   chart_->legend()->setVisible(!report.layers.empty());
 
-  QString title =
-      tr("Weight divergence per layer, %1 vs %2<br>solid: at the same seed (%3 pairs)<br>"
-         "dashed: two seeds of %2, the floor (%4 pairs)")
-          .arg(a, b)
-          .arg(precisionPairs)
-          .arg(seedPairs);
+  QString title = tr("‖W_A − W_B‖ / ‖W_B‖ per layer: A %1, B %2<br>solid: A vs B at the same seed "
+                     "(%3 pairs)<br>dashed: two seeds of B, the floor (%4 pairs)")
+                      .arg(a, b)
+                      .arg(precisionPairs)
+                      .arg(seedPairs);
   if (zeros_ > 0)
     title +=
         tr("<br>%1 distances are 0 (identical weights): not drawn on the log axis").arg(zeros_);
@@ -127,7 +126,13 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
   QString reason = weightDivergenceEmptyReason(report);
   if (reason.isEmpty() && !drawn)
     reason = tr("Every distance is 0 (identical weights): nothing to draw on a log axis.");
-  hint_->setText(reason);
+  // The hint is one text item: break the sentence into lines that fit a narrow chart.
+  QStringList lines{QString()};
+  for (const QString& word : reason.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    if (!lines.back().isEmpty() && lines.back().size() + word.size() > 52) lines << QString();
+    lines.back() += (lines.back().isEmpty() ? QString() : QStringLiteral(" ")) + word;
+  }
+  hint_->setText(lines.join(QLatin1Char('\n')));
   hint_->setChartEmpty(!drawn);
 }
 
