@@ -2,7 +2,7 @@
 // pure-bf16 vs tpu-bf16, 3 seeds, trained by the built CLI. Precision churn and seed churn are
 // both > 0; a deterministic backend trained twice at the same seed (into a second database)
 // predicts identically (churn 0); and `compare --json` and the report's divergence CSVs give the
-// numbers analyseDivergence gives. Kept small (1,200 training images, 2 epochs): about a minute on
+// numbers analyseDivergence gives. Kept small (800 training images, 2 epochs): about a minute on
 // two loaded cores. Also the CLI's messages for a backend or database that is not there.
 #include <gtest/gtest.h>
 
@@ -26,7 +26,7 @@ using testing::TempFolder;
 
 std::string studyJson(const std::string& backends, const std::string& seeds) {
   return R"({"version": 1, "name": "divergence-check",
-    "dataset": {"source": "fashion-mnist", "train_size": 1200, "test_size": 1000},
+    "dataset": {"source": "fashion-mnist", "train_size": 800, "test_size": 1000},
     "model": "small-cnn", "epochs": 2, "batch_size": 64, "optimizer": {"kind": "adamw",
     "lr": 0.002}, "backends": )" +
          backends + R"(, "seeds": )" + seeds + R"(, "threads": 2, "keep_weights": "epochs"})";
