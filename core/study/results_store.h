@@ -126,6 +126,22 @@ class ResultsStore {
   void addXraySample(std::int64_t runId, const nn::XraySample& sample);
   std::vector<XrayRow> loadXray(std::int64_t runId = 0) const;
 
+  // Values of the paritylab_meta table ("" when absent), e.g. "shard" (study_shard.h). Setting ""
+  // removes the key.
+  std::string metaValue(const std::string& key) const;
+  void setMetaValue(const std::string& key, const std::string& value);
+  // SQLite's quick_check of the file: "" when sound, else its first finding (a truncated or
+  // damaged file).
+  std::string damage() const;
+
+  // Copies the runs `sourceRunIds` of `source` into this database with every row of theirs (every
+  // table with a run_id column: epochs, steps, xray and any later table), in one transaction; the
+  // copies get new ids and no owner. `replaceRunIds` (runs of this database) are deleted first,
+  // with their rows. Throws StoreError when `source` has a table or column this database cannot
+  // store (written by a newer ParityLab) or a copy collides with a run already here.
+  void copyRunsFrom(const ResultsStore& source, const std::vector<std::int64_t>& sourceRunIds,
+                    const std::vector<std::int64_t>& replaceRunIds);
+
   std::vector<RunRecord> loadRuns() const;  // by id
   std::vector<EpochRecord> loadEpochs(std::int64_t runId) const;
   std::map<std::int64_t, std::vector<EpochRecord>> loadAllEpochs() const;
