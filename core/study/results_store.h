@@ -133,6 +133,9 @@ class ResultsStore {
   // SQLite's quick_check of the file: "" when sound, else its first finding (a truncated or
   // damaged file).
   std::string damage() const;
+  // The owner (claimed_by, "host:pid") of every run with status running, by run id; empty for a
+  // database from before claims were recorded (schema version 1).
+  std::map<std::int64_t, std::string> runningOwners() const;
 
   // Copies the runs `sourceRunIds` of `source` into this database with every row of theirs (every
   // table with a run_id column: epochs, steps, xray and any later table), in one transaction; the
@@ -166,6 +169,10 @@ class ResultsStore {
 
 // This process's identity as a run owner: "host:pid".
 std::string processOwnerId();
+// An owner "host:pid" is gone when it is empty or malformed, this very process (its earlier study
+// has ended), or on this host with no such process alive. An owner on another host is never
+// known to be gone.
+bool ownerIsGone(const std::string& owner);
 
 // Inverse of toString; throws std::invalid_argument "unknown run status 'x'".
 RunState runStateFromString(const std::string& text);

@@ -1,5 +1,6 @@
-// Part of ResultsStore: the paritylab_meta values, the file's quick check, and copying runs with
-// every row of theirs from another results database (merge, results_merge.h). Table-generic: a
+// Part of ResultsStore: the paritylab_meta values, the file's quick check, the running runs'
+// owners, and copying runs with every row of theirs from another results database (merge,
+// results_merge.h). Table-generic: a
 // table added in a later schema version with a run_id column is copied without a change here.
 #include <sqlite3.h>
 
@@ -94,6 +95,15 @@ std::string ResultsStore::damage() const {
   } catch (const StoreError& e) {
     return e.what();
   }
+}
+
+std::map<std::int64_t, std::string> ResultsStore::runningOwners() const {
+  std::lock_guard lock(mutex_);
+  std::map<std::int64_t, std::string> out;
+  if (!contains(columnsOf(db_, path_, "runs"), "claimed_by")) return out;
+  Statement s(db_, "SELECT id, claimed_by FROM runs WHERE status = 'running'", path_);
+  while (s.step()) out[s.i64(0)] = s.text(1);
+  return out;
 }
 
 void ResultsStore::copyRunsFrom(const ResultsStore& source,
