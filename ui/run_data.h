@@ -46,7 +46,8 @@ struct RunRecord {
   bool seedGiven = true;  // imported: false when the source gives no seed (seed is then 0..n-1)
   // Running in another live process (read from the database): its owner "host:pid"; "" when not.
   QString runningElsewhere;
-  bool ownerGone = false;  // "running" in the database, but its process is gone (interrupted)
+  // "running" in the database, but its process is gone: read as Cancelled, labelled interrupted.
+  bool ownerGone = false;
   std::vector<EpochPoint> epochs;
   std::vector<StepPoint> steps;
 

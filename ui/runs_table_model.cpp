@@ -82,7 +82,7 @@ QVariant toolTip(const RunRecord& run) {
     lines << RunsTableModel::tr(
                  "Trained by another process (%1); shown as it commits its epochs to the database")
                  .arg(run.runningElsewhere);
-  if (run.state == study::RunState::Running && run.ownerGone)
+  if (run.ownerGone)
     lines << RunsTableModel::tr(
         "Marked running in the database, but the process that trained it is gone; Start "
         "redoes it from scratch");
@@ -156,7 +156,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       if (run.state == study::RunState::Diverged) s += tr(" (epoch %1)").arg(run.epoch);
       if (run.state == study::RunState::Running && !run.runningElsewhere.isEmpty())
         s = tr("running elsewhere");
-      if (run.state == study::RunState::Running && run.ownerGone) s = tr("interrupted");
+      if (run.ownerGone) s = tr("interrupted");
       return s;
     }
     case Epoch: {

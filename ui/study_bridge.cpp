@@ -52,9 +52,12 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       run.seedGiven = r.seedGiven;
       run.currentLoss = std::nan("");
       if (auto it = owners.find(r.id); it != owners.end()) {
-        if (study::ownerIsGone(it->second))
+        if (study::ownerIsGone(it->second)) {
+          // Nobody trains it any more: shown as the cancelled run it is (dashed, out of the
+          // means), labelled "interrupted"; Start (resume) redoes it.
           run.ownerGone = true;
-        else
+          run.state = study::RunState::Cancelled;
+        } else
           run.runningElsewhere = QString::fromStdString(it->second);
       }
       if (auto it = epochs.find(r.id); it != epochs.end())

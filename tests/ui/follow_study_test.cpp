@@ -127,6 +127,7 @@ class FollowStudyTest : public QObject {
     QCOMPARE(findRun(data, "cpu-fp32", 0)->epochs.size(), std::size_t(2));
     QTRY_COMPARE(statusText(model, data, findRun(data, "tpu-bf16", 0)),
                  QStringLiteral("interrupted"));
+    QVERIFY(findRun(data, "tpu-bf16", 0)->state == study::RunState::Cancelled);  // out of means
     QTRY_VERIFY(actions.start->isEnabled());  // nothing runs elsewhere: Start redoes the rest
     QCOMPARE(controller.follower()->runningElsewhere(), 0);
   }
