@@ -190,8 +190,9 @@ void runStudy(const RunArgs& a) {
   std::printf("Study '%s': %zu backends x %zu seeds, results in %s (emulated backends)\n",
               spec.name.c_str(), spec.backends.size(), spec.seeds.size(), a.db.c_str());
   if (!shard.whole())
-    std::printf("Shard %s: %d of its %zu runs (join the shards with `paritylab-cli merge`)\n",
-                shard.text().c_str(), total, spec.backends.size() * spec.seeds.size());
+    std::printf(
+        "Shard %s: %d of the study's %zu runs (join the shards with `paritylab-cli merge`)\n",
+        shard.text().c_str(), total, spec.backends.size() * spec.seeds.size());
   g_runner = &runner;
   auto previous = std::signal(SIGINT, onSigint);
   study::RunnerSummary s;

@@ -32,7 +32,8 @@ TEST(ShardCli, TwoShardsMergeIntoTheWholeStudyAndAMissingOneIsReported) {
     const CliResult r = runCli({"run", study, "--shard", std::string(k) + "/2", "--db",
                                 dir.file(std::string("part-") + k + ".db")});
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_NE(r.out.find(std::string("Shard ") + k + "/2: 2 of its 4 runs"), std::string::npos)
+    EXPECT_NE(r.out.find(std::string("Shard ") + k + "/2: 2 of the study's 4 runs"),
+              std::string::npos)
         << r.out;
   }
   const CliResult partial =
