@@ -34,7 +34,7 @@ QString StudyController::headerHtml() const {
     case Mode::Study: {
       QString name;
       QString html = describeSpec(specJson_, &name) + QStringLiteral("<br>") + where;
-      if (mode_ == Mode::Study && follower_->runningElsewhere() > 0)
+      if (mode_ == Mode::Study && follower_->runningElsewhere() > 0) {
         html += QStringLiteral("<br><span style='color:#0969da'>") +
                 tr("Following: %1 running elsewhere (%2); new runs and epochs appear as they "
                    "are committed")
@@ -42,6 +42,7 @@ QString StudyController::headerHtml() const {
                          follower_->writers().join(QStringLiteral(", ")))
                     .toHtmlEscaped() +
                 QStringLiteral("</span>");
+      }
       return html;
     }
     case Mode::InvalidSpec: {

@@ -21,7 +21,8 @@ std::string diffAt(const json& a, const json& b, const std::string& path) {
     for (const auto& [k, v] : b.items()) keys.insert(k);
     for (const std::string& k : keys) {
       if (path.empty() && k == "threads") continue;  // does not change results
-      const std::string at = path.empty() ? k : path + "." + k;
+      std::string at = path;
+      at += (path.empty() ? "" : ".") + k;
       if (!a.contains(k) || !b.contains(k))
         return at + " (" + (a.contains(k) ? a[k].dump() : "absent") + " against " +
                (b.contains(k) ? b[k].dump() : "absent") + ")";
@@ -104,19 +105,21 @@ void reportCoverage(const StudySpec& spec, const std::vector<Input>& inputs,
     }
   }
   const int shardCount = counts.size() == 1 ? *counts.begin() : 0;
-  if (counts.size() > 1)
-    report.notes.push_back(
+  if (counts.size() > 1) {
+    report.notes.emplace_back(
         "the inputs are shards of different splits (N differs); a run's shard "
         "is not named below");
+  }
   if (shardCount > 0) {
     std::string absent;
     for (int k = 1; k <= shardCount; ++k) {
-      if (givenShards.count(k) == 0)
+      if (givenShards.count(k) == 0) {
         absent +=
             (absent.empty() ? "" : ", ") + std::to_string(k) + "/" + std::to_string(shardCount);
-      else if (givenShards[k].size() > 1)
+      } else if (givenShards[k].size() > 1) {
         report.notes.push_back("shard " + std::to_string(k) + "/" + std::to_string(shardCount) +
                                " is given twice");
+      }
     }
     if (!absent.empty()) report.notes.push_back("not given: shard " + absent);
   }
@@ -179,10 +182,11 @@ MergeReport mergeResults(const std::vector<std::string>& inputPaths, const std::
   const std::string specJson = inputs.front().store->loadStudySpecJson();
   for (const Input& in : inputs) {
     const std::string d = firstSpecDifference(specJson, in.store->loadStudySpecJson());
-    if (!d.empty())
+    if (!d.empty()) {
       throw StoreError(in.path + ": holds a different study than " + inputs.front().path + ": " +
                        d + " (first difference; values of " + inputs.front().path + " against " +
                        in.path + "); nothing merged");
+    }
   }
   StudySpec spec;
   try {
@@ -193,16 +197,18 @@ MergeReport mergeResults(const std::vector<std::string>& inputPaths, const std::
 
   // No run in two inputs.
   std::map<std::string, std::pair<const Input*, const RunRecord*>> seen;
-  for (const Input& in : inputs)
+  for (const Input& in : inputs) {
     for (const RunRecord& r : in.runs) {
       auto [at, fresh] = seen.insert({runName(r), {&in, &r}});
-      if (!fresh)
+      if (!fresh) {
         throw StoreError("the run " + runName(r) + " is in both " + at->second.first->path + " (" +
                          std::string(toString(at->second.second->status)) + ") and " + in.path +
                          " (" + std::string(toString(r.status)) +
                          "): the inputs overlap (a shard given twice, or a database run without "
                          "--shard?); nothing merged");
+      }
     }
+  }
 
   // The output: a new database, or one holding the same study and none of the inputs' runs.
   const bool outputExisted = std::filesystem::exists(output);
@@ -212,21 +218,24 @@ MergeReport mergeResults(const std::vector<std::string>& inputPaths, const std::
     out = ResultsStore::open(output, false);  // names the file when foreign or damaged
     if (out->hasStudy()) {
       const std::string d = firstSpecDifference(out->loadStudySpecJson(), specJson);
-      if (!d.empty())
+      if (!d.empty()) {
         throw StoreError(output + ": holds a different study than the inputs: " + d +
                          " (values of " + output + " against " + inputs.front().path +
                          "); merge into a new database");
+      }
     }
     for (const RunRecord& r : out->loadRuns()) outputRuns[runName(r)] = r;
-    for (const Input& in : inputs)
+    for (const Input& in : inputs) {
       for (const RunRecord& r : in.runs) {
         auto it = outputRuns.find(runName(r));
-        if (it != outputRuns.end() && finished(it->second.status))
+        if (it != outputRuns.end() && finished(it->second.status)) {
           throw StoreError(output + ": already holds the run " + runName(r) + " (" +
                            std::string(toString(it->second.status)) + "), which " + in.path +
                            " holds too; merge into a new database, or leave " + in.path +
                            " out; nothing merged");
+        }
       }
+    }
   }
 
   if (!out) out = ResultsStore::open(output, true);

@@ -43,19 +43,24 @@ std::string joined(const std::vector<std::string>& names, const char* prefix = "
   return out;
 }
 
+[[noreturn]] void refuseColumn(const std::string& sourceFile, const std::string& table,
+                               const std::string& column, const std::string& targetFile) {
+  throw StoreError(sourceFile + ": table '" + table + "' has a column '" + column + "' that " +
+                   targetFile + " cannot store (written by a newer ParityLab?)");
+}
+
 // The source's columns of `table`, each of which this database must have.
 std::vector<std::string> copiedColumns(sqlite3* source, const std::string& sourceFile,
                                        sqlite3* target, const std::string& targetFile,
                                        const std::string& table) {
-  const std::vector<std::string> from = columnsOf(source, sourceFile, table);
+  std::vector<std::string> from = columnsOf(source, sourceFile, table);
   const std::vector<std::string> to = columnsOf(target, targetFile, table);
   if (to.empty())
     throw StoreError(sourceFile + ": has a table '" + table + "' that " + targetFile +
                      " cannot store (written by a newer ParityLab?); merge with that version");
-  for (const std::string& c : from)
-    if (!contains(to, c))
-      throw StoreError(sourceFile + ": table '" + table + "' has a column '" + c + "' that " +
-                       targetFile + " cannot store (written by a newer ParityLab?)");
+  for (const std::string& c : from) {
+    if (!contains(to, c)) refuseColumn(sourceFile, table, c, targetFile);
+  }
   return from;
 }
 
@@ -122,6 +127,7 @@ void ResultsStore::copyRunsFrom(const ResultsStore& source,
     runColumns.erase(std::remove(runColumns.begin(), runColumns.end(), "id"), runColumns.end());
     const std::vector<std::string> tables = runTablesOf(source.db_, source.path_);
     std::vector<std::vector<std::string>> tableColumns;
+    tableColumns.reserve(tables.size());
     for (const std::string& table : tables)
       tableColumns.push_back(copiedColumns(source.db_, source.path_, db_, path_, table));
 

@@ -24,11 +24,12 @@ StudyShard parseShardText(const std::string& text, const std::string& where) {
   if (k < 0 || n < 1 || n > kMaxShards)
     throw SpecError(where + " '" + text + "': expected K/N, shard K of N (1 <= K <= N <= " +
                     std::to_string(kMaxShards) + "), e.g. 2/3");
-  if (k == 0)
+  if (k == 0) {
     throw SpecError(where + " '" + text + "': K counts from 1 (1.." + std::to_string(n) +
                     "); for a 0-based index (Kubernetes JOB_COMPLETION_INDEX, a Slurm array "
                     "--array=0-" +
                     std::to_string(n - 1) + ") pass INDEX+1");
+  }
   if (k > n)
     throw SpecError(where + " '" + text + "': K is larger than N (shards are 1.." +
                     std::to_string(n) + ")");
@@ -62,10 +63,11 @@ void recordOrCheckShard(ResultsStore& store, const StudyShard& shard, bool study
   }
   const StudyShard held = storedShard(store);
   if (held.index == shard.index && held.count == shard.count) return;
-  if (held.whole())
+  if (held.whole()) {
     throw StoreError(store.path() + ": holds the whole study (run without --shard), not shard " +
                      shard.text() +
                      "; resume it without --shard, or give the shard a new database");
+  }
   throw StoreError(store.path() + ": holds shard " + held.text() + " of its study, not " +
                    (shard.whole() ? std::string("the whole study") : shard.text()) +
                    " (resume it with --shard " + held.text() +
