@@ -44,6 +44,10 @@ struct RunRecord {
   QString message;        // failed: why
   QString runName;        // imported: the run's name in the source (e.g. "prod_42")
   bool seedGiven = true;  // imported: false when the source gives no seed (seed is then 0..n-1)
+  // Running in another live process (read from the database): its owner "host:pid"; "" when not.
+  QString runningElsewhere;
+  // "running" in the database, but its process is gone: read as Cancelled, labelled interrupted.
+  bool ownerGone = false;
   std::vector<EpochPoint> epochs;
   std::vector<StepPoint> steps;
 

@@ -78,6 +78,14 @@ namespace {
 // skipped on inf/NaN gradients, per epoch.
 QVariant toolTip(const RunRecord& run) {
   QStringList lines;
+  if (run.state == study::RunState::Running && !run.runningElsewhere.isEmpty())
+    lines << RunsTableModel::tr(
+                 "Trained by another process (%1); shown as it commits its epochs to the database")
+                 .arg(run.runningElsewhere);
+  if (run.ownerGone)
+    lines << RunsTableModel::tr(
+        "Marked running in the database, but the process that trained it is gone; Start "
+        "redoes it from scratch");
   if (!run.message.isEmpty()) lines << run.message;
   int skipped = 0;
   QStringList perEpoch;
@@ -146,6 +154,9 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     case Status: {
       QString s = QString::fromUtf8(study::toString(run.state).data());
       if (run.state == study::RunState::Diverged) s += tr(" (epoch %1)").arg(run.epoch);
+      if (run.state == study::RunState::Running && !run.runningElsewhere.isEmpty())
+        s = tr("running elsewhere");
+      if (run.ownerGone) s = tr("interrupted");
       return s;
     }
     case Epoch: {

@@ -34,6 +34,7 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
     const auto runs = store->loadRuns();
     const auto epochs = store->loadAllEpochs();
     const auto steps = store->loadAllSteps();
+    const auto owners = store->runningOwners();
     out->runs.clear();
     out->warning.clear();
     bool unfinished = false, imported = false;
@@ -50,6 +51,15 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       run.runName = QString::fromStdString(r.runName);
       run.seedGiven = r.seedGiven;
       run.currentLoss = std::nan("");
+      if (auto it = owners.find(r.id); it != owners.end()) {
+        if (study::ownerIsGone(it->second)) {
+          // Nobody trains it any more: shown as the cancelled run it is (dashed, out of the
+          // means), labelled "interrupted"; Start (resume) redoes it.
+          run.ownerGone = true;
+          run.state = study::RunState::Cancelled;
+        } else
+          run.runningElsewhere = QString::fromStdString(it->second);
+      }
       if (auto it = epochs.find(r.id); it != epochs.end())
         for (const study::EpochRecord& e : it->second)
           run.epochs.push_back({e.epoch, e.trainLoss, e.testLoss, e.testAccuracy, e.skippedSteps});

@@ -16,6 +16,7 @@
 #include "ui/spec_description.h"
 #include "ui/study_actions.h"
 #include "ui/study_bridge.h"
+#include "ui/study_follower.h"
 #include "ui/study_session.h"
 
 namespace paritylab::ui {
@@ -34,10 +35,6 @@ bool extendsStoredStudy(const QString& stored, const QString& next) {
   }
 }
 
-QString problemCount(qsizetype n) {
-  return n == 1 ? QObject::tr("1 problem") : QObject::tr("%1 problems").arg(n);
-}
-
 }  // namespace
 
 StudyController::StudyController(RunData* data, StudyActions* actions, QObject* parent)
@@ -45,8 +42,19 @@ StudyController::StudyController(RunData* data, StudyActions* actions, QObject* 
       data_(data),
       actions_(actions),
       session_(new StudySession(data, this)),
+      follower_(new StudyFollower(data, this)),
       progress_(data) {
+  connect(follower_, &StudyFollower::writersChanged, this, [this] {
+    updateActions();
+    emit changed();
+  });
+  connect(follower_, &StudyFollower::runsChanged, this, [this](int added, int) {
+    if (added > 0)
+      emit statusMessage(tr("%1 added to %2 by another process")
+                             .arg(countedRuns(added), QFileInfo(dbPath_).fileName()));
+  });
   connect(session_, &StudySession::runningChanged, this, [this](bool running) {
+    updateFollowing();
     if (running) {
       progress_.start();
       emit statusMessage(tr("Training %1 · %2").arg(specName_, databaseText()));
@@ -137,7 +145,7 @@ bool StudyController::loadSpecText(const QString& json, const QString& sourceNam
     specName_ = QFileInfo(sourceName).fileName();
     data_->clear(specName_);
     setMode(Mode::InvalidSpec);
-    emit errorOccurred(tr("The study %1 has %2").arg(sourceName, problemCount(problems_.size())),
+    emit errorOccurred(tr("The study %1 has %2").arg(sourceName, countedProblems(problems_.size())),
                        problems_.join(QLatin1Char('\n')));
     return false;
   }
@@ -310,8 +318,17 @@ bool StudyController::hasUnfinishedRuns() const {
 
 void StudyController::setMode(Mode mode) {
   mode_ = mode;
+  updateFollowing();
   updateActions();
   emit changed();
+}
+
+void StudyController::updateFollowing() {
+  if (mode_ == Mode::Study && !dbPath_.isEmpty() && !isRunning()) {
+    if (!follower_->isFollowing() || follower_->path() != dbPath_) follower_->follow(dbPath_);
+  } else {
+    follower_->stop();
+  }
 }
 
 void StudyController::updateActions() {
@@ -329,7 +346,7 @@ void StudyController::updateActions() {
       break;
     case Mode::InvalidSpec:
       tip = tr("The study has %1 to fix first (Edit study… or the file): %2")
-                .arg(problemCount(problems_.size()), problems_.value(0));
+                .arg(countedProblems(problems_.size()), problems_.value(0));
       break;
     case Mode::Study:
       tip = unfinished ? tr("Run the unfinished runs of %1 in %2 with its own spec, keeping its "
@@ -344,54 +361,26 @@ void StudyController::updateActions() {
              "spec to train");
       break;
   }
+  // Another process is training into this database: Start would compete for its runs.
+  const bool writtenElsewhere = mode_ == Mode::Study && follower_->runningElsewhere() > 0;
+  if (writtenElsewhere)
+    tip = tr("Another process is writing %1: %2 running elsewhere (%3). Start is available once "
+             "none is; the runs shown here follow the database as it commits them.")
+              .arg(QFileInfo(dbPath_).fileName(), countedRuns(follower_->runningElsewhere()),
+                   follower_->writers().join(QStringLiteral(", ")));
   if (running) tip = tr("A study is running");
-  actions_->start->setEnabled(!running && (mode_ == Mode::Spec || unfinished));
+  actions_->start->setEnabled(!running && !writtenElsewhere && (mode_ == Mode::Spec || unfinished));
   actions_->start->setToolTip(tip);
   actions_->start->setStatusTip(tip);
-  actions_->resume->setEnabled(!running && unfinished);
+  actions_->resume->setEnabled(!running && !writtenElsewhere && unfinished);
+  if (!actions_->resume->property("usualTip").isValid())  // StudyActions' own tooltip
+    actions_->resume->setProperty("usualTip", actions_->resume->toolTip());
+  actions_->resume->setToolTip(
+      writtenElsewhere ? tip : actions_->resume->property("usualTip").toString());
   actions_->cancel->setEnabled(running);
   for (QAction* a :
        {actions_->editStudy, actions_->openSpec, actions_->openDatabase, actions_->importCsv})
     a->setEnabled(!running);
-}
-
-QString StudyController::databaseText() const {
-  if (!dbPath_.isEmpty())
-    return tr("Results: %1").arg(QDir::toNativeSeparators(QFileInfo(dbPath_).absoluteFilePath()));
-  if (mode_ == Mode::Spec) return tr("Results: not saved yet (Start asks where)");
-  return tr("Results: none");
-}
-
-QString StudyController::headerHtml() const {
-  const QString where = databaseText().toHtmlEscaped();
-  switch (mode_) {
-    case Mode::Empty:
-      return tr("<b>No study</b> — open a study spec, a results database or a CSV");
-    case Mode::Spec:
-    case Mode::Study: {
-      QString name;
-      return describeSpec(specJson_, &name) + QStringLiteral("<br>") + where;
-    }
-    case Mode::InvalidSpec: {
-      QString html = tr("<b>%1</b> — <span style='color:#b00020'>%2; fix the file or use Edit "
-                        "study…</span>")
-                         .arg(specName_.toHtmlEscaped(), problemCount(problems_.size()));
-      html += QStringLiteral("<ul style='margin:0; color:#b00020'>");
-      for (const QString& p : problems_)
-        html += QStringLiteral("<li>%1</li>").arg(p.toHtmlEscaped());
-      return html + QStringLiteral("</ul>");
-    }
-    case Mode::Imported:
-      return tr("<b>%1</b> — imported results from real hardware (%2 runs; nothing to run)")
-                 .arg(importedFrom_.toHtmlEscaped())
-                 .arg(data_->runs().size()) +
-             QStringLiteral("<br>") + where;
-  }
-  return {};
-}
-
-QString StudyController::progressTitle() const {
-  return isRunning() ? progressText(progress_.snapshot()) : QString();
 }
 
 }  // namespace paritylab::ui

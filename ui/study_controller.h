@@ -1,10 +1,10 @@
 #pragma once
 // What the main window shows and what Start acts on: a study spec (not started yet), a study in
 // a results database (opened, or started here), imported results, or a spec with problems. It
-// owns the StudySession, keeps the shared actions' enabled state and tooltips true to that state,
-// and names the database the runs go to. The first Start and every import ask where the results
-// database goes (a dialog in a visible documents folder, remembered); tests and `--db` replace
-// the dialog with setDatabaseChooser().
+// owns the StudySession and the StudyFollower (a database another process writes), keeps the shared
+// actions' enabled state and tooltips true to that state, and names the database the runs go to.
+// The first Start and every import ask where the results database goes (a dialog in a visible
+// documents folder, remembered); tests and `--db` replace the dialog with setDatabaseChooser().
 
 #include <QObject>
 #include <QString>
@@ -17,6 +17,7 @@ namespace paritylab::ui {
 
 class RunData;
 class StudyActions;
+class StudyFollower;
 class StudySession;
 
 class StudyController : public QObject {
@@ -53,6 +54,9 @@ class StudyController : public QObject {
   Mode mode() const { return mode_; }
   bool isRunning() const;
   StudySession* session() const { return session_; }
+  // Follows the opened database while this window is not training into it: what another process
+  // commits appears live, and Start is disabled while runs are running elsewhere.
+  StudyFollower* follower() const { return follower_; }
   QString specJson() const { return specJson_; }
   QString specName() const { return specName_; }
   QString databasePath() const { return dbPath_; }  // "" until the first Start of a new spec
@@ -72,6 +76,7 @@ class StudyController : public QObject {
  private:
   void setMode(Mode mode);
   void updateActions();
+  void updateFollowing();  // follow the database in Study mode while not training here
   bool hasUnfinishedRuns() const;
   bool startSession(const QString& path, bool resume);
   QString chooseDatabase(const QString& title, const QString& fileName);
@@ -79,11 +84,16 @@ class StudyController : public QObject {
   RunData* data_;
   StudyActions* actions_;
   StudySession* session_;
+  StudyFollower* follower_;
   StudyProgress progress_;
   DatabaseChooser chooser_;
   Mode mode_ = Mode::Empty;
   QString specJson_, specName_, specSource_, dbPath_, importedFrom_;
   QStringList problems_;
 };
+
+// "1 problem" / "3 problems", "1 run" / "3 runs" (study_controller_text.cpp).
+QString countedProblems(qsizetype n);
+QString countedRuns(qsizetype n);
 
 }  // namespace paritylab::ui

@@ -25,7 +25,7 @@ namespace paritylab::cli {
 namespace {
 
 struct RunArgs {
-  std::string study, db, dataset, model, backends;
+  std::string study, db, dataset, model, backends, shard;
   bool resume = false, xray = false;
   std::optional<std::int64_t> trainSize, testSize;
   std::optional<int> seeds, epochs, batch, threads, xrayEvery;
@@ -166,7 +166,9 @@ void printSummary(const study::ResultsStore& store) {
 void runStudy(const RunArgs& a) {
   study::StudySpec spec;
   std::unique_ptr<study::ResultsStore> store;
+  study::StudyShard shard;
   try {
+    if (!a.shard.empty()) shard = study::parseShard(a.shard);
     spec = buildSpec(a);
     study::validateDataset(spec);
     store = study::ResultsStore::open(a.db, true);
@@ -174,7 +176,7 @@ void runStudy(const RunArgs& a) {
   } catch (const std::exception& ex) {
     throw CommandError(ex.what());
   }
-  int total = int(spec.backends.size() * spec.seeds.size());
+  const int total = int(study::shardRunsOf(spec, shard).size());
   std::vector<std::string> names;
   for (auto& b : spec.backends) names.push_back(b.name);
   Progress progress(total, names);
@@ -184,8 +186,13 @@ void runStudy(const RunArgs& a) {
       progress.runFinished(e);
   };
   study::StudyRunner runner(spec, *store, cb);
+  runner.setShard(shard);
   std::printf("Study '%s': %zu backends x %zu seeds, results in %s (emulated backends)\n",
               spec.name.c_str(), spec.backends.size(), spec.seeds.size(), a.db.c_str());
+  if (!shard.whole())
+    std::printf(
+        "Shard %s: %d of the study's %zu runs (join the shards with `paritylab-cli merge`)\n",
+        shard.text().c_str(), total, spec.backends.size() * spec.seeds.size());
   g_runner = &runner;
   auto previous = std::signal(SIGINT, onSigint);
   study::RunnerSummary s;
@@ -208,10 +215,16 @@ void runStudy(const RunArgs& a) {
   if (s.wasCancelled) {
     std::printf(
         "Cancelled: finished runs are saved. Continue with:\n  paritylab-cli run %s--db %s "
-        "--resume\n",
-        a.study.empty() ? "" : (a.study + " ").c_str(), a.db.c_str());
+        "--resume%s\n",
+        a.study.empty() ? "" : (a.study + " ").c_str(), a.db.c_str(),
+        shard.whole() ? "" : (" --shard " + shard.text()).c_str());
     throw CommandError("cancelled", 130);
   }
+  if (!shard.whole())
+    std::printf(
+        "\nShard %s only (the statistics below are on its runs; merge the shards for the "
+        "study's):",
+        shard.text().c_str());
   printSummary(*store);
 }
 
@@ -223,6 +236,9 @@ const CommandRegistration reg{
       cmd->add_option("study", a->study, "Study JSON (see docs/study-spec.md)");
       cmd->add_option("--db", a->db, "Results database")->required();
       cmd->add_flag("--resume", a->resume, "Continue a study: keep finished runs, redo unfinished");
+      cmd->add_option("--shard", a->shard,
+                      "K/N: train only the K-th of N shares of the study (K = 1..N; join the "
+                      "shard databases with `merge`)");
       cmd->add_option("--dataset", a->dataset,
                       "Dataset source (fashion-mnist, synthetic, mnist:DIR...)");
       addIntegerOption(cmd, "--train-size", a->trainSize, {0, input::kMaxDatasetImages},

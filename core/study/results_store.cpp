@@ -81,7 +81,8 @@ bool isUniqueViolation(sqlite3* db) {
          sqlite3_extended_errcode(db) == SQLITE_CONSTRAINT_PRIMARYKEY;
 }
 
-// A process owner "host:pid" is gone when it is on this host and no such process is alive.
+}  // namespace
+
 bool ownerIsGone(const std::string& owner) {
   if (owner.empty()) return true;  // version-1 rows, or a claim that never recorded its owner
   const auto colon = owner.rfind(':');
@@ -97,8 +98,6 @@ bool ownerIsGone(const std::string& owner) {
   if (pid == long(::getpid())) return true;  // this process: its earlier study has ended
   return ::kill(pid_t(pid), 0) != 0 && errno == ESRCH;
 }
-
-}  // namespace
 
 std::string processOwnerId() {
   char host[256] = {};

@@ -156,6 +156,25 @@ class ResultsStore {
   // A run's snapshots by epoch, layers in the order added (empty: none kept).
   std::map<int, std::vector<stats::LayerWeights>> loadWeightSnapshots(std::int64_t runId) const;
 
+  // Values of the paritylab_meta table ("" when absent), e.g. "shard" (study_shard.h). Setting ""
+  // removes the key.
+  std::string metaValue(const std::string& key) const;
+  void setMetaValue(const std::string& key, const std::string& value);
+  // SQLite's quick_check of the file: "" when sound, else its first finding (a truncated or
+  // damaged file).
+  std::string damage() const;
+  // The owner (claimed_by, "host:pid") of every run with status running, by run id; empty for a
+  // database from before claims were recorded (schema version 1).
+  std::map<std::int64_t, std::string> runningOwners() const;
+
+  // Copies the runs `sourceRunIds` of `source` into this database with every row of theirs (every
+  // table with a run_id column: epochs, steps, xray and any later table), in one transaction; the
+  // copies get new ids and no owner. `replaceRunIds` (runs of this database) are deleted first,
+  // with their rows. Throws StoreError when `source` has a table or column this database cannot
+  // store (written by a newer ParityLab) or a copy collides with a run already here.
+  void copyRunsFrom(const ResultsStore& source, const std::vector<std::int64_t>& sourceRunIds,
+                    const std::vector<std::int64_t>& replaceRunIds);
+
   std::vector<RunRecord> loadRuns() const;  // by id
   std::vector<EpochRecord> loadEpochs(std::int64_t runId) const;
   std::map<std::int64_t, std::vector<EpochRecord>> loadAllEpochs() const;
@@ -181,6 +200,10 @@ class ResultsStore {
 
 // This process's identity as a run owner: "host:pid".
 std::string processOwnerId();
+// An owner "host:pid" is gone when it is empty or malformed, this very process (its earlier study
+// has ended), or on this host with no such process alive. An owner on another host is never
+// known to be gone.
+bool ownerIsGone(const std::string& owner);
 
 // Inverse of toString; throws std::invalid_argument "unknown run status 'x'".
 RunState runStateFromString(const std::string& text);

@@ -43,6 +43,10 @@ class Statement {
     }
   }
   void reset() { sqlite3_reset(stmt_); }  // run again with new binds
+  // Binds column c of `from`'s current row as it is (any type; `from` may be another database's).
+  Statement& bindColumnOf(int i, const Statement& from, int c) {
+    return check(sqlite3_bind_value(stmt_, i, sqlite3_column_value(from.stmt_, c)));
+  }
   std::int64_t i64(int c) const { return sqlite3_column_int64(stmt_, c); }
   double real(int c) const {
     return sqlite3_column_type(stmt_, c) == SQLITE_NULL ? std::numeric_limits<double>::quiet_NaN()
@@ -70,5 +74,29 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
   const std::string& file_;
 };
+
+// Runs body() inside BEGIN IMMEDIATE ... COMMIT, rolled back on any exception (SQLite may have
+// rolled back itself, e.g. on SQLITE_FULL: only a transaction still open is rolled back). The
+// exception in flight is the cause and propagates. Returns body()'s result.
+template <typename Body>
+auto inTransaction(sqlite3* db, const std::string& file, Body&& body) {
+  const auto exec = [&](const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      const std::string msg = err ? err : sqlite3_errmsg(db);
+      sqlite3_free(err);
+      throw StoreError(file + ": " + msg);
+    }
+  };
+  exec("BEGIN IMMEDIATE");
+  try {
+    auto result = body();
+    exec("COMMIT");
+    return result;
+  } catch (...) {
+    if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
 
 }  // namespace paritylab::study

@@ -67,6 +67,12 @@ double relativeRunCost(const StudySpec& spec, const BackendEntry& entry) {
          (1.0 + 0.15 * double(std::max(p.topology.replicas, 1) - 1)) * (rounds ? 1.1 : 1.0);
 }
 
+// Sorting key of the order workers take runs in: the seed's place, then the costliest first.
+std::pair<std::ptrdiff_t, double> runOrderRank(const StudySpec& spec, const PlannedRun& p) {
+  const auto seedAt = std::find(spec.seeds.begin(), spec.seeds.end(), p.seed);
+  return {seedAt - spec.seeds.begin(), -relativeRunCost(spec, spec.backends[p.backendIndex])};
+}
+
 }  // namespace
 
 std::int64_t stepSamplingInterval(std::int64_t plannedSteps) {
@@ -77,6 +83,29 @@ std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec) {
   std::vector<PlannedRun> out;
   for (std::uint64_t seed : spec.seeds)
     for (std::size_t b = 0; b < spec.backends.size(); ++b) out.push_back({b, seed});
+  return out;
+}
+
+std::vector<PlannedRun> costliestFirstRunsOf(const StudySpec& spec) {
+  std::vector<PlannedRun> runs = plannedRunsOf(spec);
+  std::stable_sort(runs.begin(), runs.end(), [&](const PlannedRun& a, const PlannedRun& b) {
+    return runOrderRank(spec, a) < runOrderRank(spec, b);
+  });
+  return runs;
+}
+
+std::vector<PlannedRun> shardRunsOf(const StudySpec& spec, const StudyShard& shard) {
+  if (shard.whole()) return plannedRunsOf(spec);
+  std::set<std::pair<std::size_t, std::uint64_t>> owned;
+  std::vector<double> load(std::size_t(shard.count), 0.0);  // relative cost dealt to each shard
+  for (const PlannedRun& p : costliestFirstRunsOf(spec)) {
+    const auto least = std::min_element(load.begin(), load.end());  // the first on a tie
+    *least -= runOrderRank(spec, p).second;                         // += the run's cost
+    if (least - load.begin() + 1 == shard.index) owned.insert({p.backendIndex, p.seed});
+  }
+  std::vector<PlannedRun> out;
+  for (const PlannedRun& p : plannedRunsOf(spec))
+    if (owned.count({p.backendIndex, p.seed}) != 0) out.push_back(p);
   return out;
 }
 
@@ -149,7 +178,8 @@ RunnerSummary StudyRunner::run(bool resume) {
   RunnerSummary summary;
   requireDistinctRuns(spec_);
   const std::string specJson = studySpecToJson(spec_).dump();
-  if (!store_.saveStudySpecIfNone(specJson)) {  // atomic: concurrent processes agree on one spec
+  const bool studySaved = store_.saveStudySpecIfNone(specJson);  // atomic across processes
+  if (!studySaved) {
     if (!resume)
       throw StoreError(store_.path() +
                        ": already holds a study; pass --resume to continue it, or use a new "
@@ -167,6 +197,8 @@ RunnerSummary StudyRunner::run(bool resume) {
     }
   }
 
+  recordOrCheckShard(store_, shard_, studySaved);
+
   // Everything that can fail on bad input happens before the first run.
   data::DataSplit data = data::loadDataset(spec_.dataset);
   // Once per study, so that the divergence analysis needs no dataset files (issue 13).
@@ -179,7 +211,7 @@ RunnerSummary StudyRunner::run(bool resume) {
     if (r.source == "emulated") existing[{r.backend, r.seed}] = r;
 
   std::vector<std::pair<PlannedRun, std::int64_t>> todo;
-  for (const PlannedRun& p : plannedRuns()) {
+  for (const PlannedRun& p : shardRunsOf(spec_, shard_)) {
     ++summary.planned;
     const BackendEntry& entry = spec_.backends[p.backendIndex];
     auto it = existing.find({entry.name, p.seed});
@@ -208,12 +240,7 @@ RunnerSummary StudyRunner::run(bool resume) {
   // would keep one worker busy while the others idle (the quick study's 8-replica tpu-bf16 runs
   // take twice as long as the others).
   std::stable_sort(todo.begin(), todo.end(), [this](const auto& a, const auto& b) {
-    const auto rank = [this](const PlannedRun& p) {
-      const auto seedAt = std::find(spec_.seeds.begin(), spec_.seeds.end(), p.seed);
-      return std::make_pair(seedAt - spec_.seeds.begin(),
-                            -relativeRunCost(spec_, spec_.backends[p.backendIndex]));
-    };
-    return rank(a.first) < rank(b.first);
+    return runOrderRank(spec_, a.first) < runOrderRank(spec_, b.first);
   });
   std::mutex summaryMutex;
   {

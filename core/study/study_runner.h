@@ -12,6 +12,7 @@
 #include "core/nn/trainer.h"
 #include "core/study/results_store.h"
 #include "core/study/run_events.h"
+#include "core/study/study_shard.h"
 #include "core/study/study_spec.h"
 
 namespace paritylab::study {
@@ -42,6 +43,14 @@ std::int64_t stepSamplingInterval(std::int64_t plannedSteps);
 // Every run of a study, seed-major (partial results stay balanced across backends): the order the
 // runner adds them to the store and the ui lists them before they start.
 std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec);
+// The same runs in the order workers take them: seed by seed as planned, each seed's costliest
+// backend first (a long run left for last would keep one worker busy while the others idle).
+std::vector<PlannedRun> costliestFirstRunsOf(const StudySpec& spec);
+// The runs of one shard, in plannedRunsOf's order (every run for the whole study): the runs of
+// costliestFirstRunsOf are dealt one by one, each to the shard with the least relative cost so far
+// (the first such shard on a tie), so the shards take about as long as each other. Depends on the
+// spec only: the same on every resume and machine; more seeds keep the earlier runs' shards.
+std::vector<PlannedRun> shardRunsOf(const StudySpec& spec, const StudyShard& shard);
 
 class StudyRunner {
  public:
@@ -64,6 +73,9 @@ class StudyRunner {
   bool cancelled() const { return cancel_; }
 
   std::vector<PlannedRun> plannedRuns() const;
+  // Train only this shard's runs (study_shard.h); the database records the shard, and a resumed
+  // one must hold the same shard (StoreError otherwise). Default: the whole study.
+  void setShard(const StudyShard& shard) { shard_ = shard; }
   // Minimum interval between step events of one run (default 250 ms = 4/s).
   void setStepInterval(double seconds) { stepInterval_ = seconds; }
 
@@ -81,6 +93,7 @@ class StudyRunner {
   double stepInterval_ = 0.25;
   std::string backboneCheckpoint_;
   std::string owner_ = processOwnerId();
+  StudyShard shard_;
   std::mutex storeErrorMutex_;
   std::exception_ptr storeError_;  // the first failure to record results
 };
