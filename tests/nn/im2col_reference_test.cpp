@@ -21,35 +21,46 @@ float pixel(const ConvGeometry& g, const std::vector<float>& x, int n, int c, in
   return x[((std::size_t(n) * g.channels + c) * g.height + iy) * g.width + ix];
 }
 
+// Column entry i's indices, in the columns' order: (c, ky, kx) row, then (n, oy, ox).
+struct Entry {
+  int c, ky, kx, n, oy, ox;
+};
+Entry entryAt(const ConvGeometry& g, std::size_t i) {
+  const std::size_t ow = std::size_t(g.outWidth()), oh = std::size_t(g.outHeight());
+  const std::size_t k = std::size_t(g.kernel), batch = std::size_t(g.batch);
+  Entry e{};
+  e.ox = int(i % ow);
+  i /= ow;
+  e.oy = int(i % oh);
+  i /= oh;
+  e.n = int(i % batch);
+  i /= batch;
+  e.kx = int(i % k);
+  i /= k;
+  e.ky = int(i % k);
+  e.c = int(i / k);
+  return e;
+}
+
 std::vector<float> referenceIm2col(const ConvGeometry& g, const std::vector<float>& x) {
-  const int oh = g.outHeight(), ow = g.outWidth();
   std::vector<float> cols(g.columnRows() * g.columnCols());
-  std::size_t i = 0;
-  for (int c = 0; c < g.channels; ++c)
-    for (int ky = 0; ky < g.kernel; ++ky)
-      for (int kx = 0; kx < g.kernel; ++kx)
-        for (int n = 0; n < g.batch; ++n)
-          for (int oy = 0; oy < oh; ++oy)
-            for (int ox = 0; ox < ow; ++ox)
-              cols[i++] =
-                  pixel(g, x, n, c, oy * g.stride + ky - g.padding, ox * g.stride + kx - g.padding);
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    const Entry e = entryAt(g, i);
+    cols[i] = pixel(g, x, e.n, e.c, e.oy * g.stride + e.ky - g.padding,
+                    e.ox * g.stride + e.kx - g.padding);
+  }
   return cols;
 }
 
+// Adds the entries in the columns' order, as the textbook loop nest (c, ky, kx, n, oy, ox) does.
 std::vector<float> referenceCol2im(const ConvGeometry& g, const std::vector<float>& cols) {
-  const int oh = g.outHeight(), ow = g.outWidth();
   std::vector<float> dx(std::size_t(g.batch) * g.channels * g.height * g.width, 0.0f);
-  std::size_t i = 0;
-  for (int c = 0; c < g.channels; ++c)
-    for (int ky = 0; ky < g.kernel; ++ky)
-      for (int kx = 0; kx < g.kernel; ++kx)
-        for (int n = 0; n < g.batch; ++n)
-          for (int oy = 0; oy < oh; ++oy)
-            for (int ox = 0; ox < ow; ++ox, ++i) {
-              const int iy = oy * g.stride + ky - g.padding, ix = ox * g.stride + kx - g.padding;
-              if (iy < 0 || iy >= g.height || ix < 0 || ix >= g.width) continue;
-              dx[((std::size_t(n) * g.channels + c) * g.height + iy) * g.width + ix] += cols[i];
-            }
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    const Entry e = entryAt(g, i);
+    const int iy = e.oy * g.stride + e.ky - g.padding, ix = e.ox * g.stride + e.kx - g.padding;
+    if (iy < 0 || iy >= g.height || ix < 0 || ix >= g.width) continue;
+    dx[((std::size_t(e.n) * g.channels + e.c) * g.height + iy) * g.width + ix] += cols[i];
+  }
   return dx;
 }
 
@@ -62,9 +73,9 @@ bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
 
 TEST(Im2col, Issue17_2_EveryGeometryMatchesTheTextbookLoopsBitForBit) {
   int checked = 0;
-  for (int kernel : {1, 3, 5})
-    for (int stride : {1, 2, 3})
-      for (int padding = 0; padding <= 2; ++padding)
+  for (int kernel : {1, 3, 5}) {
+    for (int stride : {1, 2, 3}) {
+      for (int padding = 0; padding <= 2; ++padding) {
         for (int side = 1; side <= 37; ++side) {
           const ConvGeometry g{2, 2, side, side + 3, kernel, stride, padding};
           if (g.outHeight() <= 0 || g.outWidth() <= 0) continue;
@@ -73,18 +84,23 @@ TEST(Im2col, Issue17_2_EveryGeometryMatchesTheTextbookLoopsBitForBit) {
                                    " input " + std::to_string(side) + "x" +
                                    std::to_string(side + 3);
           std::vector<float> x(std::size_t(g.batch) * g.channels * g.height * g.width);
-          testing::fillUniform(x.data(), x.size(), std::uint64_t(side * 97 + kernel));
+          testing::fillUniform(x.data(), x.size(),
+                               std::uint64_t(side) * 97 + std::uint64_t(kernel));
           // Poisoned: every entry must be written.
           std::vector<float> cols(g.columnRows() * g.columnCols(), 12345.0f);
           im2col(g, x.data(), cols.data());
           ASSERT_TRUE(sameBits(cols, referenceIm2col(g, x))) << what;
           std::vector<float> grads(cols.size());
-          testing::fillUniform(grads.data(), grads.size(), std::uint64_t(side * 89 + stride));
+          testing::fillUniform(grads.data(), grads.size(),
+                               std::uint64_t(side) * 89 + std::uint64_t(stride));
           std::vector<float> dx(x.size(), 54321.0f);
           col2im(g, grads.data(), dx.data());
           ASSERT_TRUE(sameBits(dx, referenceCol2im(g, grads))) << what;
           ++checked;
         }
+      }
+    }
+  }
   EXPECT_GT(checked, 800);
 }
 
