@@ -1,6 +1,8 @@
 #pragma once
-// Runs a study: backends x seeds on a thread pool, each run via nn::train, results committed to a
-// ResultsStore as they happen, progress reported through RunnerCallbacks.
+// Runs a study: backends x seeds, each run via nn::train, results committed to a ResultsStore as
+// they happen, progress reported through RunnerCallbacks. One scheduler (RunScheduler) hands the
+// runs out to this process's thread pool and, with MPI (mpi_study.h), to the workers of other
+// ranks (RemoteWorkers); every record goes through one StudyCommitter.
 
 #include <atomic>
 #include <exception>
@@ -12,18 +14,12 @@
 #include "core/nn/trainer.h"
 #include "core/study/results_store.h"
 #include "core/study/run_events.h"
+#include "core/study/run_scheduler.h"
+#include "core/study/run_training.h"
+#include "core/study/study_committer.h"
 #include "core/study/study_spec.h"
 
 namespace paritylab::study {
-
-using TrainFunction =
-    std::function<nn::TrainResult(const nn::TrainConfig&, const backends::PrecisionPolicy&,
-                                  const data::DataSplit&, const nn::TrainCallbacks&)>;
-
-struct PlannedRun {
-  std::size_t backendIndex = 0;  // into spec.backends
-  std::uint64_t seed = 0;
-};
 
 struct RunnerSummary {
   int planned = 0;  // backend x seed
@@ -33,15 +29,20 @@ struct RunnerSummary {
   bool wasCancelled = false;
 };
 
-// Step-level training loss and learning rate kept per run in the results database: every k-th
-// step (steps k, 2k, 3k, ...), k = ceil(plannedSteps / kMaxStoredSteps), so at most 2,000 points
-// whatever the run's length; plannedSteps = epochs x ceil(train examples / batch size).
-constexpr std::int64_t kMaxStoredSteps = 2000;
-std::int64_t stepSamplingInterval(std::int64_t plannedSteps);
-
-// Every run of a study, seed-major (partial results stay balanced across backends): the order the
-// runner adds them to the store and the ui lists them before they start.
-std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec);
+// Workers in other processes that train runs of this study (the MPI ranks other than 0). The
+// runner calls start() once the study is planned, then serve() on its own thread while its pool
+// trains: serve hands runs out from the same scheduler and commits what the workers record
+// through the same committer, and returns once every worker has stopped.
+class RemoteWorkers {
+ public:
+  virtual ~RemoteWorkers() = default;
+  // What every worker needs before its first run: the study as adopted, the backbone checkpoint.
+  virtual void start(const StudySpec& spec, const std::string& backboneCheckpoint) = 0;
+  // reportStoreError: a record could not be committed (StoreError); the runner then cancels.
+  virtual void serve(RunScheduler& scheduler, StudyCommitter& committer,
+                     const std::atomic<bool>& cancel,
+                     const std::function<void(std::exception_ptr)>& reportStoreError) = 0;
+};
 
 class StudyRunner {
  public:
@@ -58,19 +59,20 @@ class StudyRunner {
   // split the work (RunnerSummary::elsewhere counts the runs another process did).
   // Throws data::DataError / SpecError before any run starts (also for a backend or seed listed
   // twice). Throws StoreError when the database cannot record the results (e.g. a full disk):
-  // the study then stops; what was committed before stays.
-  RunnerSummary run(bool resume = false);
+  // the study then stops; what was committed before stays. remote: workers of other processes
+  // sharing the runs (MPI), or null.
+  RunnerSummary run(bool resume = false, RemoteWorkers* remote = nullptr);
   void cancel() { cancel_ = true; }  // thread-safe; runs stop within one training step
   bool cancelled() const { return cancel_; }
 
   std::vector<PlannedRun> plannedRuns() const;
   // Minimum interval between step events of one run (default 250 ms = 4/s).
   void setStepInterval(double seconds) { stepInterval_ = seconds; }
+  // Worker threads of this process, instead of the spec's `threads` (0: the spec's). The spec
+  // stored in the database keeps its own value.
+  void setThreads(int threads) { threads_ = threads; }
 
  private:
-  void pretrainBackbone(const data::DataSplit& shared);
-  void runOne(const PlannedRun& planned, std::int64_t runId, const data::DataSplit& data,
-              RunnerSummary& summary, std::mutex& summaryMutex);
   void recordStoreFailure(std::exception_ptr error);  // keeps the first, cancels the study
 
   StudySpec spec_;
@@ -79,7 +81,7 @@ class StudyRunner {
   TrainFunction train_;
   std::atomic<bool> cancel_{false};
   double stepInterval_ = 0.25;
-  std::string backboneCheckpoint_;
+  int threads_ = 0;
   std::string owner_ = processOwnerId();
   std::mutex storeErrorMutex_;
   std::exception_ptr storeError_;  // the first failure to record results
