@@ -181,6 +181,7 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
       progress.runFinished(e);
   };
   study::StudyRunner runner(spec, *store, cb);
+  runner.setReclaimOtherHosts(a.reclaim);
   std::string how = transport.description;
   if (transport.threadsFor) {
     const int threads = transport.threadsFor(spec.threads);
@@ -253,6 +254,10 @@ const CommandRegistration reg{
                     "X-ray every matrix product, about 50 sampled steps per run (see `xray`)");
       addIntegerOption(cmd, "--xray-every", a->xrayEvery, {1, 1'000'000},
                        "X-ray every N-th training step");
+      cmd->add_flag("--reclaim", a->reclaim,
+                    "With --resume: also redo runs claimed on other hosts (a killed cluster job's; "
+                    "only when none of its processes still runs)")
+          ->needs("--resume");
       cmd->add_flag("--mpi", a->mpi,
                     "Share the runs among MPI ranks (automatic under mpirun or srun; see "
                     "docs/cluster.md)");

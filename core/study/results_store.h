@@ -107,7 +107,9 @@ class ResultsStore {
   // Sets unfinished emulated runs back to pending so that they run again: failed and cancelled
   // ones, and running ones whose owner is gone (same host, process no longer alive, or no owner
   // recorded). Runs of a live process are left alone. Returns how many were released.
-  int releaseUnfinishedRuns();
+  // otherHostsGone: the caller knows that no process on another host works on the database any
+  // more (a killed cluster job's rank 0 ran there): their running runs are released too.
+  int releaseUnfinishedRuns(bool otherHostsGone = false);
   void updateRun(const RunRecord& run);  // by run.id
   void setRunStatus(std::int64_t runId, RunState state);
   void addEpoch(std::int64_t runId, const EpochRecord& epoch);

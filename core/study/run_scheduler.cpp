@@ -66,9 +66,9 @@ void RunScheduler::adoptSpec(bool resume) {
   store_.saveStudySpec(specJson);  // extended: the same study with more seeds/backends
 }
 
-void RunScheduler::planRuns(bool resume) {
+void RunScheduler::planRuns(bool resume, bool reclaim) {
   // Unfinished runs of earlier processes run again (not those another live process works on).
-  if (resume) store_.releaseUnfinishedRuns();
+  if (resume) store_.releaseUnfinishedRuns(reclaim);
   std::map<std::pair<std::string, std::uint64_t>, RunRecord> existing;
   for (const RunRecord& r : store_.loadRuns())
     if (r.source == "emulated") existing[{r.backend, r.seed}] = r;

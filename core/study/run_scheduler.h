@@ -45,10 +45,11 @@ class RunScheduler {
   // study, or the same with more seeds or backends (the stored spec is then replaced). Throws
   // StoreError (a study is stored and resume is false) or SpecError (a different study).
   void adoptSpec(bool resume);
-  // Lists the runs to do: resume releases the unfinished runs of earlier processes first; every
+  // Lists the runs to do: resume releases the unfinished runs of earlier processes first (with
+  // reclaim, also those claimed on other hosts: ResultsStore::releaseUnfinishedRuns); every
   // planned run not completed or diverged is added to the store as pending (when absent) and
   // queued, seed by seed, each seed's costliest backend first.
-  void planRuns(bool resume);
+  void planRuns(bool resume, bool reclaim = false);
 
   const std::vector<RunJob>& todo() const { return todo_; }
   int planned() const { return planned_; }

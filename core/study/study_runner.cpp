@@ -45,7 +45,7 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
   scheduler.adoptSpec(resume);
   // Everything that can fail on bad input happens before the first run.
   data::DataSplit data = data::loadDataset(spec_.dataset);
-  scheduler.planRuns(resume);
+  scheduler.planRuns(resume, reclaimOtherHosts_);
 
   StudyCommitter committer(spec_, store_, callbacks_);
   committer.announcePending(scheduler.todo());

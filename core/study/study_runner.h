@@ -71,6 +71,10 @@ class StudyRunner {
   // Worker threads of this process, instead of the spec's `threads` (0: the spec's). The spec
   // stored in the database keeps its own value.
   void setThreads(int threads) { threads_ = threads; }
+  // With resume: also redo the runs claimed by processes on other hosts, which the runner cannot
+  // check are gone (a cluster job killed with its rank 0 on another node). Only when none of them
+  // still works on the database.
+  void setReclaimOtherHosts(bool reclaim) { reclaimOtherHosts_ = reclaim; }
 
  private:
   void recordStoreFailure(std::exception_ptr error);  // keeps the first, cancels the study
@@ -82,6 +86,7 @@ class StudyRunner {
   std::atomic<bool> cancel_{false};
   double stepInterval_ = 0.25;
   int threads_ = 0;
+  bool reclaimOtherHosts_ = false;
   std::string owner_ = processOwnerId();
   std::mutex storeErrorMutex_;
   std::exception_ptr storeError_;  // the first failure to record results
