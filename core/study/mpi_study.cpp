@@ -279,7 +279,8 @@ bool runMpiWorker(const MpiSession& session, std::atomic<bool>& cancel,
   WorkerMailbox mailbox(threads);
   WireRecorder recorder([&mailbox](WireRecord r) { mailbox.post(std::move(r)); });
   std::vector<std::thread> pool;
-  for (int i = 0; i < threads; ++i)
+  pool.reserve(std::size_t(threads));
+  for (int i = 0; i < threads; ++i) {
     pool.emplace_back([&] {
       while (!cancel) {
         const std::optional<RunJob> job = mailbox.nextJob();
@@ -288,6 +289,7 @@ bool runMpiWorker(const MpiSession& session, std::atomic<bool>& cancel,
       }
       mailbox.threadEnded();
     });
+  }
 
   for (;;) {
     WorkerMailbox::Outgoing out = mailbox.takeOutgoing();

@@ -86,11 +86,12 @@ void WireRecorder::addEpoch(std::int64_t runId, const EpochRecord& e) {
 
 void WireRecorder::addXraySample(std::int64_t runId, const nn::XraySample& sample) {
   json records = json::array();
-  for (const nn::XrayRecord& r : sample.records)
+  for (const nn::XrayRecord& r : sample.records) {
     records.push_back({{"site", r.site},
                        {"operand", r.operand},
                        {"format", r.format},
                        {"xray", tensorXrayToJson(r.xray)}});
+  }
   send_(encode(
       RecordKind::Xray,
       {{"run", runId}, {"step", sample.step}, {"epoch", sample.epoch}, {"records", records}}));

@@ -34,10 +34,11 @@ std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec) {
 
 void requireDistinctRuns(const StudySpec& spec) {
   std::set<std::string> names;
-  for (const BackendEntry& b : spec.backends)
+  for (const BackendEntry& b : spec.backends) {
     if (!names.insert(b.name).second)
       throw SpecError("backends: '" + b.name +
                       "' is listed twice (each backend once; give a custom one another \"name\")");
+  }
   std::set<std::uint64_t> seeds;
   for (std::uint64_t seed : spec.seeds)
     if (!seeds.insert(seed).second)
@@ -50,19 +51,21 @@ RunScheduler::RunScheduler(const StudySpec& spec, ResultsStore& store, std::stri
 void RunScheduler::adoptSpec(bool resume) {
   const std::string specJson = studySpecToJson(spec_).dump();
   if (store_.saveStudySpecIfNone(specJson)) return;  // atomic: concurrent processes agree on one
-  if (!resume)
+  if (!resume) {
     throw StoreError(store_.path() +
                      ": already holds a study; pass --resume to continue it, or use a new "
                      "database");
+  }
   StudySpec stored = store_.loadStudySpec();
   nlohmann::json a = studySpecToJson(stored), b = studySpecToJson(spec_);
   a.erase("threads");
   b.erase("threads");
   if (a == b) return;
-  if (!extendsStudy(stored, spec_))
+  if (!extendsStudy(stored, spec_)) {
     throw SpecError(store_.path() +
                     ": the stored study differs from this one (resuming a database needs its "
                     "study, or the same study with more seeds or backends)");
+  }
   store_.saveStudySpec(specJson);  // extended: the same study with more seeds/backends
 }
 

@@ -24,7 +24,7 @@ std::int64_t stepSamplingInterval(std::int64_t plannedSteps) {
 std::string pretrainBackbone(const StudySpec& spec, const std::string& databasePath,
                              const TrainFunction& train, const std::atomic<bool>& cancel) {
   const PretrainStage& p = *spec.pretrain;
-  const std::string checkpoint = databasePath + ".backbone.ckpt";
+  std::string checkpoint = databasePath + ".backbone.ckpt";
   if (std::filesystem::exists(checkpoint)) return checkpoint;  // made by an earlier (resumed) run
   data::DatasetSpec d = spec.dataset;
   d.classes = p.classes;

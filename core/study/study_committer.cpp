@@ -3,6 +3,16 @@
 #include <cmath>
 
 namespace paritylab::study {
+namespace {
+
+RunStateEvent stateEvent(const RunKey& run, RunState state) {
+  RunStateEvent e;
+  e.run = run;
+  e.state = state;
+  return e;
+}
+
+}  // namespace
 
 StudyCommitter::StudyCommitter(const StudySpec& spec, ResultsStore& store,
                                const RunnerCallbacks& callbacks)
@@ -20,7 +30,7 @@ StudyCommitter::StartedRun StudyCommitter::startedRun(std::int64_t runId) const 
 
 void StudyCommitter::announcePending(const std::vector<RunJob>& jobs) {
   if (!callbacks_.onRunState) return;
-  for (const RunJob& job : jobs) callbacks_.onRunState({keyOf(job), RunState::Pending});
+  for (const RunJob& job : jobs) callbacks_.onRunState(stateEvent(keyOf(job), RunState::Pending));
 }
 
 void StudyCommitter::runStarted(const RunJob& job) {
@@ -30,7 +40,7 @@ void StudyCommitter::runStarted(const RunJob& job) {
     std::lock_guard lock(mutex_);
     started_[job.runId] = run;
   }
-  if (callbacks_.onRunState) callbacks_.onRunState({run.key, RunState::Running});
+  if (callbacks_.onRunState) callbacks_.onRunState(stateEvent(run.key, RunState::Running));
 }
 
 void StudyCommitter::cancelledBeforeStart(const std::vector<RunJob>& jobs) {
@@ -39,7 +49,7 @@ void StudyCommitter::cancelledBeforeStart(const std::vector<RunJob>& jobs) {
       std::lock_guard lock(mutex_);
       ++outcomes_.cancelled;
     }
-    if (callbacks_.onRunState) callbacks_.onRunState({keyOf(job), RunState::Cancelled});
+    if (callbacks_.onRunState) callbacks_.onRunState(stateEvent(keyOf(job), RunState::Cancelled));
   }
 }
 
@@ -83,10 +93,11 @@ void StudyCommitter::finishRun(const RunRecord& rec) {
     }
     started_.erase(rec.id);
   }
-  if (callbacks_.onRunState)
+  if (callbacks_.onRunState) {
     callbacks_.onRunState({run.key, rec.status, rec.divergedEpoch, rec.message,
                            std::isnan(rec.finalAccuracy) ? 0.0 : rec.finalAccuracy,
                            rec.wallSeconds});
+  }
 }
 
 RunOutcomes StudyCommitter::outcomes() const {

@@ -77,10 +77,11 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
                     [this](std::exception_ptr e) { recordStoreFailure(std::move(e)); });
     pool.wait();
   }
-  if (storeError_)
+  if (storeError_) {
     throw StoreError(messageOf(storeError_) +
                      " (the study stopped: its results cannot be recorded; runs finished before "
                      "are kept, continue with --resume once the cause is fixed)");
+  }
   // Never started: they stay pending in the database (another process may run them).
   committer.cancelledBeforeStart(scheduler.remaining());
 
