@@ -21,6 +21,7 @@ packages=(
   libopenblas-dev libeigen3-dev libopencv-dev libboost-math-dev
   nlohmann-json3-dev libcli11-dev libsqlite3-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  openmpi-bin libopenmpi-dev
   dataset-fashion-mnist
 )
 dev_packages=(xvfb xauth imagemagick python3-scipy python3-numpy python3-statsmodels clang-format clang-tidy)

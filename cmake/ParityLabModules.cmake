@@ -1,9 +1,13 @@
-# paritylab_core_module(NAME [DEPS target...])
-# One static library per core/ folder (paritylab_<NAME>), built from every .cpp in that folder.
+# paritylab_core_module(NAME [EXCLUDE prefix] [DEPS target...])
+# One static library per core/ folder (paritylab_<NAME>), built from every .cpp in that folder
+# (except those whose name starts with EXCLUDE's prefix: built apart, behind an option).
 # Each folder builds and tests on its own, so work on one floor never breaks the build of another.
 function(paritylab_core_module name)
-  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "EXCLUDE" "DEPS" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  if(ARG_EXCLUDE)
+    list(FILTER sources EXCLUDE REGEX "/${ARG_EXCLUDE}[^/]*$")
+  endif()
   if(sources)
     add_library(paritylab_${name} STATIC ${sources})
     set(scope PUBLIC)

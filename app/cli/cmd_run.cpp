@@ -1,5 +1,6 @@
 // `paritylab-cli run [STUDY.json] --db FILE [--resume] [overrides]`: trains every backend x seed of
-// a study, committing results as they happen; Ctrl-C cancels cleanly.
+// a study, committing results as they happen; Ctrl-C and SIGTERM cancel cleanly. Under mpirun or
+// srun (or with --mpi) the runs are shared among the MPI ranks (mpi_run.cpp).
 
 #include <unistd.h>
 
@@ -16,25 +17,19 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "app/cli/run_study.h"
 #include "core/input/input_limits.h"
 #include "core/stats/statistics.h"
+#include "core/study/launcher_environment.h"
 #include "core/study/study_report.h"
 #include "core/study/study_runner.h"
 
 namespace paritylab::cli {
 namespace {
 
-struct RunArgs {
-  std::string study, db, dataset, model, backends, shard;
-  bool resume = false, xray = false;
-  std::optional<std::int64_t> trainSize, testSize;
-  std::optional<int> seeds, epochs, batch, threads, xrayEvery;
-  std::optional<double> lr;
-};
-
 std::atomic<study::StudyRunner*> g_runner{nullptr};
 
-extern "C" void onSigint(int) {
+extern "C" void onCancelSignal(int) {
   if (auto* r = g_runner.load()) r->cancel();
 }
 
@@ -163,7 +158,9 @@ void printSummary(const study::ResultsStore& store) {
   }
 }
 
-void runStudy(const RunArgs& a) {
+}  // namespace
+
+void runStudy(const RunArgs& a, const RunTransport& transport) {
   study::StudySpec spec;
   std::unique_ptr<study::ResultsStore> store;
   study::StudyShard shard;
@@ -187,24 +184,38 @@ void runStudy(const RunArgs& a) {
   };
   study::StudyRunner runner(spec, *store, cb);
   runner.setShard(shard);
-  std::printf("Study '%s': %zu backends x %zu seeds, results in %s (emulated backends)\n",
-              spec.name.c_str(), spec.backends.size(), spec.seeds.size(), a.db.c_str());
+  runner.setReclaimOtherHosts(a.reclaim);
+  std::string how = transport.description;
+  if (transport.threadsFor) {
+    const int threads = transport.threadsFor(spec.threads);
+    runner.setThreads(threads);
+    how += "; rank 0 trains with " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "");
+  }
+  std::printf("Study '%s': %zu backends x %zu seeds, results in %s (emulated backends%s)\n",
+              spec.name.c_str(), spec.backends.size(), spec.seeds.size(), a.db.c_str(),
+              how.c_str());
   if (!shard.whole())
     std::printf(
         "Shard %s: %d of the study's %zu runs (join the shards with `paritylab-cli merge`)\n",
         shard.text().c_str(), total, spec.backends.size() * spec.seeds.size());
+  std::fflush(stdout);
   g_runner = &runner;
-  auto previous = std::signal(SIGINT, onSigint);
+  // Ctrl-C, and SIGTERM (a batch system's time limit, mpirun passing on either): cancel cleanly.
+  auto previousInt = std::signal(SIGINT, onCancelSignal);
+  auto previousTerm = std::signal(SIGTERM, onCancelSignal);
+  const auto restoreSignals = [&] {
+    std::signal(SIGINT, previousInt);
+    std::signal(SIGTERM, previousTerm);
+    g_runner = nullptr;
+  };
   study::RunnerSummary s;
   try {
-    s = runner.run(a.resume);
+    s = runner.run(a.resume, transport.remote);
   } catch (const std::exception& ex) {
-    std::signal(SIGINT, previous);
-    g_runner = nullptr;
+    restoreSignals();
     throw CommandError(ex.what());
   }
-  std::signal(SIGINT, previous);
-  g_runner = nullptr;
+  restoreSignals();
   progress.end();
   if (s.skipped) std::printf("%d runs were already finished and kept.\n", s.skipped);
   if (s.elsewhere)
@@ -227,6 +238,8 @@ void runStudy(const RunArgs& a) {
         shard.text().c_str());
   printSummary(*store);
 }
+
+namespace {
 
 const CommandRegistration reg{
     "run", 50, [](CLI::App& root) {
@@ -257,7 +270,22 @@ const CommandRegistration reg{
                     "X-ray every matrix product, about 50 sampled steps per run (see `xray`)");
       addIntegerOption(cmd, "--xray-every", a->xrayEvery, {1, 1'000'000},
                        "X-ray every N-th training step");
-      cmd->callback([a] { runStudy(*a); });
+      cmd->add_flag("--reclaim", a->reclaim,
+                    "With --resume: also redo runs claimed on other hosts (a killed cluster job's; "
+                    "only when none of its processes still runs)")
+          ->needs("--resume");
+      cmd->add_flag("--mpi", a->mpi,
+                    "Share the runs among MPI ranks (automatic under mpirun or srun; see "
+                    "docs/cluster.md)");
+      cmd->callback([a] {
+        const std::string launcher = study::mpiLauncherVariable();
+        if (!a->mpi && launcher.empty()) return runStudy(*a);
+#if PARITYLAB_HAS_MPI
+        runStudyOnMpi(*a);
+#else
+        throw CommandError(study::mpiNotBuiltMessage(launcher, "--mpi"), 2);
+#endif
+      });
     }};
 
 }  // namespace

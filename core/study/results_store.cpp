@@ -83,12 +83,12 @@ bool isUniqueViolation(sqlite3* db) {
 
 }  // namespace
 
-bool ownerIsGone(const std::string& owner) {
+bool ownerIsGone(const std::string& owner, bool otherHostsGone) {
   if (owner.empty()) return true;  // version-1 rows, or a claim that never recorded its owner
   const auto colon = owner.rfind(':');
   if (colon == std::string::npos) return true;
   const std::string self = processOwnerId();
-  if (owner.compare(0, colon + 1, self, 0, self.rfind(':') + 1) != 0) return false;  // other host
+  if (owner.compare(0, colon + 1, self, 0, self.rfind(':') + 1) != 0) return otherHostsGone;
   long pid = 0;
   for (std::size_t i = colon + 1; i < owner.size(); ++i) {
     if (owner[i] < '0' || owner[i] > '9' || pid > 1'000'000'000) return true;
@@ -245,7 +245,7 @@ bool ResultsStore::claimRun(std::int64_t runId, const std::string& owner) {
   });
 }
 
-int ResultsStore::releaseUnfinishedRuns() {
+int ResultsStore::releaseUnfinishedRuns(bool otherHostsGone) {
   std::lock_guard lock(mutex_);
   return transaction([&] {
     Statement s(db_,
@@ -254,7 +254,8 @@ int ResultsStore::releaseUnfinishedRuns() {
                 path_);
     std::vector<std::int64_t> release;
     while (s.step())
-      if (s.text(1) != "running" || ownerIsGone(s.text(2))) release.push_back(s.i64(0));
+      if (s.text(1) != "running" || ownerIsGone(s.text(2), otherHostsGone))
+        release.push_back(s.i64(0));
     for (std::int64_t id : release) {
       Statement(db_, "UPDATE runs SET status = 'pending', claimed_by = '' WHERE id = ?", path_)
           .bind(1, id)

@@ -112,7 +112,9 @@ class ResultsStore {
   // Sets unfinished emulated runs back to pending so that they run again: failed and cancelled
   // ones, and running ones whose owner is gone (same host, process no longer alive, or no owner
   // recorded). Runs of a live process are left alone. Returns how many were released.
-  int releaseUnfinishedRuns();
+  // otherHostsGone: the caller knows that no process on another host works on the database any
+  // more (a killed cluster job's rank 0 ran there): their running runs are released too.
+  int releaseUnfinishedRuns(bool otherHostsGone = false);
   void updateRun(const RunRecord& run);  // by run.id
   void setRunStatus(std::int64_t runId, RunState state);
   void addEpoch(std::int64_t runId, const EpochRecord& epoch);
@@ -201,9 +203,9 @@ class ResultsStore {
 // This process's identity as a run owner: "host:pid".
 std::string processOwnerId();
 // An owner "host:pid" is gone when it is empty or malformed, this very process (its earlier study
-// has ended), or on this host with no such process alive. An owner on another host is never
-// known to be gone.
-bool ownerIsGone(const std::string& owner);
+// has ended), or on this host with no such process alive. An owner on another host is gone only
+// when otherHostsGone says so (run --resume --reclaim: nobody can check another host's processes).
+bool ownerIsGone(const std::string& owner, bool otherHostsGone = false);
 
 // Inverse of toString; throws std::invalid_argument "unknown run status 'x'".
 RunState runStateFromString(const std::string& text);

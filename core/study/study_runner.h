@@ -1,6 +1,8 @@
 #pragma once
-// Runs a study: backends x seeds on a thread pool, each run via nn::train, results committed to a
-// ResultsStore as they happen, progress reported through RunnerCallbacks.
+// Runs a study: backends x seeds, each run via nn::train, results committed to a ResultsStore as
+// they happen, progress reported through RunnerCallbacks. One scheduler (RunScheduler) hands the
+// runs out to this process's thread pool and, with MPI (mpi_study.h), to the workers of other
+// ranks (RemoteWorkers); every record goes through one StudyCommitter.
 
 #include <atomic>
 #include <exception>
@@ -12,19 +14,12 @@
 #include "core/nn/trainer.h"
 #include "core/study/results_store.h"
 #include "core/study/run_events.h"
-#include "core/study/study_shard.h"
+#include "core/study/run_scheduler.h"
+#include "core/study/run_training.h"
+#include "core/study/study_committer.h"
 #include "core/study/study_spec.h"
 
 namespace paritylab::study {
-
-using TrainFunction =
-    std::function<nn::TrainResult(const nn::TrainConfig&, const backends::PrecisionPolicy&,
-                                  const data::DataSplit&, const nn::TrainCallbacks&)>;
-
-struct PlannedRun {
-  std::size_t backendIndex = 0;  // into spec.backends
-  std::uint64_t seed = 0;
-};
 
 struct RunnerSummary {
   int planned = 0;  // backend x seed
@@ -34,23 +29,20 @@ struct RunnerSummary {
   bool wasCancelled = false;
 };
 
-// Step-level training loss and learning rate kept per run in the results database: every k-th
-// step (steps k, 2k, 3k, ...), k = ceil(plannedSteps / kMaxStoredSteps), so at most 2,000 points
-// whatever the run's length; plannedSteps = epochs x ceil(train examples / batch size).
-constexpr std::int64_t kMaxStoredSteps = 2000;
-std::int64_t stepSamplingInterval(std::int64_t plannedSteps);
-
-// Every run of a study, seed-major (partial results stay balanced across backends): the order the
-// runner adds them to the store and the ui lists them before they start.
-std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec);
-// The same runs in the order workers take them: seed by seed as planned, each seed's costliest
-// backend first (a long run left for last would keep one worker busy while the others idle).
-std::vector<PlannedRun> costliestFirstRunsOf(const StudySpec& spec);
-// The runs of one shard, in plannedRunsOf's order (every run for the whole study): the runs of
-// costliestFirstRunsOf are dealt one by one, each to the shard with the least relative cost so far
-// (the first such shard on a tie), so the shards take about as long as each other. Depends on the
-// spec only: the same on every resume and machine; more seeds keep the earlier runs' shards.
-std::vector<PlannedRun> shardRunsOf(const StudySpec& spec, const StudyShard& shard);
+// Workers in other processes that train runs of this study (the MPI ranks other than 0). The
+// runner calls start() once the study is planned, then serve() on its own thread while its pool
+// trains: serve hands runs out from the same scheduler and commits what the workers record
+// through the same committer, and returns once every worker has stopped.
+class RemoteWorkers {
+ public:
+  virtual ~RemoteWorkers() = default;
+  // What every worker needs before its first run: the study as adopted, the backbone checkpoint.
+  virtual void start(const StudySpec& spec, const std::string& backboneCheckpoint) = 0;
+  // reportStoreError: a record could not be committed (StoreError); the runner then cancels.
+  virtual void serve(RunScheduler& scheduler, StudyCommitter& committer,
+                     const std::atomic<bool>& cancel,
+                     const std::function<void(std::exception_ptr)>& reportStoreError) = 0;
+};
 
 class StudyRunner {
  public:
@@ -67,8 +59,9 @@ class StudyRunner {
   // split the work (RunnerSummary::elsewhere counts the runs another process did).
   // Throws data::DataError / SpecError before any run starts (also for a backend or seed listed
   // twice). Throws StoreError when the database cannot record the results (e.g. a full disk):
-  // the study then stops; what was committed before stays.
-  RunnerSummary run(bool resume = false);
+  // the study then stops; what was committed before stays. remote: workers of other processes
+  // sharing the runs (MPI), or null.
+  RunnerSummary run(bool resume = false, RemoteWorkers* remote = nullptr);
   void cancel() { cancel_ = true; }  // thread-safe; runs stop within one training step
   bool cancelled() const { return cancel_; }
 
@@ -78,11 +71,15 @@ class StudyRunner {
   void setShard(const StudyShard& shard) { shard_ = shard; }
   // Minimum interval between step events of one run (default 250 ms = 4/s).
   void setStepInterval(double seconds) { stepInterval_ = seconds; }
+  // Worker threads of this process, instead of the spec's `threads` (0: the spec's). The spec
+  // stored in the database keeps its own value.
+  void setThreads(int threads) { threads_ = threads; }
+  // With resume: also redo the runs claimed by processes on other hosts, which the runner cannot
+  // check are gone (a cluster job killed with its rank 0 on another node). Only when none of them
+  // still works on the database.
+  void setReclaimOtherHosts(bool reclaim) { reclaimOtherHosts_ = reclaim; }
 
  private:
-  void pretrainBackbone(const data::DataSplit& shared);
-  void runOne(const PlannedRun& planned, std::int64_t runId, const data::DataSplit& data,
-              RunnerSummary& summary, std::mutex& summaryMutex);
   void recordStoreFailure(std::exception_ptr error);  // keeps the first, cancels the study
 
   StudySpec spec_;
@@ -91,7 +88,8 @@ class StudyRunner {
   TrainFunction train_;
   std::atomic<bool> cancel_{false};
   double stepInterval_ = 0.25;
-  std::string backboneCheckpoint_;
+  int threads_ = 0;
+  bool reclaimOtherHosts_ = false;
   std::string owner_ = processOwnerId();
   StudyShard shard_;
   std::mutex storeErrorMutex_;

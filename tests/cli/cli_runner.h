@@ -54,9 +54,17 @@ inline std::string readAll(const std::string& path) {
   return text.str();
 }
 
-inline CliResult runCli(const std::vector<std::string>& args, const std::string& stdinText = {}) {
+// environment: extra variables for the command, each "NAME=value".
+inline CliResult runCli(const std::vector<std::string>& args, const std::string& stdinText = {},
+                        const std::vector<std::string>& environment = {}) {
   const TempFolder io("io");
-  std::string command = shellQuoted(PARITYLAB_CLI);
+  std::string command;
+  if (!environment.empty()) {
+    command = "env";
+    for (const auto& variable : environment) command += " " + shellQuoted(variable);
+    command += " ";
+  }
+  command += shellQuoted(PARITYLAB_CLI);
   for (const auto& arg : args) command += " " + shellQuoted(arg);
   command += " < " + shellQuoted(io.write("stdin", stdinText));
   command += " 2> " + shellQuoted(io.file("stderr"));

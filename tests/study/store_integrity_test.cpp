@@ -220,6 +220,29 @@ TEST(ResultsStore, ReleasesRunsOfGoneProcessesOnly) {
   EXPECT_EQ(after[3].status, RunState::Pending);
 }
 
+// Issue 15 item 3: a cluster job killed with its rank 0 on another node left runs claimed there;
+// a resume with --reclaim (the user knows that job is gone) releases them, but never the run of a
+// process alive on this host.
+TEST(ResultsStore, ReclaimReleasesRunsClaimedOnOtherHostsToo) {
+  const std::string path = freshTempPath("reclaim.db");
+  auto store = ResultsStore::open(path, true);
+  RunRecord r;
+  r.backend = "cpu-fp32";
+  for (std::uint64_t seed : {0, 1}) {
+    r.seed = seed;
+    store->ensureRun(r);
+  }
+  auto ids = store->loadRuns();
+  const std::string host = processOwnerId().substr(0, processOwnerId().rfind(':'));
+  ASSERT_TRUE(store->claimRun(ids[0].id, "node-a-of-a-killed-job:4242"));
+  ASSERT_TRUE(store->claimRun(ids[1].id, host + ":1"));  // pid 1 on this host is alive (init)
+  EXPECT_EQ(store->releaseUnfinishedRuns(), 0);
+  EXPECT_EQ(store->releaseUnfinishedRuns(true), 1);
+  auto after = store->loadRuns();
+  EXPECT_EQ(after[0].status, RunState::Pending);
+  EXPECT_EQ(after[1].status, RunState::Running);
+}
+
 // A database as ParityLab's schema version 1 wrote it, with the duplicates it allowed.
 void writeVersion1Database(const std::string& path) {
   sql(path, R"sql(

@@ -1,0 +1,37 @@
+#pragma once
+// `paritylab-cli run`'s arguments and the study it trains, shared by the single-process command
+// (cmd_run.cpp) and its MPI transport (mpi_run.cpp, built with PARITYLAB_MPI only).
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/study/study_runner.h"
+
+namespace paritylab::cli {
+
+struct RunArgs {
+  std::string study, db, dataset, model, backends, shard;
+  bool resume = false, xray = false, mpi = false, reclaim = false;
+  std::optional<std::int64_t> trainSize, testSize;
+  std::optional<int> seeds, epochs, batch, threads, xrayEvery;
+  std::optional<double> lr;
+};
+
+// How the runs are carried out besides this process's thread pool.
+struct RunTransport {
+  study::RemoteWorkers* remote = nullptr;  // the other MPI ranks, or null
+  // This process's worker threads for the spec's `threads` value (empty: the spec's).
+  std::function<int(int specThreads)> threadsFor;
+  std::string description;  // added to the first line, e.g. ", 3 MPI ranks"
+};
+
+// Trains the study `a` describes into its database, printing progress and the summary; throws
+// CommandError for bad input, a failed database, or a cancelled study (exit code 130).
+void runStudy(const RunArgs& a, const RunTransport& transport = {});
+
+// `run` on MPI ranks (mpi_run.cpp): rank 0 runs the study, the others train its runs.
+void runStudyOnMpi(const RunArgs& a);
+
+}  // namespace paritylab::cli
