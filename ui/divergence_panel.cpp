@@ -250,7 +250,9 @@ void DivergencePanel::settle() {
   for (;;) {
     watcher_.waitForFinished();  // at once when nothing runs
     takeResult();                // a finished result not shown yet (its signal may be queued)
-    if (!watcher_.isRunning()) return;
+    // takeResult may have started another analysis (a stale one, or one pending) that may even
+    // have finished already: return only when nothing runs and every result was taken.
+    if (!watcher_.isRunning() && shown_ == started_) return;
   }
 }
 
