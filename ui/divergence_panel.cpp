@@ -155,6 +155,7 @@ void DivergencePanel::setPair(const QString& a, const QString& b) {
 }
 
 void DivergencePanel::setAlpha(double alpha) {
+  if (alpha == alpha_) return;  // nothing to recompute
   alpha_ = alpha;
   recompute();
 }

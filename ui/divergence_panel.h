@@ -47,6 +47,8 @@ class DivergencePanel : public QWidget {
   // The Statistics tab's A and B: adopted while the user has not picked a pair in this tab.
   void suggestPair(const QString& a, const QString& b);
   void setPair(const QString& a, const QString& b);  // as the user picking them
+  // McNemar/Holm, per-class Holm and the CIs at this level (MainWindow passes the Statistics
+  // tab's); recomputes when it changes.
   void setAlpha(double alpha);
   QString backendA() const;
   QString backendB() const;

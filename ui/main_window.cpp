@@ -217,6 +217,7 @@ void MainWindow::suggestDivergencePair() {
   const study::ReportOptions o = statistics_->reportOptions();
   divergence_->suggestPair(QString::fromStdString(o.a),
                            QString::fromStdString(o.b.empty() ? o.reference : o.b));
+  divergence_->setAlpha(o.alpha);  // McNemar/Holm and the CIs at the Statistics tab's alpha
 }
 
 void MainWindow::showState() {

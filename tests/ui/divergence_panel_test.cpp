@@ -38,6 +38,7 @@ struct FakeAnalysis {
   std::atomic<int> calls{0};
   std::atomic<bool> onGuiThread{false};
   std::atomic<bool> gated{false};
+  std::atomic<double> alpha{0.0};  // of the last call
   QSemaphore gate;
   QThread* gui = QThread::currentThread();
 
@@ -45,6 +46,7 @@ struct FakeAnalysis {
     return [this](const QString& path, const study::DivergenceOptions& o) {
       if (QThread::currentThread() == gui) onGuiThread = true;
       ++calls;
+      alpha = o.alpha;
       if (gated) gate.acquire();
       if (path.endsWith("bad.db")) throw std::invalid_argument("bad.db: not a results database");
       study::DivergenceReport r =
@@ -140,6 +142,26 @@ class DivergencePanelTest : public QObject {
     panel.suggestPair("gpu-tf32", "cpu-fp32");
     QCOMPARE(panel.backendA(), QString("tpu-bf16"));
     QCOMPARE(panel.backendB(), QString("gpu-tf32"));
+    QCOMPARE(fake.calls.load(), calls);
+  }
+
+  // Issue 13.8: the tab's tests and CIs at the alpha it is given (the Statistics tab's), and
+  // the same alpha again computes nothing.
+  void alphaReachesTheAnalysis() {
+    RunData data;
+    fillRuns(&data);
+    FakeAnalysis fake;
+    DivergencePanel panel(&data);
+    panel.setAnalysis(fake.function());
+    panel.setDatabase("study.db");
+    QVERIFY(waitShown(panel));
+    QCOMPARE(fake.alpha.load(), 0.05);
+    panel.setAlpha(0.01);
+    QVERIFY(waitShown(panel));
+    QCOMPARE(fake.alpha.load(), 0.01);
+    const int calls = fake.calls;
+    panel.setAlpha(0.01);
+    panel.settle();
     QCOMPARE(fake.calls.load(), calls);
   }
 
