@@ -83,6 +83,21 @@ bool waitShown(DivergencePanel& panel) {
   return spy.wait(10000);
 }
 
+// A panel over RunData (three backends' finished runs, or none), analysed by a FakeAnalysis that
+// outlives it. batchIntervalMs > 0: RunData's redraw batching interval, set before the runs.
+struct PanelWithRuns {
+  RunData data;
+  FakeAnalysis fake;
+  std::unique_ptr<DivergencePanel> owned;
+  explicit PanelWithRuns(bool withRuns = true, int batchIntervalMs = 0) {
+    if (batchIntervalMs > 0) data.setBatchInterval(batchIntervalMs);
+    if (withRuns) fillRuns(&data);
+    owned = std::make_unique<DivergencePanel>(&data);
+    owned->setAnalysis(fake.function());
+  }
+  DivergencePanel& panel() { return *owned; }
+};
+
 }  // namespace
 
 class DivergencePanelTest : public QObject {
@@ -92,21 +107,18 @@ class DivergencePanelTest : public QObject {
   void initTestCase() { initResources(); }
 
   void withoutResultsItSaysWhatComes() {
-    RunData data;
-    FakeAnalysis fake;
-    DivergencePanel panel(&data);
-    panel.setAnalysis(fake.function());
+    PanelWithRuns f(false);
+    DivergencePanel& panel = f.panel();
+    FakeAnalysis& fake = f.fake;
     QVERIFY(panel.summaryText().contains("Run a study or open a results database"));
     QCOMPARE(fake.calls.load(), 0);
     QVERIFY(panel.exportables().empty());
   }
 
   void computesOffTheGuiThread() {
-    RunData data;
-    fillRuns(&data);
-    FakeAnalysis fake;
-    DivergencePanel panel(&data);
-    panel.setAnalysis(fake.function());
+    PanelWithRuns f;
+    DivergencePanel& panel = f.panel();
+    FakeAnalysis& fake = f.fake;
     panel.setDatabase("study.db");
     QVERIFY(waitShown(panel));
     QVERIFY(!fake.onGuiThread);
@@ -123,11 +135,9 @@ class DivergencePanelTest : public QObject {
   }
 
   void pairFollowsStatisticsUntilPicked() {
-    RunData data;
-    fillRuns(&data);
-    FakeAnalysis fake;
-    DivergencePanel panel(&data);
-    panel.setAnalysis(fake.function());
+    PanelWithRuns f;
+    DivergencePanel& panel = f.panel();
+    FakeAnalysis& fake = f.fake;
     panel.suggestPair("tpu-bf16", "cpu-fp32");
     panel.setDatabase("study.db");
     QVERIFY(waitShown(panel));
@@ -148,11 +158,9 @@ class DivergencePanelTest : public QObject {
   // Issue 13.8: the tab's tests and CIs at the alpha it is given (the Statistics tab's), and
   // the same alpha again computes nothing.
   void alphaReachesTheAnalysis() {
-    RunData data;
-    fillRuns(&data);
-    FakeAnalysis fake;
-    DivergencePanel panel(&data);
-    panel.setAnalysis(fake.function());
+    PanelWithRuns f;
+    DivergencePanel& panel = f.panel();
+    FakeAnalysis& fake = f.fake;
     panel.setDatabase("study.db");
     QVERIFY(waitShown(panel));
     QCOMPARE(fake.alpha.load(), 0.05);
@@ -168,12 +176,10 @@ class DivergencePanelTest : public QObject {
   // Runs finishing during a computation: the previous report stays, and one more computation
   // follows however many requests arrived.
   void batchedWhileComputing() {
-    RunData data;
-    data.setBatchInterval(1);
-    fillRuns(&data);
-    FakeAnalysis fake;
-    DivergencePanel panel(&data);
-    panel.setAnalysis(fake.function());
+    PanelWithRuns f(true, 1);
+    DivergencePanel& panel = f.panel();
+    FakeAnalysis& fake = f.fake;
+    RunData& data = f.data;
     panel.setDatabase("study.db");
     QVERIFY(waitShown(panel));
     QCOMPARE(fake.calls.load(), 1);
@@ -202,11 +208,8 @@ class DivergencePanelTest : public QObject {
   }
 
   void errorsAndImportedRunsInWords() {
-    RunData data;
-    fillRuns(&data);
-    FakeAnalysis fake;
-    DivergencePanel panel(&data);
-    panel.setAnalysis(fake.function());
+    PanelWithRuns f;
+    DivergencePanel& panel = f.panel();
     panel.setDatabase("bad.db");
     QVERIFY(waitShown(panel));
     QVERIFY(!panel.hasReport());
@@ -223,12 +226,9 @@ class DivergencePanelTest : public QObject {
   }
 
   void chartsExport() {
-    RunData data;
-    fillRuns(&data);
-    FakeAnalysis fake;
-    DivergencePanel panel(&data);
+    PanelWithRuns f;
+    DivergencePanel& panel = f.panel();
     panel.resize(1000, 700);
-    panel.setAnalysis(fake.function());
     panel.setDatabase("study.db");
     panel.settle();
     const std::vector<Exportable> items = panel.exportables();
