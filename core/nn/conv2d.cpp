@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/nn/conv_product_rules.h"
 #include "core/nn/reductions.h"
 
 namespace paritylab::nn {
@@ -58,70 +59,6 @@ void Conv2d::init(ParamStore& params, RandomStream& rng) {
     if (bias_ >= 0) std::fill(params.master(bias_), params.master(bias_) + out_, 0.0f);
   }
 }
-
-namespace {
-
-// Images per group in the conv products: the group's columns (or column gradients),
-// [k, group * plane] fp32, stay within about 1 MiB so that im2col, the products and col2im meet
-// in the core's L2 instead of streaming a whole-batch matrix (29 MB for small-cnn's
-// conv2 at batch 128) through memory several times.
-int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch) {
-  constexpr std::size_t kGroupFloats = std::size_t(1) << 18;
-  const std::size_t perImage = columnRows * plane;
-  return int(std::clamp<std::size_t>(kGroupFloats / std::max<std::size_t>(perImage, 1), 1,
-                                     std::size_t(batch)));
-}
-
-// dYt is A of the weight-gradient product and B of every backward-data product. The first product
-// may round it in place when nothing reads it afterwards, or when the backward-data products
-// round it the same deterministic, unscaled, single-pass way (rounding it again is then exact).
-bool dytMayBeRoundedInPlace(const backends::PrecisionPolicy& policy, bool needInputGrad,
-                            bool scaled) {
-  if (!needInputGrad) return true;
-  const backends::GemmPolicy& w = policy.gemmFor(LayerKind::Conv, Product::BackwardWeight);
-  const backends::GemmPolicy& d = policy.gemmFor(LayerKind::Conv, Product::BackwardData);
-  const std::optional<numerics::RoundingSpec>& dataB = d.operandsB ? d.operandsB : d.operands;
-  return !scaled && w.operands && dataB && numerics::sameRounding(*w.operands, *dataB) &&
-         w.operands->mode != numerics::RoundingMode::Stochastic &&
-         w.passes == backends::MultiPass::None && d.passes == backends::MultiPass::None;
-}
-
-bool stochasticOperands(const backends::GemmPolicy& p) {
-  const auto stochastic = [](const std::optional<numerics::RoundingSpec>& s) {
-    return s && s->mode == numerics::RoundingMode::Stochastic;
-  };
-  return stochastic(p.operands) || stochastic(p.operandsB);
-}
-
-// Rounds operands only, accumulating in fp32: splitting K then only reorders fp32 additions.
-bool operandRoundingOnly(const backends::GemmPolicy& p) {
-  return !p.output && p.accumulationChunk <= 0 && p.passes == backends::MultiPass::None &&
-         !stochasticOperands(p);
-}
-
-// Rounds operands and the output once, deterministically, accumulating in fp32 in between.
-bool operandAndOutputRoundingOnly(const backends::GemmPolicy& p) {
-  return p.output && p.output->mode != numerics::RoundingMode::Stochastic &&
-         p.accumulationChunk <= 0 && p.passes == backends::MultiPass::None &&
-         !stochasticOperands(p);
-}
-
-// The weights (A) of a product split into image groups, rounded once by the first group's call
-// in a copy that the next groups' calls read as it is (GemmExtras::writableARounded): for a
-// deterministic operand rounding of unscaled weights, outside X-ray steps. Null: each call packs
-// and rounds the weights itself (the same bits, at the cost of one pass over them per group).
-float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, const float* w,
-                          std::size_t n, int groups, LayerScratch& s) {
-  if (groups < 2 || !p.operands || p.passes != backends::MultiPass::None ||
-      p.operands->mode == numerics::RoundingMode::Stochastic || e.scaleA != 1.0f || e.xray ||
-      cachedRounder(*p.operands).isIdentity())
-    return nullptr;
-  if (s.weights.size() < n) s.weights.resize(n);
-  std::copy(w, w + n, s.weights.data());
-  return s.weights.data();
-}
-
-}  // namespace
 
 // Splitting a product along its output columns leaves every element's reduction as it was, so
 // grouping images is exact for every policy, with two exceptions that keep the whole batch in
@@ -186,7 +123,37 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   return y_;
 }
 
+// Splitting the weight gradient's reduction over the batch into image groups: a policy that
+// rounds operands only (fp32 accumulation) takes it in image groups accumulated into dW in fp32:
+// the same product in another summation order. A policy that also rounds the output once
+// (gpu-amp-*, pure-bf16) does the same, the groups' fp32 partial products summed into dW in fp32
+// and the last group's call rounding the total once, as a GPU's split reduction does (issue 17:
+// this changed those policies' dW summation order, not where or how often they round).
+// Accumulation rounding, multi-pass products, stochastic draws and fp8 scaling of the output-
+// rounded kind keep one product. (The X-ray does not change the choice, so measuring changes no
+// bit; on a measured step it sees each group's call, as for the fp32 split.)
+static bool splitsWeightGradient(const StepContext& ctx, bool needInputGrad, int stride,
+                                 int kernel) {
+  const backends::GemmPolicy& weightPolicy =
+      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight);
+  const backends::GemmPolicy& dataPolicy =
+      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
+  const bool dataDrawsOverBatch = needInputGrad && stochasticOperands(dataPolicy);
+  return !dataDrawsOverBatch &&
+         ((operandRoundingOnly(weightPolicy) && (!ctx.scaleProvider || stride <= kernel)) ||
+          (operandAndOutputRoundingOnly(weightPolicy) && !ctx.scaleProvider));
+}
+
+bool Conv2d::gathersGradient(const StepContext& ctx, bool splitWeight) const {
+  const backends::GemmPolicy& dataPolicy =
+      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
+  return splitWeight && needInputGrad_ && bias_ < 0 && kernel_ > 1 && stride_ == 1 &&
+         2 * padding_ == kernel_ - 1 && !ctx.scaleProvider && !stochasticOperands(dataPolicy);
+}
+
 const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
+  const bool splitWeight = splitsWeightGradient(ctx, needInputGrad_, stride_, kernel_);
+  if (gathersGradient(ctx, splitWeight)) return backwardGathered(dy, ctx);
   const Tensor& x = *x_;
   const ConvGeometry g = geometry(x.shape());
   const int k = int(g.columnRows());
@@ -205,25 +172,12 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     if (db) db[c] = sumOf(dst, std::size_t(cols));
   }
   if (db) ctx.storeGradient(db, std::size_t(out_), site_);
-  // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k]. A policy that rounds operands
-  // only (fp32 accumulation) may take this reduction in image groups accumulated into dW in fp32:
-  // the same product in another summation order. A policy that also rounds the output once
-  // (gpu-amp-*, pure-bf16) does the same, the groups' fp32 partial products summed into dW in fp32
-  // and the last group's call rounding the total once, as a GPU's split reduction does (issue 17:
-  // this changed those policies' dW summation order, not where or how often they round).
-  // Accumulation rounding, multi-pass products, stochastic draws and fp8 scaling of the output-
-  // rounded kind keep one product. (The X-ray does not change the choice, so measuring changes no
-  // bit; on a measured step it sees each group's call, as for the fp32 split.)
+  // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k], split or not (above).
   float* dw = ctx.params->grad(weight_);
   const backends::GemmPolicy& weightPolicy =
       ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight);
   const backends::GemmPolicy& dataPolicy =
       ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
-  const bool dataDrawsOverBatch = needInputGrad_ && stochasticOperands(dataPolicy);
-  const bool splitWeight =
-      !dataDrawsOverBatch &&
-      ((operandRoundingOnly(weightPolicy) && (!ctx.scaleProvider || stride_ <= kernel_)) ||
-       (operandAndOutputRoundingOnly(weightPolicy) && !ctx.scaleProvider));
   // The groups before the last accumulate in fp32, without the output rounding.
   backends::GemmPolicy partialPolicy = weightPolicy;
   partialPolicy.output.reset();

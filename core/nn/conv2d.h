@@ -26,6 +26,11 @@ class Conv2d : public Layer {
 
  private:
   ConvGeometry geometry(const Shape& in) const;
+  // Whether backward() takes the gathered path below for this step's policy.
+  bool gathersGradient(const StepContext& ctx, bool splitWeight) const;
+  // Backward of a same convolution (stride 1, padding (kernel-1)/2) from one gather of the output
+  // gradient per image group (conv2d_gathered_backward.cpp).
+  const Tensor& backwardGathered(const Tensor& dy, StepContext& ctx);
 
   int in_, out_, kernel_, stride_, padding_;
   ConvInit initKind_;

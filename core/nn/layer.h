@@ -31,9 +31,11 @@ class GemmScaleProvider {
 // Scratch buffers shared by all layers of one model (im2col columns, transposed products); they
 // grow to the largest layer once and are then reused.
 struct LayerScratch {
-  std::vector<float> columns;  // im2col / col2im: [C*kh*kw, batch*outH*outW]
-  std::vector<float> product;  // a conv's output or output gradient as [Cout, batch*outH*outW]
-  std::vector<float> weights;  // a conv's weights, rounded once for all its image groups
+  std::vector<float> columns;     // im2col / col2im: [C*kh*kw, batch*outH*outW]
+  std::vector<float> product;     // a conv's output or output gradient as [Cout, batch*outH*outW]
+  std::vector<float> weights;     // a conv's weights, rounded once for all its image groups
+  std::vector<float> inputs;      // a conv's input for one image group as [Cin, group*H*W]
+  std::vector<float> weightGrad;  // a conv's weight gradient in its gathered order
 };
 
 // Everything a layer needs during one step.

@@ -4,6 +4,9 @@
 // operands as the policy rounds them (fp32: as they are; tpu-bf16: bf16-rounded x, W and dY),
 // i.e. every group's product is rounded and none is skipped. The weight gradient is one product
 // split along its reduction for operand-only policies, and whole for output-rounding ones.
+// Issue 17: these same convolutions take the gathered backward (conv2d_gathered_backward.cpp);
+// the wide-output geometry (48 output channels) runs it in 5 groups of one image, and the 5x5
+// kernel checks its kernel flip.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,7 +23,12 @@ namespace {
 using testing::Fixture;
 using testing::randomTensor;
 
-constexpr int N = 5, CIN = 32, H = 28, W = 28, COUT = 6, K = 3;
+constexpr int N = 5, H = 28, W = 28;
+
+struct Geometry {
+  int cin, cout, k;
+};
+constexpr Geometry kNarrowOutput{32, 6, 3}, kWideOutput{8, 48, 3}, kFiveByFive{4, 6, 5};
 
 std::vector<double> asRounded(const float* x, std::size_t n, const numerics::Rounder* r) {
   std::vector<double> out(n);
@@ -28,10 +36,11 @@ std::vector<double> asRounded(const float* x, std::size_t n, const numerics::Rou
   return out;
 }
 
-void checkAgainstDirectSums(const std::string& preset, double relTol = 2e-5) {
+void checkAgainstDirectSums(const std::string& preset, Geometry geo, double relTol = 2e-5) {
+  const int CIN = geo.cin, COUT = geo.cout, K = geo.k, P = (geo.k - 1) / 2;
   Fixture f;
   f.policy = backends::presetPolicy(preset);
-  Conv2d conv(f.builder, "conv", CIN, COUT, K, 1, 1, false);
+  Conv2d conv(f.builder, "conv", CIN, COUT, K, 1, P, false);
   f.params.finalize(false);
   RandomStream rng(11);
   conv.init(f.params, rng);
@@ -58,7 +67,7 @@ void checkAgainstDirectSums(const std::string& preset, double relTol = 2e-5) {
           for (int ci = 0; ci < CIN; ++ci)
             for (int ky = 0; ky < K; ++ky)
               for (int kx = 0; kx < K; ++kx) {
-                const int iy = oy + ky - 1, ix = ox + kx - 1;
+                const int iy = oy + ky - P, ix = ox + kx - P;
                 if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
                 const std::size_t i = ((std::size_t(n) * CIN + ci) * H + iy) * W + ix;
                 const std::size_t wi = ((std::size_t(co) * CIN + ci) * K + ky) * K + kx;
@@ -72,7 +81,9 @@ void checkAgainstDirectSums(const std::string& preset, double relTol = 2e-5) {
     double scale = 0.0;
     for (double v : want) scale = std::max(scale, std::abs(v));
     for (std::size_t i = 0; i < want.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], relTol * scale) << preset << " " << what << " " << i;
+      ASSERT_NEAR(got[i], want[i], relTol * scale)
+          << preset << " " << what << " " << i << " (" << CIN << "->" << COUT << ", " << K << "x"
+          << K << ")";
   };
   expectClose(y.data(), ry, "forward");
   expectClose(dx.data(), rdx, "input gradient");
@@ -80,18 +91,21 @@ void checkAgainstDirectSums(const std::string& preset, double relTol = 2e-5) {
 }
 
 TEST(ConvGroups, Fp32MatchesDirectSums) {
-  checkAgainstDirectSums("cpu-fp32");
+  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive})
+    checkAgainstDirectSums("cpu-fp32", geo);
 }
 
 TEST(ConvGroups, Bf16OperandsAreRoundedInEveryGroup) {
-  checkAgainstDirectSums("tpu-bf16");
+  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive})
+    checkAgainstDirectSums("tpu-bf16", geo);
 }
 
-// Autocast rounds each product's output to bf16: the weight gradient stays one product over the
-// batch (its reduction is not split), the other products are still grouped. Outputs within one
+// Autocast rounds each product's output to bf16 once: the weight gradient's image groups are
+// summed in fp32 and rounded at the last group, the other products are grouped. Outputs within one
 // bf16 rounding (2^-8 of the largest value) of the direct sums.
 TEST(ConvGroups, OutputRoundedProductsKeepTheirReduction) {
-  checkAgainstDirectSums("gpu-amp-bf16", 1.0 / 256);
+  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive})
+    checkAgainstDirectSums("gpu-amp-bf16", geo, 1.0 / 256);
 }
 
 }  // namespace

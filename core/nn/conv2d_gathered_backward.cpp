@@ -1,0 +1,135 @@
+// Conv2d's backward for same convolutions (stride 1, padding (kernel-1)/2, no bias): both
+// products from one gather of the output gradient per image group (issue 17).
+//
+// With D = im2col(dY) [Cout*k*k, group*H*W], the output gradient's windows gathered as forward
+// gathers the input's, and X the group's input as [Cin, group*H*W]:
+//   dX  [Cin, group*H*W] = Wr [Cin, Cout*k*k] * D,  Wr[ci][co][ky][kx] = W[co][ci][k-1-ky][k-1-kx]
+//   dWr [Cout*k*k, Cin] += D * X^T,                 dW[co][ci][k-1-ky][k-1-kx] =
+//   dWr[co][ky][kx][ci]
+// the transposed convolution a GPU's data-gradient kernels run, instead of the lowered
+// dcolumns = W^T * dY, col2im(dcolumns) and dW = dY * im2col(x)^T: no [Cin*k*k, plane] column
+// gradient written, zeroed and summed back, no whole-batch copy of dY, and the data product's
+// reduction is Cout*k*k long instead of Cout.
+//
+// Fidelity: the same operands rounded the same way (the weights; the output gradient, whose
+// gathered copies are its values and zeros) in the same roles (the gradient is A of the weight
+// product and B of the data product, as before). The summation order changes: dX's reduction runs
+// over (co, ky, kx) in one product whose one output rounding lands on dX itself, as in cuDNN's
+// dgrad (the lowered path rounded each of the k*k column gradients and summed them in col2im);
+// dW sums each image group's pixels in the gathered order.
+
+#include <algorithm>
+
+#include "core/nn/conv2d.h"
+#include "core/nn/conv_product_rules.h"
+
+namespace paritylab::nn {
+
+using backends::LayerKind;
+using backends::Product;
+
+namespace {
+
+template <typename T>
+T* grow(std::vector<T>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+}  // namespace
+
+const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
+  const Tensor& x = *x_;
+  const ConvGeometry g = geometry(x.shape());
+  const int k = kernel_;
+  const std::size_t taps = std::size_t(k) * k;
+  const std::size_t plane = std::size_t(g.height) * g.width;  // = the output's (same convolution)
+  const std::size_t gatheredRows = std::size_t(out_) * taps;
+  const std::size_t weightCount = gatheredRows * std::size_t(in_);
+  const backends::GemmPolicy& weightPolicy =
+      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight);
+  const backends::GemmPolicy& dataPolicy =
+      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
+  // The groups before the last accumulate in fp32, without the output rounding.
+  backends::GemmPolicy partialPolicy = weightPolicy;
+  partialPolicy.output.reset();
+  const bool gatheredInPlace = dytMayBeRoundedInPlace(*ctx.policy, true, false);
+  const int group = imagesPerGroup(gatheredRows, plane, g.batch);
+  const int groups = (g.batch + group - 1) / group;
+  const std::size_t groupCols = std::size_t(group) * plane;
+
+  LayerScratch& s = *ctx.scratch;
+  float* gathered = grow(s.columns, gatheredRows * groupCols);   // D
+  float* inputs = grow(s.inputs, std::size_t(in_) * groupCols);  // X
+  float* dxGroup = grow(s.product, std::size_t(in_) * groupCols);
+  float* dwr = grow(s.weightGrad, weightCount);
+  float* wr = grow(s.weights, weightCount);
+
+  // Wr [Cin, Cout*k*k]: W's kernels flipped, input and output channels swapped.
+  const float* w = ctx.params->value(weight_);
+  for (int co = 0; co < out_; ++co)
+    for (int ci = 0; ci < in_; ++ci) {
+      const float* src = w + (std::size_t(co) * in_ + ci) * taps;
+      float* dst = wr + (std::size_t(ci) * out_ + co) * taps;
+      for (std::size_t t = 0; t < taps; ++t) dst[t] = src[taps - 1 - t];
+    }
+
+  // Extras (stochastic streams, X-ray slots) once per product.
+  const GemmExtras weightExtras = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
+                                                 dy.data(), dy.size(), x.data(), x.size());
+  const GemmExtras dataExtras = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardData, w,
+                                               weightCount, dy.data(), dy.size());
+  const bool wrOnce = weightsMayBeRoundedOnce(dataPolicy, dataExtras, groups);
+
+  dx_.resize(x.shape());
+  const std::size_t outItem = std::size_t(out_) * plane;
+  const std::size_t inItem = std::size_t(in_) * plane;
+  for (int n0 = 0; n0 < g.batch; n0 += group) {
+    const int images = std::min(group, g.batch - n0);
+    const int cols = int(std::size_t(images) * plane);
+    const ConvGeometry windows{images, out_, g.height, g.width, k, 1, padding_};
+    im2col(windows, dy.data() + std::size_t(n0) * outItem, gathered);
+    // X [Cin, images*plane]
+    for (int ci = 0; ci < in_; ++ci)
+      for (int i = 0; i < images; ++i) {
+        const float* src = x.data() + std::size_t(n0 + i) * inItem + std::size_t(ci) * plane;
+        std::copy(src, src + plane, inputs + std::size_t(ci) * cols + std::size_t(i) * plane);
+      }
+    // dWr [Cout*k*k, Cin] (+)= D X^T
+    GemmExtras we = weightExtras;
+    we.writableB = inputs;  // ours, read by this product only
+    if (gatheredInPlace) we.writableA = gathered;
+    const bool last = n0 + images == g.batch;
+    gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes, int(gatheredRows), in_, cols,
+         1.0f, gathered, cols, inputs, cols, n0 == 0 ? 0.0f : 1.0f, dwr, in_, *ctx.workspace, we);
+    // dX [Cin, images*plane] = Wr D
+    GemmExtras de = dataExtras;
+    de.writableB = gathered;  // discarded after this product
+    if (wrOnce) {
+      de.writableA = wr;
+      de.writableARounded = n0 > 0;
+    }
+    gemm(dataPolicy, Trans::No, Trans::No, in_, cols, int(gatheredRows), 1.0f, wr,
+         int(gatheredRows), gathered, cols, 0.0f, dxGroup, cols, *ctx.workspace, de);
+    // [Cin, images, plane] -> [images, Cin, plane]
+    for (int ci = 0; ci < in_; ++ci)
+      for (int i = 0; i < images; ++i) {
+        const float* src = dxGroup + std::size_t(ci) * cols + std::size_t(i) * plane;
+        std::copy(src, src + plane, dx_.data() + std::size_t(n0 + i) * inItem + ci * plane);
+      }
+  }
+
+  // dW [Cout, Cin, k, k] from dWr [Cout, k, k, Cin], the kernel flipped back.
+  float* dw = ctx.params->grad(weight_);
+  for (int co = 0; co < out_; ++co)
+    for (std::size_t t = 0; t < taps; ++t) {
+      const float* src = dwr + (std::size_t(co) * taps + t) * in_;
+      for (int ci = 0; ci < in_; ++ci)
+        dw[(std::size_t(co) * in_ + ci) * taps + (taps - 1 - t)] = src[ci];
+    }
+  ctx.storeGradient(dw, weightCount, site_);
+  ctx.storeGradient(dx_.data(), dx_.size(), site_);
+  return dx_;
+}
+
+}  // namespace paritylab::nn

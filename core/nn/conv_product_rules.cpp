@@ -1,0 +1,61 @@
+#include "core/nn/conv_product_rules.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace paritylab::nn {
+
+using backends::LayerKind;
+using backends::Product;
+
+int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch) {
+  constexpr std::size_t kGroupFloats = std::size_t(1) << 18;
+  const std::size_t perImage = columnRows * plane;
+  return int(std::clamp<std::size_t>(kGroupFloats / std::max<std::size_t>(perImage, 1), 1,
+                                     std::size_t(batch)));
+}
+
+bool dytMayBeRoundedInPlace(const backends::PrecisionPolicy& policy, bool needInputGrad,
+                            bool scaled) {
+  if (!needInputGrad) return true;
+  const backends::GemmPolicy& w = policy.gemmFor(LayerKind::Conv, Product::BackwardWeight);
+  const backends::GemmPolicy& d = policy.gemmFor(LayerKind::Conv, Product::BackwardData);
+  const std::optional<numerics::RoundingSpec>& dataB = d.operandsB ? d.operandsB : d.operands;
+  return !scaled && w.operands && dataB && numerics::sameRounding(*w.operands, *dataB) &&
+         w.operands->mode != numerics::RoundingMode::Stochastic &&
+         w.passes == backends::MultiPass::None && d.passes == backends::MultiPass::None;
+}
+
+bool stochasticOperands(const backends::GemmPolicy& p) {
+  const auto stochastic = [](const std::optional<numerics::RoundingSpec>& s) {
+    return s && s->mode == numerics::RoundingMode::Stochastic;
+  };
+  return stochastic(p.operands) || stochastic(p.operandsB);
+}
+
+bool operandRoundingOnly(const backends::GemmPolicy& p) {
+  return !p.output && p.accumulationChunk <= 0 && p.passes == backends::MultiPass::None &&
+         !stochasticOperands(p);
+}
+
+bool operandAndOutputRoundingOnly(const backends::GemmPolicy& p) {
+  return p.output && p.output->mode != numerics::RoundingMode::Stochastic &&
+         p.accumulationChunk <= 0 && p.passes == backends::MultiPass::None &&
+         !stochasticOperands(p);
+}
+
+bool weightsMayBeRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, int groups) {
+  return groups >= 2 && p.operands && p.passes == backends::MultiPass::None &&
+         p.operands->mode != numerics::RoundingMode::Stochastic && e.scaleA == 1.0f && !e.xray &&
+         !cachedRounder(*p.operands).isIdentity();
+}
+
+float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, const float* w,
+                          std::size_t n, int groups, LayerScratch& s) {
+  if (!weightsMayBeRoundedOnce(p, e, groups)) return nullptr;
+  if (s.weights.size() < n) s.weights.resize(n);
+  std::copy(w, w + n, s.weights.data());
+  return s.weights.data();
+}
+
+}  // namespace paritylab::nn

@@ -1,0 +1,45 @@
+#pragma once
+// Which ways of splitting and rounding a convolution's products keep a policy's bits: shared by
+// Conv2d's forward, its lowered backward (conv2d.cpp) and its gathered backward
+// (conv2d_gathered_backward.cpp).
+
+#include <cstddef>
+
+#include "core/backends/precision_policy.h"
+#include "core/nn/gemm.h"
+#include "core/nn/layer.h"
+
+namespace paritylab::nn {
+
+// Images per group in the conv products: the group's columns (or column gradients),
+// [columnRows, group * plane] fp32, stay within about 1 MiB so that the gather, the products and
+// the scatter meet in the core's L2 instead of streaming a whole-batch matrix through memory.
+int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch);
+
+// The output gradient is A of the weight-gradient product and B of every backward-data product.
+// The first product may round it in place when nothing reads it afterwards, or when the
+// backward-data products round it the same deterministic, unscaled, single-pass way (rounding it
+// again is then exact).
+bool dytMayBeRoundedInPlace(const backends::PrecisionPolicy& policy, bool needInputGrad,
+                            bool scaled);
+
+bool stochasticOperands(const backends::GemmPolicy& p);
+
+// Rounds operands only, accumulating in fp32: splitting K then only reorders fp32 additions.
+bool operandRoundingOnly(const backends::GemmPolicy& p);
+
+// Rounds operands and the output once, deterministically, accumulating in fp32 in between.
+bool operandAndOutputRoundingOnly(const backends::GemmPolicy& p);
+
+// Whether the weights (A) of a product split into `groups` image groups may be rounded once by
+// the first group's call and read as they are by the next groups' calls
+// (GemmExtras::writableARounded): a deterministic operand rounding of unscaled weights, outside
+// X-ray steps.
+bool weightsMayBeRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, int groups);
+
+// A copy of the weights `w` (n floats) in s.weights for that, or null when it does not apply (each
+// call then packs and rounds the weights itself: the same bits, one more pass per group).
+float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, const float* w,
+                          std::size_t n, int groups, LayerScratch& s);
+
+}  // namespace paritylab::nn
