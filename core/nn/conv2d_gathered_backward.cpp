@@ -54,7 +54,11 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   backends::GemmPolicy partialPolicy = weightPolicy;
   partialPolicy.output.reset();
   const bool gatheredInPlace = dytMayBeRoundedInPlace(*ctx.policy, true, false);
-  const int group = imagesPerGroup(gatheredRows, plane, g.batch);
+  // One image per group when the flipped weights are small against an image's gathered gradient
+  // (Cin <= plane / 4: a ResNet's first stages): the products then read x and write dX where
+  // they lie, with no copies, for about a quarter more packing of the (small) weights.
+  const bool perImage = std::size_t(in_) * 4 <= plane;
+  const int group = perImage ? 1 : imagesPerGroup(gatheredRows, plane, g.batch);
   const int groups = (g.batch + group - 1) / group;
   const std::size_t groupCols = std::size_t(group) * plane;
 
@@ -89,28 +93,36 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     const int cols = int(std::size_t(images) * plane);
     const ConvGeometry windows{images, out_, g.height, g.width, k, 1, padding_};
     im2col(windows, dy.data() + std::size_t(n0) * outItem, gathered);
-    // X [Cin, images*plane]
-    for (int ci = 0; ci < in_; ++ci)
-      for (int i = 0; i < images; ++i) {
-        const float* src = x.data() + std::size_t(n0 + i) * inItem + std::size_t(ci) * plane;
-        std::copy(src, src + plane, inputs + std::size_t(ci) * cols + std::size_t(i) * plane);
-      }
-    // dWr [Cout*k*k, Cin] (+)= D X^T
+    // X [Cin, images*plane]: x itself for one image, else a copy (ours: rounded in place)
+    const float* xGroup = x.data() + std::size_t(n0) * inItem;
     GemmExtras we = weightExtras;
-    we.writableB = inputs;  // ours, read by this product only
+    if (images > 1) {
+      for (int ci = 0; ci < in_; ++ci)
+        for (int i = 0; i < images; ++i) {
+          const float* src = xGroup + std::size_t(i) * inItem + std::size_t(ci) * plane;
+          std::copy(src, src + plane, inputs + std::size_t(ci) * cols + std::size_t(i) * plane);
+        }
+      xGroup = inputs;
+      we.writableB = inputs;
+    }
+    // dWr [Cout*k*k, Cin] (+)= D X^T
     if (gatheredInPlace) we.writableA = gathered;
     const bool last = n0 + images == g.batch;
     gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes, int(gatheredRows), in_, cols,
-         1.0f, gathered, cols, inputs, cols, n0 == 0 ? 0.0f : 1.0f, dwr, in_, *ctx.workspace, we);
+         1.0f, gathered, cols, xGroup, cols, n0 == 0 ? 0.0f : 1.0f, dwr, in_, *ctx.workspace, we);
     // dX [Cin, images*plane] = Wr D
     GemmExtras de = dataExtras;
     de.writableB = gathered;  // discarded after this product
+    // rounded in place by the weight product above, the same way
+    de.writableBRounded = gatheredInPlace && !we.xray && !de.xray;
     if (wrOnce) {
       de.writableA = wr;
       de.writableARounded = n0 > 0;
     }
+    float* dxOut = images == 1 ? dx_.data() + std::size_t(n0) * inItem : dxGroup;
     gemm(dataPolicy, Trans::No, Trans::No, in_, cols, int(gatheredRows), 1.0f, wr,
-         int(gatheredRows), gathered, cols, 0.0f, dxGroup, cols, *ctx.workspace, de);
+         int(gatheredRows), gathered, cols, 0.0f, dxOut, cols, *ctx.workspace, de);
+    if (images == 1) continue;
     // [Cin, images, plane] -> [images, Cin, plane]
     for (int ci = 0; ci < in_; ++ci)
       for (int i = 0; i < images; ++i) {

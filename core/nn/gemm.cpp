@@ -227,12 +227,13 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   // A rounded in place by an earlier call (GemmExtras::writableARounded): read as it is.
   const Rounder* const roundA = writableA && extras.writableARounded ? nullptr : operands;
   float* const writableB = extras.writableB == B ? extras.writableB : nullptr;
+  const Rounder* const roundB = writableB && extras.writableBRounded ? nullptr : operandsB;
 
   // Fast path: rounding fused into packing, one sgemm with alpha/beta.
   if (!multiPass && !chunked && !roundsAccumulation && !output) {
     const auto [pa, lda2] =
         preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
-    const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
+    const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, roundB, seedB, ws.b);
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha * unscale, pa, lda2, pb, ldb2, beta, C, ldc);
     xrayStoredOutput();
     return;
@@ -244,7 +245,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   if (!multiPass && beta == 0.0f && scale == 1.0f && ldc == n && !extras.xray) {
     const auto [pa, lda2] =
         preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
-    const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
+    const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, roundB, seedB, ws.b);
     const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
     product(pa, pb, C, chunked ? grow(ws.accumulator, mn) : nullptr);
     if (output) output->apply({C, mn}, extras.seed ^ 0x5851f42d4c957f2dull);
@@ -258,7 +259,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   if (!multiPass) {
     const auto [pa, lda2] =
         preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
-    const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, operandsB, seedB, ws.b);
+    const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, roundB, seedB, ws.b);
     const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
     product(pa, pb, sum, chunk);
   } else {

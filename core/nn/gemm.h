@@ -32,6 +32,10 @@ struct GemmExtras {
   // Equal to B: B is a scratch the caller discards after this call (im2col columns), so gemm may
   // scale and round it where it lies instead of packing a rounded copy. Same bits either way.
   float* writableB = nullptr;
+  // With writableB: B already holds this call's rounded operand, as writableARounded for A (the
+  // gathered output gradient of a conv's backward, rounded in place by its weight product and read
+  // as it is by its data product). Not on X-ray steps.
+  bool writableBRounded = false;
   // Non-null on a step the X-ray measures (issue 14): gemm() adds this product's operands, as
   // scaled and rounded, and its output to the slot. Null (the default): no measurement.
   GemmXraySlot* xray = nullptr;
