@@ -96,11 +96,19 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   const int groups = (g.batch + group - 1) / group;
   float* const wOnce =
       grouped ? weightsRoundedOnce(policy, e, w, std::size_t(out_) * k, groups, s) : nullptr;
+  // The input rounded once per group before im2col, instead of its k*k-fold columns (grouped
+  // products only: their extras are the whole product's).
+  if (grouped && s.rounded.size() < std::size_t(group) * itemSize)
+    s.rounded.resize(std::size_t(group) * itemSize);
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
     const int cols = int(sub.columnCols());
-    im2col(sub, x.data() + std::size_t(n0) * itemSize, s.columns.data());
+    const float* xGroup = x.data() + std::size_t(n0) * itemSize;
+    const bool prerounded =
+        grouped && preroundOperand(policy, Operand::B, e, xGroup, s.rounded.data(),
+                                   std::size_t(sub.batch) * itemSize);
+    im2col(sub, prerounded ? s.rounded.data() : xGroup, s.columns.data());
     // product [Cout, group*plane] = W [Cout, k] * columns [k, group*plane] + bias, the bias
     // pre-filled as C with beta = 1 so that gemm adds it in fp32 before its one output rounding
     // (cuDNN's bias epilogue: round(conv + b))
@@ -112,6 +120,7 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
                 : ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w, std::size_t(out_) * k,
                                  s.columns.data(), k * cols);
     groupExtras.writableB = s.columns.data();  // the columns are ours and used once
+    groupExtras.writableBRounded = prerounded;
     if (wOnce) {
       groupExtras.writableA = wOnce;
       groupExtras.writableARounded = n0 > 0;

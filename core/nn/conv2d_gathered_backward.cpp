@@ -92,7 +92,14 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     const int images = std::min(group, g.batch - n0);
     const int cols = int(std::size_t(images) * plane);
     const ConvGeometry windows{images, out_, g.height, g.width, k, 1, padding_};
-    im2col(windows, dy.data() + std::size_t(n0) * outItem, gathered);
+    // dY rounded once before the gather when both products round it the same way (then D needs
+    // no rounding in either), else D rounded in place by the weight product below.
+    const float* dyGroup = dy.data() + std::size_t(n0) * outItem;
+    const bool prerounded = gatheredInPlace && !dataExtras.xray &&
+                            preroundOperand(weightPolicy, Operand::A, weightExtras, dyGroup,
+                                            grow(s.rounded, std::size_t(images) * outItem),
+                                            std::size_t(images) * outItem);
+    im2col(windows, prerounded ? s.rounded.data() : dyGroup, gathered);
     // X [Cin, images*plane]: x itself for one image, else a copy (ours: rounded in place)
     const float* xGroup = x.data() + std::size_t(n0) * inItem;
     GemmExtras we = weightExtras;
@@ -107,6 +114,7 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     }
     // dWr [Cout*k*k, Cin] (+)= D X^T
     if (gatheredInPlace) we.writableA = gathered;
+    we.writableARounded = prerounded;
     const bool last = n0 + images == g.batch;
     gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes, int(gatheredRows), in_, cols,
          1.0f, gathered, cols, xGroup, cols, n0 == 0 ? 0.0f : 1.0f, dwr, in_, *ctx.workspace, we);
@@ -114,7 +122,7 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     GemmExtras de = dataExtras;
     de.writableB = gathered;  // discarded after this product
     // rounded in place by the weight product above, the same way
-    de.writableBRounded = gatheredInPlace && !we.xray && !de.xray;
+    de.writableBRounded = prerounded || (gatheredInPlace && !we.xray && !de.xray);
     if (wrOnce) {
       de.writableA = wr;
       de.writableARounded = n0 > 0;

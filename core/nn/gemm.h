@@ -55,6 +55,19 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
           float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C,
           int ldc, GemmWorkspace& workspace, const GemmExtras& extras = {});
 
+// Which operand of a product.
+enum class Operand { A, B };
+
+// Rounds n values of operand `which` of a product under `policy` into dst (dst may equal src)
+// exactly as gemm() would round them, ahead of a gather that only copies values and zeros (a
+// convolution's im2col): rounding the input once instead of its k*k-fold gathered copy. Only for
+// a deterministic, unscaled, single-pass rounding on a step the X-ray does not measure (it must
+// see the operand before rounding); returns false, touching nothing, when gemm() must round the
+// gathered operand itself. When it returns true, the caller hands the gathered operand to gemm()
+// as writableA/writableB with writableARounded/writableBRounded set.
+bool preroundOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,
+                     const float* src, float* dst, std::size_t n);
+
 // THE one store step: every tensor a backend keeps (activations, weights, gradients, optimizer
 // state) passes through here; rounds in place to `format` when set.
 void storeTensor(const std::optional<numerics::RoundingSpec>& format, float* data, std::size_t n,

@@ -36,6 +36,8 @@ struct LayerScratch {
   std::vector<float> weights;     // a conv's weights, rounded once for all its image groups
   std::vector<float> inputs;      // a conv's input for one image group as [Cin, group*H*W]
   std::vector<float> weightGrad;  // a conv's weight gradient in its gathered order
+  std::vector<float> rounded;     // a conv's input (or output gradient) for one image group,
+                                  // rounded ahead of its gather (preroundOperand)
 };
 
 // Everything a layer needs during one step.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/nn/blas_setup.h"
+#include "core/nn/gemm_xray.h"
 
 namespace {
 
@@ -361,4 +362,57 @@ TEST(Gemm, WeightsRoundedOnceGiveTheSameBitsOnEveryLaterCall) {
       EXPECT_TRUE(sameBits(packed, first)) << "policy " << p;
       EXPECT_TRUE(sameBits(packed, later)) << "policy " << p;
     }
+}
+
+// Issue 17: a conv rounds its input once before im2col (nn::preroundOperand) and hands gemm the
+// gathered, already rounded operand (writableBRounded / writableARounded): the same bits as gemm
+// rounding the raw operand itself, for each deterministic mode and a distinct B format. It
+// declines (returns false, dst untouched) where gemm must see or draw the raw values: stochastic
+// rounding, fp8 scaling, multi-pass products, X-ray steps, and fp32.
+TEST(Gemm, PreroundedOperandsGiveTheSameBitsAsRoundingInGemm) {
+  const int m = 7, n = 23, k = 31;
+  const std::vector<float> A = randomMatrix(std::size_t(m) * k, 61, -3.0f, 3.0f);
+  const std::vector<float> B = randomMatrix(std::size_t(k) * n, 62, -3.0f, 3.0f);
+  std::vector<GemmPolicy> policies(3);
+  policies[0].operands = spec("tf32", numerics::RoundingMode::NearestAway);
+  policies[1].operands = spec("bf16");
+  policies[1].output = spec("bf16");
+  policies[2].operands = spec("fp8-e4m3");
+  policies[2].operandsB = spec("fp8-e5m2", numerics::RoundingMode::TowardZero);
+  for (std::size_t p = 0; p < policies.size(); ++p) {
+    const std::vector<float> reference = run(policies[p], A, B, m, n, k);
+    std::vector<float> a(A.size()), b(B.size()), C(reference.size());
+    ASSERT_TRUE(nn::preroundOperand(policies[p], nn::Operand::A, {}, A.data(), a.data(), a.size()));
+    ASSERT_TRUE(nn::preroundOperand(policies[p], nn::Operand::B, {}, B.data(), b.data(), b.size()));
+    nn::GemmExtras extras;
+    extras.writableA = a.data();
+    extras.writableARounded = true;
+    extras.writableB = b.data();
+    extras.writableBRounded = true;
+    nn::GemmWorkspace ws;
+    nn::gemm(policies[p], Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
+             C.data(), n, ws, extras);
+    EXPECT_TRUE(sameBits(reference, C)) << "policy " << p;
+  }
+
+  std::vector<float> dst(B.size(), 7.0f);
+  const auto declines = [&](const GemmPolicy& policy, const nn::GemmExtras& extras) {
+    return !nn::preroundOperand(policy, nn::Operand::B, extras, B.data(), dst.data(), dst.size()) &&
+           dst == std::vector<float>(B.size(), 7.0f);
+  };
+  GemmPolicy stochastic;
+  stochastic.operands = spec("bf16", numerics::RoundingMode::Stochastic);
+  EXPECT_TRUE(declines(stochastic, {}));
+  nn::GemmExtras scaled;
+  scaled.scaleB = 4.0f;
+  EXPECT_TRUE(declines(policies[2], scaled));
+  GemmPolicy multiPass;
+  multiPass.passes = MultiPass::Bf16x3;
+  multiPass.operands = spec("bf16");
+  EXPECT_TRUE(declines(multiPass, {}));
+  nn::GemmXraySlot slot;
+  nn::GemmExtras measured;
+  measured.xray = &slot;
+  EXPECT_TRUE(declines(policies[1], measured));
+  EXPECT_TRUE(declines(GemmPolicy{}, {}));
 }
