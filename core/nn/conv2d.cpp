@@ -66,6 +66,14 @@ void Conv2d::init(ParamStore& params, RandomStream& rng) {
 // each call's operand amax (computed once here from x, which has the columns' amax only when
 // every pixel lands in some window: stride <= kernel).
 
+bool Conv2d::outputAlreadyStoredAs(const numerics::RoundingSpec& format,
+                                   const StepContext& ctx) const {
+  const backends::GemmPolicy& p = ctx.policy->gemmFor(LayerKind::Conv, Product::Forward);
+  return p.output && p.output->mode != numerics::RoundingMode::Stochastic &&
+         format.mode != numerics::RoundingMode::Stochastic &&
+         numerics::sameRounding(*p.output, format);
+}
+
 Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   x_ = &x;
   const ConvGeometry g = geometry(x.shape());

@@ -20,6 +20,10 @@ class Conv2d : public Layer {
   Tensor& forward(const Tensor& x, StepContext& ctx) override;
   const Tensor& backward(const Tensor& dy, StepContext& ctx) override;
   void init(ParamStore& params, RandomStream& rng) override;
+  // The forward product's one output rounding is `format` (gpu-amp-*: bf16/fp16 outputs stored
+  // as bf16/fp16 activations).
+  bool outputAlreadyStoredAs(const numerics::RoundingSpec& format,
+                             const StepContext& ctx) const override;
 
   int weightId() const { return weight_; }
   int biasId() const { return bias_; }

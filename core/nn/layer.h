@@ -106,6 +106,13 @@ class Layer {
   virtual void init(ParamStore& /*params*/, RandomStream& /*rng*/) {}
   // The first layer of a model does not need dL/dx.
   void setNeedInputGrad(bool need) { needInputGrad_ = need; }
+  // True when the last forward's output already holds values of the deterministic rounding
+  // `format` (a product whose one output rounding is that format), so storing it in that format
+  // would leave every bit as it is and the store step may skip the pass.
+  virtual bool outputAlreadyStoredAs(const numerics::RoundingSpec& /*format*/,
+                                     const StepContext& /*ctx*/) const {
+    return false;
+  }
 
  protected:
   bool needInputGrad_ = true;

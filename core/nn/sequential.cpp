@@ -16,7 +16,10 @@ Tensor& Sequential::forward(const Tensor& x, StepContext& ctx) {
   int i = 0;
   for (auto& layer : layers_) {
     out = &layer->forward(*cur, ctx);
-    ctx.storeActivation(*out, site_ * 64 + i++);
+    const auto& format = ctx.policy->storage.activations;
+    if (!format || !layer->outputAlreadyStoredAs(*format, ctx))
+      ctx.storeActivation(*out, site_ * 64 + i);
+    ++i;
     cur = out;
   }
   return *out;
