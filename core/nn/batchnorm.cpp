@@ -122,21 +122,26 @@ void BatchNorm::forwardAddRelu(const Tensor& x, const Tensor& residual, Tensor& 
 
 const Tensor& BatchNorm::backward(const Tensor& dy, StepContext& ctx) {
   // With the fused ReLU, the incoming gradient counts only where the output was not clamped:
-  // masked on the fly from y (no staging pass).
-  return backwardMasked(dy, relu_ ? y_.data() : nullptr, ctx);
+  // masked on the fly (no staging pass). With unrounded activations, where bn(x) > 0 recomputed
+  // from x with normalize's operations (the same mask, one stream fewer than reading y); else
+  // from the stored y.
+  if (relu_ && !ctx.policy->storage.activations) return backwardMasked(dy, nullptr, true, ctx);
+  return backwardMasked(dy, relu_ ? y_.data() : nullptr, false, ctx);
 }
 
 const Tensor& BatchNorm::backwardThroughRelu(const Tensor& dy, const Tensor& reluOutput,
                                              StepContext& ctx) {
-  return backwardMasked(dy, reluOutput.data(), ctx);
+  return backwardMasked(dy, reluOutput.data(), false, ctx);
 }
 
-const Tensor& BatchNorm::backwardMasked(const Tensor& dy, const float* relu, StepContext& ctx) {
+const Tensor& BatchNorm::backwardMasked(const Tensor& dy, const float* relu, bool reluOfSelf,
+                                        StepContext& ctx) {
   const Tensor& x = *x_;
   const int n = x.batch();
   const std::size_t plane = x.shape().rank == 4 ? std::size_t(x.dim(2)) * x.dim(3) : 1;
   const float count = float(double(n) * double(plane));
   const float* gamma = ctx.params->value(weight_);
+  const float* beta = ctx.params->value(bias_);
   float* dgamma = ctx.params->grad(weight_);
   float* dbeta = ctx.params->grad(bias_);
   dx_.resize(x.shape());
@@ -148,8 +153,12 @@ const Tensor& BatchNorm::backwardMasked(const Tensor& dy, const float* relu, Ste
     for (int i = 0; i < n; ++i) {
       const std::size_t off = (std::size_t(i) * channels_ + c) * plane;
       float planeG = 0.0f, planeGX = 0.0f;
-      sumsOfMaskedGradient(g + off, relu ? relu + off : nullptr, x.data() + off, plane, mean, inv,
+      if (reluOfSelf)
+        sumsOfReluGradient(g + off, x.data() + off, plane, mean, inv, gamma[c] * inv, beta[c],
                            planeG, planeGX);
+      else
+        sumsOfMaskedGradient(g + off, relu ? relu + off : nullptr, x.data() + off, plane, mean, inv,
+                             planeG, planeGX);
       sumG += planeG;
       sumGX += planeGX;
     }
@@ -171,7 +180,10 @@ const Tensor& BatchNorm::backwardMasked(const Tensor& dy, const float* relu, Ste
       Eigen::Map<const Eigen::ArrayXf> gi(g + off, Eigen::Index(plane));
       Eigen::Map<const Eigen::ArrayXf> xi(x.data() + off, Eigen::Index(plane));
       Eigen::Map<Eigen::ArrayXf> out(dx_.data() + off, Eigen::Index(plane));
-      if (relu) {
+      if (reluOfSelf) {  // normalize's output, as it computed it (scale k, shift beta)
+        out = k * ((((xi - mean) * k + beta[c]) > 0.0f).select(gi, 0.0f) - meanG -
+                   ((xi - mean) * inv) * meanGX);
+      } else if (relu) {
         Eigen::Map<const Eigen::ArrayXf> yi(relu + off, Eigen::Index(plane));
         out = k * ((yi > 0.0f).select(gi, 0.0f) - meanG - ((xi - mean) * inv) * meanGX);
       } else {

@@ -36,8 +36,10 @@ class BatchNorm : public Layer {
   void computeStatistics(const Tensor& x, StepContext& ctx);
   // y = bn(x) (+ residual if non-null), ReLU if `relu`, written to `out`.
   void normalize(const Tensor& x, const float* residual, bool relu, Tensor& out, StepContext& ctx);
-  // `mask`: the incoming gradient counts only where mask > 0 (null: everywhere).
-  const Tensor& backwardMasked(const Tensor& dy, const float* mask, StepContext& ctx);
+  // `mask`: the incoming gradient counts only where mask > 0 (null: everywhere); `reluOfSelf`
+  // (mask null): only where this layer's own output, recomputed from x, is > 0.
+  const Tensor& backwardMasked(const Tensor& dy, const float* mask, bool reluOfSelf,
+                               StepContext& ctx);
 
   int channels_;
   bool relu_;

@@ -84,6 +84,34 @@ void sumsOfMaskedGradient(const float* g, const float* relu, const float* x, std
   sumGX = combine(accGX);
 }
 
+void sumsOfReluGradient(const float* g, const float* x, std::size_t n, float mean, float invStd,
+                        float scale, float shift, float& sumG, float& sumGX) {
+  float accG[8] = {}, accGX[8] = {};
+  std::size_t i = 0;
+#ifdef __AVX__
+  const __m256 m = _mm256_set1_ps(mean), s = _mm256_set1_ps(invStd), zero = _mm256_setzero_ps();
+  const __m256 sc = _mm256_set1_ps(scale), sh = _mm256_set1_ps(shift);
+  __m256 ag = _mm256_setzero_ps(), agx = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
+    const __m256 out = _mm256_add_ps(_mm256_mul_ps(d, sc), sh);
+    const __m256 gv = _mm256_and_ps(_mm256_loadu_ps(g + i), _mm256_cmp_ps(out, zero, _CMP_GT_OQ));
+    ag = _mm256_add_ps(ag, gv);
+    agx = _mm256_add_ps(agx, _mm256_mul_ps(gv, _mm256_mul_ps(d, s)));
+  }
+  _mm256_storeu_ps(accG, ag);
+  _mm256_storeu_ps(accGX, agx);
+#endif
+  for (std::size_t j = 0; i < n; ++i, j = (j + 1) % 8) {
+    const float d = x[i] - mean;
+    const float gv = d * scale + shift > 0.0f ? g[i] : 0.0f;
+    accG[j] += gv;
+    accGX[j] += gv * (d * invStd);
+  }
+  sumG = combine(accG);
+  sumGX = combine(accGX);
+}
+
 double sumSquares(const float* x, std::size_t n) {
   double acc[8] = {};
   for (std::size_t i = 0; i < n; ++i) acc[i % 8] += double(x[i]) * double(x[i]);

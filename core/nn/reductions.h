@@ -17,6 +17,12 @@ float sumSquaredDeviation(const float* x, std::size_t n, float mean);
 // output). Each sum uses the same lanes as sumOf.
 void sumsOfMaskedGradient(const float* g, const float* relu, const float* x, std::size_t n,
                           float mean, float invStd, float& sumG, float& sumGX);
+// The same sums with the mask taken from x itself: g[i] counts where
+// (x[i] - mean) * scale + shift > 0, a fused batch norm + ReLU's output computed with
+// BatchNorm::normalize's float operations, so the mask is the one reading that output would give
+// (without reading it).
+void sumsOfReluGradient(const float* g, const float* x, std::size_t n, float mean, float invStd,
+                        float scale, float shift, float& sumG, float& sumGX);
 // sum_i x[i]^2 in double
 double sumSquares(const float* x, std::size_t n);
 
