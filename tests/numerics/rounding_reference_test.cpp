@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -74,6 +76,11 @@ void checkAgainstReference(const FloatFormat& format, const std::vector<float>& 
         const Rounder rounder(spec);
         std::vector<float> out = inputs;
         rounder.apply(out);
+        // Into another buffer (the GEMM entry packs operands that way): the same bits.
+        std::vector<float> copied(inputs.size());
+        rounder.applyCopy(inputs, copied);
+        EXPECT_EQ(std::memcmp(copied.data(), out.data(), out.size() * sizeof(float)), 0)
+            << format.name << " " << toString(mode) << ": applyCopy and apply differ";
         int failures = 0;
         for (std::size_t i = 0; i < inputs.size() && failures < 5; ++i) {
           const double want = ref.round(inputs[i], spec);
