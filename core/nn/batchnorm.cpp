@@ -83,7 +83,7 @@ void BatchNorm::computeStatistics(const Tensor& x, StepContext& ctx) {
 }
 
 void BatchNorm::normalize(const Tensor& x, const float* residual, bool relu, Tensor& out,
-                          StepContext& ctx) {
+                          StepContext& ctx, const std::optional<numerics::RoundingSpec>& stored) {
   const int n = x.batch();
   const std::size_t plane = x.shape().rank == 4 ? std::size_t(x.dim(2)) * x.dim(3) : 1;
   const float* gamma = ctx.params->value(weight_);
@@ -97,7 +97,14 @@ void BatchNorm::normalize(const Tensor& x, const float* residual, bool relu, Ten
       const float mean = mean_[std::size_t(c)];
       Eigen::Map<const Eigen::ArrayXf> in(x.data() + off, Eigen::Index(plane));
       Eigen::Map<Eigen::ArrayXf> y(out.data() + off, Eigen::Index(plane));
-      if (residual) {  // bn(x) as a float, then + residual, then the ReLU: forward()'s operations
+      if (residual && stored) {  // bn(x) through the store step, then + residual, then the ReLU
+        plane_.resize(plane);
+        Eigen::Map<Eigen::ArrayXf> t(plane_.data(), Eigen::Index(plane));
+        t = (in - mean) * scale + shift;
+        storeTensor(stored, plane_.data(), plane);
+        Eigen::Map<const Eigen::ArrayXf> r(residual + off, Eigen::Index(plane));
+        y = (t + r).max(0.0f);
+      } else if (residual) {  // bn(x) as a float, + residual, the ReLU: forward()'s operations
         Eigen::Map<const Eigen::ArrayXf> r(residual + off, Eigen::Index(plane));
         y = (((in - mean) * scale + shift) + r).max(0.0f);
       } else if (relu) {
@@ -115,9 +122,12 @@ Tensor& BatchNorm::forward(const Tensor& x, StepContext& ctx) {
 }
 
 void BatchNorm::forwardAddRelu(const Tensor& x, const Tensor& residual, Tensor& out,
-                               StepContext& ctx) {
+                               StepContext& ctx,
+                               const std::optional<numerics::RoundingSpec>& stored) {
+  if (stored && stored->mode == numerics::RoundingMode::Stochastic)
+    throw std::logic_error("BatchNorm::forwardAddRelu: stochastic storage draws over the tensor");
   computeStatistics(x, ctx);
-  normalize(x, residual.data(), true, out, ctx);
+  normalize(x, residual.data(), true, out, ctx, stored);
 }
 
 const Tensor& BatchNorm::backward(const Tensor& dy, StepContext& ctx) {

@@ -20,9 +20,10 @@ class BatchNorm : public Layer {
 
   // The tail of a residual block in one pass (issue 17): out = max(bn(x) + residual, 0), the same
   // float operations as forward() followed by the add and the ReLU, without keeping bn(x).
-  // residual and out: x's shape. Only for policies that store activations unrounded (else bn(x)
-  // would be rounded before the add).
-  void forwardAddRelu(const Tensor& x, const Tensor& residual, Tensor& out, StepContext& ctx);
+  // residual and out: x's shape. `stored`: bn(x) goes through the store step in that
+  // (deterministic) format before the add, plane by plane, as storing the whole bn(x) would.
+  void forwardAddRelu(const Tensor& x, const Tensor& residual, Tensor& out, StepContext& ctx,
+                      const std::optional<numerics::RoundingSpec>& stored = std::nullopt);
   // backward() of that tail: dy is the gradient of `out`, counted only where out > 0 (`reluOutput`
   // is out), as backward() would be given it masked. Returns dL/dx.
   const Tensor& backwardThroughRelu(const Tensor& dy, const Tensor& reluOutput, StepContext& ctx);
@@ -34,8 +35,10 @@ class BatchNorm : public Layer {
 
  private:
   void computeStatistics(const Tensor& x, StepContext& ctx);
-  // y = bn(x) (+ residual if non-null), ReLU if `relu`, written to `out`.
-  void normalize(const Tensor& x, const float* residual, bool relu, Tensor& out, StepContext& ctx);
+  // y = bn(x) (+ residual if non-null, bn(x) stored in `stored` first if set), ReLU if `relu`,
+  // written to `out`.
+  void normalize(const Tensor& x, const float* residual, bool relu, Tensor& out, StepContext& ctx,
+                 const std::optional<numerics::RoundingSpec>& stored = std::nullopt);
   // `mask`: the incoming gradient counts only where mask > 0 (null: everywhere); `reluOfSelf`
   // (mask null): only where this layer's own output, recomputed from x, is > 0.
   const Tensor& backwardMasked(const Tensor& dy, const float* mask, bool reluOfSelf,
@@ -50,6 +53,7 @@ class BatchNorm : public Layer {
   const Tensor* x_ = nullptr;
   Tensor y_, dx_;
   std::vector<float> mean_, invStd_;  // [C] of the last forward
+  std::vector<float> plane_;          // one plane of bn(x) on its way to the store step
 };
 
 }  // namespace paritylab::nn

@@ -43,7 +43,15 @@ Tensor& BasicBlock::forward(const Tensor& x, StepContext& ctx) {
     bn2_->forwardAddRelu(h, b, y_, ctx);
     return y_;
   }
-  // Else bn2's output is stored (rounded) as main_'s fourth layer output was, then added.
+  // Else bn2's output is stored (rounded) as main_'s fourth layer output was, then added: in the
+  // same pass for a deterministic format (rounding is elementwise: the same bits, without writing
+  // and reading back the whole stored output, which nothing else reads).
+  const auto& stored = ctx.policy->storage.activations;
+  if (stored->mode != numerics::RoundingMode::Stochastic) {
+    const Tensor& b = shortcut_ ? shortcut_->forward(x, ctx) : x;
+    bn2_->forwardAddRelu(h, b, y_, ctx, stored);
+    return y_;
+  }
   Tensor& a = bn2_->forward(h, ctx);
   ctx.storeActivation(a, main_->site() * 64 + 3);
   const Tensor& b = shortcut_ ? shortcut_->forward(x, ctx) : x;
