@@ -133,8 +133,18 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
       groupExtras.writableA = wOnce;
       groupExtras.writableARounded = n0 > 0;
     }
-    gemm(policy, Trans::No, Trans::No, out_, cols, int(k), 1.0f, wOnce ? wOnce : w, int(k),
-         s.columns.data(), cols, b ? 1.0f : 0.0f, product, cols, *ctx.workspace, groupExtras);
+    // One product, or two column halves for OpenBLAS's small-matrix kernels (per image only).
+    const int parts =
+        perImage ? smallKernelParts(std::size_t(out_), std::size_t(out_) * cols * k, 32) : 1;
+    const int width = (cols + parts - 1) / parts;
+    for (int j = 0; j < cols; j += width) {
+      GemmExtras partExtras = groupExtras;
+      partExtras.writableB = s.columns.data() + j;
+      partExtras.writableARounded = groupExtras.writableARounded || (wOnce && j > 0);
+      gemm(policy, Trans::No, Trans::No, out_, std::min(width, cols - j), int(k), 1.0f,
+           wOnce ? wOnce : w, int(k), s.columns.data() + j, cols, b ? 1.0f : 0.0f, product + j,
+           cols, *ctx.workspace, partExtras);
+    }
     if (perImage) continue;
     // [Cout, group, plane] -> [group, Cout, plane]
     for (int c = 0; c < out_; ++c)

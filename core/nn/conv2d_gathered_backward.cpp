@@ -116,8 +116,19 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     if (gatheredInPlace) we.writableA = gathered;
     we.writableARounded = prerounded;
     const bool last = n0 + images == g.batch;
-    gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes, int(gatheredRows), in_, cols,
-         1.0f, gathered, cols, xGroup, cols, n0 == 0 ? 0.0f : 1.0f, dwr, in_, *ctx.workspace, we);
+    // One product, or two halves of D's rows for OpenBLAS's small-matrix kernels (per image).
+    const std::size_t weightMacs = gatheredRows * std::size_t(in_) * std::size_t(cols);
+    const int rowParts = perImage ? smallKernelParts(std::size_t(in_), weightMacs, 16) : 1;
+    const int rowWidth = int((gatheredRows + std::size_t(rowParts) - 1) / std::size_t(rowParts));
+    for (int r = 0; r < int(gatheredRows); r += rowWidth) {
+      GemmExtras partExtras = we;
+      float* rows = gathered + std::size_t(r) * std::size_t(cols);
+      if (we.writableA) partExtras.writableA = rows;
+      gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes,
+           std::min(rowWidth, int(gatheredRows) - r), in_, cols, 1.0f, rows, cols, xGroup, cols,
+           n0 == 0 ? 0.0f : 1.0f, dwr + std::size_t(r) * std::size_t(in_), in_, *ctx.workspace,
+           partExtras);
+    }
     // dX [Cin, images*plane] = Wr D
     GemmExtras de = dataExtras;
     de.writableB = gathered;  // discarded after this product
@@ -128,8 +139,18 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
       de.writableARounded = n0 > 0;
     }
     float* dxOut = images == 1 ? dx_.data() + std::size_t(n0) * inItem : dxGroup;
-    gemm(dataPolicy, Trans::No, Trans::No, in_, cols, int(gatheredRows), 1.0f, wr,
-         int(gatheredRows), gathered, cols, 0.0f, dxOut, cols, *ctx.workspace, de);
+    // One product, or two column halves for OpenBLAS's small-matrix kernels (per image).
+    const std::size_t dataMacs = std::size_t(in_) * std::size_t(cols) * gatheredRows;
+    const int parts = perImage ? smallKernelParts(std::size_t(in_), dataMacs, 32) : 1;
+    const int width = (cols + parts - 1) / parts;
+    for (int j = 0; j < cols; j += width) {
+      GemmExtras partExtras = de;
+      partExtras.writableB = gathered + j;
+      partExtras.writableARounded = de.writableARounded || (wrOnce && j > 0);
+      gemm(dataPolicy, Trans::No, Trans::No, in_, std::min(width, cols - j), int(gatheredRows),
+           1.0f, wr, int(gatheredRows), gathered + j, cols, 0.0f, dxOut + j, cols, *ctx.workspace,
+           partExtras);
+    }
     if (images == 1) continue;
     // [Cin, images, plane] -> [images, Cin, plane]
     for (int ci = 0; ci < in_; ++ci)

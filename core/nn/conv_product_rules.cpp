@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/nn/blas_setup.h"
+
 namespace paritylab::nn {
 
 using backends::LayerKind;
@@ -56,6 +58,15 @@ float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, co
   if (s.weights.size() < n) s.weights.resize(n);
   std::copy(w, w + n, s.weights.data());
   return s.weights.data();
+}
+
+int smallKernelParts(std::size_t narrow, std::size_t multiplyAdds, std::size_t maxNarrow) {
+  static const bool smallKernels = blasCoreName() == "SkylakeX";
+  constexpr std::size_t kSmallProduct = 1000000;  // OpenBLAS 0.3.21, SkylakeX: M*N*K <= 1e6
+  if (!smallKernels || narrow > maxNarrow || multiplyAdds <= kSmallProduct ||
+      multiplyAdds > 2 * kSmallProduct)
+    return 1;
+  return 2;
 }
 
 }  // namespace paritylab::nn

@@ -109,20 +109,30 @@ void splitParts(const StoredOperand& src, float scale, const Rounder& bf16, floa
   }
 }
 
-// Product [m,n] (dense, ld n) of dense packed operands, honouring the chunked accumulation.
+// Rounds the [m, n] block at `out` (leading dimension ld) as the dense [m, n] span it would be:
+// row i from dense index i * n (the stochastic draws' offsets).
+void roundRows(const Rounder& r, float* out, int m, int n, int ld, std::uint64_t seed = 0) {
+  if (ld == n) return r.apply({out, std::size_t(m) * n}, seed);
+  for (int i = 0; i < m; ++i)
+    r.apply({out + std::size_t(i) * ld, std::size_t(n)}, seed, std::uint64_t(i) * n);
+}
+
+// Product [m,n] (ld `ldo`, n unless said; chunked accumulation: n) of dense packed operands,
+// honouring the chunked accumulation.
 struct Product {
   const backends::GemmPolicy& policy;
   const Rounder* accumulation;  // null: fp32 partial sums
   CBLAS_TRANSPOSE ta, tb;
   int m, n, k;
   int lda, ldb;  // of the dense packed operands
+  int ldo = n;   // of the output
 
   void operator()(const float* A, const float* B, float* out, float* chunk) const {
     const std::size_t mn = std::size_t(m) * n;
     const int step = policy.accumulationChunk;
     if (step <= 0 || step >= k) {
-      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, out, n);
-      if (accumulation && step > 0) accumulation->apply({out, mn});
+      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, out, ldo);
+      if (accumulation && step > 0) roundRows(*accumulation, out, m, n, ldo);
       return;
     }
     for (int k0 = 0; k0 < k; k0 += step) {
@@ -239,16 +249,17 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     return;
   }
 
-  // C = round(P) straight into C when nothing is added to P and C is dense: the same sgemm calls
-  // (only their output pointer differs) and the same one rounding, without the scratch and copy.
+  // C = round(P) straight into C when nothing is added to P (and C is dense if the accumulation
+  // is chunked): the same sgemm calls (only their output pointer and leading dimension differ)
+  // and the same one rounding, row by row at the dense offsets, without the scratch and copy.
   const float scale = alpha * unscale;
-  if (!multiPass && beta == 0.0f && scale == 1.0f && ldc == n && !extras.xray) {
+  if (!multiPass && beta == 0.0f && scale == 1.0f && (ldc == n || !chunked) && !extras.xray) {
     const auto [pa, lda2] =
         preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, roundB, seedB, ws.b);
-    const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
+    const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2, ldc};
     product(pa, pb, C, chunked ? grow(ws.accumulator, mn) : nullptr);
-    if (output) output->apply({C, mn}, extras.seed ^ 0x5851f42d4c957f2dull);
+    if (output) roundRows(*output, C, m, n, ldc, extras.seed ^ 0x5851f42d4c957f2dull);
     return;
   }
 

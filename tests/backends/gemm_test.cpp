@@ -5,6 +5,7 @@
 #include <cblas.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -415,4 +416,40 @@ TEST(Gemm, PreroundedOperandsGiveTheSameBitsAsRoundingInGemm) {
   measured.xray = &slot;
   EXPECT_TRUE(declines(policies[1], measured));
   EXPECT_TRUE(declines(GemmPolicy{}, {}));
+}
+
+// Issue 17: a product whose output is rounded lands in a strided C (a column half of a conv's
+// output) straight, rounded row by row at the dense offsets: the same bits as the dense product,
+// stochastic output draws included, and C's padding untouched.
+TEST(Gemm, OutputRoundedIntoAStridedCMatchesTheDenseProduct) {
+  const int m = 6, n = 13, k = 29, ldc = n + 5;
+  const auto A = randomMatrix(std::size_t(m) * k, 71), B = randomMatrix(std::size_t(k) * n, 72);
+  std::vector<GemmPolicy> policies(3);
+  policies[0].operands = spec("bf16");
+  policies[0].output = spec("bf16");
+  policies[1].output = spec("fp16", numerics::RoundingMode::Stochastic);
+  policies[2].operands = spec("tf32");
+  policies[2].output = spec("bf16");
+  policies[2].accumulationChunk = 64;  // >= k: one chunk, rounded to `accumulation`
+  policies[2].accumulation = spec("fp16");
+  for (std::size_t p = 0; p < policies.size(); ++p) {
+    nn::GemmExtras extras;
+    extras.seed = 99;
+    std::vector<float> dense(std::size_t(m) * n), strided(std::size_t(m) * ldc, -7.0f);
+    nn::GemmWorkspace ws;
+    nn::gemm(policies[p], Trans::No, Trans::No, m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f,
+             dense.data(), n, ws, extras);
+    nn::gemm(policies[p], Trans::No, Trans::No, m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f,
+             strided.data(), ldc, ws, extras);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < ldc; ++j) {
+        const float got = strided[std::size_t(i) * ldc + j];
+        if (j < n)
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(got),
+                    std::bit_cast<std::uint32_t>(dense[std::size_t(i) * n + j]))
+              << "policy " << p << " at " << i << "," << j;
+        else
+          ASSERT_EQ(got, -7.0f) << "padding";
+      }
+  }
 }

@@ -6,7 +6,9 @@
 // split along its reduction for operand-only policies, and whole for output-rounding ones.
 // Issue 17: these same convolutions take the gathered backward (conv2d_gathered_backward.cpp);
 // the wide-output geometry (48 output channels) runs it in 5 groups of one image, and the 5x5
-// kernel checks its kernel flip.
+// kernel checks its kernel flip. Per-image products split in two for OpenBLAS's small-matrix
+// kernels (smallKernelParts, SkylakeX): the narrow-output geometry's forward and data products,
+// and a ResNet's first stage (16 -> 16 channels) in all three.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -28,7 +30,8 @@ constexpr int N = 5, H = 28, W = 28;
 struct Geometry {
   int cin, cout, k;
 };
-constexpr Geometry kNarrowOutput{32, 6, 3}, kWideOutput{8, 48, 3}, kFiveByFive{4, 6, 5};
+constexpr Geometry kNarrowOutput{32, 6, 3}, kWideOutput{8, 48, 3}, kFiveByFive{4, 6, 5},
+    kResNetStage1{16, 16, 3};
 
 std::vector<double> asRounded(const float* x, std::size_t n, const numerics::Rounder* r) {
   std::vector<double> out(n);
@@ -91,12 +94,12 @@ void checkAgainstDirectSums(const std::string& preset, Geometry geo, double relT
 }
 
 TEST(ConvGroups, Fp32MatchesDirectSums) {
-  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive})
+  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive, kResNetStage1})
     checkAgainstDirectSums("cpu-fp32", geo);
 }
 
 TEST(ConvGroups, Bf16OperandsAreRoundedInEveryGroup) {
-  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive})
+  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive, kResNetStage1})
     checkAgainstDirectSums("tpu-bf16", geo);
 }
 
@@ -104,7 +107,7 @@ TEST(ConvGroups, Bf16OperandsAreRoundedInEveryGroup) {
 // summed in fp32 and rounded at the last group, the other products are grouped. Outputs within one
 // bf16 rounding (2^-8 of the largest value) of the direct sums.
 TEST(ConvGroups, OutputRoundedProductsKeepTheirReduction) {
-  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive})
+  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive, kResNetStage1})
     checkAgainstDirectSums("gpu-amp-bf16", geo, 1.0 / 256);
 }
 
