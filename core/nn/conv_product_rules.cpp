@@ -63,10 +63,11 @@ float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, co
 int smallKernelParts(std::size_t narrow, std::size_t multiplyAdds, std::size_t maxNarrow) {
   static const bool smallKernels = blasCoreName() == "SkylakeX";
   constexpr std::size_t kSmallProduct = 1000000;  // OpenBLAS 0.3.21, SkylakeX: M*N*K <= 1e6
+  constexpr std::size_t kMaxParts = 3;
   if (!smallKernels || narrow > maxNarrow || multiplyAdds <= kSmallProduct ||
-      multiplyAdds > 2 * kSmallProduct)
+      multiplyAdds > kMaxParts * kSmallProduct)
     return 1;
-  return 2;
+  return int((multiplyAdds + kSmallProduct - 1) / kSmallProduct);
 }
 
 }  // namespace paritylab::nn

@@ -48,8 +48,9 @@ float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, co
 // halves of the narrow products of a ResNet's first stages ran faster than the packed whole
 // (16 x 784 x 144, forward or data gradient: 40 -> 30 us; its weight gradient 144 x 784 x 16:
 // 46 -> 41 us); wider ones ran slower (64 x 49 x 576), so only products whose narrow side is at
-// most `maxNarrow` split. 1 (no split) on other kernel sets. The parts are whole output columns
-// or rows: each output element keeps its reduction, summed by the small-matrix kernel.
+// most `maxNarrow` and that need at most 3 parts (32x32 images: 16 x 1024 x 144) split. 1 (no
+// split) on other kernel sets. The parts are whole output columns or rows: each output element
+// keeps its reduction, summed by the small-matrix kernel.
 int smallKernelParts(std::size_t narrow, std::size_t multiplyAdds, std::size_t maxNarrow);
 
 }  // namespace paritylab::nn
