@@ -163,12 +163,13 @@ const Tensor& BatchNorm::backwardMasked(const Tensor& dy, const float* relu, boo
     for (int i = 0; i < n; ++i) {
       const std::size_t off = (std::size_t(i) * channels_ + c) * plane;
       float planeG = 0.0f, planeGX = 0.0f;
-      if (reluOfSelf)
+      if (reluOfSelf) {
         sumsOfReluGradient(g + off, x.data() + off, plane, mean, inv, gamma[c] * inv, beta[c],
                            planeG, planeGX);
-      else
+      } else {
         sumsOfMaskedGradient(g + off, relu ? relu + off : nullptr, x.data() + off, plane, mean, inv,
                              planeG, planeGX);
+      }
       sumG += planeG;
       sumGX += planeGX;
     }

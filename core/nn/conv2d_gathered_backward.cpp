@@ -71,12 +71,13 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
 
   // Wr [Cin, Cout*k*k]: W's kernels flipped, input and output channels swapped.
   const float* w = ctx.params->value(weight_);
-  for (int co = 0; co < out_; ++co)
+  for (int co = 0; co < out_; ++co) {
     for (int ci = 0; ci < in_; ++ci) {
       const float* src = w + (std::size_t(co) * in_ + ci) * taps;
       float* dst = wr + (std::size_t(ci) * out_ + co) * taps;
       for (std::size_t t = 0; t < taps; ++t) dst[t] = src[taps - 1 - t];
     }
+  }
 
   // Extras (stochastic streams, X-ray slots) once per product.
   const GemmExtras weightExtras = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
@@ -104,11 +105,12 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     const float* xGroup = x.data() + std::size_t(n0) * inItem;
     GemmExtras we = weightExtras;
     if (images > 1) {
-      for (int ci = 0; ci < in_; ++ci)
+      for (int ci = 0; ci < in_; ++ci) {
         for (int i = 0; i < images; ++i) {
           const float* src = xGroup + std::size_t(i) * inItem + std::size_t(ci) * plane;
           std::copy(src, src + plane, inputs + std::size_t(ci) * cols + std::size_t(i) * plane);
         }
+      }
       xGroup = inputs;
       we.writableB = inputs;
     }
@@ -153,21 +155,25 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     }
     if (images == 1) continue;
     // [Cin, images, plane] -> [images, Cin, plane]
-    for (int ci = 0; ci < in_; ++ci)
+    for (int ci = 0; ci < in_; ++ci) {
       for (int i = 0; i < images; ++i) {
         const float* src = dxGroup + std::size_t(ci) * cols + std::size_t(i) * plane;
-        std::copy(src, src + plane, dx_.data() + std::size_t(n0 + i) * inItem + ci * plane);
+        std::copy(src, src + plane,
+                  dx_.data() + std::size_t(n0 + i) * inItem + std::size_t(ci) * plane);
       }
+    }
   }
 
   // dW [Cout, Cin, k, k] from dWr [Cout, k, k, Cin], the kernel flipped back.
   float* dw = ctx.params->grad(weight_);
-  for (int co = 0; co < out_; ++co)
+  for (int co = 0; co < out_; ++co) {
     for (std::size_t t = 0; t < taps; ++t) {
       const float* src = dwr + (std::size_t(co) * taps + t) * in_;
-      for (int ci = 0; ci < in_; ++ci)
+      for (int ci = 0; ci < in_; ++ci) {
         dw[(std::size_t(co) * in_ + ci) * taps + (taps - 1 - t)] = src[ci];
+      }
     }
+  }
   ctx.storeGradient(dw, weightCount, site_);
   ctx.storeGradient(dx_.data(), dx_.size(), site_);
   return dx_;
