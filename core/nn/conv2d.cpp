@@ -76,6 +76,8 @@ bool Conv2d::outputAlreadyStoredAs(const numerics::RoundingSpec& format,
 
 Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   x_ = &x;
+  inputStoredAs_.reset();
+  if (ctx.inputStoredAs) inputStoredAs_ = *ctx.inputStoredAs;
   const ConvGeometry g = geometry(x.shape());
   const std::size_t k = g.columnRows();
   const int plane = g.outHeight() * g.outWidth();
@@ -108,14 +110,16 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   // products only: their extras are the whole product's).
   if (grouped && s.rounded.size() < std::size_t(group) * itemSize)
     s.rounded.resize(std::size_t(group) * itemSize);
+  // Unless the input went through the store step in the operand's format already (gpu-amp-*).
+  const bool inputRounded = grouped && operandAlreadyStored(inputStoredAs_, policy, Operand::B, e);
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
     const int cols = int(sub.columnCols());
     const float* xGroup = x.data() + std::size_t(n0) * itemSize;
-    const bool prerounded =
-        grouped && preroundOperand(policy, Operand::B, e, xGroup, s.rounded.data(),
-                                   std::size_t(sub.batch) * itemSize);
+    const bool prerounded = grouped && !inputRounded &&
+                            preroundOperand(policy, Operand::B, e, xGroup, s.rounded.data(),
+                                            std::size_t(sub.batch) * itemSize);
     im2col(sub, prerounded ? s.rounded.data() : xGroup, s.columns.data());
     // product [Cout, group*plane] = W [Cout, k] * columns [k, group*plane] + bias, the bias
     // pre-filled as C with beta = 1 so that gemm adds it in fp32 before its one output rounding
@@ -128,7 +132,7 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
                 : ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w, std::size_t(out_) * k,
                                  s.columns.data(), k * cols);
     groupExtras.writableB = s.columns.data();  // the columns are ours and used once
-    groupExtras.writableBRounded = prerounded;
+    groupExtras.writableBRounded = prerounded || inputRounded;
     if (wOnce) {
       groupExtras.writableA = wOnce;
       groupExtras.writableARounded = n0 > 0;

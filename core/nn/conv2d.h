@@ -41,6 +41,8 @@ class Conv2d : public Layer {
   int weight_ = -1, bias_ = -1;
   int site_;
   const Tensor* x_ = nullptr;
+  // x_ went through the store step in this format (StepContext::inputStoredAs at forward).
+  std::optional<numerics::RoundingSpec> inputStoredAs_;
   Tensor y_, dx_;
 };
 

@@ -85,6 +85,9 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   const GemmExtras dataExtras = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardData, w,
                                                weightCount, dy.data(), dy.size());
   const bool wrOnce = weightsMayBeRoundedOnce(dataPolicy, dataExtras, groups);
+  // x went through the store step in the format the weight product rounds it to (gpu-amp-*).
+  const bool inputRounded =
+      operandAlreadyStored(inputStoredAs_, weightPolicy, Operand::B, weightExtras);
 
   dx_.resize(x.shape());
   const std::size_t outItem = std::size_t(out_) * plane;
@@ -104,6 +107,7 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     // X [Cin, images*plane]: x itself for one image, else a copy (ours: rounded in place)
     const float* xGroup = x.data() + std::size_t(n0) * inItem;
     GemmExtras we = weightExtras;
+    if (inputRounded) we.roundedB = xGroup;  // the product reads x as stored
     if (images > 1) {
       for (int ci = 0; ci < in_; ++ci) {
         for (int i = 0; i < images; ++i) {
@@ -113,6 +117,8 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
       }
       xGroup = inputs;
       we.writableB = inputs;
+      we.writableBRounded = inputRounded;
+      we.roundedB = nullptr;
     }
     // dWr [Cout*k*k, Cin] (+)= D X^T
     if (gatheredInPlace) we.writableA = gathered;

@@ -60,6 +60,17 @@ float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, co
   return s.weights.data();
 }
 
+bool operandAlreadyStored(const std::optional<numerics::RoundingSpec>& storedAs,
+                          const backends::GemmPolicy& p, Operand which, const GemmExtras& e) {
+  const std::optional<numerics::RoundingSpec>& spec =
+      which == Operand::A || !p.operandsB ? p.operands : p.operandsB;
+  const float scale = which == Operand::A ? e.scaleA : e.scaleB;
+  return storedAs && spec && scale == 1.0f && p.passes == backends::MultiPass::None &&
+         storedAs->mode != numerics::RoundingMode::Stochastic &&
+         spec->mode != numerics::RoundingMode::Stochastic &&
+         numerics::sameRounding(*storedAs, *spec);
+}
+
 int smallKernelParts(std::size_t narrow, std::size_t multiplyAdds, std::size_t maxNarrow) {
   static const bool smallKernels = blasCoreName() == "SkylakeX";
   constexpr std::size_t kSmallProduct = 1000000;  // OpenBLAS 0.3.21, SkylakeX: M*N*K <= 1e6

@@ -42,6 +42,13 @@ bool weightsMayBeRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e,
 float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, const float* w,
                           std::size_t n, int groups, LayerScratch& s);
 
+// Whether operand `which` of a product under `p` is already rounded because it went through the
+// store step in `storedAs` (a conv's input, kept as activations in the format its products round
+// it to: gpu-amp-*): the same deterministic rounding, unscaled, single pass. Then rounding it
+// again would leave every value as it is.
+bool operandAlreadyStored(const std::optional<numerics::RoundingSpec>& storedAs,
+                          const backends::GemmPolicy& p, Operand which, const GemmExtras& e);
+
 // Parts to split one per-image product into, along its wide dimension, so that each part runs
 // through OpenBLAS's small-matrix kernels, which read the operands where they lie instead of
 // packing them: its SkylakeX kernels take products of at most 10^6 multiply-adds that way. Two

@@ -82,6 +82,7 @@ std::pair<const float*, int> preparedOperand(const StoredOperand& src, float* wr
     roundInPlace(src, writable, scale, rounder, seed);
     return {writable, src.ld};
   }
+  if (!rounder && scale == 1.0f) return {src.data, src.ld};  // nothing to change: read in place
   float* packed = grow(buffer, std::size_t(src.rows) * src.cols);
   packRounded(src, scale, rounder, seed, packed);
   return {packed, src.cols};
@@ -237,7 +238,10 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   // A rounded in place by an earlier call (GemmExtras::writableARounded): read as it is.
   const Rounder* const roundA = writableA && extras.writableARounded ? nullptr : operands;
   float* const writableB = extras.writableB == B ? extras.writableB : nullptr;
-  const Rounder* const roundB = writableB && extras.writableBRounded ? nullptr : operandsB;
+  const Rounder* const roundB =
+      (writableB && extras.writableBRounded) || (extras.roundedB && extras.roundedB == B)
+          ? nullptr
+          : operandsB;
 
   // Fast path: rounding fused into packing, one sgemm with alpha/beta.
   if (!multiPass && !chunked && !roundsAccumulation && !output) {

@@ -36,6 +36,11 @@ struct GemmExtras {
   // gathered output gradient of a conv's backward, rounded in place by its weight product and read
   // as it is by its data product). Not on X-ray steps.
   bool writableBRounded = false;
+  // Equal to B: B (read-only) already holds values of its operand format, rounded by the store
+  // step (a conv's input, stored as activations in the format its products round it to): gemm
+  // reads it as it is, without rounding or packing a copy. Same bits: rounding a representable
+  // value leaves it as it is.
+  const float* roundedB = nullptr;
   // Non-null on a step the X-ray measures (issue 14): gemm() adds this product's operands, as
   // scaled and rounded, and its output to the slot. Null (the default): no measurement.
   GemmXraySlot* xray = nullptr;

@@ -52,6 +52,10 @@ struct StepContext {
   std::uint64_t seed = 0;    // run seed
   std::uint64_t step = 0;    // global step (stochastic rounding streams)
   GemmXray* xray = nullptr;  // null: no X-ray (issue 14); else measures the steps it samples
+  // Non-null while a layer's forward runs on an input that went through the store step in this
+  // format (Sequential sets it for the layers after the first, and passes its own on to its first
+  // layer): the input's values are already representable in it. Null: not known (a model's input).
+  const numerics::RoundingSpec* inputStoredAs = nullptr;
 
   // Extras for one GEMM call at `site`.
   GemmExtras gemmExtras(int site, backends::LayerKind kind, backends::Product product,
