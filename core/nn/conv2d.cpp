@@ -211,13 +211,10 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   if (db) ctx.storeGradient(db, std::size_t(out_), site_);
   // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k], split or not (above).
   float* dw = ctx.params->grad(weight_);
-  const backends::GemmPolicy& weightPolicy =
-      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight);
-  const backends::GemmPolicy& dataPolicy =
-      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
-  // The groups before the last accumulate in fp32, without the output rounding.
-  backends::GemmPolicy partialPolicy = weightPolicy;
-  partialPolicy.output.reset();
+  const ConvBackwardPolicies policies(*ctx.policy);
+  const backends::GemmPolicy& weightPolicy = policies.weight;
+  const backends::GemmPolicy& dataPolicy = policies.data;
+  const backends::GemmPolicy& partialPolicy = policies.partialWeight;
   const bool dytInPlace =
       dytMayBeRoundedInPlace(*ctx.policy, needInputGrad_, ctx.scaleProvider != nullptr);
   const int group = stochasticOperands(dataPolicy) && needInputGrad_

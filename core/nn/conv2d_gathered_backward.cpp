@@ -46,13 +46,10 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   const std::size_t plane = std::size_t(g.height) * g.width;  // = the output's (same convolution)
   const std::size_t gatheredRows = std::size_t(out_) * taps;
   const std::size_t weightCount = gatheredRows * std::size_t(in_);
-  const backends::GemmPolicy& weightPolicy =
-      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight);
-  const backends::GemmPolicy& dataPolicy =
-      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
-  // The groups before the last accumulate in fp32, without the output rounding.
-  backends::GemmPolicy partialPolicy = weightPolicy;
-  partialPolicy.output.reset();
+  const ConvBackwardPolicies policies(*ctx.policy);
+  const backends::GemmPolicy& weightPolicy = policies.weight;
+  const backends::GemmPolicy& dataPolicy = policies.data;
+  const backends::GemmPolicy& partialPolicy = policies.partialWeight;
   const bool gatheredInPlace = dytMayBeRoundedInPlace(*ctx.policy, true, false);
   // One image per group when the flipped weights are small against an image's gathered gradient
   // (Cin <= plane / 4: a ResNet's first stages): the products then read x and write dX where

@@ -10,6 +10,13 @@ namespace paritylab::nn {
 using backends::LayerKind;
 using backends::Product;
 
+ConvBackwardPolicies::ConvBackwardPolicies(const backends::PrecisionPolicy& policy)
+    : weight(policy.gemmFor(LayerKind::Conv, Product::BackwardWeight)),
+      data(policy.gemmFor(LayerKind::Conv, Product::BackwardData)),
+      partialWeight(weight) {
+  partialWeight.output.reset();
+}
+
 int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch) {
   constexpr std::size_t kGroupFloats = std::size_t(1) << 18;
   const std::size_t perImage = columnRows * plane;

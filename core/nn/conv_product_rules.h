@@ -11,6 +11,16 @@
 
 namespace paritylab::nn {
 
+// A convolution's two backward products' policies, and the weight product's policy for the image
+// groups before the last: those accumulate in fp32, without the output rounding, which the last
+// group's call applies once to the total.
+struct ConvBackwardPolicies {
+  explicit ConvBackwardPolicies(const backends::PrecisionPolicy& policy);
+  const backends::GemmPolicy& weight;
+  const backends::GemmPolicy& data;
+  backends::GemmPolicy partialWeight;
+};
+
 // Images per group in the conv products: the group's columns (or column gradients),
 // [columnRows, group * plane] fp32, stay within about 1 MiB so that the gather, the products and
 // the scatter meet in the core's L2 instead of streaming a whole-batch matrix through memory.
