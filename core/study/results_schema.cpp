@@ -16,7 +16,24 @@ void exec(sqlite3* db, const std::string& file, const char* sql) {
   }
 }
 
-// The current schema, for a new database. Keep it equal to version 1 plus every migration.
+// Version 6's tables (issue 13): the test set's labels and class names once per study, each
+// finished run's test predictions, and per-epoch weight snapshots (blobs: results_blobs.h). Created
+// by migrateTo6 and, for a new database, after kCurrentSchema.
+constexpr const char* kDivergenceTables = R"sql(
+CREATE TABLE test_set (
+  id INTEGER PRIMARY KEY CHECK (id = 1), examples INTEGER NOT NULL, classes INTEGER NOT NULL,
+  class_names TEXT NOT NULL, labels BLOB NOT NULL);
+CREATE TABLE predictions (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, examples INTEGER NOT NULL,
+  predicted BLOB NOT NULL, true_class_probability BLOB NOT NULL);
+CREATE TABLE weights (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, epoch INTEGER NOT NULL,
+  layer TEXT NOT NULL, position INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
+  PRIMARY KEY (run_id, epoch, layer));
+)sql";
+
+// The current schema, for a new database, with kDivergenceTables. Keep it equal to version 1 plus
+// every migration.
 constexpr const char* kCurrentSchema = R"sql(
 CREATE TABLE paritylab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE study (
@@ -43,16 +60,6 @@ CREATE TABLE xray (
   min_nonzero REAL, flushed INTEGER NOT NULL, subnormal INTEGER NOT NULL,
   overflowed INTEGER NOT NULL, signal_energy REAL, error_energy REAL, max_rel_error REAL,
   exponent_histogram TEXT NOT NULL, PRIMARY KEY (run_id, site, operand, step));
-CREATE TABLE test_set (
-  id INTEGER PRIMARY KEY CHECK (id = 1), examples INTEGER NOT NULL, classes INTEGER NOT NULL,
-  class_names TEXT NOT NULL, labels BLOB NOT NULL);
-CREATE TABLE predictions (
-  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, examples INTEGER NOT NULL,
-  predicted BLOB NOT NULL, true_class_probability BLOB NOT NULL);
-CREATE TABLE weights (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, epoch INTEGER NOT NULL,
-  layer TEXT NOT NULL, position INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
-  PRIMARY KEY (run_id, epoch, layer));
 CREATE UNIQUE INDEX runs_emulated_identity ON runs (backend, seed) WHERE source = 'emulated';
 CREATE UNIQUE INDEX runs_imported_identity ON runs (backend, message) WHERE source = 'imported';
 INSERT INTO paritylab_meta (key, value) VALUES ('format', 'paritylab-results-1');
@@ -130,22 +137,10 @@ CREATE TABLE xray (
   return {};
 }
 
-// Version 5 -> 6 (issue 13): the test set's labels and class names once per study, each finished
-// run's test predictions, and per-epoch weight snapshots (blobs: results_blobs.h). Older runs have
-// none: the divergence analysis says so.
+// Version 5 -> 6 (issue 13): kDivergenceTables. Older runs have none: the divergence analysis says
+// so.
 std::vector<std::string> migrateTo6(sqlite3* db, const std::string& file) {
-  exec(db, file, R"sql(
-CREATE TABLE test_set (
-  id INTEGER PRIMARY KEY CHECK (id = 1), examples INTEGER NOT NULL, classes INTEGER NOT NULL,
-  class_names TEXT NOT NULL, labels BLOB NOT NULL);
-CREATE TABLE predictions (
-  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, examples INTEGER NOT NULL,
-  predicted BLOB NOT NULL, true_class_probability BLOB NOT NULL);
-CREATE TABLE weights (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, epoch INTEGER NOT NULL,
-  layer TEXT NOT NULL, position INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
-  PRIMARY KEY (run_id, epoch, layer));
-)sql");
+  exec(db, file, kDivergenceTables);
   return {};
 }
 
@@ -196,6 +191,7 @@ void createSchema(sqlite3* db, const std::string& file) {
   exec(db, file, "BEGIN IMMEDIATE");
   try {
     exec(db, file, kCurrentSchema);
+    exec(db, file, kDivergenceTables);
     setVersion(db, file, currentSchemaVersion());
     exec(db, file, "COMMIT");
   } catch (...) {
