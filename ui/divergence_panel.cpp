@@ -14,7 +14,7 @@
 
 #include "core/study/results_store.h"
 #include "core/study/study_report.h"
-#include "ui/backend_colours.h"
+#include "ui/backend_pair_choosers.h"
 #include "ui/chart_view.h"
 #include "ui/churn_matrix_view.h"
 #include "ui/class_difference_view.h"
@@ -170,25 +170,15 @@ QString DivergencePanel::backendB() const {
 
 bool DivergencePanel::refillBackends() {
   const QStringList names = data_ ? data_->backends() : QStringList();
-  QStringList current;
-  for (int i = 0; i < aBox_->count(); ++i) current << aBox_->itemText(i);
-  if (current == names) return false;
   const QString a = backendA(), b = backendB();
-  {
+  if (!relistBackendPair(*aBox_, *bBox_, names)) return false;
+  if (userPicked_ && names.contains(a) && names.contains(b)) {
     const QSignalBlocker ba(aBox_), bb(bBox_);
-    aBox_->clear();
-    bBox_->clear();
-    for (const QString& name : names) {
-      aBox_->addItem(BackendColours::swatch(name), name);
-      bBox_->addItem(BackendColours::swatch(name), name);
-    }
-    if (userPicked_ && names.contains(a) && names.contains(b)) {
-      aBox_->setCurrentText(a);
-      bBox_->setCurrentText(b);
-    } else {
-      userPicked_ = false;
-      applyDefaultPair();
-    }
+    aBox_->setCurrentText(a);
+    bBox_->setCurrentText(b);
+  } else {
+    userPicked_ = false;
+    applyDefaultPair();
   }
   return true;
 }

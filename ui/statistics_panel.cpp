@@ -12,7 +12,7 @@
 #include <cmath>
 
 #include "core/stats/multiple_comparisons.h"
-#include "ui/backend_colours.h"
+#include "ui/backend_pair_choosers.h"
 #include "ui/difference_plot.h"
 #include "ui/identical_runs_note.h"
 #include "ui/run_data.h"
@@ -120,17 +120,9 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
 
 void StatisticsPanel::refillBackends() {
   const QStringList names = data_->backends();
-  QStringList current;
-  for (int i = 0; i < aBox_->count(); ++i) current << aBox_->itemText(i);
-  if (current != names) {
-    const QString a = aBox_->currentText(), b = bBox_->currentText();
+  const QString a = aBox_->currentText(), b = bBox_->currentText();
+  if (relistBackendPair(*aBox_, *bBox_, names)) {
     const QSignalBlocker ba(aBox_), bb(bBox_);
-    aBox_->clear();
-    bBox_->clear();
-    for (const QString& name : names) {
-      aBox_->addItem(BackendColours::swatch(name), name);
-      bBox_->addItem(BackendColours::swatch(name), name);
-    }
     // Defaults: with two backends A = first, B = second (the reference experiment's order); with
     // more, the last one (usually the most reduced precision) against the first (the reference).
     const int n = static_cast<int>(names.size());
