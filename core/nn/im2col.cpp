@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -21,6 +21,64 @@ inline void validRange(int k, int stride, int pad, int in, int out, int& lo, int
   hi = out;
   while (hi > lo && (hi - 1) * stride + k - pad >= in) --hi;
 }
+
+#if defined(__AVX512F__) && defined(__BMI2__)
+constexpr std::size_t kChunk = 16;
+#elif defined(__AVX2__) && defined(__BMI2__)
+constexpr std::size_t kChunk = 8;
+#endif
+
+#if defined(__BMI2__) && (defined(__AVX512F__) || defined(__AVX2__))
+// "Same" convolutions (stride 1, 2 * padding == kernel - 1: every 3x3 pad-1 layer) keep the
+// image's width, so a column row is the input plane shifted by s = (ky - pad) * W + (kx - pad)
+// with the pixels whose window leaves the image masked: each plane moves as one flat masked
+// stream, one vector (kChunk floats: 16 with AVX-512, 8 with AVX2) at a time, whatever its width
+// (the 7- and 4-wide planes of a ResNet's last stages cost no per-row work).
+// masks[(ky * K + kx) * chunks + q]: lanes of kChunk-float chunk q of a plane for which the shifted
+// pixel lies inside the image; `outputSide` true: indexed by the column entry (im2col reads x[p +
+// s]); false: by the pixel (col2im reads column[p - s]).
+bool isSameConv(const ConvGeometry& g) {
+  return g.stride == 1 && 2 * g.padding == g.kernel - 1;
+}
+
+const std::uint16_t* planeMasks(const ConvGeometry& g, bool outputSide) {
+  // Per side, the masks of the last geometry (a layer's forward and backward ask again and again).
+  struct Cache {
+    std::vector<std::uint16_t> masks;  // grows to the largest plane, then reused
+    int height = -1, width = -1, kernel = -1, padding = -1;
+  };
+  thread_local Cache caches[2];
+  Cache& cache = caches[outputSide ? 1 : 0];
+  const int h = g.height, w = g.width, k = g.kernel;
+  const std::size_t plane = std::size_t(h) * w, chunks = (plane + kChunk - 1) / kChunk;
+  if (cache.height == h && cache.width == w && cache.kernel == k && cache.padding == g.padding)
+    return cache.masks.data();
+  cache.height = h;
+  cache.width = w;
+  cache.kernel = k;
+  cache.padding = g.padding;
+  std::vector<std::uint16_t>& masks = cache.masks;
+  if (masks.size() < std::size_t(k) * k * chunks) masks.resize(std::size_t(k) * k * chunks);
+  const int sign = outputSide ? 1 : -1;
+  for (int ky = 0; ky < k; ++ky)
+    for (int kx = 0; kx < k; ++kx) {
+      std::uint16_t* m = masks.data() + std::size_t(ky * k + kx) * chunks;
+      std::fill_n(m, chunks, std::uint16_t(0));
+      for (int y = 0; y < h; ++y) {
+        const int yy = y + sign * (ky - g.padding);
+        if (yy < 0 || yy >= h) continue;
+        for (int x = 0; x < w; ++x) {
+          const int xx = x + sign * (kx - g.padding);
+          if (xx < 0 || xx >= w) continue;
+          const std::size_t p = std::size_t(y) * w + x;
+          m[p / kChunk] = std::uint16_t(m[p / kChunk] | (1u << (p % kChunk)));
+        }
+      }
+    }
+  return masks.data();
+}
+
+#endif
 
 #if defined(__AVX512F__) && defined(__BMI2__)
 // Rows of up to 16 outputs at a time with AVX-512 masks: lanes whose input column lies outside
@@ -55,54 +113,6 @@ inline void im2colRow(float* dst, const float* src, int offset, int stride, int 
     const __m512 b = _mm512_maskz_loadu_ps(__mmask16(in >> 16), p + 16);
     _mm512_mask_storeu_ps(dst + o, laneRange(0, ow - o), _mm512_permutex2var_ps(a, even, b));
   }
-}
-
-// "Same" convolutions (stride 1, 2 * padding == kernel - 1: every 3x3 pad-1 layer) keep the
-// image's width, so a column row is the input plane shifted by s = (ky - pad) * W + (kx - pad)
-// with the pixels whose window leaves the image masked: each plane moves as one flat masked
-// stream, 16 floats at a time, whatever its width (the 7- and 4-wide planes of a ResNet's last
-// stages cost no per-row work). masks[(ky * K + kx) * chunks + q]: lanes of 16-float chunk q of a
-// plane for which the shifted pixel lies inside the image; `outputSide` true: indexed by the
-// column entry (im2col reads x[p + s]); false: by the pixel (col2im reads column[p - s]).
-bool isSameConv(const ConvGeometry& g) {
-  return g.stride == 1 && 2 * g.padding == g.kernel - 1;
-}
-
-const std::uint16_t* planeMasks(const ConvGeometry& g, bool outputSide) {
-  // Per side, the masks of the last geometry (a layer's forward and backward ask again and again).
-  struct Cache {
-    std::vector<std::uint16_t> masks;  // grows to the largest plane, then reused
-    int height = -1, width = -1, kernel = -1, padding = -1;
-  };
-  thread_local Cache caches[2];
-  Cache& cache = caches[outputSide ? 1 : 0];
-  const int h = g.height, w = g.width, k = g.kernel;
-  const std::size_t plane = std::size_t(h) * w, chunks = (plane + 15) / 16;
-  if (cache.height == h && cache.width == w && cache.kernel == k && cache.padding == g.padding)
-    return cache.masks.data();
-  cache.height = h;
-  cache.width = w;
-  cache.kernel = k;
-  cache.padding = g.padding;
-  std::vector<std::uint16_t>& masks = cache.masks;
-  if (masks.size() < std::size_t(k) * k * chunks) masks.resize(std::size_t(k) * k * chunks);
-  const int sign = outputSide ? 1 : -1;
-  for (int ky = 0; ky < k; ++ky)
-    for (int kx = 0; kx < k; ++kx) {
-      std::uint16_t* m = masks.data() + std::size_t(ky * k + kx) * chunks;
-      std::fill_n(m, chunks, std::uint16_t(0));
-      for (int y = 0; y < h; ++y) {
-        const int yy = y + sign * (ky - g.padding);
-        if (yy < 0 || yy >= h) continue;
-        for (int x = 0; x < w; ++x) {
-          const int xx = x + sign * (kx - g.padding);
-          if (xx < 0 || xx >= w) continue;
-          const std::size_t p = std::size_t(y) * w + x;
-          m[p / 16] = std::uint16_t(m[p / 16] | (1u << (p % 16)));
-        }
-      }
-    }
-  return masks.data();
 }
 
 void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
@@ -154,6 +164,107 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
                 sum, m, sum, _mm512_maskz_loadu_ps(m, src + std::ptrdiff_t(16 * q) - shift));
           }
         _mm512_mask_storeu_ps(dst + 16 * q, q + 1 < chunks ? __mmask16(0xffff) : tail, sum);
+      }
+    }
+}
+constexpr bool kVectorRows = true;
+#elif defined(__AVX2__) && defined(__BMI2__)
+// The same streams with 8-lane AVX2 vectors (CPUs without AVX-512, such as AMD's Zen 2-4 as this
+// project's machines expose them). vmaskmovps loads do not touch masked-off addresses, as
+// AVX-512's masked loads; the last, partial chunk of a plane or row is stored lane by lane.
+const __m256i kLaneBits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+
+// Lane j of the result is all ones where bit j of `bits` is set.
+inline __m256i laneMask(unsigned bits) {
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(int(bits)), kLaneBits), kLaneBits);
+}
+inline unsigned laneRange(int lo, int hi) {
+  lo = std::clamp(lo, 0, 8);
+  hi = std::clamp(hi, lo, 8);
+  return ((1u << hi) - 1u) & ~((1u << lo) - 1u);
+}
+inline void storeFirst(float* dst, __m256 v, std::size_t n) {
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, v);
+  std::copy_n(lanes, n, dst);
+}
+
+// dst[ox] = src[ox * stride + offset] for ox in [lo, hi), 0 for the other ox in [0, ow);
+// stride 1 or 2. src is the input row; offset = kx - padding.
+inline void im2colRow(float* dst, const float* src, int offset, int stride, int ow, int lo,
+                      int hi) {
+  for (int o = 0; o < ow; o += 8) {
+    const unsigned lanes = laneRange(lo - o, hi - o);
+    __m256 v;
+    if (stride == 1) {
+      v = _mm256_maskload_ps(src + o + offset, laneMask(lanes));
+    } else {
+      // output lane j reads input lane 2j of the 16 at src + 2o + offset: even lanes of two loads
+      const float* p = src + 2 * o + offset;
+      const unsigned even = _pdep_u32(lanes, 0x5555u);
+      const __m256 a = _mm256_maskload_ps(p, laneMask(even & 0xffu));
+      const __m256 b = _mm256_maskload_ps(p + 8, laneMask(even >> 8));
+      // [a0 a2 b0 b2 | a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
+      const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+      v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
+    }
+    if (o + 8 <= ow)
+      _mm256_storeu_ps(dst + o, v);
+    else
+      storeFirst(dst + o, v, std::size_t(ow - o));
+  }
+}
+
+void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
+  const std::size_t plane = std::size_t(g.height) * g.width, chunks = (plane + 7) / 8;
+  const std::size_t cols = g.columnCols();
+  const std::size_t full = plane / 8;  // chunks stored whole; a partial last one lane by lane
+  const int k = g.kernel;
+  const std::uint16_t* masks = planeMasks(g, true);
+  for (int c = 0; c < g.channels; ++c)
+    for (int ky = 0; ky < k; ++ky)
+      for (int kx = 0; kx < k; ++kx) {
+        const std::ptrdiff_t shift = std::ptrdiff_t(ky - g.padding) * g.width + (kx - g.padding);
+        const std::uint16_t* m = masks + std::size_t(ky * k + kx) * chunks;
+        float* row = columns + ((std::size_t(c) * k + ky) * k + kx) * cols;
+        for (int n = 0; n < g.batch; ++n) {
+          const float* src = x + (std::size_t(n) * g.channels + c) * plane + shift;
+          float* dst = row + std::size_t(n) * plane;
+          for (std::size_t q = 0; q < full; ++q)
+            _mm256_storeu_ps(dst + 8 * q, _mm256_maskload_ps(src + 8 * q, laneMask(m[q])));
+          if (full < chunks)
+            storeFirst(dst + 8 * full, _mm256_maskload_ps(src + 8 * full, laneMask(m[full])),
+                       plane - 8 * full);
+        }
+      }
+}
+
+// Each 8-pixel chunk of dx sums its k*k contributions in registers in the order (ky, kx), the
+// order of the row-by-row loop, from the same +0 start: the same bits, one store per chunk. A
+// masked-off lane adds the +0 its load gives, which leaves a sum that started at +0 as it is.
+void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
+  const std::size_t plane = std::size_t(g.height) * g.width, chunks = (plane + 7) / 8;
+  const std::size_t cols = g.columnCols();
+  const int k = g.kernel;
+  const std::uint16_t* masks = planeMasks(g, false);
+  for (int n = 0; n < g.batch; ++n)
+    for (int c = 0; c < g.channels; ++c) {
+      float* dst = dx + (std::size_t(n) * g.channels + c) * plane;
+      const float* image = columns + std::size_t(c) * k * k * cols + std::size_t(n) * plane;
+      for (std::size_t q = 0; q < chunks; ++q) {
+        __m256 sum = _mm256_setzero_ps();
+        for (int ky = 0; ky < k; ++ky)
+          for (int kx = 0; kx < k; ++kx) {
+            const std::ptrdiff_t shift =
+                std::ptrdiff_t(ky - g.padding) * g.width + (kx - g.padding);
+            const __m256i m = laneMask(masks[std::size_t(ky * k + kx) * chunks + q]);
+            const float* src = image + std::size_t(ky * k + kx) * cols;
+            sum = _mm256_add_ps(sum, _mm256_maskload_ps(src + std::ptrdiff_t(8 * q) - shift, m));
+          }
+        if (8 * (q + 1) <= plane)
+          _mm256_storeu_ps(dst + 8 * q, sum);
+        else
+          storeFirst(dst + 8 * q, sum, plane - 8 * q);
       }
     }
 }
