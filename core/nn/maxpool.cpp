@@ -3,11 +3,17 @@
 #include <cmath>
 #include <stdexcept>
 
-// The 2x2 rows use AVX-512 (byte-masked loads need BW and VL too); other CPUs take the scalar loop.
+// The 2x2 rows use AVX-512 (byte-masked loads need BW and VL too), else AVX2 (8 windows at a
+// time: CPUs without AVX-512); others take the scalar loop.
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 #define PARITYLAB_POOL_AVX512 1
 #include <immintrin.h>
+#elif defined(__AVX2__)
+#define PARITYLAB_POOL_AVX2 1
+#include <immintrin.h>
 #endif
+
+#include <algorithm>
 
 namespace paritylab::nn {
 
@@ -50,6 +56,38 @@ inline void take16(__m512 v, int at, __m512& best, __m512i& code) {
 }
 #endif
 
+#ifdef PARITYLAB_POOL_AVX2
+// Lane j of the result is all ones where j < n (n in [0, 8]).
+inline __m256i firstLanes(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+// The first n lanes of v to dst (all 8 when n >= 8, none when n <= 0).
+inline void storeFirst(float* dst, __m256 v, int n) {
+  if (n >= 8)
+    _mm256_storeu_ps(dst, v);
+  else if (n > 0)
+    _mm256_maskstore_ps(dst, firstLanes(n), v);
+}
+// [a0 a2 a4 a6 b0 b2 b4 b6] (even) or [a1 a3 a5 a7 b1 b3 b5 b7] (odd) of two vectors of 8.
+inline __m256 evenLanes(__m256 a, __m256 b) {
+  const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+inline __m256 oddLanes(__m256 a, __m256 b) {
+  const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+// Eight windows at once, the scalar take()'s compare/select chain.
+inline void take8(__m256 v, int at, __m256& best, __m256i& code) {
+  const __m256 t = _mm256_or_ps(
+      _mm256_cmp_ps(v, best, _CMP_GT_OQ),
+      _mm256_and_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q), _mm256_cmp_ps(best, best, _CMP_ORD_Q)));
+  best = _mm256_blendv_ps(best, v, t);
+  code = _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(code), _mm256_castsi256_ps(_mm256_set1_epi32(at)), t));
+}
+#endif
+
 // 2x2, stride 2: rows r0, r1 of the input -> one output row and its window codes.
 void pool2x2Row(const float* r0, const float* r1, int ow, float* out, std::uint8_t* codes) {
   int ox = 0;
@@ -69,6 +107,25 @@ void pool2x2Row(const float* r0, const float* r1, int ow, float* out, std::uint8
     take16(_mm512_permutex2var_ps(b0, odd, b1), 3, best, code);
     _mm512_mask_storeu_ps(out + ox, m.out, best);
     _mm512_mask_cvtepi32_storeu_epi8(codes + ox, m.out, code);
+  }
+#endif
+#ifdef PARITYLAB_POOL_AVX2
+  for (; ox < ow; ox += 8) {  // masked loads: small-cnn's rows are 14 and 7 windows wide
+    const int n = std::min(ow - ox, 8);
+    const __m256i in0 = firstLanes(2 * n), in1 = firstLanes(2 * n - 8);
+    const __m256 a0 = _mm256_maskload_ps(r0 + 2 * ox, in0);
+    const __m256 a1 = _mm256_maskload_ps(r0 + 2 * ox + 8, in1);
+    const __m256 b0 = _mm256_maskload_ps(r1 + 2 * ox, in0);
+    const __m256 b1 = _mm256_maskload_ps(r1 + 2 * ox + 8, in1);
+    __m256 best = evenLanes(a0, a1);
+    __m256i code = _mm256_setzero_si256();
+    take8(oddLanes(a0, a1), 1, best, code);
+    take8(evenLanes(b0, b1), 2, best, code);
+    take8(oddLanes(b0, b1), 3, best, code);
+    storeFirst(out + ox, best, n);
+    alignas(32) std::int32_t lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), code);
+    for (int j = 0; j < n; ++j) codes[ox + j] = std::uint8_t(lanes[j]);
   }
 #endif
   for (; ox < ow; ++ox) {
@@ -100,6 +157,26 @@ void unpool2x2Row(const float* g, const std::uint8_t* codes, int ow, float* d0, 
     _mm512_mask_storeu_ps(d0 + 2 * ox + 16, m.in1, _mm512_permutex2var_ps(v0, hi, v1));
     _mm512_mask_storeu_ps(d1 + 2 * ox, m.in0, _mm512_permutex2var_ps(v2, lo, v3));
     _mm512_mask_storeu_ps(d1 + 2 * ox + 16, m.in1, _mm512_permutex2var_ps(v2, hi, v3));
+  }
+#endif
+#ifdef PARITYLAB_POOL_AVX2
+  for (; ox < ow; ox += 8) {
+    const int n = std::min(ow - ox, 8);
+    const __m256 v = _mm256_maskload_ps(g + ox, firstLanes(n));
+    alignas(32) std::int32_t lanes[8] = {};
+    for (int j = 0; j < n; ++j) lanes[j] = codes[ox + j];
+    const __m256i c = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+    auto at = [&](int k) {
+      return _mm256_and_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(c, _mm256_set1_epi32(k))), v);
+    };
+    const __m256 v0 = at(0), v1 = at(1), v2 = at(2), v3 = at(3);
+    // interleave: [v0_0 v1_0 v0_1 v1_1 ...] is d0's 16 inputs, [v2_0 v3_0 ...] d1's
+    const __m256 l01 = _mm256_unpacklo_ps(v0, v1), h01 = _mm256_unpackhi_ps(v0, v1);
+    const __m256 l23 = _mm256_unpacklo_ps(v2, v3), h23 = _mm256_unpackhi_ps(v2, v3);
+    storeFirst(d0 + 2 * ox, _mm256_permute2f128_ps(l01, h01, 0x20), 2 * n);
+    storeFirst(d0 + 2 * ox + 8, _mm256_permute2f128_ps(l01, h01, 0x31), 2 * n - 8);
+    storeFirst(d1 + 2 * ox, _mm256_permute2f128_ps(l23, h23, 0x20), 2 * n);
+    storeFirst(d1 + 2 * ox + 8, _mm256_permute2f128_ps(l23, h23, 0x31), 2 * n - 8);
   }
 #endif
   for (; ox < ow; ++ox) {
