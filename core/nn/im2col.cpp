@@ -96,8 +96,8 @@ inline __mmask32 evenLanes(__mmask16 outputs) {
 
 // dst[ox] = src[ox * stride + offset] for ox in [lo, hi), 0 for the other ox in [0, ow);
 // stride 1 or 2. src is the input row; offset = kx - padding.
-inline void im2colRow(float* dst, const float* src, int offset, int stride, int ow, int lo,
-                      int hi) {
+inline void im2colRow(float* dst, const float* src, int offset, int stride, int ow, int lo, int hi,
+                      const float* /*end: masked stores stay inside the row*/) {
   if (stride == 1) {
     for (int o = 0; o < ow; o += 16) {
       const __m512 v = _mm512_maskz_loadu_ps(laneRange(lo - o, hi - o), src + o + offset);
@@ -147,6 +147,7 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
   const std::size_t cols = g.columnCols();
   const int k = g.kernel;
   const std::uint16_t* masks = planeMasks(g, false);
+  const float* const end = dx + std::size_t(g.batch) * g.channels * plane;
   const __mmask16 tail = plane % 16 ? __mmask16((1u << (plane % 16)) - 1u) : __mmask16(0xffff);
   for (int n = 0; n < g.batch; ++n)
     for (int c = 0; c < g.channels; ++c) {
@@ -183,16 +184,18 @@ inline unsigned laneRange(int lo, int hi) {
   hi = std::clamp(hi, lo, 8);
   return ((1u << hi) - 1u) & ~((1u << lo) - 1u);
 }
-inline void storeFirst(float* dst, __m256 v, std::size_t n) {
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, v);
-  std::copy_n(lanes, n, dst);
+// The first n (< 8) lanes of v to dst. Every writer here fills its buffer front to back, so a
+// whole vector may run past dst + n into what it writes next, as long as it stays before `end`
+// (one plain store instead of a masked one).
+inline void storeFirst(float* dst, __m256 v, std::size_t n, const float* end) {
+  if (dst + 8 <= end) return _mm256_storeu_ps(dst, v);
+  _mm256_maskstore_ps(dst, laneMask((1u << n) - 1u), v);
 }
 
 // dst[ox] = src[ox * stride + offset] for ox in [lo, hi), 0 for the other ox in [0, ow);
 // stride 1 or 2. src is the input row; offset = kx - padding.
-inline void im2colRow(float* dst, const float* src, int offset, int stride, int ow, int lo,
-                      int hi) {
+inline void im2colRow(float* dst, const float* src, int offset, int stride, int ow, int lo, int hi,
+                      const float* end) {
   for (int o = 0; o < ow; o += 8) {
     const unsigned lanes = laneRange(lo - o, hi - o);
     __m256 v;
@@ -211,7 +214,7 @@ inline void im2colRow(float* dst, const float* src, int offset, int stride, int 
     if (o + 8 <= ow)
       _mm256_storeu_ps(dst + o, v);
     else
-      storeFirst(dst + o, v, std::size_t(ow - o));
+      storeFirst(dst + o, v, std::size_t(ow - o), end);
   }
 }
 
@@ -219,6 +222,7 @@ void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
   const std::size_t plane = std::size_t(g.height) * g.width, chunks = (plane + 7) / 8;
   const std::size_t cols = g.columnCols();
   const std::size_t full = plane / 8;  // chunks stored whole; a partial last one lane by lane
+  const float* const end = columns + g.columnRows() * cols;
   const int k = g.kernel;
   const std::uint16_t* masks = planeMasks(g, true);
   for (int c = 0; c < g.channels; ++c)
@@ -234,7 +238,7 @@ void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
             _mm256_storeu_ps(dst + 8 * q, _mm256_maskload_ps(src + 8 * q, laneMask(m[q])));
           if (full < chunks)
             storeFirst(dst + 8 * full, _mm256_maskload_ps(src + 8 * full, laneMask(m[full])),
-                       plane - 8 * full);
+                       plane - 8 * full, end);
         }
       }
 }
@@ -247,6 +251,7 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
   const std::size_t cols = g.columnCols();
   const int k = g.kernel;
   const std::uint16_t* masks = planeMasks(g, false);
+  const float* const end = dx + std::size_t(g.batch) * g.channels * plane;
   for (int n = 0; n < g.batch; ++n)
     for (int c = 0; c < g.channels; ++c) {
       float* dst = dx + (std::size_t(n) * g.channels + c) * plane;
@@ -264,13 +269,13 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
         if (8 * (q + 1) <= plane)
           _mm256_storeu_ps(dst + 8 * q, sum);
         else
-          storeFirst(dst + 8 * q, sum, plane - 8 * q);
+          storeFirst(dst + 8 * q, sum, plane - 8 * q, end);
       }
     }
 }
 constexpr bool kVectorRows = true;
 #else
-inline void im2colRow(float*, const float*, int, int, int, int, int) {}
+inline void im2colRow(float*, const float*, int, int, int, int, int, const float*) {}
 bool isSameConv(const ConvGeometry&) {
   return false;
 }
@@ -300,6 +305,7 @@ void im2col(const ConvGeometry& g, const float* x, float* columns) {
   const std::size_t cols = g.columnCols();
   const std::size_t inPlane = std::size_t(g.height) * g.width;
   const bool vector = kVectorRows && (g.stride == 1 || g.stride == 2);
+  const float* const end = columns + g.columnRows() * cols;
   for (int c = 0; c < g.channels; ++c)
     for (int ky = 0; ky < g.kernel; ++ky)
       for (int kx = 0; kx < g.kernel; ++kx) {
@@ -314,14 +320,14 @@ void im2col(const ConvGeometry& g, const float* x, float* columns) {
             const int iy = oy * g.stride + ky - g.padding;
             if (iy < 0 || iy >= g.height) {  // all padding: nothing in range
               if (vector)
-                im2colRow(dst, src, 0, g.stride, ow, 0, 0);
+                im2colRow(dst, src, 0, g.stride, ow, 0, 0, end);
               else
                 zeroRow(dst, ow);
               continue;
             }
             const float* srow = src + std::size_t(iy) * g.width;
             if (vector)
-              im2colRow(dst, srow, kx - g.padding, g.stride, ow, xlo, xhi);
+              im2colRow(dst, srow, kx - g.padding, g.stride, ow, xlo, xhi, end);
             else
               scalarIm2colRow(dst, srow, kx - g.padding, g.stride, ow, xlo, xhi);
           }
