@@ -1,9 +1,10 @@
 // Covers issue 17.4: the ResNet-18 pieces at batch 128, forward and forward + backward, per
-// backend preset where products are involved (images/s): the 1x1 stride-2 projection convolution,
-// batch norm + residual add + ReLU (a block's tail, one pass since issue 17), and a whole
-// BasicBlock with the identity and with the projection shortcut. Shapes: width 16 (as
-// `paritylab-cli bench --model resnet18`) and 64 (the real ResNet-18), stage 1 -> 2 on 28x28.
-// The whole model's training step is BM_TrainStep's resnet18 rows.
+// backend preset where products are involved (images/s): the stride-2 convolutions that open a
+// stage (the 1x1 projection and the 3x3 first convolution), batch norm + residual add + ReLU (a
+// block's tail, one pass since issue 17), and a whole BasicBlock with the identity and with the
+// projection shortcut. Shapes: width 16 (as `paritylab-cli bench --model resnet18`) and 64 (the
+// real ResNet-18), stage 1 -> 2 on 28x28. The whole model's training step is BM_TrainStep's
+// resnet18 rows.
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -57,14 +58,15 @@ struct LayerBench {
   }
 };
 
-// 1x1 stride-2 projection of stage 1 -> 2: w -> 2w channels, 28x28 -> 14x14.
+// A stride-2 convolution of stage 1 -> 2: w -> 2w channels, 28x28 -> 14x14, kernel 1 (the
+// projection shortcut) or 3 (the block's first convolution, padding 1).
 // Args: width (16, 64), backend, backward (0, 1).
-void BM_ResNetConv1x1Stride2(benchmark::State& state) {
+void benchStride2Conv(benchmark::State& state, int kernel) {
   const int w = int(state.range(0));
   const char* backend = kBackends[state.range(1)];
   const bool backward = state.range(2) == 1;
-  LayerBench<nn::Conv2d> b(backend, {kBatch, w, 28, 28}, "downsample.0", w, 2 * w, 1, 2, 0, false,
-                           nn::ConvInit::KaimingNormalOut);
+  LayerBench<nn::Conv2d> b(backend, {kBatch, w, 28, 28}, kernel == 1 ? "downsample.0" : "conv1", w,
+                           2 * w, kernel, 2, kernel / 2, false, nn::ConvInit::KaimingNormalOut);
   nn::StepContext ctx = b.ctx();
   for (auto _ : state) {
     benchmark::DoNotOptimize(b.layer->forward(b.x, ctx).data());
@@ -73,7 +75,16 @@ void BM_ResNetConv1x1Stride2(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBatch);
   state.SetLabel("width " + std::to_string(w) + " " + backend + (backward ? " fwd+bwd" : " fwd"));
 }
+void BM_ResNetConv1x1Stride2(benchmark::State& state) {
+  benchStride2Conv(state, 1);
+}
+void BM_ResNetConv3x3Stride2(benchmark::State& state) {
+  benchStride2Conv(state, 3);
+}
 BENCHMARK(BM_ResNetConv1x1Stride2)
+    ->ArgsProduct({{16, 64}, {0, 1, 2, 3}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ResNetConv3x3Stride2)
     ->ArgsProduct({{16, 64}, {0, 1, 2, 3}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 

@@ -147,7 +147,6 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
   const std::size_t cols = g.columnCols();
   const int k = g.kernel;
   const std::uint16_t* masks = planeMasks(g, false);
-  const float* const end = dx + std::size_t(g.batch) * g.channels * plane;
   const __mmask16 tail = plane % 16 ? __mmask16((1u << (plane % 16)) - 1u) : __mmask16(0xffff);
   for (int n = 0; n < g.batch; ++n)
     for (int c = 0; c < g.channels; ++c) {
@@ -169,10 +168,14 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
     }
 }
 constexpr bool kVectorRows = true;
+bool im2colStride2(const ConvGeometry&, const float*, float*) {
+  return false;  // the masked rows below do it
+}
 #elif defined(__AVX2__) && defined(__BMI2__)
 // The same streams with 8-lane AVX2 vectors (CPUs without AVX-512, such as AMD's Zen 2-4 as this
 // project's machines expose them). vmaskmovps loads do not touch masked-off addresses, as
-// AVX-512's masked loads; the last, partial chunk of a plane or row is stored lane by lane.
+// AVX-512's masked loads; the last, partial chunk of a plane or row is stored as a whole vector
+// that runs into what is written next (storeFirst).
 const __m256i kLaneBits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
 
 // Lane j of the result is all ones where bit j of `bits` is set.
@@ -192,6 +195,13 @@ inline void storeFirst(float* dst, __m256 v, std::size_t n, const float* end) {
   _mm256_maskstore_ps(dst, laneMask((1u << n) - 1u), v);
 }
 
+// [a0 a2 a4 a6 b0 b2 b4 b6]: the even lanes of two vectors of 8.
+inline __m256 evenLanes(__m256 a, __m256 b) {
+  // [a0 a2 b0 b2 | a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
+  const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
 // dst[ox] = src[ox * stride + offset] for ox in [lo, hi), 0 for the other ox in [0, ow);
 // stride 1 or 2. src is the input row; offset = kx - padding.
 inline void im2colRow(float* dst, const float* src, int offset, int stride, int ow, int lo, int hi,
@@ -205,11 +215,8 @@ inline void im2colRow(float* dst, const float* src, int offset, int stride, int 
       // output lane j reads input lane 2j of the 16 at src + 2o + offset: even lanes of two loads
       const float* p = src + 2 * o + offset;
       const unsigned even = _pdep_u32(lanes, 0x5555u);
-      const __m256 a = _mm256_maskload_ps(p, laneMask(even & 0xffu));
-      const __m256 b = _mm256_maskload_ps(p + 8, laneMask(even >> 8));
-      // [a0 a2 b0 b2 | a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
-      const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-      v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
+      v = evenLanes(_mm256_maskload_ps(p, laneMask(even & 0xffu)),
+                    _mm256_maskload_ps(p + 8, laneMask(even >> 8)));
     }
     if (o + 8 <= ow)
       _mm256_storeu_ps(dst + o, v);
@@ -221,7 +228,7 @@ inline void im2colRow(float* dst, const float* src, int offset, int stride, int 
 void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
   const std::size_t plane = std::size_t(g.height) * g.width, chunks = (plane + 7) / 8;
   const std::size_t cols = g.columnCols();
-  const std::size_t full = plane / 8;  // chunks stored whole; a partial last one lane by lane
+  const std::size_t full = plane / 8;  // whole chunks; a partial last one through storeFirst
   const float* const end = columns + g.columnRows() * cols;
   const int k = g.kernel;
   const std::uint16_t* masks = planeMasks(g, true);
@@ -273,6 +280,63 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
       }
     }
 }
+// Stride 2 (a stage's first convolution and its 1x1 projection): output lane j of a chunk reads
+// input lane 2j of 16 loaded floats. The lanes whose input column leaves the image depend only on
+// kx and the chunk, so their masks are made once per kx and applied with an AND after two plain
+// loads: a masked load (vmaskmovps) costs several times a plain one on AMD's cores. A load that
+// would leave the tensor itself (its first or last row) is masked instead. Returns false
+// (nothing written) for rows wider than the masks kept here.
+bool im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
+  constexpr int kMaxChunks = 32;
+  const int oh = g.outHeight(), ow = g.outWidth(), chunks = (ow + 7) / 8;
+  if (chunks > kMaxChunks) return false;
+  const std::size_t plane = std::size_t(oh) * ow, cols = g.columnCols();
+  const std::size_t inPlane = std::size_t(g.height) * g.width;
+  const float* const xEnd = x + std::size_t(g.batch) * g.channels * inPlane;
+  __m256 laneOk[kMaxChunks];
+  unsigned laneBits[kMaxChunks];
+  for (int kx = 0; kx < g.kernel; ++kx) {
+    int lo = 0, hi = 0;
+    validRange(kx, 2, g.padding, g.width, ow, lo, hi);
+    for (int q = 0; q < chunks; ++q) {
+      laneBits[q] = laneRange(lo - 8 * q, hi - 8 * q);
+      laneOk[q] = _mm256_castsi256_ps(laneMask(laneBits[q]));
+    }
+    const int offset = kx - g.padding;
+    for (int c = 0; c < g.channels; ++c)
+      for (int ky = 0; ky < g.kernel; ++ky) {
+        float* row = columns + ((std::size_t(c) * g.kernel + ky) * g.kernel + kx) * cols;
+        // rows are filled kx by kx, so a vector may run on only within this one
+        const float* const end = row + cols;
+        for (int n = 0; n < g.batch; ++n) {
+          const float* image = x + (std::size_t(n) * g.channels + c) * inPlane;
+          float* dst = row + std::size_t(n) * plane;
+          for (int oy = 0; oy < oh; ++oy, dst += ow) {
+            const int iy = 2 * oy + ky - g.padding;
+            const bool inside = iy >= 0 && iy < g.height;
+            const float* src = image + std::ptrdiff_t(iy) * g.width + offset;
+            for (int q = 0; q < chunks; ++q) {
+              __m256 v = _mm256_setzero_ps();
+              const float* p = src + 16 * q;
+              if (inside && p >= x && p + 16 <= xEnd) {
+                v = _mm256_and_ps(evenLanes(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)), laneOk[q]);
+              } else if (inside) {
+                const unsigned even = _pdep_u32(laneBits[q], 0x5555u);
+                v = evenLanes(_mm256_maskload_ps(p, laneMask(even & 0xffu)),
+                              _mm256_maskload_ps(p + 8, laneMask(even >> 8)));
+              }
+              if (8 * q + 8 <= ow)
+                _mm256_storeu_ps(dst + 8 * q, v);
+              else
+                storeFirst(dst + 8 * q, v, std::size_t(ow - 8 * q), end);
+            }
+          }
+        }
+      }
+  }
+  return true;
+}
+
 constexpr bool kVectorRows = true;
 #else
 inline void im2colRow(float*, const float*, int, int, int, int, int, const float*) {}
@@ -281,6 +345,9 @@ bool isSameConv(const ConvGeometry&) {
 }
 void im2colSame(const ConvGeometry&, const float*, float*) {}
 void col2imSame(const ConvGeometry&, const float*, float*) {}
+bool im2colStride2(const ConvGeometry&, const float*, float*) {
+  return false;
+}
 constexpr bool kVectorRows = false;
 #endif
 
@@ -300,6 +367,7 @@ inline void scalarIm2colRow(float* dst, const float* src, int offset, int stride
 
 void im2col(const ConvGeometry& g, const float* x, float* columns) {
   if (kVectorRows && isSameConv(g)) return im2colSame(g, x, columns);
+  if (g.stride == 2 && im2colStride2(g, x, columns)) return;
   const int oh = g.outHeight(), ow = g.outWidth();
   const std::size_t plane = std::size_t(oh) * ow;
   const std::size_t cols = g.columnCols();
