@@ -60,7 +60,7 @@ const std::uint16_t* planeMasks(const ConvGeometry& g, bool outputSide) {
   std::vector<std::uint16_t>& masks = cache.masks;
   if (masks.size() < std::size_t(k) * k * chunks) masks.resize(std::size_t(k) * k * chunks);
   const int sign = outputSide ? 1 : -1;
-  for (int ky = 0; ky < k; ++ky)
+  for (int ky = 0; ky < k; ++ky) {
     for (int kx = 0; kx < k; ++kx) {
       std::uint16_t* m = masks.data() + std::size_t(ky * k + kx) * chunks;
       std::fill_n(m, chunks, std::uint16_t(0));
@@ -75,6 +75,7 @@ const std::uint16_t* planeMasks(const ConvGeometry& g, bool outputSide) {
         }
       }
     }
+  }
   return masks.data();
 }
 
@@ -232,8 +233,8 @@ void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
   const float* const end = columns + g.columnRows() * cols;
   const int k = g.kernel;
   const std::uint16_t* masks = planeMasks(g, true);
-  for (int c = 0; c < g.channels; ++c)
-    for (int ky = 0; ky < k; ++ky)
+  for (int c = 0; c < g.channels; ++c) {
+    for (int ky = 0; ky < k; ++ky) {
       for (int kx = 0; kx < k; ++kx) {
         const std::ptrdiff_t shift = std::ptrdiff_t(ky - g.padding) * g.width + (kx - g.padding);
         const std::uint16_t* m = masks + std::size_t(ky * k + kx) * chunks;
@@ -248,6 +249,8 @@ void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
                        plane - 8 * full, end);
         }
       }
+    }
+  }
 }
 
 // Each 8-pixel chunk of dx sums its k*k contributions in registers in the order (ky, kx), the
@@ -259,13 +262,13 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
   const int k = g.kernel;
   const std::uint16_t* masks = planeMasks(g, false);
   const float* const end = dx + std::size_t(g.batch) * g.channels * plane;
-  for (int n = 0; n < g.batch; ++n)
+  for (int n = 0; n < g.batch; ++n) {
     for (int c = 0; c < g.channels; ++c) {
       float* dst = dx + (std::size_t(n) * g.channels + c) * plane;
       const float* image = columns + std::size_t(c) * k * k * cols + std::size_t(n) * plane;
       for (std::size_t q = 0; q < chunks; ++q) {
         __m256 sum = _mm256_setzero_ps();
-        for (int ky = 0; ky < k; ++ky)
+        for (int ky = 0; ky < k; ++ky) {
           for (int kx = 0; kx < k; ++kx) {
             const std::ptrdiff_t shift =
                 std::ptrdiff_t(ky - g.padding) * g.width + (kx - g.padding);
@@ -273,12 +276,14 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
             const float* src = image + std::size_t(ky * k + kx) * cols;
             sum = _mm256_add_ps(sum, _mm256_maskload_ps(src + std::ptrdiff_t(8 * q) - shift, m));
           }
+        }
         if (8 * (q + 1) <= plane)
           _mm256_storeu_ps(dst + 8 * q, sum);
         else
           storeFirst(dst + 8 * q, sum, plane - 8 * q, end);
       }
     }
+  }
 }
 // Stride 2 (a stage's first convolution and its 1x1 projection): output lane j of a chunk reads
 // input lane 2j of 16 loaded floats. The lanes whose input column leaves the image depend only on
@@ -303,7 +308,7 @@ bool im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
       laneOk[q] = _mm256_castsi256_ps(laneMask(laneBits[q]));
     }
     const int offset = kx - g.padding;
-    for (int c = 0; c < g.channels; ++c)
+    for (int c = 0; c < g.channels; ++c) {
       for (int ky = 0; ky < g.kernel; ++ky) {
         float* row = columns + ((std::size_t(c) * g.kernel + ky) * g.kernel + kx) * cols;
         // rows are filled kx by kx, so a vector may run on only within this one
@@ -333,6 +338,7 @@ bool im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
           }
         }
       }
+    }
   }
   return true;
 }
@@ -374,8 +380,8 @@ void im2col(const ConvGeometry& g, const float* x, float* columns) {
   const std::size_t inPlane = std::size_t(g.height) * g.width;
   const bool vector = kVectorRows && (g.stride == 1 || g.stride == 2);
   const float* const end = columns + g.columnRows() * cols;
-  for (int c = 0; c < g.channels; ++c)
-    for (int ky = 0; ky < g.kernel; ++ky)
+  for (int c = 0; c < g.channels; ++c) {
+    for (int ky = 0; ky < g.kernel; ++ky) {
       for (int kx = 0; kx < g.kernel; ++kx) {
         float* row = columns + ((std::size_t(c) * g.kernel + ky) * g.kernel + kx) * cols;
         int xlo, xhi;
@@ -401,6 +407,8 @@ void im2col(const ConvGeometry& g, const float* x, float* columns) {
           }
         }
       }
+    }
+  }
 }
 
 void col2im(const ConvGeometry& g, const float* columns, float* dx) {
@@ -410,8 +418,8 @@ void col2im(const ConvGeometry& g, const float* columns, float* dx) {
   const std::size_t inPlane = std::size_t(g.height) * g.width;
   if (kVectorRows && isSameConv(g)) return col2imSame(g, columns, dx);
   std::fill(dx, dx + std::size_t(g.batch) * g.channels * inPlane, 0.0f);
-  for (int c = 0; c < g.channels; ++c)
-    for (int ky = 0; ky < g.kernel; ++ky)
+  for (int c = 0; c < g.channels; ++c) {
+    for (int ky = 0; ky < g.kernel; ++ky) {
       for (int kx = 0; kx < g.kernel; ++kx) {
         const float* row = columns + ((std::size_t(c) * g.kernel + ky) * g.kernel + kx) * cols;
         int xlo, xhi;
@@ -433,6 +441,8 @@ void col2im(const ConvGeometry& g, const float* columns, float* dx) {
           }
         }
       }
+    }
+  }
 }
 
 }  // namespace paritylab::nn
