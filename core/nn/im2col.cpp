@@ -8,6 +8,9 @@
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
+#if defined(__AVX2__)
+#include "core/nn/avx2_lanes.h"
+#endif
 
 namespace paritylab::nn {
 
@@ -196,12 +199,7 @@ inline void storeFirst(float* dst, __m256 v, std::size_t n, const float* end) {
   _mm256_maskstore_ps(dst, laneMask((1u << n) - 1u), v);
 }
 
-// [a0 a2 a4 a6 b0 b2 b4 b6]: the even lanes of two vectors of 8.
-inline __m256 evenLanes(__m256 a, __m256 b) {
-  // [a0 a2 b0 b2 | a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
-  const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
-}
+using avx2::evenLanes;
 
 // dst[ox] = src[ox * stride + offset] for ox in [lo, hi), 0 for the other ox in [0, ow);
 // stride 1 or 2. src is the input row; offset = kx - padding.

@@ -10,7 +10,7 @@
 #include <immintrin.h>
 #elif defined(__AVX2__)
 #define PARITYLAB_POOL_AVX2 1
-#include <immintrin.h>
+#include "core/nn/avx2_lanes.h"
 #endif
 
 #include <algorithm>
@@ -57,25 +57,16 @@ inline void take16(__m512 v, int at, __m512& best, __m512i& code) {
 #endif
 
 #ifdef PARITYLAB_POOL_AVX2
-// Lane j of the result is all ones where j < n (n in [0, 8]).
-inline __m256i firstLanes(int n) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
+using avx2::evenLanes;
+using avx2::firstLanes;
+using avx2::oddLanes;
+
 // The first n lanes of v to dst (all 8 when n >= 8, none when n <= 0).
 inline void storeFirst(float* dst, __m256 v, int n) {
   if (n >= 8)
     _mm256_storeu_ps(dst, v);
   else if (n > 0)
     _mm256_maskstore_ps(dst, firstLanes(n), v);
-}
-// [a0 a2 a4 a6 b0 b2 b4 b6] (even) or [a1 a3 a5 a7 b1 b3 b5 b7] (odd) of two vectors of 8.
-inline __m256 evenLanes(__m256 a, __m256 b) {
-  const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
-}
-inline __m256 oddLanes(__m256 a, __m256 b) {
-  const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 // Eight windows at once, the scalar take()'s compare/select chain.
 inline void take8(__m256 v, int at, __m256& best, __m256i& code) {
