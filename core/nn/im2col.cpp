@@ -295,7 +295,7 @@ bool im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
   if (chunks > kMaxChunks) return false;
   const std::size_t plane = std::size_t(oh) * ow, cols = g.columnCols();
   const std::size_t inPlane = std::size_t(g.height) * g.width;
-  const float* const xEnd = x + std::size_t(g.batch) * g.channels * inPlane;
+  const auto total = std::ptrdiff_t(std::size_t(g.batch) * g.channels * inPlane);  // floats in x
   __m256 laneOk[kMaxChunks];
   unsigned laneBits[kMaxChunks];
   for (int kx = 0; kx < g.kernel; ++kx) {
@@ -317,13 +317,16 @@ bool im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
           for (int oy = 0; oy < oh; ++oy, dst += ow) {
             const int iy = 2 * oy + ky - g.padding;
             const bool inside = iy >= 0 && iy < g.height;
-            const float* src = image + std::ptrdiff_t(iy) * g.width + offset;
+            // where the row's first load starts, as an offset into x (it may precede x itself)
+            const std::ptrdiff_t first = (image - x) + std::ptrdiff_t(iy) * g.width + offset;
             for (int q = 0; q < chunks; ++q) {
               __m256 v = _mm256_setzero_ps();
-              const float* p = src + 16 * q;
-              if (inside && p >= x && p + 16 <= xEnd) {
+              const std::ptrdiff_t at = first + 16 * q;
+              if (inside && at >= 0 && at + 16 <= total) {
+                const float* p = x + at;
                 v = _mm256_and_ps(evenLanes(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)), laneOk[q]);
-              } else if (inside) {
+              } else if (inside) {  // masked loads never touch the lanes outside the image
+                const float* p = x + at;
                 const unsigned even = _pdep_u32(laneBits[q], 0x5555u);
                 v = evenLanes(_mm256_maskload_ps(p, laneMask(even & 0xffu)),
                               _mm256_maskload_ps(p + 8, laneMask(even >> 8)));
