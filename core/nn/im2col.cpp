@@ -196,27 +196,17 @@ inline unsigned laneRange(int lo, int hi) {
 // (one plain store instead of a masked one).
 inline void storeFirst(float* dst, __m256 v, std::size_t n, const float* end) {
   if (dst + 8 <= end) return _mm256_storeu_ps(dst, v);
-  _mm256_maskstore_ps(dst, laneMask((1u << n) - 1u), v);
+  _mm256_maskstore_ps(dst, avx2::firstLanes(int(n)), v);
 }
 
 using avx2::evenLanes;
 
-// dst[ox] = src[ox * stride + offset] for ox in [lo, hi), 0 for the other ox in [0, ow);
-// stride 1 or 2. src is the input row; offset = kx - padding.
-inline void im2colRow(float* dst, const float* src, int offset, int stride, int ow, int lo, int hi,
-                      const float* end) {
+// dst[ox] = src[ox + offset] for ox in [lo, hi), 0 for the other ox in [0, ow): stride 1 only
+// (stride 2 goes through im2colStride2 below). src is the input row; offset = kx - padding.
+inline void im2colRow(float* dst, const float* src, int offset, int /*stride: 1*/, int ow, int lo,
+                      int hi, const float* end) {
   for (int o = 0; o < ow; o += 8) {
-    const unsigned lanes = laneRange(lo - o, hi - o);
-    __m256 v;
-    if (stride == 1) {
-      v = _mm256_maskload_ps(src + o + offset, laneMask(lanes));
-    } else {
-      // output lane j reads input lane 2j of the 16 at src + 2o + offset: even lanes of two loads
-      const float* p = src + 2 * o + offset;
-      const unsigned even = _pdep_u32(lanes, 0x5555u);
-      v = evenLanes(_mm256_maskload_ps(p, laneMask(even & 0xffu)),
-                    _mm256_maskload_ps(p + 8, laneMask(even >> 8)));
-    }
+    const __m256 v = _mm256_maskload_ps(src + o + offset, laneMask(laneRange(lo - o, hi - o)));
     if (o + 8 <= ow)
       _mm256_storeu_ps(dst + o, v);
     else
@@ -287,23 +277,32 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
 // input lane 2j of 16 loaded floats. The lanes whose input column leaves the image depend only on
 // kx and the chunk, so their masks are made once per kx and applied with an AND after two plain
 // loads: a masked load (vmaskmovps) costs several times a plain one on AMD's cores. A load that
-// would leave the tensor itself (its first or last row) is masked instead. Returns false
-// (nothing written) for rows wider than the masks kept here.
+// would leave the tensor itself (its first or last row) is masked instead. Always returns true
+// (every stride-2 geometry done here).
 bool im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
-  constexpr int kMaxChunks = 32;
   const int oh = g.outHeight(), ow = g.outWidth(), chunks = (ow + 7) / 8;
-  if (chunks > kMaxChunks) return false;
   const std::size_t plane = std::size_t(oh) * ow, cols = g.columnCols();
   const std::size_t inPlane = std::size_t(g.height) * g.width;
   const auto total = std::ptrdiff_t(std::size_t(g.batch) * g.channels * inPlane);  // floats in x
-  __m256 laneOk[kMaxChunks];
-  unsigned laneBits[kMaxChunks];
+  // per chunk of an output row: which lanes' input columns lie inside the image (for one kx)
+  // (laneBits), and the same as 8 all-ones / zero lanes (laneOk, 8 per chunk)
+  thread_local std::vector<unsigned> laneBits;
+  thread_local std::vector<std::uint32_t> laneOk;
+  if (laneBits.size() < std::size_t(chunks)) {
+    laneBits.resize(std::size_t(chunks));
+    laneOk.resize(8 * std::size_t(chunks));
+  }
+  std::uint32_t* const ok = laneOk.data();
+  const unsigned* const bits = laneBits.data();
+  const auto okAt = [ok](int q) {
+    return _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ok + 8 * q)));
+  };
   for (int kx = 0; kx < g.kernel; ++kx) {
     int lo = 0, hi = 0;
     validRange(kx, 2, g.padding, g.width, ow, lo, hi);
     for (int q = 0; q < chunks; ++q) {
-      laneBits[q] = laneRange(lo - 8 * q, hi - 8 * q);
-      laneOk[q] = _mm256_castsi256_ps(laneMask(laneBits[q]));
+      laneBits[std::size_t(q)] = laneRange(lo - 8 * q, hi - 8 * q);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(ok + 8 * q), laneMask(bits[q]));
     }
     const int offset = kx - g.padding;
     for (int c = 0; c < g.channels; ++c) {
@@ -324,10 +323,10 @@ bool im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
               const std::ptrdiff_t at = first + 16 * q;
               if (inside && at >= 0 && at + 16 <= total) {
                 const float* p = x + at;
-                v = _mm256_and_ps(evenLanes(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)), laneOk[q]);
+                v = _mm256_and_ps(evenLanes(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)), okAt(q));
               } else if (inside) {  // masked loads never touch the lanes outside the image
                 const float* p = x + at;
-                const unsigned even = _pdep_u32(laneBits[q], 0x5555u);
+                const unsigned even = _pdep_u32(bits[q], 0x5555u);
                 v = evenLanes(_mm256_maskload_ps(p, laneMask(even & 0xffu)),
                               _mm256_maskload_ps(p + 8, laneMask(even >> 8)));
               }
