@@ -88,7 +88,7 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   // packing of the (small) weights; else groups of about 1 MiB and a copy.
   const bool perImage = grouped && std::size_t(out_) * 4 <= std::size_t(plane);
   const int group = perImage  ? 1
-                    : grouped ? imagesPerGroup(k, std::size_t(plane), g.batch)
+                    : grouped ? imagesPerGroup(k, std::size_t(plane), g.batch, std::size_t(out_))
                               : g.batch;
   const std::size_t groupCols = std::size_t(group) * plane;
   LayerScratch& s = *ctx.scratch;
@@ -217,9 +217,10 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   const backends::GemmPolicy& partialPolicy = policies.partialWeight;
   const bool dytInPlace =
       dytMayBeRoundedInPlace(*ctx.policy, needInputGrad_, ctx.scaleProvider != nullptr);
-  const int group = stochasticOperands(dataPolicy) && needInputGrad_
-                        ? g.batch
-                        : imagesPerGroup(std::size_t(k), std::size_t(plane), g.batch);
+  const int group =
+      stochasticOperands(dataPolicy) && needInputGrad_
+          ? g.batch
+          : imagesPerGroup(std::size_t(k), std::size_t(plane), g.batch, std::size_t(out_));
   const std::size_t columnFloats = std::size_t(k) * (splitWeight ? group * plane : cols);
   if (s.columns.size() < columnFloats) s.columns.resize(columnFloats);
   if (!splitWeight) {

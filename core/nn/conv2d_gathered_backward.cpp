@@ -55,7 +55,7 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   // (Cin <= plane / 4: a ResNet's first stages): the products then read x and write dX where
   // they lie, with no copies, for about a quarter more packing of the (small) weights.
   const bool perImage = std::size_t(in_) * 4 <= plane;
-  const int group = perImage ? 1 : imagesPerGroup(gatheredRows, plane, g.batch);
+  const int group = perImage ? 1 : imagesPerGroup(gatheredRows, plane, g.batch, std::size_t(in_));
   const int groups = (g.batch + group - 1) / group;
   const std::size_t groupCols = std::size_t(group) * plane;
 

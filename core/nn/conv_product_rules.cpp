@@ -17,11 +17,15 @@ ConvBackwardPolicies::ConvBackwardPolicies(const backends::PrecisionPolicy& poli
   partialWeight.output.reset();
 }
 
-int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch) {
+int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch, std::size_t weightRows) {
   constexpr std::size_t kGroupFloats = std::size_t(1) << 18;
-  const std::size_t perImage = columnRows * plane;
-  return int(std::clamp<std::size_t>(kGroupFloats / std::max<std::size_t>(perImage, 1), 1,
-                                     std::size_t(batch)));
+  constexpr std::size_t kMinColumnsForWideWeights = 400;
+  plane = std::max<std::size_t>(plane, 1);
+  std::size_t images =
+      std::max<std::size_t>(kGroupFloats / std::max<std::size_t>(columnRows * plane, 1), 1);
+  if (weightRows > images * plane)
+    images = std::max(images, (kMinColumnsForWideWeights + plane - 1) / plane);
+  return int(std::clamp<std::size_t>(images, 1, std::size_t(batch)));
 }
 
 bool dytMayBeRoundedInPlace(const backends::PrecisionPolicy& policy, bool needInputGrad,

@@ -24,7 +24,13 @@ struct ConvBackwardPolicies {
 // Images per group in the conv products: the group's columns (or column gradients),
 // [columnRows, group * plane] fp32, stay within about 1 MiB so that the gather, the products and
 // the scatter meet in the core's L2 instead of streaming a whole-batch matrix through memory.
-int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch);
+// weightRows is the product's other side (the weights' [weightRows, columnRows]): OpenBLAS packs
+// the weights afresh in every call, once per 2 * group * plane multiply-adds of each weight, so
+// where the weights outnumber the group's columns (the last stages of a wide ResNet: 512 x 4608
+// weights against 3 images of 4x4) a group takes at least 400 columns instead (issue 17: the
+// weights' packing was 16% of a width-64 stage-4 block). Splitting the batch differently moves
+// OpenBLAS's fp32 summation order (its kernels' tiles), so the rule is part of the bits.
+int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch, std::size_t weightRows);
 
 // The output gradient is A of the weight-gradient product and B of every backward-data product.
 // The first product may round it in place when nothing reads it afterwards, or when the

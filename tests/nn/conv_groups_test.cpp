@@ -8,7 +8,9 @@
 // the wide-output geometry (48 output channels) runs it in 5 groups of one image, and the 5x5
 // kernel checks its kernel flip. Per-image products split in two for OpenBLAS's small-matrix
 // kernels (smallKernelParts, SkylakeX): the narrow-output geometry's forward and data products,
-// and a ResNet's first stage (16 -> 16 channels) in all three.
+// and a ResNet's first stage (16 -> 16 channels) in all three. A wide ResNet's last stage (256
+// channels on 2x2 planes, 40 images) has weights wider than a cache-sized group's columns: its
+// groups take at least 400 columns (imagesPerGroup), here the whole batch instead of 28 + 12.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -25,13 +27,14 @@ namespace {
 using testing::Fixture;
 using testing::randomTensor;
 
-constexpr int N = 5, H = 28, W = 28;
-
 struct Geometry {
   int cin, cout, k;
+  int n = 5, h = 28, w = 28;  // input [n, cin, h, w]
 };
 constexpr Geometry kNarrowOutput{32, 6, 3}, kWideOutput{8, 48, 3}, kFiveByFive{4, 6, 5},
-    kResNetStage1{16, 16, 3};
+    kResNetStage1{16, 16, 3}, kWideWeights{256, 256, 3, 40, 2, 2};
+constexpr Geometry kGeometries[] = {kNarrowOutput, kWideOutput, kFiveByFive, kResNetStage1,
+                                    kWideWeights};
 
 std::vector<double> asRounded(const float* x, std::size_t n, const numerics::Rounder* r) {
   std::vector<double> out(n);
@@ -41,6 +44,7 @@ std::vector<double> asRounded(const float* x, std::size_t n, const numerics::Rou
 
 void checkAgainstDirectSums(const std::string& preset, Geometry geo, double relTol = 2e-5) {
   const int CIN = geo.cin, COUT = geo.cout, K = geo.k, P = (geo.k - 1) / 2;
+  const int N = geo.n, H = geo.h, W = geo.w;
   Fixture f;
   f.policy = backends::presetPolicy(preset);
   Conv2d conv(f.builder, "conv", CIN, COUT, K, 1, P, false);
@@ -79,7 +83,7 @@ void checkAgainstDirectSums(const std::string& preset, Geometry geo, double relT
                 rdw[wi] += gs[o] * xs[i];
               }
         }
-  // fp32 accumulation over up to 288 (forward, input gradient) or 3920 (weight gradient) terms.
+  // fp32 accumulation over up to 2304 (forward, input gradient) or 3920 (weight gradient) terms.
   auto expectClose = [&](const float* got, const std::vector<double>& want, const char* what) {
     double scale = 0.0;
     for (double v : want) scale = std::max(scale, std::abs(v));
@@ -94,21 +98,18 @@ void checkAgainstDirectSums(const std::string& preset, Geometry geo, double relT
 }
 
 TEST(ConvGroups, Fp32MatchesDirectSums) {
-  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive, kResNetStage1})
-    checkAgainstDirectSums("cpu-fp32", geo);
+  for (Geometry geo : kGeometries) checkAgainstDirectSums("cpu-fp32", geo);
 }
 
 TEST(ConvGroups, Bf16OperandsAreRoundedInEveryGroup) {
-  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive, kResNetStage1})
-    checkAgainstDirectSums("tpu-bf16", geo);
+  for (Geometry geo : kGeometries) checkAgainstDirectSums("tpu-bf16", geo);
 }
 
 // Autocast rounds each product's output to bf16 once: the weight gradient's image groups are
 // summed in fp32 and rounded at the last group, the other products are grouped. Outputs within one
 // bf16 rounding (2^-8 of the largest value) of the direct sums.
 TEST(ConvGroups, OutputRoundedProductsKeepTheirReduction) {
-  for (Geometry geo : {kNarrowOutput, kWideOutput, kFiveByFive, kResNetStage1})
-    checkAgainstDirectSums("gpu-amp-bf16", geo, 1.0 / 256);
+  for (Geometry geo : kGeometries) checkAgainstDirectSums("gpu-amp-bf16", geo, 1.0 / 256);
 }
 
 }  // namespace
