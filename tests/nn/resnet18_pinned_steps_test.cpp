@@ -22,8 +22,6 @@
 
 #include <bit>
 #include <cstdint>
-#include <iterator>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -46,18 +44,19 @@ std::uint64_t hashFloats(const std::vector<float>& v, std::uint64_t h = 0xcbf29c
   return h;
 }
 
-// A pinned run: backend and input shape, and each step's loss with the code before issue 17
-// (b8cad04).
-struct PinnedCase {
-  const char* backend;
-  int channels, side;
-  std::uint64_t beforeBits[3];
-};
-
 // What one kernel set gives for a case, bit for bit.
 struct Pins {
   std::uint64_t lossBits[3];  // bits of each step's loss (a double)
   std::uint64_t stateHash;    // FNV-1a of the master weights, then the gradients, after step 3
+};
+
+// A pinned run: backend and input shape, each step's loss with the code before issue 17
+// (b8cad04), and the bits of each OpenBLAS kernel set it is pinned for.
+struct PinnedCase {
+  const char* backend;
+  int channels, side;
+  std::uint64_t beforeBits[3];
+  Pins skylakeX, zen;
 };
 
 // How far the losses may be from the code before issue 17: the gathered backward reorders fp32
@@ -90,72 +89,76 @@ Trace trainThreeSteps(const std::string& backend, int channels, int side) {
   return t;
 }
 
-// sgemm's summation order is OpenBLAS's kernel set's, so the bits are pinned per kernel set, one
-// row per case of kCases: the SkylakeX rows were recorded on an AVX-512 Xeon, the Zen rows on an
-// AVX2 EPYC (at commit 957f466, before the AVX2 gathers; a pure copy changes no bit). The
-// code-before losses were recorded with SkylakeX's kernels; another kernel set's summation order
-// moves them well inside beforeTolerance, so both sets are held to them.
+// sgemm's summation order is OpenBLAS's kernel set's, so the bits are pinned per kernel set: the
+// SkylakeX pins were recorded on an AVX-512 Xeon, the Zen pins on an AVX2 EPYC (at commit 957f466,
+// before the AVX2 gathers; a pure copy changes no bit). The code-before losses were recorded with
+// SkylakeX's kernels; another kernel set's summation order moves them well inside
+// beforeTolerance, so both sets are held to them.
+// Each row: backend, channels, side, the code-before losses, the SkylakeX pins, the Zen pins
+// (laid out by hand: the run on the first line, each set of bits on its own).
+// clang-format off
 const PinnedCase kCases[] = {
-    {"cpu-fp32", 1, 28, {0x4002d84932000000ull, 0x3fff2c68db000000ull, 0x3ffa57283f000000ull}},
-    {"gpu-tf32", 1, 28, {0x4002d85249000000ull, 0x3fff2de6d3000000ull, 0x3ffa5324ce800000ull}},
-    {"tpu-bf16", 1, 28, {0x4002d9fc04000000ull, 0x3fffb7ffcb000000ull, 0x3ffb6b05f4000000ull}},
-    {"gpu-amp-bf16", 1, 28, {0x4002d5fbcb800000ull, 0x3fff28118e000000ull, 0x3ffa5b3f1d000000ull}},
-    {"cpu-fp32", 3, 32, {0x400342ca4c800000ull, 0x3fffecc2bd000000ull, 0x3ffb14396d000000ull}},
-    {"gpu-tf32", 3, 32, {0x4003431a1b800000ull, 0x3ffff04a63000000ull, 0x3ffb17b647000000ull}},
-    {"tpu-bf16", 3, 32, {0x4003506654000000ull, 0x40003491ea000000ull, 0x3ffbf1a23d000000ull}},
-    {"gpu-amp-bf16", 3, 32, {0x40034424bd800000ull, 0x3ffff434b0000000ull, 0x3ffb1a48f2000000ull}},
+    {"cpu-fp32", 1, 28,
+     {0x4002d84932000000ull, 0x3fff2c68db000000ull, 0x3ffa57283f000000ull},  // before
+     {{0x4002d8493c800000ull, 0x3fff2c68e0000000ull, 0x3ffa5728d7000000ull},
+      0xb0a69c0b11f70b52ull},  // SkylakeX
+     {{0x4002d84930800000ull, 0x3fff2c68ee000000ull, 0x3ffa57283a800000ull},
+      0xf056f9e675b4a4c1ull}},  // Zen
+    {"gpu-tf32", 1, 28,
+     {0x4002d85249000000ull, 0x3fff2de6d3000000ull, 0x3ffa5324ce800000ull},  // before
+     {{0x4002d84fe5000000ull, 0x3fff2e8ec6000000ull, 0x3ffa53688c000000ull},
+      0x1691788d36601c44ull},  // SkylakeX
+     {{0x4002d84b33000000ull, 0x3fff2e22c6000000ull, 0x3ffa52bf7e000000ull},
+      0xfe920db3069ec6a4ull}},  // Zen
+    {"tpu-bf16", 1, 28,
+     {0x4002d9fc04000000ull, 0x3fffb7ffcb000000ull, 0x3ffb6b05f4000000ull},  // before
+     {{0x4002d9fc04000000ull, 0x3fffb9d16a000000ull, 0x3ffb67ad5f000000ull},
+      0x4b0e5b7b5b860b7eull},  // SkylakeX
+     {{0x4002da1cf8000000ull, 0x3fffb842b8000000ull, 0x3ffb6c3c87800000ull},
+      0xb47f62be8d3959dbull}},  // Zen
+    {"gpu-amp-bf16", 1, 28,
+     {0x4002d5fbcb800000ull, 0x3fff28118e000000ull, 0x3ffa5b3f1d000000ull},  // before
+     {{0x4002d4d921000000ull, 0x3fff286cf6000000ull, 0x3ffa5867f6800000ull},
+      0x0014f3286db65f85ull},  // SkylakeX
+     {{0x4002d65998800000ull, 0x3fff26ae2a000000ull, 0x3ffa52cfb0800000ull},
+      0xff7df30dedf391c4ull}},  // Zen
+    {"cpu-fp32", 3, 32,
+     {0x400342ca4c800000ull, 0x3fffecc2bd000000ull, 0x3ffb14396d000000ull},  // before
+     {{0x400342ca4c800000ull, 0x3fffecc2b2000000ull, 0x3ffb14485a000000ull},
+      0x51af1f9e84cdb115ull},  // SkylakeX
+     {{0x400342ca4c800000ull, 0x3fffecc2cd000000ull, 0x3ffb144838000000ull},
+      0x41f57c084baf2114ull}},  // Zen
+    {"gpu-tf32", 3, 32,
+     {0x4003431a1b800000ull, 0x3ffff04a63000000ull, 0x3ffb17b647000000ull},  // before
+     {{0x4003431a1b800000ull, 0x3ffff07e05000000ull, 0x3ffb17a388000000ull},
+      0x78dfd020dcdd1828ull},  // SkylakeX
+     {{0x4003430729000000ull, 0x3fffee6bb8000000ull, 0x3ffb155aa1000000ull},
+      0x81dae30113ea8cffull}},  // Zen
+    {"tpu-bf16", 3, 32,
+     {0x4003506654000000ull, 0x40003491ea000000ull, 0x3ffbf1a23d000000ull},  // before
+     {{0x4003506654000000ull, 0x4000350f1c800000ull, 0x3ffbf5835b000000ull},
+      0x6c034ded04cf94aeull},  // SkylakeX
+     {{0x4003506da1000000ull, 0x4000343770000000ull, 0x3ffbee9c05000000ull},
+      0x109ce4aa6075de4cull}},  // Zen
+    {"gpu-amp-bf16", 3, 32,
+     {0x40034424bd800000ull, 0x3ffff434b0000000ull, 0x3ffb1a48f2000000ull},  // before
+     {{0x40034424bd800000ull, 0x3ffff5aa30000000ull, 0x3ffb1d851e000000ull},
+      0x26b77e6ea18004a1ull},  // SkylakeX
+     {{0x40034424bd800000ull, 0x3ffff5c868000000ull, 0x3ffb1c8c93000000ull},
+      0xe6155168c00d30a5ull}},  // Zen
 };
-
-const Pins kSkylakeX[] = {
-    {{0x4002d8493c800000ull, 0x3fff2c68e0000000ull, 0x3ffa5728d7000000ull},
-     0xb0a69c0b11f70b52ull},  // cpu-fp32 1x28
-    {{0x4002d84fe5000000ull, 0x3fff2e8ec6000000ull, 0x3ffa53688c000000ull},
-     0x1691788d36601c44ull},  // gpu-tf32 1x28
-    {{0x4002d9fc04000000ull, 0x3fffb9d16a000000ull, 0x3ffb67ad5f000000ull},
-     0x4b0e5b7b5b860b7eull},  // tpu-bf16 1x28
-    {{0x4002d4d921000000ull, 0x3fff286cf6000000ull, 0x3ffa5867f6800000ull},
-     0x0014f3286db65f85ull},  // gpu-amp-bf16 1x28
-    {{0x400342ca4c800000ull, 0x3fffecc2b2000000ull, 0x3ffb14485a000000ull},
-     0x51af1f9e84cdb115ull},  // cpu-fp32 3x32
-    {{0x4003431a1b800000ull, 0x3ffff07e05000000ull, 0x3ffb17a388000000ull},
-     0x78dfd020dcdd1828ull},  // gpu-tf32 3x32
-    {{0x4003506654000000ull, 0x4000350f1c800000ull, 0x3ffbf5835b000000ull},
-     0x6c034ded04cf94aeull},  // tpu-bf16 3x32
-    {{0x40034424bd800000ull, 0x3ffff5aa30000000ull, 0x3ffb1d851e000000ull},
-     0x26b77e6ea18004a1ull},  // gpu-amp-bf16 3x32
-};
-
-const Pins kZen[] = {
-    {{0x4002d84930800000ull, 0x3fff2c68ee000000ull, 0x3ffa57283a800000ull},
-     0xf056f9e675b4a4c1ull},  // cpu-fp32 1x28
-    {{0x4002d84b33000000ull, 0x3fff2e22c6000000ull, 0x3ffa52bf7e000000ull},
-     0xfe920db3069ec6a4ull},  // gpu-tf32 1x28
-    {{0x4002da1cf8000000ull, 0x3fffb842b8000000ull, 0x3ffb6c3c87800000ull},
-     0xb47f62be8d3959dbull},  // tpu-bf16 1x28
-    {{0x4002d65998800000ull, 0x3fff26ae2a000000ull, 0x3ffa52cfb0800000ull},
-     0xff7df30dedf391c4ull},  // gpu-amp-bf16 1x28
-    {{0x400342ca4c800000ull, 0x3fffecc2cd000000ull, 0x3ffb144838000000ull},
-     0x41f57c084baf2114ull},  // cpu-fp32 3x32
-    {{0x4003430729000000ull, 0x3fffee6bb8000000ull, 0x3ffb155aa1000000ull},
-     0x81dae30113ea8cffull},  // gpu-tf32 3x32
-    {{0x4003506da1000000ull, 0x4000343770000000ull, 0x3ffbee9c05000000ull},
-     0x109ce4aa6075de4cull},  // tpu-bf16 3x32
-    {{0x40034424bd800000ull, 0x3ffff5c868000000ull, 0x3ffb1c8c93000000ull},
-     0xe6155168c00d30a5ull},  // gpu-amp-bf16 3x32
-};
+// clang-format on
 
 TEST(ResNet18PinnedSteps, Issue17_2_TrainingIsPinnedBitForBitAndCloseToTheCodeBefore) {
   configureBlas();
   const std::string core = blasCoreName();
-  std::span<const Pins> pinned;
-  if (core == "SkylakeX") pinned = kSkylakeX;
-  if (core == "Zen") pinned = kZen;
-  if (pinned.empty())
+  const Pins PinnedCase::*pinned = core == "SkylakeX" ? &PinnedCase::skylakeX
+                                   : core == "Zen"    ? &PinnedCase::zen
+                                                      : nullptr;
+  if (!pinned)
     GTEST_SKIP() << "pinned with OpenBLAS's SkylakeX and Zen kernels; this machine uses " << core;
-  static_assert(std::size(kSkylakeX) == std::size(kCases) && std::size(kZen) == std::size(kCases));
-  for (std::size_t c = 0; c < std::size(kCases); ++c) {
-    const PinnedCase& p = kCases[c];
-    const Pins& pins = pinned[c];
+  for (const PinnedCase& p : kCases) {
+    const Pins& pins = p.*pinned;
     const Trace t = trainThreeSteps(p.backend, p.channels, p.side);
     const std::string what = std::string(p.backend) + " on " + std::to_string(p.channels) + "x" +
                              std::to_string(p.side) + "x" + std::to_string(p.side);
