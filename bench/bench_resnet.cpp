@@ -56,6 +56,15 @@ struct LayerBench {
     c.params = &params;
     return c;
   }
+  // One forward (and backward) of the batch per iteration; items are images.
+  void time(benchmark::State& state, bool backward) {
+    nn::StepContext c = ctx();
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(layer->forward(x, c).data());
+      if (backward) benchmark::DoNotOptimize(layer->backward(dy, c).data());
+    }
+    state.SetItemsProcessed(state.iterations() * kBatch);
+  }
 };
 
 // A stride-2 convolution of stage 1 -> 2: w -> 2w channels, 28x28 -> 14x14, kernel 1 (the
@@ -67,12 +76,7 @@ void benchStride2Conv(benchmark::State& state, int kernel) {
   const bool backward = state.range(2) == 1;
   LayerBench<nn::Conv2d> b(backend, {kBatch, w, 28, 28}, kernel == 1 ? "downsample.0" : "conv1", w,
                            2 * w, kernel, 2, kernel / 2, false, nn::ConvInit::KaimingNormalOut);
-  nn::StepContext ctx = b.ctx();
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(b.layer->forward(b.x, ctx).data());
-    if (backward) benchmark::DoNotOptimize(b.layer->backward(b.dy, ctx).data());
-  }
-  state.SetItemsProcessed(state.iterations() * kBatch);
+  b.time(state, backward);
   state.SetLabel("width " + std::to_string(w) + " " + backend + (backward ? " fwd+bwd" : " fwd"));
 }
 void BM_ResNetConv1x1Stride2(benchmark::State& state) {
@@ -119,12 +123,7 @@ void BM_ResNetBlock(benchmark::State& state) {
       projection ? nn::Shape{kBatch, w, 28, 28} : nn::Shape{kBatch, 2 * w, 14, 14};
   LayerBench<nn::BasicBlock> b(backend, input, "layer2.0", projection ? w : 2 * w, 2 * w,
                                projection ? 2 : 1);
-  nn::StepContext ctx = b.ctx();
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(b.layer->forward(b.x, ctx).data());
-    if (backward) benchmark::DoNotOptimize(b.layer->backward(b.dy, ctx).data());
-  }
-  state.SetItemsProcessed(state.iterations() * kBatch);
+  b.time(state, backward);
   state.SetLabel("width " + std::to_string(w) + " " + backend +
                  (projection ? " projection" : " identity") + (backward ? " fwd+bwd" : " fwd"));
 }
@@ -144,12 +143,7 @@ void BM_ResNetIdentityBlockByStage(benchmark::State& state) {
   const int side = (28 + (1 << (stage - 1)) - 1) >> (stage - 1);  // 28, 14, 7, 4
   LayerBench<nn::BasicBlock> b("cpu-fp32", {kBatch, channels, side, side},
                                "layer" + std::to_string(stage) + ".1", channels, channels, 1);
-  nn::StepContext ctx = b.ctx();
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(b.layer->forward(b.x, ctx).data());
-    benchmark::DoNotOptimize(b.layer->backward(b.dy, ctx).data());
-  }
-  state.SetItemsProcessed(state.iterations() * kBatch);
+  b.time(state, true);
   state.SetLabel("width " + std::to_string(w) + " stage " + std::to_string(stage) + " (" +
                  std::to_string(channels) + " x " + std::to_string(side) + "x" +
                  std::to_string(side) + ") cpu-fp32 fwd+bwd");

@@ -11,6 +11,14 @@ inline __m256i firstLanes(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+// The first n lanes of v to dst, touching nothing past them (all 8 when n >= 8, none when n <= 0).
+inline void storeFirstLanes(float* dst, __m256 v, int n) {
+  if (n >= 8)
+    _mm256_storeu_ps(dst, v);
+  else if (n > 0)
+    _mm256_maskstore_ps(dst, firstLanes(n), v);
+}
+
 // [a0 a2 a4 a6 b0 b2 b4 b6]: the even lanes of two vectors of 8 (a stride-2 row's lanes).
 inline __m256 evenLanes(__m256 a, __m256 b) {
   // [a0 a2 b0 b2 | a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]

@@ -172,9 +172,8 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
     }
 }
 constexpr bool kVectorRows = true;
-bool im2colStride2(const ConvGeometry&, const float*, float*) {
-  return false;  // the masked rows below do it
-}
+constexpr bool kStride2Gather = false;  // the masked rows below do it
+void im2colStride2(const ConvGeometry&, const float*, float*) {}
 #elif defined(__AVX2__) && defined(__BMI2__)
 // The same streams with 8-lane AVX2 vectors (CPUs without AVX-512, such as AMD's Zen 2-4 as this
 // project's machines expose them). vmaskmovps loads do not touch masked-off addresses, as
@@ -196,7 +195,7 @@ inline unsigned laneRange(int lo, int hi) {
 // (one plain store instead of a masked one).
 inline void storeFirst(float* dst, __m256 v, std::size_t n, const float* end) {
   if (dst + 8 <= end) return _mm256_storeu_ps(dst, v);
-  _mm256_maskstore_ps(dst, avx2::firstLanes(int(n)), v);
+  avx2::storeFirstLanes(dst, v, int(n));
 }
 
 using avx2::evenLanes;
@@ -277,9 +276,10 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
 // input lane 2j of 16 loaded floats. The lanes whose input column leaves the image depend only on
 // kx and the chunk, so their masks are made once per kx and applied with an AND after two plain
 // loads: a masked load (vmaskmovps) costs several times a plain one on AMD's cores. A load that
-// would leave the tensor itself (its first or last row) is masked instead. Always returns true
-// (every stride-2 geometry done here).
-bool im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
+// would leave the tensor itself (its first or last row) is masked instead. Every stride-2
+// geometry.
+constexpr bool kStride2Gather = true;
+void im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
   const int oh = g.outHeight(), ow = g.outWidth(), chunks = (ow + 7) / 8;
   const std::size_t plane = std::size_t(oh) * ow, cols = g.columnCols();
   const std::size_t inPlane = std::size_t(g.height) * g.width;
@@ -340,7 +340,6 @@ bool im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
       }
     }
   }
-  return true;
 }
 
 constexpr bool kVectorRows = true;
@@ -351,9 +350,8 @@ bool isSameConv(const ConvGeometry&) {
 }
 void im2colSame(const ConvGeometry&, const float*, float*) {}
 void col2imSame(const ConvGeometry&, const float*, float*) {}
-bool im2colStride2(const ConvGeometry&, const float*, float*) {
-  return false;
-}
+constexpr bool kStride2Gather = false;
+void im2colStride2(const ConvGeometry&, const float*, float*) {}
 constexpr bool kVectorRows = false;
 #endif
 
@@ -373,7 +371,7 @@ inline void scalarIm2colRow(float* dst, const float* src, int offset, int stride
 
 void im2col(const ConvGeometry& g, const float* x, float* columns) {
   if (kVectorRows && isSameConv(g)) return im2colSame(g, x, columns);
-  if (g.stride == 2 && im2colStride2(g, x, columns)) return;
+  if (kStride2Gather && g.stride == 2) return im2colStride2(g, x, columns);
   const int oh = g.outHeight(), ow = g.outWidth();
   const std::size_t plane = std::size_t(oh) * ow;
   const std::size_t cols = g.columnCols();

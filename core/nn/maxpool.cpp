@@ -60,14 +60,7 @@ inline void take16(__m512 v, int at, __m512& best, __m512i& code) {
 using avx2::evenLanes;
 using avx2::firstLanes;
 using avx2::oddLanes;
-
-// The first n lanes of v to dst (all 8 when n >= 8, none when n <= 0).
-inline void storeFirst(float* dst, __m256 v, int n) {
-  if (n >= 8)
-    _mm256_storeu_ps(dst, v);
-  else if (n > 0)
-    _mm256_maskstore_ps(dst, firstLanes(n), v);
-}
+using avx2::storeFirstLanes;
 // Eight windows at once, the scalar take()'s compare/select chain.
 inline void take8(__m256 v, int at, __m256& best, __m256i& code) {
   const __m256 t = _mm256_or_ps(
@@ -113,7 +106,7 @@ void pool2x2Row(const float* r0, const float* r1, int ow, float* out, std::uint8
     take8(oddLanes(a0, a1), 1, best, code);
     take8(evenLanes(b0, b1), 2, best, code);
     take8(oddLanes(b0, b1), 3, best, code);
-    storeFirst(out + ox, best, n);
+    storeFirstLanes(out + ox, best, n);
     alignas(32) std::int32_t lanes[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), code);
     for (int j = 0; j < n; ++j) codes[ox + j] = std::uint8_t(lanes[j]);
@@ -164,10 +157,10 @@ void unpool2x2Row(const float* g, const std::uint8_t* codes, int ow, float* d0, 
     // interleave: [v0_0 v1_0 v0_1 v1_1 ...] is d0's 16 inputs, [v2_0 v3_0 ...] d1's
     const __m256 l01 = _mm256_unpacklo_ps(v0, v1), h01 = _mm256_unpackhi_ps(v0, v1);
     const __m256 l23 = _mm256_unpacklo_ps(v2, v3), h23 = _mm256_unpackhi_ps(v2, v3);
-    storeFirst(d0 + 2 * ox, _mm256_permute2f128_ps(l01, h01, 0x20), 2 * n);
-    storeFirst(d0 + 2 * ox + 8, _mm256_permute2f128_ps(l01, h01, 0x31), 2 * n - 8);
-    storeFirst(d1 + 2 * ox, _mm256_permute2f128_ps(l23, h23, 0x20), 2 * n);
-    storeFirst(d1 + 2 * ox + 8, _mm256_permute2f128_ps(l23, h23, 0x31), 2 * n - 8);
+    storeFirstLanes(d0 + 2 * ox, _mm256_permute2f128_ps(l01, h01, 0x20), 2 * n);
+    storeFirstLanes(d0 + 2 * ox + 8, _mm256_permute2f128_ps(l01, h01, 0x31), 2 * n - 8);
+    storeFirstLanes(d1 + 2 * ox, _mm256_permute2f128_ps(l23, h23, 0x20), 2 * n);
+    storeFirstLanes(d1 + 2 * ox + 8, _mm256_permute2f128_ps(l23, h23, 0x31), 2 * n - 8);
   }
 #endif
   for (; ox < ow; ++ox) {
