@@ -1,8 +1,8 @@
 // `paritylab-cli report DB --csv FILE [--a NAME --b NAME | --reference NAME]
 // [--test welch|student|mann-whitney] [--tail ...] [--alpha A] [--margin M]
 // [--curves FILE.csv] [--xray FILE.csv] [--charts DIR]`: the runs CSV, its summary with the chosen
-// comparisons (the Statistics tab's choices), the divergence tables beside them (issue 13), the
-// per-step curves, the X-ray samples (issue 14) and the charts. Every file written is named.
+// comparisons (the Statistics tab's choices), the divergence tables and the per-epoch curves beside
+// them, the per-step curves, the X-ray samples and the charts. Every file written is named.
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -11,7 +11,7 @@
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
 #include "core/study/curves_export.h"
-#include "core/study/divergence_export.h"
+#include "core/study/report_files.h"
 #include "core/study/study_report.h"
 #include "core/study/xray_rows.h"
 
@@ -52,15 +52,12 @@ void runReport(const ReportArgs& a) {
   try {
     auto store = study::ResultsStore::openReadOnly(a.db);
     if (!a.csv.empty()) {
-      const std::string summary = study::writeReport(*store, a.csv, options);
-      std::cout << "Wrote " << a.csv << " (runs)\n";
-      std::cout << "Wrote " << summary << " (summary and comparisons)\n";
-      // Issue 13: churn, McNemar, paired tests, per-class and weight divergence tables.
-      const study::DivergenceFiles divergence =
-          study::writeDivergenceReport(*store, a.csv, options);
-      for (const std::string& file : divergence.written)
-        std::cout << "Wrote " << file << " (divergence)\n";
-      if (!divergence.skipped.empty()) std::cout << divergence.skipped << "\n";
+      // Runs, summary and comparisons, the divergence tables and the per-epoch curves: the same
+      // files as the app's Export all.
+      const study::ReportFiles files = study::writeReportFiles(*store, a.csv, options);
+      for (const study::ReportFile& file : files.written)
+        std::cout << "Wrote " << file.path << " (" << file.what << ")\n";
+      if (!files.skipped.empty()) std::cout << files.skipped << "\n";
     }
     if (!a.curves.empty()) {
       const std::size_t rows = study::writeStepCurves(*store, a.curves);
@@ -95,7 +92,9 @@ const CommandRegistration reg{
           "Write the CSV report, the per-step curves and the charts of a results database");
       auto a = std::make_shared<ReportArgs>();
       cmd->add_option("db", a->db, "Results database")->required();
-      cmd->add_option("--csv", a->csv, "Runs CSV to write (summary goes to <name>-summary.csv)");
+      cmd->add_option("--csv", a->csv,
+                      "Runs CSV to write (beside it: <name>-summary.csv, the divergence tables "
+                      "<name>-divergence-*.csv and the per-epoch curves <name>-epochs.csv)");
       cmd->add_option("--curves", a->curves,
                       "Per-step CSV to write (long form: run_id, backend, seed, step, epoch, "
                       "metric, value)");

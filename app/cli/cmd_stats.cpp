@@ -91,6 +91,9 @@ void printPlanning(const stats::Comparison& c, const char* assumes) {
 }
 
 void runStats(const StatsArgs& a) {
+  if (a.a == a.b)
+    throw CommandError("--a and --b are both '" + a.a +
+                       "': a backend compared with itself says nothing; name two backends");
   std::map<std::string, std::vector<double>> groups;
   try {
     groups = loadGroups(a.input);

@@ -28,4 +28,29 @@ std::size_t writeStepCurves(const ResultsStore& store, const std::string& csvPat
   return rows;
 }
 
+std::size_t writeEpochCurves(const ResultsStore& store, const std::string& csvPath) {
+  std::size_t rows = 0;
+  writeFileAtomically(csvPath, [&](std::ostream& out) {
+    CsvWriter w(out);
+    w.writeRow({"run_id", "backend", "seed", "status", "epoch", "metric", "value"});
+    const auto epochs = store.loadAllEpochs();
+    for (const RunRecord& run : store.loadRuns()) {
+      const auto it = epochs.find(run.id);
+      if (it == epochs.end()) continue;
+      const std::string id = std::to_string(run.id), seed = std::to_string(run.seed);
+      const std::string status(toString(run.status));
+      for (const EpochRecord& e : it->second) {
+        const std::string epoch = std::to_string(e.epoch);
+        for (const auto& [metric, value] : {std::pair{"train_loss", e.trainLoss},
+                                            {"test_loss", e.testLoss},
+                                            {"test_accuracy", e.testAccuracy}}) {
+          w.writeRow({id, run.backend, seed, status, epoch, metric, csvNumber(value)});
+          ++rows;
+        }
+      }
+    }
+  });
+  return rows;
+}
+
 }  // namespace paritylab::study

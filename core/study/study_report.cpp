@@ -75,6 +75,9 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
   compare.alpha = options.alpha;
   compare.margin = options.margin;
   const bool pair = !options.a.empty() && !options.b.empty();
+  if (pair && options.a == options.b)
+    throw std::runtime_error("--a and --b are both '" + options.a +
+                             "': a backend compared with itself says nothing; name two backends");
   std::string reference = pair ? options.b : options.reference;
   if (reference.empty()) reference = referenceBackend(names);
   std::vector<std::string> sides;
