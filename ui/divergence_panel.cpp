@@ -30,15 +30,6 @@ study::DivergenceReport analyseDatabase(const QString& dbPath,
   return study::analyseDivergence(*store, options);
 }
 
-std::pair<QString, QString> defaultDivergencePair(const QStringList& backends) {
-  std::vector<std::string> names;
-  for (const QString& name : backends) names.push_back(name.toStdString());
-  const QString b = QString::fromStdString(study::referenceBackend(names));
-  for (const QString& name : backends)
-    if (name != b) return {name, b};
-  return {b, b};
-}
-
 DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
     : QWidget(parent),
       data_(data),
@@ -186,7 +177,7 @@ bool DivergencePanel::refillBackends() {
 void DivergencePanel::applyDefaultPair() {
   QStringList names;
   for (int i = 0; i < aBox_->count(); ++i) names << aBox_->itemText(i);
-  auto [a, b] = defaultDivergencePair(names);
+  auto [a, b] = defaultBackendPair(names);
   if (names.contains(suggestedA_) && names.contains(suggestedB_) && suggestedA_ != suggestedB_)
     a = suggestedA_, b = suggestedB_;
   const QSignalBlocker ba(aBox_), bb(bBox_);
@@ -282,6 +273,10 @@ void DivergencePanel::showMessage(const QString& text) {
   summary_->setText(text.toHtmlEscaped());
   message_->setText(text);
   stack_->setCurrentWidget(message_);
+}
+
+QString DivergencePanel::messageText() const {
+  return message_->text();
 }
 
 QString DivergencePanel::summaryText() const {

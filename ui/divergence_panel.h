@@ -44,6 +44,7 @@ class DivergencePanel : public QWidget {
   void setAnalysis(Analysis analysis);  // analyseDatabase unless set
   // The database whose runs RunData now holds ("" = none): refills the backends, recomputes.
   void setDatabase(const QString& dbPath);
+  QString database() const { return dbPath_; }
   // The Statistics tab's A and B: adopted while the user has not picked a pair in this tab.
   void suggestPair(const QString& a, const QString& b);
   void setPair(const QString& a, const QString& b);  // as the user picking them
@@ -60,7 +61,10 @@ class DivergencePanel : public QWidget {
   // The report shown (its own a and b), and the alpha it was computed at.
   const study::DivergenceReport& report() const { return report_; }
   bool hasReport() const { return hasReport_; }
-  QString summaryText() const;  // the headline area as plain text
+  // Without a report: why (no predictions stored, one backend, no database), in words.
+  QString messageText() const;
+  QString analysisError() const { return error_; }  // the analysis failed: why, else ""
+  QString summaryText() const;                      // the headline area as plain text
   QString errorText() const { return error_; }
 
   ChurnMatrixView* churnView() const { return churn_; }
@@ -120,9 +124,5 @@ class DivergencePanel : public QWidget {
 // panel's analysis unless a test gives another.
 study::DivergenceReport analyseDatabase(const QString& dbPath,
                                         const study::DivergenceOptions& options);
-
-// The pair shown when nothing else chose one: A = the first backend that is not the reference,
-// B = the reference (study::referenceBackend: "cpu-fp32" when present, else the first).
-std::pair<QString, QString> defaultDivergencePair(const QStringList& backends);
 
 }  // namespace paritylab::ui

@@ -24,6 +24,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 #include "ui/bit_layout_diagram.h"
@@ -106,6 +107,12 @@ MainWindow::MainWindow(QWidget* parent)
           [this](const QString& text) { statusBar()->showMessage(text); });
   connect(controller_, &StudyController::errorOccurred, this, &MainWindow::showError);
   connect(controller_, &StudyController::databaseUsed, this, &MainWindow::addRecent);
+  // A database Start creates or picks reaches the panels that read it themselves at once (a
+  // reset, below, brings the database of an opened study with its runs).
+  connect(controller_, &StudyController::databaseUsed, this, [this](const QString& path) {
+    if (xray_->database() != path) xray_->setDatabase(path);
+    if (divergence_->database() != path) divergence_->setDatabase(path);
+  });
   // The X-ray tab reads the shown database itself (read-only), again as runs finish.
   connect(data_, &RunData::reset, this,
           [this] { xray_->setDatabase(controller_->databasePath()); });
@@ -119,6 +126,9 @@ MainWindow::MainWindow(QWidget* parent)
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
     if (tabs_->currentWidget() == divergence_) suggestDivergencePair();
   });
+  // The runs selected in the table stand out in the curves; runs hidden there are not drawn.
+  connect(runs_, &RunsPanel::runSelectionChanged, curves_, &CurvesPanel::setHighlightedRuns);
+  connect(runs_, &RunsPanel::hiddenRunsChanged, curves_, &CurvesPanel::setHiddenRuns);
   connect(xray_, &XrayPanel::showInFormatsRequested, this, [this](double amax) {
     formats_->setValue(amax);
     tabs_->setCurrentWidget(formats_);
@@ -154,12 +164,23 @@ void MainWindow::buildMenus() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export all to"));
     if (dir.isEmpty()) return;
     QString error;
-    QStringList written;
-    if (exportAllTo(dir, &error, &written))
-      statusBar()->showMessage(
-          tr("Exported %1 files to %2: %3").arg(written.size()).arg(dir, written.join(", ")));
-    else
+    QStringList written, notes;
+    if (!exportAllTo(dir, &error, &written, &notes)) {
       showError(tr("Export failed"), error);
+      return;
+    }
+    // The short line stays in the status bar; the list of files in a box that nothing replaces.
+    const QString summary = tr("Exported %1 files to %2").arg(written.size()).arg(dir);
+    statusBar()->showMessage(summary);
+    QMessageBox box(
+        QMessageBox::Information, tr("Export all"),
+        summary +
+            (notes.isEmpty() ? QString() : QStringLiteral("\n\n") + notes.join(QLatin1Char('\n'))),
+        QMessageBox::Ok, this);
+    QStringList names;
+    for (const QString& file : written) names << QFileInfo(file).fileName();
+    box.setDetailedText(names.join(QLatin1Char('\n')));
+    box.exec();
   });
   connect(a->quit, &QAction::triggered, qApp, &QApplication::closeAllWindows);
   connect(a->editStudy, &QAction::triggered, this, &MainWindow::editStudy);
@@ -263,7 +284,10 @@ void MainWindow::setEmulated(bool emulated, const QString& source) {
 
 void MainWindow::showError(const QString& what, const QString& error) {
   statusBar()->showMessage(what + QStringLiteral(": ") + error, 15000);
-  if (isVisible()) QMessageBox::warning(this, what, error);
+  if (isVisible())
+    QMessageBox::warning(this, what, error);
+  else  // not shown yet (options given on the command line): the terminal is who is there
+    std::fprintf(stderr, "paritylab: %s: %s\n", qPrintable(what), qPrintable(error));
 }
 
 void MainWindow::updateTitle() {
@@ -303,8 +327,8 @@ bool MainWindow::openDatabase(const QString& path) {
   return controller_->openDatabase(path);
 }
 
-bool MainWindow::importCsvFile(const QString& csvPath) {
-  if (!controller_->importCsv(csvPath)) return false;
+bool MainWindow::importCsvFile(const QString& csvPath, const QString& target) {
+  if (!controller_->importCsv(csvPath, target)) return false;
   tabs_->setCurrentWidget(curves_);
   return true;
 }
@@ -410,29 +434,52 @@ void MainWindow::exportReport() {
   const QString path = QFileDialog::getSaveFileName(
       this, tr("CSV report"), QStringLiteral("report.csv"), tr("CSV (*.csv)"));
   if (path.isEmpty()) return;
-  QString error;
+  QString error, note;
   QStringList written;
   // The comparisons as the Statistics tab shows them (backends, test, alpha, margin).
-  if (writeCsvReport(db, path, statistics_->reportOptions(), &written, &error))
-    statusBar()->showMessage(tr("Wrote %1").arg(written.join(QStringLiteral(" and "))));
+  if (writeCsvReport(db, path, statistics_->reportOptions(), &written, &note, &error))
+    statusBar()->showMessage(tr("Wrote %1 files: %2%3")
+                                 .arg(written.size())
+                                 .arg(written.join(QStringLiteral(", ")),
+                                      note.isEmpty() ? QString() : QStringLiteral(". ") + note));
   else
     showError(tr("Export failed"), error);
 }
 
-bool MainWindow::exportAllTo(const QString& dir, QString* error, QStringList* written) {
+bool MainWindow::exportAllTo(const QString& dir, QString* error, QStringList* written,
+                             QStringList* notes) {
   data_->flush();
   statistics_->recompute();
   divergence_->settle();  // the analysis in flight, so the exported charts are the latest
+  if (!divergence_->analysisError().isEmpty()) {
+    if (error)
+      *error = tr("the divergence charts cannot be made: %1").arg(divergence_->analysisError());
+    return false;
+  }
+  QStringList skipped;
+  if (!controller_->databasePath().isEmpty() && !divergence_->hasReport())
+    skipped << tr("no divergence charts: %1").arg(divergence_->messageText());
+  if (!controller_->databasePath().isEmpty() && !xray_->hasXray())
+    skipped << tr(
+        "no X-ray chart: these results hold no X-ray samples (a study records them "
+        "when its spec asks for \"xray\")");
   QStringList files;
   if (!exportAll(exportables(), dir, &files, error)) return false;
   const QString db = controller_->databasePath();
   if (!db.isEmpty()) {
+    // The same tables as `report --csv`, then the data behind the remaining charts.
+    QString note;
     if (!writeCsvReport(db, QDir(dir).filePath(QStringLiteral("report.csv")),
-                        statistics_->reportOptions(), &files, error))
+                        statistics_->reportOptions(), &files, &note, error))
       return false;
     const QString curves = QDir(dir).filePath(QStringLiteral("curves-steps.csv"));
     if (!writeStepCurvesCsv(db, curves, error)) return false;
     files << curves;
+    if (xray_->hasXray()) {
+      const QString xray = QDir(dir).filePath(QStringLiteral("xray.csv"));
+      if (!writeXrayCsv(db, xray, error)) return false;
+      files << xray;
+    }
   }
   if (!controller_->specJson().isEmpty()) {  // the study that made these results
     const QString specPath = QDir(dir).filePath(QStringLiteral("study.json"));
@@ -445,6 +492,7 @@ bool MainWindow::exportAllTo(const QString& dir, QString* error, QStringList* wr
     files << specPath;
   }
   if (written) *written = files;
+  if (notes) *notes = skipped;
   return true;
 }
 

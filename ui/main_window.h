@@ -32,10 +32,14 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   bool openDatabase(const QString& path);
-  bool importCsvFile(const QString& csvPath);
+  // `target` = "" asks where the new database goes (see StudyController::importCsv).
+  bool importCsvFile(const QString& csvPath, const QString& target = {});
   bool loadStudySpec(const QString& path);  // a spec JSON file (or ":/studies/quick.json")
-  // Writes every chart and report into `dir`; `written` receives the files' names.
-  bool exportAllTo(const QString& dir, QString* error, QStringList* written = nullptr);
+  // Writes every chart and report into `dir`; `written` receives the files' names, `notes` what
+  // was not written and why (no divergence charts without stored predictions). A chart that
+  // cannot be made from the data (a damaged database) is an error, not a note.
+  bool exportAllTo(const QString& dir, QString* error, QStringList* written = nullptr,
+                   QStringList* notes = nullptr);
 
   RunData* runData() const { return data_; }
   StudyActions* actions() const { return actions_; }

@@ -138,6 +138,7 @@ void RunData::applyState(const study::RunStateEvent& event) {
     run.epoch = run.currentEpoch = 0;
     run.currentStep = 0;
     run.currentLoss = std::numeric_limits<double>::quiet_NaN();
+    run.wallSeconds = 0.0;  // this attempt's own time, not the cancelled attempt's
   }
   run.state = event.state;
   if (run.finished()) run.currentEpoch = 0;

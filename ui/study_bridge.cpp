@@ -1,13 +1,18 @@
 #include "ui/study_bridge.h"
 
+#include <QDir>
 #include <QFileInfo>
+#include <QTemporaryFile>
 #include <cmath>
+#include <filesystem>
 
 #include "core/study/curves_export.h"
+#include "core/study/report_files.h"
 #include "core/study/results_import.h"
 #include "core/study/results_store.h"
 #include "core/study/study_report.h"
 #include "core/study/study_runner.h"
+#include "core/study/xray_rows.h"
 
 namespace paritylab::ui {
 namespace {
@@ -117,30 +122,99 @@ bool plannedRuns(const QString& specJson, std::vector<RunRecord>* out, QString* 
   });
 }
 
-bool importCsv(const QString& csvPath, const QString& dbPath, QString* error, QStringList* notes) {
+bool readImportCsv(const QString& csvPath, CsvImport* out, QString* error) {
   return guarded(error, [&] {
     // The reference torchprime file is detected by its header; other CSVs use the generic
     // long-format columns (run, backend, epoch, accuracy).
     study::ImportNotes found;
-    std::vector<study::ImportedRun> runs =
-        study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{}, &found);
-    const auto store = study::ResultsStore::open(dbPath.toStdString(), true);
-    const study::ImportSummary summary = study::importRuns(*store, csvPath.toStdString(), runs);
-    if (summary.present > 0)
-      found.insert(found.begin(), std::to_string(summary.present) + " runs already present");
-    for (const std::string& note : study::identicalRunNotes(runs)) found.push_back(note);
-    if (notes)
-      for (const std::string& note : found) *notes << QString::fromStdString(note);
+    out->runs = study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{}, &found);
+    for (const std::string& note : study::identicalRunNotes(out->runs)) found.push_back(note);
+    out->csvPath = csvPath;
+    out->notes.clear();
+    for (const std::string& note : found) out->notes << QString::fromStdString(note);
     return true;
   });
 }
 
+bool writeImportedDatabase(CsvImport& import, const QString& dbPath, QString* error) {
+  namespace fs = std::filesystem;
+  const fs::path target = fs::absolute(fs::path(dbPath.toStdString()));
+  fs::path temporary;
+  try {
+    // A name of our own beside the target, so the final rename never crosses file systems.
+    QTemporaryFile reserve(QString::fromStdString(
+        (target.parent_path() / ("." + target.filename().string() + ".importing-XXXXXX.db"))
+            .string()));
+    if (!reserve.open()) {
+      if (error)
+        *error = QObject::tr("%1: cannot create a file beside it: %2")
+                     .arg(dbPath, reserve.errorString());
+      return false;
+    }
+    reserve.setAutoRemove(false);
+    temporary = reserve.fileName().toStdString();
+    reserve.close();
+    fs::remove(temporary);  // the store creates its own file
+    {
+      const auto store = study::ResultsStore::open(temporary.string(), true);
+      study::importRuns(*store, import.csvPath.toStdString(), import.runs);
+    }  // closed: the last connection folds the -wal into the file
+    for (const char* suffix : {"-wal", "-shm"}) fs::remove(fs::path(target.string() + suffix));
+    fs::rename(temporary, target);
+    return true;
+  } catch (const std::exception& e) {
+    std::error_code ignored;
+    if (!temporary.empty())
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        fs::remove(fs::path(temporary.string() + suffix), ignored);
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+}
+
+bool importCsv(const QString& csvPath, const QString& dbPath, QString* error, QStringList* notes) {
+  CsvImport import;
+  if (!readImportCsv(csvPath, &import, error) || !writeImportedDatabase(import, dbPath, error))
+    return false;
+  if (notes) *notes = import.notes;
+  return true;
+}
+
+int storedRunCount(const QString& path) {
+  try {
+    return static_cast<int>(
+        study::ResultsStore::openReadOnly(path.toStdString())->loadRuns().size());
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+QString unusedDatabaseName(const QString& folder, const QString& stem) {
+  const QDir dir(folder);
+  QString name = stem + QStringLiteral(".db");
+  for (int n = 2; dir.exists(name); ++n) name = QStringLiteral("%1-%2.db").arg(stem).arg(n);
+  return name;
+}
+
 bool writeCsvReport(const QString& dbPath, const QString& csvPath,
-                    const study::ReportOptions& options, QStringList* written, QString* error) {
+                    const study::ReportOptions& options, QStringList* written, QString* note,
+                    QString* error) {
   return guarded(error, [&] {
     const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
-    const std::string summary = study::writeReport(*store, csvPath.toStdString(), options);
-    if (written) *written << csvPath << QString::fromStdString(summary);
+    const study::ReportFiles files =
+        study::writeReportFiles(*store, csvPath.toStdString(), options);
+    if (written)
+      for (const study::ReportFile& file : files.written)
+        *written << QString::fromStdString(file.path);
+    if (note) *note = QString::fromStdString(files.skipped);
+    return true;
+  });
+}
+
+bool writeXrayCsv(const QString& dbPath, const QString& csvPath, QString* error) {
+  return guarded(error, [&] {
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
+    study::writeXrayCsv(*store, csvPath.toStdString());
     return true;
   });
 }

@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <vector>
 
+#include "core/study/results_import.h"
 #include "core/study/study_report.h"
 #include "ui/run_data.h"
 
@@ -24,15 +25,35 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error);
 // The runs a study spec plans (backend x seed, in the runner's order), pending, with ids < 0
 // until the runner gives them database ids. False with the parser's reason for a bad spec.
 bool plannedRuns(const QString& specJson, std::vector<RunRecord>* out, QString* error);
-// Imports a CSV of results from real hardware into a new results database at `dbPath`. `notes`
-// collects what the import summary must say (a percent column, runs already present, identical
-// runs).
+// A CSV of results from real hardware, read and checked whole before anything is written.
+struct CsvImport {
+  QString csvPath;
+  std::vector<study::ImportedRun> runs;
+  QStringList notes;  // what reading found (a percent column, identical runs)
+};
+// Reads and checks every row of `csvPath`; false with the reader's reason (file:line, column).
+bool readImportCsv(const QString& csvPath, CsvImport* out, QString* error);
+// Writes `import` as a new results database at `dbPath`: built beside it under a temporary name
+// and renamed over `dbPath` only once complete, so a failure leaves an existing `dbPath` (and its
+// -wal) as it was. Replacing an existing file is the caller's decision (ask first).
+bool writeImportedDatabase(CsvImport& import, const QString& dbPath, QString* error);
+// readImportCsv, then writeImportedDatabase: the CSV's runs as a new database at `dbPath`
+// (replacing it: the caller asked first). `notes` receives what reading found.
 bool importCsv(const QString& csvPath, const QString& dbPath, QString* error,
                QStringList* notes = nullptr);
-// Writes the CSV report of a database: the runs CSV and <stem>-summary.csv beside it (per-backend
-// summary and the comparisons chosen in `options`); `written` receives both paths.
+// The runs stored in the results database at `path` (read-only), or -1 when `path` is not one.
+int storedRunCount(const QString& path);
+// A file name in `folder` that does not exist yet: `stem`.db, else `stem`-2.db, `stem`-3.db, ...
+QString unusedDatabaseName(const QString& folder, const QString& stem);
+// Writes the CSV report of a database, the same files as `paritylab-cli report --csv`
+// (study::writeReportFiles): the runs CSV, <stem>-summary.csv (per-backend summary and the
+// comparisons chosen in `options`), the divergence tables and <stem>-epochs.csv. `written`
+// receives every path; `note` why the divergence tables were not written, else "".
 bool writeCsvReport(const QString& dbPath, const QString& csvPath,
-                    const study::ReportOptions& options, QStringList* written, QString* error);
+                    const study::ReportOptions& options, QStringList* written, QString* note,
+                    QString* error);
+// Writes the X-ray samples CSV (`paritylab-cli report --xray`).
+bool writeXrayCsv(const QString& dbPath, const QString& csvPath, QString* error);
 // Writes the per-step curves (long form: run_id, backend, seed, step, epoch, metric, value).
 bool writeStepCurvesCsv(const QString& dbPath, const QString& csvPath, QString* error);
 

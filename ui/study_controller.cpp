@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMessageBox>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QWidget>
@@ -53,6 +54,19 @@ StudyController::StudyController(RunData* data, StudyActions* actions, QObject* 
       emit statusMessage(tr("%1 added to %2 by another process")
                              .arg(countedRuns(added), QFileInfo(dbPath_).fileName()));
   });
+  connect(follower_, &StudyFollower::databaseReplaced, this, [this](const QString& why) {
+    const QString path = dbPath_;
+    if (!openDatabase(path)) return;
+    emit statusMessage(
+        tr("%1: reloaded %2, now %3 of %4")
+            .arg(why, QFileInfo(path).fileName(), countedRuns(data_->runs().size()), specName_));
+  });
+  connect(follower_, &StudyFollower::databaseMissing, this, [this] {
+    emit errorOccurred(tr("%1 is gone").arg(QFileInfo(dbPath_).fileName()),
+                       tr("%1 was deleted or moved by another program. The runs shown are what it "
+                          "held when last read; they are not saved anywhere else.")
+                           .arg(QDir::toNativeSeparators(QFileInfo(dbPath_).absoluteFilePath())));
+  });
   connect(session_, &StudySession::runningChanged, this, [this](bool running) {
     updateFollowing();
     if (running) {
@@ -64,14 +78,27 @@ StudyController::StudyController(RunData* data, StudyActions* actions, QObject* 
     updateActions();
     emit changed();
   });
-  connect(session_, &StudySession::finished, this, [this] {
-    int completed = 0;
-    for (const RunRecord& run : data_->runs())
+  connect(session_, &StudySession::finished, this, [this](bool cancelled) {
+    int completed = 0, stopped = 0;
+    for (const RunRecord& run : data_->runs()) {
       completed += run.state == study::RunState::Completed ? 1 : 0;
-    emit statusMessage(tr("Study finished: %1 of %2 runs completed · %3")
-                           .arg(completed)
-                           .arg(data_->runs().size())
-                           .arg(databaseText()));
+      stopped += run.state == study::RunState::Cancelled || run.state == study::RunState::Pending ||
+                         run.state == study::RunState::Running
+                     ? 1
+                     : 0;
+    }
+    const int total = static_cast<int>(data_->runs().size());
+    emit statusMessage(cancelled
+                           ? tr("Study cancelled: %1 of %2 runs completed, %3 not finished (Resume "
+                                "finishes them) · %4")
+                                 .arg(completed)
+                                 .arg(total)
+                                 .arg(stopped)
+                                 .arg(databaseText())
+                           : tr("Study finished: %1 of %2 runs completed · %3")
+                                 .arg(completed)
+                                 .arg(total)
+                                 .arg(databaseText()));
     updateActions();
     emit changed();
   });
@@ -97,16 +124,18 @@ QString StudyController::databaseFolder() {
       .filePath(QStringLiteral("ParityLab"));
 }
 
-QString StudyController::chooseDatabase(const QString& title, const QString& fileName) {
+QString StudyController::chooseDatabase(const QString& title, const QString& fileName,
+                                        bool dialogConfirmsOverwrite) {
   const QString folder = databaseFolder();
   QString path;
   if (chooser_) {
     path = chooser_(title, QDir(folder).filePath(fileName));
   } else {
     QDir().mkpath(folder);  // a visible folder the dialog opens in
-    path = QFileDialog::getSaveFileName(qobject_cast<QWidget*>(parent()), title,
-                                        QDir(folder).filePath(fileName),
-                                        tr("Results database (*.db);;All files (*)"));
+    path = QFileDialog::getSaveFileName(
+        qobject_cast<QWidget*>(parent()), title, QDir(folder).filePath(fileName),
+        tr("Results database (*.db);;All files (*)"), nullptr,
+        dialogConfirmsOverwrite ? QFileDialog::Options() : QFileDialog::DontConfirmOverwrite);
   }
   if (path.isEmpty()) return {};
   if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".db");
@@ -226,46 +255,89 @@ bool StudyController::openDatabase(const QString& path) {
   return true;
 }
 
-bool StudyController::importCsv(const QString& csvPath) {
+bool StudyController::importCsv(const QString& csvPath, const QString& target) {
+  const QString csvName = QFileInfo(csvPath).fileName();
   if (isRunning()) {
-    emit errorOccurred(tr("Cannot import"), tr("A study is running; cancel it first."));
+    emit errorOccurred(tr("Cannot import %1").arg(csvName),
+                       tr("A study is running; cancel it first."));
     return false;
   }
-  const QString db = chooseDatabase(tr("Save the imported results as"),
-                                    QFileInfo(csvPath).completeBaseName() + QStringLiteral(".db"));
-  if (db.isEmpty()) {
-    emit statusMessage(tr("Import cancelled: no database chosen"));
-    return false;
-  }
-  // The save dialog asked before replacing an existing file.
-  for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
-    if (QFileInfo::exists(db + suffix)) QFile::remove(db + suffix);
+  // Every row is read and checked before a database is chosen or touched.
+  CsvImport import;
   QString error;
-  QStringList notes;
-  if (!ui::importCsv(csvPath, db, &error, &notes)) {
-    emit errorOccurred(tr("Cannot import the CSV"), error);
+  if (!readImportCsv(csvPath, &import, &error)) {
+    emit errorOccurred(tr("Cannot import %1 (nothing was written)").arg(csvName), error);
+    return false;
+  }
+  QString db = target;
+  if (db.isEmpty()) {
+    db = chooseDatabase(tr("Save the imported results as"),
+                        unusedDatabaseName(databaseFolder(), QFileInfo(csvPath).completeBaseName()),
+                        false);
+    if (db.isEmpty()) {
+      emit statusMessage(tr("Import cancelled: no database chosen"));
+      return false;
+    }
+  }
+  if (QFileInfo::exists(db) && !confirmReplace(db, import)) {
+    emit statusMessage(tr("Import cancelled: %1 kept as it was").arg(db));
+    return false;
+  }
+  if (!writeImportedDatabase(import, db, &error)) {
+    emit errorOccurred(tr("Cannot import %1").arg(csvName), error);
     return false;
   }
   if (!openDatabase(db)) return false;
-  importedFrom_ = QFileInfo(csvPath).fileName();
+  importedFrom_ = csvName;
   emit changed();
-  if (!notes.isEmpty())  // the import summary: percent column, identical runs (issue 10.7)
-    emit statusMessage(tr("Imported %1 runs from %2 into %3. %4")
-                           .arg(data_->runs().size())
-                           .arg(importedFrom_, db, notes.join(QStringLiteral("; "))));
+  emit statusMessage(
+      tr("Imported %1 from %2 into %3").arg(countedRuns(data_->runs().size()), importedFrom_, db) +
+      (import.notes.isEmpty() ? QString()
+                              : QStringLiteral(". ") + import.notes.join(QStringLiteral("; "))));
   return true;
 }
 
-bool StudyController::startSession(const QString& path, bool resume) {
-  QString error;
-  if (!session_->start(specJson_, path, resume, &error)) {
-    emit errorOccurred(tr("Cannot start the study"), error);
+bool StudyController::confirmReplace(const QString& db, const CsvImport& import) {
+  const int held = storedRunCount(db);
+  const QString name = QDir::toNativeSeparators(QFileInfo(db).absoluteFilePath());
+  const QString what = held >= 0 ? tr("%1 holds %2.").arg(name, countedRuns(held))
+                                 : tr("%1 exists and is not a results database.").arg(name);
+  const QString question = tr("%1 Replace it with the %2 imported from %3? What it holds is lost.")
+                               .arg(what, countedRuns(static_cast<qsizetype>(import.runs.size())),
+                                    QFileInfo(import.csvPath).fileName());
+  if (confirmation_)
+    return confirmation_(tr("Replace %1?").arg(QFileInfo(db).fileName()), question);
+  auto* window = qobject_cast<QWidget*>(parent());
+  if (!window || !window->isVisible()) {  // nobody to ask (command line): keep the file
+    emit errorOccurred(tr("Cannot import into %1").arg(QFileInfo(db).fileName()),
+                       tr("%1 Choose a new file for the import.").arg(what));
     return false;
   }
+  return QMessageBox::warning(window, tr("Replace %1?").arg(QFileInfo(db).fileName()), question,
+                              QMessageBox::Yes | QMessageBox::Cancel,
+                              QMessageBox::Cancel) == QMessageBox::Yes;
+}
+
+bool StudyController::startSession(const QString& path, bool resume) {
+  // The database is named before the session starts, so that every text written while it
+  // starts (the status bar's "Training …", the header) names it.
+  const QString previous = dbPath_;
   dbPath_ = path;
+  QString error;
+  if (!session_->start(specJson_, path, resume, &error)) {
+    dbPath_ = previous;
+    emit errorOccurred(tr("Cannot start the study"), error);
+    emit changed();
+    return false;
+  }
   emit databaseUsed(path);
   setMode(Mode::Study);
   return true;
+}
+
+void StudyController::setStartDatabase(const QString& path) {
+  startDatabase_ = path;
+  emit changed();
 }
 
 bool StudyController::start() {
@@ -274,8 +346,10 @@ bool StudyController::start() {
     case Mode::Spec: {
       const QString stamp =
           QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-      const QString path = chooseDatabase(tr("Save the results of %1 as").arg(specName_),
-                                          QStringLiteral("%1-%2.db").arg(specName_, stamp));
+      const QString path = !startDatabase_.isEmpty()
+                               ? startDatabase_
+                               : chooseDatabase(tr("Save the results of %1 as").arg(specName_),
+                                                QStringLiteral("%1-%2.db").arg(specName_, stamp));
       if (path.isEmpty()) {
         emit statusMessage(tr("Not started: no database chosen"));
         return false;
@@ -378,9 +452,17 @@ void StudyController::updateActions() {
   actions_->resume->setToolTip(
       writtenElsewhere ? tip : actions_->resume->property("usualTip").toString());
   actions_->cancel->setEnabled(running);
-  for (QAction* a :
-       {actions_->editStudy, actions_->openSpec, actions_->openDatabase, actions_->importCsv})
+  for (QAction* a : {actions_->openSpec, actions_->openDatabase, actions_->importCsv})
     a->setEnabled(!running);
+  // Results from real hardware have no study to edit (Open study spec starts one).
+  actions_->editStudy->setEnabled(!running && mode_ != Mode::Imported);
+  if (!actions_->editStudy->property("usualTip").isValid())
+    actions_->editStudy->setProperty("usualTip", actions_->editStudy->toolTip());
+  actions_->editStudy->setToolTip(
+      mode_ == Mode::Imported
+          ? tr("Imported results from real hardware have no study to edit; open a study spec to "
+               "train one")
+          : actions_->editStudy->property("usualTip").toString());
 }
 
 }  // namespace paritylab::ui

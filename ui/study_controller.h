@@ -19,6 +19,7 @@ class RunData;
 class StudyActions;
 class StudyFollower;
 class StudySession;
+struct CsvImport;
 
 class StudyController : public QObject {
   Q_OBJECT
@@ -36,7 +37,15 @@ class StudyController : public QObject {
 
   StudyController(RunData* data, StudyActions* actions, QObject* parent = nullptr);
 
+  // Asks before a file is replaced (its name and run count in `text`); true = replace.
+  using Confirmation = std::function<bool(const QString& title, const QString& text)>;
+
   void setDatabaseChooser(DatabaseChooser chooser) { chooser_ = std::move(chooser); }
+  // Replaces the question asked before an import replaces an existing file (tests). Without it,
+  // a visible window asks with a dialog (Cancel by default) and a hidden one keeps the file.
+  void setConfirmation(Confirmation confirm) { confirmation_ = std::move(confirm); }
+  // The database the first Start of a spec writes to, instead of asking (`--db`); "" = ask.
+  void setStartDatabase(const QString& path);
   // The folder suggested for new databases: the last one chosen (QSettings), else
   // Documents/ParityLab.
   static QString databaseFolder();
@@ -45,7 +54,10 @@ class StudyController : public QObject {
   bool loadSpecFile(const QString& path);
   bool loadSpecText(const QString& json, const QString& sourceName);
   bool openDatabase(const QString& path);
-  bool importCsv(const QString& csvPath);   // asks where the new database goes
+  // Reads and checks the whole CSV, then writes its runs as a new database: at `target`, or
+  // where the user chooses (a name not taken yet is suggested). An existing file is replaced only
+  // after a confirmation naming it and its run count; a failure leaves it as it was.
+  bool importCsv(const QString& csvPath, const QString& target = {});
   void setEditedSpec(const QString& json);  // the Study dialog's (valid) spec
   bool start();                             // acts on what is shown
   bool resume();
@@ -79,7 +91,9 @@ class StudyController : public QObject {
   void updateFollowing();  // follow the database in Study mode while not training here
   bool hasUnfinishedRuns() const;
   bool startSession(const QString& path, bool resume);
-  QString chooseDatabase(const QString& title, const QString& fileName);
+  QString chooseDatabase(const QString& title, const QString& fileName,
+                         bool dialogConfirmsOverwrite = true);
+  bool confirmReplace(const QString& db, const CsvImport& import);
 
   RunData* data_;
   StudyActions* actions_;
@@ -87,8 +101,10 @@ class StudyController : public QObject {
   StudyFollower* follower_;
   StudyProgress progress_;
   DatabaseChooser chooser_;
+  Confirmation confirmation_;
   Mode mode_ = Mode::Empty;
   QString specJson_, specName_, specSource_, dbPath_, importedFrom_;
+  QString startDatabase_;  // --db: where the first Start writes
   QStringList problems_;
 };
 

@@ -21,6 +21,9 @@ QString countedRuns(qsizetype n) {
 QString StudyController::databaseText() const {
   if (!dbPath_.isEmpty())
     return tr("Results: %1").arg(QDir::toNativeSeparators(QFileInfo(dbPath_).absoluteFilePath()));
+  if (mode_ == Mode::Spec && !startDatabase_.isEmpty())
+    return tr("Results: %1 (Start writes there)")
+        .arg(QDir::toNativeSeparators(QFileInfo(startDatabase_).absoluteFilePath()));
   if (mode_ == Mode::Spec) return tr("Results: not saved yet (Start asks where)");
   return tr("Results: none");
 }

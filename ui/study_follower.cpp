@@ -1,7 +1,11 @@
 #include "ui/study_follower.h"
 
+#include <sys/stat.h>
+
+#include <QFile>
 #include <QFileInfo>
 #include <cmath>
+#include <set>
 
 #include "ui/run_data.h"
 #include "ui/study_bridge.h"
@@ -37,6 +41,8 @@ void StudyFollower::follow(const QString& dbPath) {
   if (path_ != dbPath) signature_.clear();
   path_ = dbPath;
   pollsSinceRead_ = 0;
+  identity_ = fileIdentity(dbPath);
+  missing_ = false;
   updateWriters();
   timer_.start();
 }
@@ -62,8 +68,28 @@ QString StudyFollower::fileSignature() const {
   return signature;
 }
 
+quint64 StudyFollower::fileIdentity(const QString& path) {
+  struct stat info {};
+  if (::stat(QFile::encodeName(path).constData(), &info) != 0) return 0;
+  return (static_cast<quint64>(info.st_dev) << 40) ^ static_cast<quint64>(info.st_ino);
+}
+
 bool StudyFollower::pollNow(bool force) {
   if (path_.isEmpty()) return false;
+  const quint64 identity = fileIdentity(path_);
+  if (identity == 0) {
+    if (!missing_) {
+      missing_ = true;
+      emit databaseMissing();
+    }
+    return false;
+  }
+  missing_ = false;
+  if (identity != identity_) {
+    identity_ = identity;
+    emit databaseReplaced(tr("%1 was replaced by another file").arg(QFileInfo(path_).fileName()));
+    return false;
+  }
   const QString signature = fileSignature();
   if (!force && signature == signature_ && ++pollsSinceRead_ < kPollsBetweenForcedReads)
     return false;
@@ -72,6 +98,20 @@ bool StudyFollower::pollNow(bool force) {
   QString error;
   if (!loadDatabase(path_, &loaded, &error)) return false;  // retried at the next poll
   signature_ = signature;
+  std::set<std::int64_t> stored;
+  for (const RunRecord& read : loaded.runs) stored.insert(read.runId);
+  int removed = 0;
+  for (const RunRecord& shown : data_->runs())
+    removed += shown.runId > 0 && !stored.count(shown.runId) ? 1 : 0;
+  if (removed > 0) {
+    int added = 0;
+    for (const RunRecord& read : loaded.runs) added += data_->rowOf(read.runId) < 0 ? 1 : 0;
+    emit databaseReplaced(tr("another process removed %1 from %2 and added %3")
+                              .arg(removed == 1 ? tr("1 run") : tr("%1 runs").arg(removed),
+                                   QFileInfo(path_).fileName())
+                              .arg(added));
+    return false;
+  }
   int added = 0, changed = 0;
   for (const RunRecord& read : loaded.runs) {
     const int row = data_->rowOf(read.runId);

@@ -44,15 +44,23 @@ class StudyFollower : public QObject {
  signals:
   void writersChanged();  // runningElsewhere() or writers() changed
   void runsChanged(int added, int changed);
+  // The file now holds something the shown runs did not come from: it was replaced by another
+  // file, or runs were removed from it. `why` says which, in words; the shown runs are left as
+  // they were (the owner reopens the database).
+  void databaseReplaced(const QString& why);
+  void databaseMissing();  // the file is gone (deleted or moved); said once until it is back
 
  private:
   QString fileSignature() const;  // size and time of the database and its -wal file
+  static quint64 fileIdentity(const QString& path);  // device and inode; 0 when missing
   void updateWriters();
 
   RunData* data_;
   QTimer timer_;
   QString path_, signature_;
   int pollsSinceRead_ = 0;
+  quint64 identity_ = 0;  // of the file the shown runs were read from
+  bool missing_ = false;
   int runningElsewhere_ = 0;
   QStringList writers_;
 };

@@ -71,6 +71,7 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
   }
   dbPath_ = dbPath;
   running_ = true;
+  cancelled_ = false;
   emit runningChanged(true);
   study::StudyRunner* runner = impl_->runner.get();
   impl_->driver = std::thread([this, runner, resume] {
@@ -87,7 +88,10 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
 }
 
 void StudySession::cancel() {
-  if (impl_->runner && running_) impl_->runner->cancel();
+  if (impl_->runner && running_) {
+    cancelled_ = true;
+    impl_->runner->cancel();
+  }
 }
 
 void StudySession::onFinished(const QString& error) {
@@ -96,7 +100,7 @@ void StudySession::onFinished(const QString& error) {
   running_ = false;
   emit runningChanged(false);
   if (error.isEmpty())
-    emit finished();
+    emit finished(cancelled_);
   else
     emit failed(error);
 }

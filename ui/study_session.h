@@ -29,7 +29,7 @@ class StudySession : public QObject {
 
  signals:
   void runningChanged(bool running);
-  void finished();                     // the study finished (completed or cancelled)
+  void finished(bool cancelled);       // the study ended: every run done, or cancel() stopped it
   void failed(const QString& reason);  // the runner stopped with an error
 
  private:
@@ -40,6 +40,7 @@ class StudySession : public QObject {
   std::unique_ptr<Impl> impl_;
   QString dbPath_;
   bool running_ = false;
+  bool cancelled_ = false;  // cancel() was called during this session's study
 };
 
 }  // namespace paritylab::ui

@@ -25,6 +25,7 @@ class XrayPanel : public QWidget {
   // Reads the X-ray of the database at `dbPath` (read-only); an empty path: no results.
   void setDatabase(const QString& dbPath);
   void reload() { setDatabase(dbPath_); }
+  QString database() const { return dbPath_; }
   void setStatistic(XrayStatistic statistic);
   void setOperand(const QString& operand);         // "input", "weight", "grad", "output"
   void selectCell(int block, int site, int step);  // as a click on that cell

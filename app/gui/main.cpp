@@ -9,21 +9,25 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
+#include <cstring>
 
 #include "core/nn/blas_setup.h"
 #include "ui/main_window.h"
 #include "ui/study_controller.h"
 
-int main(int argc, char** argv) {
-  // Before any thread exists: it may set OPENBLAS_CORETYPE (setenv is not thread-safe).
-  paritylab::nn::configureBlas();
-  Q_INIT_RESOURCE(paritylab);
-  QApplication app(argc, argv);
-  QApplication::setApplicationName(QStringLiteral("ParityLab"));
-  QApplication::setOrganizationName(QStringLiteral("ParityLab"));
-  QApplication::setApplicationVersion(QStringLiteral(PARITYLAB_VERSION));
+namespace {
 
-  QCommandLineParser parser;
+struct AppOptions {
+  QCommandLineOption study, open, import, tab, db, run, screenshot, delay, exportAll;
+};
+
+void nameApplication() {
+  QCoreApplication::setApplicationName(QStringLiteral("ParityLab"));
+  QCoreApplication::setOrganizationName(QStringLiteral("ParityLab"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(PARITYLAB_VERSION));
+}
+
+AppOptions addAppOptions(QCommandLineParser& parser) {
   parser.setApplicationDescription(
       QStringLiteral("ParityLab: does TPU/GPU/CPU precision change the model you get?"));
   parser.addHelpOption();
@@ -38,11 +42,12 @@ int main(int argc, char** argv) {
                                   QStringLiteral("FILE"));
   const QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("Tab to show: curves, distributions, statistics, "
-                                              "formats."),
+                                              "divergence, formats, x-ray, playground."),
                                QStringLiteral("NAME"));
   const QCommandLineOption db(
       QStringLiteral("db"),
-      QStringLiteral("Results database for Start and --import (instead of asking)."),
+      QStringLiteral("Results database for Start and --import (instead of asking); an existing "
+                     "file is never replaced by --import."),
       QStringLiteral("FILE"));
   const QCommandLineOption run(QStringLiteral("run"),
                                QStringLiteral("Start the loaded study at once."));
@@ -58,45 +63,71 @@ int main(int argc, char** argv) {
                                                     "then quit."),
                                      QStringLiteral("DIR"));
   parser.addOptions({study, open, import, db, tab, run, screenshot, delay, exportAll});
+  return {study, open, import, tab, db, run, screenshot, delay, exportAll};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // --help and --version need no display: answered before a QApplication (which aborts without
+  // one) exists.
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
+        std::strcmp(argv[i], "--help-all") == 0 || std::strcmp(argv[i], "--version") == 0 ||
+        std::strcmp(argv[i], "-v") == 0) {
+      QCoreApplication core(argc, argv);
+      nameApplication();
+      QCommandLineParser parser;
+      addAppOptions(parser);
+      parser.process(core);  // prints and exits
+      return 0;
+    }
+  // Before any thread exists: it may set OPENBLAS_CORETYPE (setenv is not thread-safe).
+  paritylab::nn::configureBlas();
+  Q_INIT_RESOURCE(paritylab);
+  QApplication app(argc, argv);
+  nameApplication();
+
+  QCommandLineParser parser;
+  const AppOptions o = addAppOptions(parser);
   parser.process(app);
 
   paritylab::ui::MainWindow window;
-  if (parser.isSet(db)) {
-    const QString dbPath = parser.value(db);
-    window.controller()->setDatabaseChooser(
-        [dbPath](const QString&, const QString&) { return dbPath; });
-  }
+  // --db answers Start's question; File > Import still asks (it never writes into --db unasked).
+  if (parser.isSet(o.db)) window.controller()->setStartDatabase(parser.value(o.db));
   const QString specPath =
-      parser.isSet(study) ? parser.value(study) : QStringLiteral(":/studies/quick.json");
+      parser.isSet(o.study) ? parser.value(o.study) : QStringLiteral(":/studies/quick.json");
   // The default study only matters when nothing else was asked for.
   const bool specOk = window.loadStudySpec(specPath);
   for (const QString& problem : window.controller()->problems())
     std::fprintf(stderr, "paritylab: %s\n", qPrintable(problem));
-  bool ok = specOk || (!parser.isSet(study) && (parser.isSet(open) || parser.isSet(import)));
-  if (parser.isSet(open)) ok = window.openDatabase(parser.value(open)) && ok;
-  if (parser.isSet(import)) ok = window.importCsvFile(parser.value(import)) && ok;
-  if (!ok && (parser.isSet(screenshot) || parser.isSet(exportAll))) return 2;
-  if (parser.isSet(tab)) {
-    const QString name = parser.value(tab).toLower();
+  bool ok = specOk || (!parser.isSet(o.study) && (parser.isSet(o.open) || parser.isSet(o.import)));
+  if (parser.isSet(o.open)) ok = window.openDatabase(parser.value(o.open)) && ok;
+  if (parser.isSet(o.import))
+    ok = window.importCsvFile(parser.value(o.import), parser.value(o.db)) && ok;
+  if (!ok && (parser.isSet(o.screenshot) || parser.isSet(o.exportAll))) return 2;
+  if (parser.isSet(o.tab)) {
+    const QString name = parser.value(o.tab).toLower();
     for (int i = 0; i < window.tabs()->count(); ++i)
       if (window.tabs()->tabText(i).toLower() == name) window.tabs()->setCurrentIndex(i);
   }
   window.show();
-  if (parser.isSet(run))
+  if (parser.isSet(o.run))
     QTimer::singleShot(0, &window, [&window] { window.controller()->start(); });
-  if (parser.isSet(exportAll)) {
+  if (parser.isSet(o.exportAll)) {
     QString error;
-    QStringList written;
-    if (!window.exportAllTo(parser.value(exportAll), &error, &written)) {
+    QStringList written, notes;
+    if (!window.exportAllTo(parser.value(o.exportAll), &error, &written, &notes)) {
       std::fprintf(stderr, "paritylab: error: %s\n", qPrintable(error));
       return 1;
     }
     for (const QString& file : written) std::printf("Wrote %s\n", qPrintable(file));
-    if (!parser.isSet(screenshot)) return 0;
+    for (const QString& note : notes) std::printf("Note: %s\n", qPrintable(note));
+    if (!parser.isSet(o.screenshot)) return 0;
   }
-  if (parser.isSet(screenshot)) {
-    const QString file = parser.value(screenshot);
-    QTimer::singleShot(parser.value(delay).toInt(), &window, [&window, file] {
+  if (parser.isSet(o.screenshot)) {
+    const QString file = parser.value(o.screenshot);
+    QTimer::singleShot(parser.value(o.delay).toInt(), &window, [&window, file] {
       if (!window.grab().save(file))
         std::fprintf(stderr, "paritylab: cannot write %s\n", qPrintable(file));
       QApplication::quit();

@@ -3,7 +3,10 @@
 // would) while the controller follows it: new runs and epochs appear, a run claimed by another
 // live owner reads "running elsewhere", Start is disabled with a tooltip saying why, and enabled
 // again once nothing runs elsewhere; a run whose process is gone reads "interrupted".
+#include <sqlite3.h>
+
 #include <QAction>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
@@ -148,6 +151,71 @@ class FollowStudyTest : public QObject {
     // Loading a spec stops following the database.
     controller.loadSpecText(kSpec, "spec.json");
     QVERIFY(!controller.follower()->isFollowing());
+  }
+
+  // The followed file is replaced by another study, loses runs, or disappears: the window says
+  // which, in words, and shows what the file now holds (never the old study's header over new
+  // runs, never "runs added" when runs were removed).
+  void followerNoticesAReplacedFileRemovedRunsAndAMissingFile() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("followed.db");
+    const auto makeStudy = [](const QString& file, const char* name, int runs) {
+      QFile::remove(file);
+      auto store = study::ResultsStore::open(file.toStdString(), true);
+      std::string spec = kSpec;
+      spec.replace(spec.find("followed"), 8, name);
+      store->saveStudySpec(study::studySpecToJson(study::parseStudySpec(spec)).dump());
+      for (int i = 0; i < runs; ++i) {
+        study::RunRecord run;
+        run.backend = i % 2 ? "tpu-bf16" : "cpu-fp32";
+        run.seed = static_cast<std::uint64_t>(i / 2);
+        run.status = study::RunState::Completed;
+        run.finalAccuracy = 0.5;
+        run.epochsDone = 2;
+        store->addRun(run);
+      }
+    };
+    makeStudy(path, "followed", 4);
+    RunData data;
+    StudyActions actions;
+    StudyController controller(&data, &actions);
+    QStringList messages, errors;
+    connect(&controller, &StudyController::statusMessage, this,
+            [&messages](const QString& text) { messages << text; });
+    connect(&controller, &StudyController::errorOccurred, this,
+            [&errors](const QString& what, const QString&) { errors << what; });
+    QVERIFY(controller.openDatabase(path));
+    QCOMPARE(data.runs().size(), std::size_t(4));
+
+    // Another file put in its place (another study, 2 runs).
+    const QString other = dir.filePath("other.db");
+    makeStudy(other, "replacement", 2);
+    QVERIFY(QFile::remove(path));
+    QVERIFY(QFile::rename(other, path));
+    controller.follower()->pollNow(true);
+    QCOMPARE(data.runs().size(), std::size_t(2));
+    QVERIFY2(controller.headerHtml().contains("replacement"), qPrintable(controller.headerHtml()));
+    QVERIFY2(messages.last().contains("replaced"), qPrintable(messages.last()));
+
+    // Runs removed by another process: said as removed, and the runs shown follow.
+    {
+      sqlite3* db = nullptr;
+      QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+      QCOMPARE(sqlite3_exec(db, "DELETE FROM runs WHERE id = (SELECT MIN(id) FROM runs)", nullptr,
+                            nullptr, nullptr),
+               SQLITE_OK);
+      sqlite3_close(db);
+    }
+    controller.follower()->pollNow(true);
+    QCOMPARE(data.runs().size(), std::size_t(1));
+    QVERIFY2(messages.last().contains("removed 1 run"), qPrintable(messages.last()));
+
+    // The file gone: said once.
+    QVERIFY(QFile::remove(path));
+    controller.follower()->pollNow(true);
+    controller.follower()->pollNow(true);
+    QCOMPARE(errors.count(QStringLiteral("followed.db is gone")), 1);
+    QCOMPARE(data.runs().size(), std::size_t(1));  // what it held, still shown
   }
 };
 

@@ -21,6 +21,7 @@
 
 #include "core/study/results_store.h"
 #include "core/study/study_spec.h"
+#include "ui/divergence_panel.h"
 #include "ui/main_window.h"
 #include "ui/run_data.h"
 #include "ui/runs_panel.h"
@@ -30,6 +31,7 @@
 #include "ui/study_controller.h"
 #include "ui/study_dialog.h"
 #include "ui/study_session.h"
+#include "ui/xray_panel.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -70,6 +72,11 @@ QString halfDoneDatabase(const QTemporaryDir& dir) {
     if (done) store->addEpoch(run.id, {1, 1.0, 1.0, 0.5, 0.1});
   }
   return path;
+}
+
+QByteArray fileBytes(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
 QAction* menuAction(QMenuBar* bar, const QString& menuTitle, const QString& objectName) {
@@ -287,7 +294,7 @@ class StudyFlowTest : public QObject {
     QVERIFY2(w.exportAllTo(out.path(), &error, &written), qPrintable(error));
     for (const char* name :
          {"difference.png", "difference.svg", "curves-step-loss.png", "curves-steps.csv",
-          "study.json", "report.csv", "report-summary.csv"}) {
+          "study.json", "report.csv", "report-summary.csv", "report-epochs.csv"}) {
       QVERIFY2(written.contains(out.filePath(name)), name);
       QVERIFY2(QFileInfo::exists(out.filePath(name)), name);
     }
@@ -299,6 +306,13 @@ class StudyFlowTest : public QObject {
     const QString text = QString::fromUtf8(summary.readAll());
     QVERIFY2(text.contains("\nwelch,tpu-bf16,cpu-fp32,"), qPrintable(text));
     QVERIFY2(text.contains(",0.02,"), qPrintable(text));  // the tab's margin, 2 points
+    // The data behind the epoch charts: every run's test accuracy and loss per epoch.
+    QFile epochs(out.filePath("report-epochs.csv"));
+    QVERIFY(epochs.open(QIODevice::ReadOnly));
+    const QString rows = QString::fromUtf8(epochs.readAll());
+    QVERIFY2(rows.startsWith("run_id,backend,seed,status,epoch,metric,value"), qPrintable(rows));
+    QVERIFY2(rows.contains(",cpu-fp32,0,completed,1,test_accuracy,0.5"), qPrintable(rows));
+    QVERIFY(rows.contains(",tpu-bf16,0,completed,1,test_loss,1"));
   }
 
   // Item 8: every problem at once, with file, line and field; Start disabled until valid.
@@ -339,6 +353,133 @@ class StudyFlowTest : public QObject {
     w.controller()->setEditedSpec(kTinySpec);
     QCOMPARE(w.controller()->mode(), StudyController::Mode::Spec);
     QVERIFY(w.actions()->start->isEnabled());
+  }
+
+  // The file a CSV import is pointed at holds a study: nothing is replaced unless a confirmation
+  // naming the file and its run count says yes; declining keeps the file to the byte.
+  void importNeverReplacesADatabaseUnasked() {
+    MainWindow w;
+    QTemporaryDir own;
+    const QString db = halfDoneDatabase(own);
+    QVERIFY(w.openDatabase(db));
+    const QByteArray before = fileBytes(db);
+    useChooser(w, db);  // the user (or --db) picks the open study's file
+    QStringList questions;
+    w.controller()->setConfirmation([&questions](const QString&, const QString& text) {
+      questions << text;
+      return false;
+    });
+    QVERIFY(!w.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
+    QCOMPARE(questions.size(), 1);
+    QVERIFY2(questions.front().contains("half.db holds 4 runs"), qPrintable(questions.front()));
+    QVERIFY(questions.front().contains("28 runs"));
+    QCOMPARE(fileBytes(db), before);
+    QCOMPARE(w.runData()->runs().size(), std::size_t(4));  // still the study shown
+    QCOMPARE(w.controller()->mode(), StudyController::Mode::Study);
+    QVERIFY(w.statusBar()->currentMessage().contains("kept as it was"));
+
+    // Confirmed: replaced whole by the imported runs.
+    w.controller()->setConfirmation([](const QString&, const QString&) { return true; });
+    QVERIFY(w.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
+    QCOMPARE(w.controller()->mode(), StudyController::Mode::Imported);
+    const auto store = study::ResultsStore::openReadOnly(db.toStdString());
+    QCOMPARE(store->loadRuns().size(), std::size_t(28));
+  }
+
+  // A CSV that fails to parse (a NaN accuracy) is refused before any database is chosen or
+  // touched: the file the import would have replaced is still whole.
+  void failedImportLeavesTheDatabaseWhole() {
+    MainWindow w;
+    QTemporaryDir own;
+    const QString db = halfDoneDatabase(own);
+    QVERIFY(w.openDatabase(db));
+    const QByteArray before = fileBytes(db);
+    asked_.clear();
+    useChooser(w, db);
+    bool asked = false;
+    w.controller()->setConfirmation([&asked](const QString&, const QString&) {
+      asked = true;
+      return true;
+    });
+    const QString csv = writeFile(own, "bad.csv",
+                                  "run,backend,epoch,accuracy\n"
+                                  "r1,xla,1,0.5\n"
+                                  "r1,xla,2,nan\n");
+    QVERIFY(!w.importCsvFile(csv));
+    QVERIFY(asked_.isEmpty());  // refused before the question of where
+    QVERIFY(!asked);
+    QCOMPARE(fileBytes(db), before);
+    QCOMPARE(QDir(own.path()).entryList(QStringList{"*.importing-*"}, QDir::Files | QDir::Hidden),
+             QStringList());
+    QVERIFY(w.databaseLabel()->text().contains("half.db"));
+    QCOMPARE(w.runData()->runs().size(), std::size_t(4));
+  }
+
+  // The import suggests a file name that is not taken yet, so the default never replaces one.
+  void importSuggestsAFreeName() {
+    MainWindow w;
+    QTemporaryDir folder;
+    QSettings().setValue("databaseFolder", folder.path());
+    writeFile(folder, "torchprime-resnet18-metrics.db", "taken");
+    asked_.clear();
+    useChooser(w, QString());  // declined: nothing written
+    QVERIFY(!w.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
+    QCOMPARE(asked_.size(), 1);
+    QVERIFY2(asked_.front().endsWith("/torchprime-resnet18-metrics-2.db"),
+             qPrintable(asked_.front()));
+    QSettings().remove("databaseFolder");
+  }
+
+  // With a database given for Start (--db), the header and the status bar both name it, before
+  // and during training, and Start writes there without asking.
+  void startDatabaseIsNamedEverywhere() {
+    MainWindow w;
+    QTemporaryDir own;
+    const QString db = own.filePath("given.db");
+    asked_.clear();
+    useChooser(w, QString());
+    w.controller()->setStartDatabase(db);
+    QVERIFY(w.controller()->loadSpecText(kTinySpec, "tiny.json"));
+    QVERIFY2(w.databaseLabel()->text().contains("given.db"), qPrintable(w.databaseLabel()->text()));
+    QVERIFY(w.runs()->studyText().contains("given.db"));
+    QVERIFY(!w.runs()->studyText().contains("not saved"));
+    QVERIFY(w.controller()->start());
+    QVERIFY(asked_.isEmpty());
+    QVERIFY2(w.statusBar()->currentMessage().contains("given.db"),
+             qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY(!w.statusBar()->currentMessage().contains("not saved"));
+    QVERIFY(w.runs()->studyText().contains("given.db"));
+    // The tabs that read the database themselves know it from Start on.
+    QCOMPARE(w.divergence()->database(), db);
+    QCOMPARE(w.xray()->database(), db);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->isRunning(), 60000);
+  }
+
+  // Cancel says cancelled (not "finished"), and how many runs Resume would finish.
+  void cancelledStudySaysSo() {
+    MainWindow w;
+    QTemporaryDir own;
+    useChooser(w, own.filePath("cancel.db"));
+    QString longer = kTinySpec;
+    longer.replace("\"epochs\": 1", "\"epochs\": 30");
+    QVERIFY(w.controller()->loadSpecText(longer, "long.json"));
+    QVERIFY(w.controller()->start());
+    w.controller()->cancel();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->isRunning(), 60000);
+    const QString message = w.statusBar()->currentMessage();
+    QVERIFY2(message.startsWith("Study cancelled") && message.contains("Resume"),
+             qPrintable(message));
+  }
+
+  // Imported results have no study to edit.
+  void editStudyIsDisabledForImportedResults() {
+    MainWindow w;
+    QTemporaryDir own;
+    useChooser(w, own.filePath("imported.db"));
+    QVERIFY(w.actions()->editStudy->isEnabled());
+    QVERIFY(w.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
+    QVERIFY(!w.actions()->editStudy->isEnabled());
+    QVERIFY(w.actions()->editStudy->toolTip().contains("no study to edit"));
   }
 };
 
