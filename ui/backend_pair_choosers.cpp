@@ -2,6 +2,7 @@
 
 #include <QSignalBlocker>
 
+#include "core/study/study_report.h"
 #include "ui/backend_colours.h"
 
 namespace paritylab::ui {
@@ -18,6 +19,17 @@ bool relistBackendPair(QComboBox& a, QComboBox& b, const QStringList& names) {
     b.addItem(BackendColours::swatch(name), name);
   }
   return true;
+}
+
+std::pair<QString, QString> defaultBackendPair(const QStringList& backends) {
+  std::vector<std::string> names;
+  for (const QString& name : backends) names.push_back(name.toStdString());
+  const QString b = QString::fromStdString(study::referenceBackend(names));
+  // The last backend that is not the reference: studies list their backends from the widest
+  // format to the most reduced, the one most likely to change the model.
+  for (auto it = backends.crbegin(); it != backends.crend(); ++it)
+    if (*it != b) return {*it, b};
+  return {b, b};
 }
 
 }  // namespace paritylab::ui

@@ -3,6 +3,7 @@
 
 #include <QComboBox>
 #include <QStringList>
+#include <utility>
 
 namespace paritylab::ui {
 
@@ -10,5 +11,10 @@ namespace paritylab::ui {
 // already. Their signals stay blocked while the lists change; choosing the pair afterwards is the
 // caller's (the lists were cleared). Returns whether the lists changed.
 bool relistBackendPair(QComboBox& a, QComboBox& b, const QStringList& names);
+
+// The pair shown when nothing else chose one: A = the last backend that is not the reference,
+// B = the reference (study::referenceBackend: "cpu-fp32" when present, else the first). With a
+// single backend both are that backend, which the tabs show as nothing to compare.
+std::pair<QString, QString> defaultBackendPair(const QStringList& backends);
 
 }  // namespace paritylab::ui

@@ -14,8 +14,10 @@ DifferencePlot::DifferencePlot(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
 }
 
-void DifferencePlot::setRows(std::vector<DifferenceRow> rows, double marginPoints, double alpha) {
+void DifferencePlot::setRows(std::vector<DifferenceRow> rows, double marginPoints, double alpha,
+                             const QString& estimate) {
   rows_ = std::move(rows);
+  estimate_ = estimate;
   margin_ = marginPoints;
   alpha_ = alpha;
   updateGeometry();
@@ -23,11 +25,15 @@ void DifferencePlot::setRows(std::vector<DifferenceRow> rows, double marginPoint
 }
 
 QString DifferencePlot::title() const {
-  return tr("Difference of mean final accuracy (A − B, points): %1% CI%2")
+  bool tost = false;
+  for (const DifferenceRow& r : rows_) tost |= std::isfinite(r.tostLow);
+  return tr("%1 (A − B, accuracy points), %2% CI%3")
+      .arg(estimate_)
       .arg(100 * (1 - alpha_), 0, 'g', 3)
-      .arg(margin_ > 0 ? tr(", thick: %1% CI for TOST; shaded: ±%2 pts equivalence zone")
-                             .arg(100 * (1 - 2 * alpha_), 0, 'g', 3)
-                             .arg(margin_)
+      .arg(margin_ > 0 ? (tost ? tr("; thick: %1% CI of the mean difference for TOST")
+                                     .arg(100 * (1 - 2 * alpha_), 0, 'g', 3)
+                               : QString()) +
+                             tr("; shaded: ±%1 pts equivalence zone").arg(margin_)
                        : QString());
 }
 
@@ -65,10 +71,11 @@ void DifferencePlot::paintEvent(QPaintEvent*) {
   // Symmetric range around zero covering every interval and the margin.
   double extent = std::max(margin_ * 1.3, 0.5);
   for (const DifferenceRow& r : rows_)
-    for (double v : {r.ciLow, r.ciHigh, r.tostLow, r.tostHigh})
+    for (double v : {r.diff, r.ciLow, r.ciHigh, r.tostLow, r.tostHigh})
       if (std::isfinite(v)) extent = std::max(extent, std::abs(v) * 1.15);
+  // An open end (a one-sided interval) runs to the plot's edge.
   const auto xOf = [&](double v) {
-    return plot.left() + (v + extent) / (2 * extent) * plot.width();
+    return plot.left() + (std::clamp(v, -extent, extent) + extent) / (2 * extent) * plot.width();
   };
 
   p.setPen(QColor(0x57, 0x60, 0x6a));
@@ -104,8 +111,18 @@ void DifferencePlot::paintEvent(QPaintEvent*) {
                                         : QColor(0x09, 0x69, 0xda);
     p.setPen(QPen(color, 2));
     p.drawLine(QPointF(xOf(r.ciLow), y), QPointF(xOf(r.ciHigh), y));
-    p.drawLine(QPointF(xOf(r.ciLow), y - 6), QPointF(xOf(r.ciLow), y + 6));
-    p.drawLine(QPointF(xOf(r.ciHigh), y - 6), QPointF(xOf(r.ciHigh), y + 6));
+    for (double end : {r.ciLow, r.ciHigh})
+      if (std::isfinite(end)) p.drawLine(QPointF(xOf(end), y - 6), QPointF(xOf(end), y + 6));
+    if (!r.outcome.isEmpty()) {  // the row's p and verdict, above its interval
+      p.setPen(QColor(0x57, 0x60, 0x6a));
+      QFont small = p.font();
+      small.setPointSizeF(small.pointSizeF() * 0.9);
+      p.save();
+      p.setFont(small);
+      p.drawText(QRectF(plot.left(), y - rowH / 2.0, plot.width(), rowH / 2.0 - 7),
+                 Qt::AlignHCenter | Qt::AlignBottom, r.outcome);
+      p.restore();
+    }
     if (std::isfinite(r.tostLow)) {
       p.setPen(QPen(color, 6, Qt::SolidLine, Qt::FlatCap));
       p.drawLine(QPointF(xOf(r.tostLow), y), QPointF(xOf(r.tostHigh), y));

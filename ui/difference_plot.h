@@ -1,6 +1,7 @@
 #pragma once
-// The difference of means with its confidence interval, per comparison, against the equivalence
-// zone (-margin, +margin): the picture of a t-test and a TOST at once. In accuracy points.
+// The estimated difference with its confidence interval, per comparison, against the equivalence
+// zone (-margin, +margin): the picture of the chosen test and a TOST at once, each row with its
+// p-value and verdict, so an exported image says what it shows. In accuracy points.
 
 #include <QWidget>
 #include <vector>
@@ -9,8 +10,9 @@ namespace paritylab::ui {
 
 struct DifferenceRow {
   QString label;                         // "xla − cuda"
+  QString outcome;                       // "p = 0.38 · no significant difference"
   double diff = 0.0;                     // points
-  double ciLow = 0.0, ciHigh = 0.0;      // 1 - alpha CI (points)
+  double ciLow = 0.0, ciHigh = 0.0;      // 1 - alpha CI (points); ±inf for a one-sided test
   double tostLow = 0.0, tostHigh = 0.0;  // 1 - 2 alpha CI (points); NaN when no TOST
   bool significant = false;
   bool equivalent = false;
@@ -21,7 +23,11 @@ class DifferencePlot : public QWidget {
 
  public:
   explicit DifferencePlot(QWidget* parent = nullptr);
-  void setRows(std::vector<DifferenceRow> rows, double marginPoints, double alpha);
+  // `estimate` names what the dots and intervals are ("Welch t-test: difference of means").
+  void setRows(std::vector<DifferenceRow> rows, double marginPoints, double alpha,
+               const QString& estimate);
+  QString title() const;
+  const std::vector<DifferenceRow>& rows() const { return rows_; }
   QSize sizeHint() const override;
   bool hasHeightForWidth() const override;
   int heightForWidth(int width) const override;
@@ -30,12 +36,12 @@ class DifferencePlot : public QWidget {
   void paintEvent(QPaintEvent* event) override;
 
  private:
-  QString title() const;
   int titleHeight(int width) const;  // the title wrapped to `width`, with its margins
 
   std::vector<DifferenceRow> rows_;
   double margin_ = 0.0;
   double alpha_ = 0.05;
+  QString estimate_;
 };
 
 }  // namespace paritylab::ui

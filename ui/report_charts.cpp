@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "ui/backend_pair_choosers.h"
 #include "ui/bit_layout_diagram.h"
 #include "ui/chart_export.h"
 #include "ui/chart_view.h"
@@ -84,7 +85,7 @@ bool renderReportCharts(const std::string& dbPath, const std::string& outDir, st
     if (!name.isEmpty() && !backends.contains(name))
       return fail(QStringLiteral("backend '%1' is not in %2 (its backends: %3)")
                       .arg(name, QString::fromStdString(dbPath), backends.join(", ")));
-  if (b.isEmpty()) b = defaultDivergencePair(backends).second;
+  if (b.isEmpty()) b = defaultBackendPair(backends).second;
   for (const QString& name : backends)
     if (a.isEmpty() && name != b) a = name;
   if (!a.isEmpty() && a != b) {

@@ -8,7 +8,7 @@
 namespace paritylab::ui {
 
 // The pair the Divergence charts compare: A against the reference B (empty: the Divergence tab's
-// default pair, defaultDivergencePair; B alone: the first other backend against it), and alpha.
+// default pair, defaultBackendPair; B alone: the first other backend against it), and alpha.
 struct ReportChartOptions {
   std::string a, b;
   double alpha = 0.05;

@@ -39,7 +39,8 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
   tailBox_->addItem(tr("two-sided"), static_cast<int>(stats::Tail::TwoSided));
   tailBox_->addItem(tr("A < B"), static_cast<int>(stats::Tail::Less));
   tailBox_->addItem(tr("A > B"), static_cast<int>(stats::Tail::Greater));
-  alphaBox_->setRange(0.001, 0.5);
+  // TOST reads the (1 - 2 alpha) interval, so alpha stays below 0.5.
+  alphaBox_->setRange(0.001, 0.25);
   alphaBox_->setDecimals(3);
   alphaBox_->setSingleStep(0.01);
   alphaBox_->setValue(0.05);
@@ -123,11 +124,13 @@ void StatisticsPanel::refillBackends() {
   const QString a = aBox_->currentText(), b = bBox_->currentText();
   if (relistBackendPair(*aBox_, *bBox_, names)) {
     const QSignalBlocker ba(aBox_), bb(bBox_);
-    // Defaults: with two backends A = first, B = second (the reference experiment's order); with
-    // more, the last one (usually the most reduced precision) against the first (the reference).
-    const int n = static_cast<int>(names.size());
-    aBox_->setCurrentIndex(names.contains(a) ? names.indexOf(a) : n > 2 ? n - 1 : 0);
-    bBox_->setCurrentIndex(names.contains(b) ? names.indexOf(b) : n > 2 ? 0 : std::min(1, n - 1));
+    // A pair chosen before (two different backends) is kept; otherwise a backend that is not the
+    // reference against the reference, as the Divergence tab does: never a backend against
+    // itself while there are two to compare.
+    const bool keep = a != b && names.contains(a) && names.contains(b);
+    const auto [defaultA, defaultB] = defaultBackendPair(names);
+    aBox_->setCurrentText(keep ? a : defaultA);
+    bBox_->setCurrentText(keep ? b : defaultB);
   }
   recompute();
 }
@@ -168,6 +171,8 @@ study::ReportOptions StatisticsPanel::reportOptions() const {
   if (marginBox_->value() > 0) o.margin = marginBox_->value() / 100.0;
   if (allBox_->isChecked()) {
     o.reference = bBox_->currentText().toStdString();
+  } else if (aBox_->currentText() == bBox_->currentText()) {
+    o.reference = bBox_->currentText().toStdString();  // no pair: the others against it, if any
   } else if (!aBox_->currentText().isEmpty() && !bBox_->currentText().isEmpty()) {
     o.a = aBox_->currentText().toStdString();
     o.b = bBox_->currentText().toStdString();
@@ -190,10 +195,12 @@ void StatisticsPanel::recompute() {
   if (allBox_->isChecked()) {
     for (const QString& name : data_->backends())
       if (name != reference) sides << name;
-  } else if (!aBox_->currentText().isEmpty()) {
+  } else if (!aBox_->currentText().isEmpty() && aBox_->currentText() != reference) {
     sides << aBox_->currentText();
   }
   QStringList sentences;
+  const bool samePair =
+      !allBox_->isChecked() && !reference.isEmpty() && aBox_->currentText() == reference;
   try {
     for (const QString& a : sides) {
       const std::vector<double> va = data_->finalAccuracies(a);
@@ -246,7 +253,13 @@ void StatisticsPanel::recompute() {
   } catch (const std::exception& e) {
     sentences << tr("Cannot compute: %1").arg(QString::fromUtf8(e.what()));
   }
-  if (sides.isEmpty())
+  if (samePair)
+    sentences
+        << (data_->backends().size() > 1
+                ? tr("A and B are both %1: choose two different backends to compare.")
+                      .arg(reference)
+                : tr("Only %1 has runs: a comparison needs a second backend.").arg(reference));
+  else if (sides.isEmpty())
     sentences << tr("Open a results database, import a CSV or run a study to compare backends.");
   else
     sentences << identicalRunsNotes(*data_, QStringList(sides) << reference);
@@ -259,16 +272,38 @@ void StatisticsPanel::recompute() {
     DifferenceRow d;
     d.label = QStringLiteral("%1 − %2").arg(QString::fromStdString(c.name_a),
                                             QString::fromStdString(c.name_b));
-    d.diff = c.t_test->mean_diff * 100;
-    d.ciLow = c.t_test->ci_low * 100;
-    d.ciHigh = c.t_test->ci_high * 100;
-    d.tostLow = c.tost ? c.tost->ci_low * 100 : NAN;
-    d.tostHigh = c.tost ? c.tost->ci_high * 100 : NAN;
-    d.significant = c.t_test->p_value < options.alpha;
+    double p = c.t_test->p_value;
+    if (row.mannWhitney && row.hodgesLehmann) {  // the shift the table shows, with its CI
+      p = row.mannWhitney->p_value;
+      d.diff = row.hodgesLehmann->estimate * 100;
+      d.ciLow = row.hodgesLehmann->ci_low * 100;
+      d.ciHigh = row.hodgesLehmann->ci_high * 100;
+      d.tostLow = d.tostHigh = NAN;  // TOST is a test of the mean difference
+    } else {
+      d.diff = c.t_test->mean_diff * 100;
+      d.ciLow = c.t_test->ci_low * 100;
+      d.ciHigh = c.t_test->ci_high * 100;
+      d.tostLow = c.tost ? c.tost->ci_low * 100 : NAN;
+      d.tostHigh = c.tost ? c.tost->ci_high * 100 : NAN;
+    }
+    const bool holm = row.pAdjusted >= 0;
+    if (holm) p = row.pAdjusted;
+    d.significant = p < options.alpha;
     d.equivalent = c.tost && c.tost->equivalent;
+    d.outcome =
+        tr("%1 = %2 · %3")
+            .arg(holm ? tr("Holm p") : tr("p"), formatPValue(p),
+                 d.significant ? tr("significant difference")
+                 : d.equivalent
+                     ? tr("not significant; equivalent within ±%1 pts").arg(marginBox_->value())
+                     : tr("no significant difference"));
     plotRows.push_back(d);
   }
-  plot_->setRows(std::move(plotRows), marginBox_->value(), options.alpha);
+  const QString estimate = test == StatTest::MannWhitney
+                               ? tr("Mann-Whitney U: Hodges–Lehmann shift, distribution-free")
+                           : test == StatTest::Student ? tr("Student t-test: difference of means")
+                                                       : tr("Welch t-test: difference of means");
+  plot_->setRows(std::move(plotRows), marginBox_->value(), options.alpha, estimate);
 }
 
 void StatisticsPanel::fillTable() {

@@ -124,10 +124,10 @@ class DivergencePanelTest : public QObject {
     QVERIFY(!fake.onGuiThread);
     QCOMPARE(fake.calls.load(), 1);
     QVERIFY(panel.hasReport());
-    // Default: the first backend that is not the reference, against the reference.
-    QCOMPARE(panel.backendA(), QString("gpu-tf32"));
+    // Default: the last backend that is not the reference, against the reference.
+    QCOMPARE(panel.backendA(), QString("tpu-bf16"));
     QCOMPARE(panel.backendB(), QString("cpu-fp32"));
-    QCOMPARE(panel.report().a, std::string("gpu-tf32"));
+    QCOMPARE(panel.report().a, std::string("tpu-bf16"));
     QVERIFY(panel.summaryText().contains("changes 1.9% of test predictions"));
     QVERIFY(panel.summaryText().contains("McNemar"));
     QVERIFY(panel.summaryText().contains("seed 3 has no finished tpu-bf16 run"));
@@ -213,7 +213,7 @@ class DivergencePanelTest : public QObject {
     panel.setDatabase("bad.db");
     QVERIFY(waitShown(panel));
     QVERIFY(!panel.hasReport());
-    QVERIFY(panel.summaryText().contains("Cannot analyse gpu-tf32 against cpu-fp32"));
+    QVERIFY(panel.summaryText().contains("Cannot analyse tpu-bf16 against cpu-fp32"));
     QVERIFY(panel.summaryText().contains("bad.db: not a results database"));
     QVERIFY(panel.exportables().empty());
 

@@ -176,7 +176,9 @@ class LayoutFitTest : public QObject {
   // Item 16: the difference plot's title wraps instead of running off both sides.
   void differenceTitleWraps() {
     DifferencePlot plot;
-    plot.setRows({{"xla − cuda", 0.42, -0.2, 1.03, -0.09, 0.92, false, true}}, 1.0, 0.05);
+    plot.setRows({{"xla − cuda", "p = 0.21 · no significant difference", 0.42, -0.2, 1.03, -0.09,
+                   0.92, false, true}},
+                 1.0, 0.05, "Welch t-test: difference of means");
     plot.resize(460, plot.heightForWidth(460));
     const QImage image = plot.grab().toImage().convertToFormat(QImage::Format_RGB32);
     for (int y = 0; y < 30; ++y)

@@ -11,6 +11,7 @@
 #include "core/stats/mann_whitney.h"
 #include "core/stats/verdict.h"
 #include "reference_samples.h"
+#include "ui/difference_plot.h"
 #include "ui/run_data.h"
 
 using namespace paritylab;
@@ -186,6 +187,81 @@ class StatisticsPanelTest : public QObject {
     for (const StatRow& row : panel.rows())
       QVERIFY(row.pAdjusted >= row.comparison.t_test->p_value ||
               std::isnan(row.comparison.t_test->p_value));
+  }
+
+  // A study's runs arrive backend by backend (cpu-fp32 first): the pair shown is never a backend
+  // against itself once a second one exists, and it is a backend against the reference.
+  void defaultPairIsNeverABackendAgainstItself() {
+    RunData data;
+    StatisticsPanel panel(&data);
+    std::int64_t id = 1;
+    data.applyState({{id++, "cpu-fp32", 0}, study::RunState::Completed, 0, {}, 0.80});
+    data.flush();
+    QVERIFY(panel.rows().empty());  // one backend: nothing to compare, said in words
+    QVERIFY2(panel.verdictText().contains("needs a second backend"),
+             qPrintable(panel.verdictText()));
+    for (const char* backend : {"gpu-tf32", "tpu-bf16"})
+      for (double acc : {0.80, 0.82})
+        data.applyState({{id++, backend, 1}, study::RunState::Completed, 0, {}, acc});
+    data.applyState({{id++, "cpu-fp32", 1}, study::RunState::Completed, 0, {}, 0.81});
+    data.flush();
+    const study::ReportOptions o = panel.reportOptions();
+    QCOMPARE(QString::fromStdString(o.b), QStringLiteral("cpu-fp32"));
+    QCOMPARE(QString::fromStdString(o.a), QStringLiteral("tpu-bf16"));
+    QCOMPARE(panel.rows().size(), std::size_t(1));
+    QCOMPARE(panel.rows()[0].comparison.name_a, std::string("tpu-bf16"));
+  }
+
+  // Picking the same backend twice is refused in words, and the report's options carry no pair
+  // that compares a backend with itself.
+  void samePairIsRefusedInWords() {
+    RunData data;
+    data.setRuns(referenceRuns(), "reference");
+    StatisticsPanel panel(&data);
+    panel.setSelection("xla", "xla");
+    QVERIFY(panel.rows().empty());
+    QVERIFY2(panel.verdictText().contains("A and B are both xla"), qPrintable(panel.verdictText()));
+    QVERIFY(panel.plot()->rows().empty());
+    const study::ReportOptions o = panel.reportOptions();
+    QVERIFY(o.a.empty() && o.b.empty());
+  }
+
+  // With Mann-Whitney the difference plot draws the Hodges-Lehmann shift and its CI (the table's
+  // numbers), says so in its title, and each row carries its p and verdict.
+  void differencePlotFollowsTheChosenTest() {
+    RunData data;
+    data.setRuns(referenceRuns(), "reference");
+    StatisticsPanel panel(&data);
+    panel.setSelection("xla", "cuda");
+    panel.setTest(StatTest::Welch);
+    QCOMPARE(panel.plot()->rows().size(), std::size_t(1));
+    QCOMPARE(panel.plot()->rows()[0].diff, panel.rows()[0].comparison.t_test->mean_diff * 100);
+    QVERIFY(panel.plot()->title().contains("Welch t-test: difference of means"));
+    QVERIFY2(panel.plot()->rows()[0].outcome.contains("p = 0.173"),
+             qPrintable(panel.plot()->rows()[0].outcome));
+    panel.setTest(StatTest::MannWhitney);
+    const DifferenceRow& row = panel.plot()->rows()[0];
+    QCOMPARE(row.diff, panel.rows()[0].hodgesLehmann->estimate * 100);
+    QCOMPARE(row.ciLow, panel.rows()[0].hodgesLehmann->ci_low * 100);
+    QCOMPARE(row.ciHigh, panel.rows()[0].hodgesLehmann->ci_high * 100);
+    QVERIFY(std::isnan(row.tostLow));
+    QVERIFY2(panel.plot()->title().contains("Hodges–Lehmann"), qPrintable(panel.plot()->title()));
+    QVERIFY2(row.outcome.contains("p = 0.223") && row.outcome.contains("not significant"),
+             qPrintable(row.outcome));
+  }
+
+  // TOST reads the (1 - 2 alpha) interval: alpha cannot reach 0.5, where it is undefined.
+  void alphaStaysWhereTostIsDefined() {
+    RunData data;
+    data.setRuns(referenceRuns(), "reference");
+    StatisticsPanel panel(&data);
+    panel.setSelection("xla", "cuda");
+    panel.setMarginPoints(1.0);
+    panel.setAlpha(0.5);
+    QVERIFY(panel.reportOptions().alpha < 0.5);
+    QVERIFY(panel.rows()[0].comparison.tost.has_value());
+    QVERIFY2(!panel.verdictText().contains("must be below"), qPrintable(panel.verdictText()));
+    QVERIFY(!panel.plot()->title().contains(" 0% CI"));
   }
 };
 
