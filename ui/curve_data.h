@@ -38,7 +38,7 @@ struct CurveOptions {
   bool logX = false, logY = false;
 };
 
-struct RunCurve {
+struct RunCurve {  // buildCurves makes one per run, in the order of the runs given
   std::int64_t runId = 0;
   QString backend;
   QString label;             // "cpu-fp32 seed 3"

@@ -249,24 +249,38 @@ void CurvesPanel::rebuild() {
     }
     backends_.insert(name, b);
   }
+  // Runs beneath the means, except the highlighted ones, drawn thick above everything.
+  std::vector<std::pair<int, const RunRecord*>> onTop;
+  const auto addRun = [this](int row, const RunRecord& run, bool highlighted) {
+    const QColor color = BackendColours::of(run.backend);
+    const Qt::PenStyle style = isInterrupted(run) ? Qt::DashLine : Qt::SolidLine;
+    const double width = highlighted ? 2.4 : 1.0;
+    RunSeries s;
+    s.backend = run.backend;
+    s.raw = new QLineSeries;
+    // With smoothing the raw line is only the faint trace: the crosshair reads the smooth one.
+    if (options_.smoothing <= 0) s.raw->setName(run.label());
+    s.raw->setPen(QPen(withAlpha(color, options_.smoothing > 0 ? 40
+                                        : highlighted          ? 255
+                                                               : 120),
+                       width, style));
+    attach(s.raw, false);
+    if (options_.smoothing > 0) {
+      s.smooth = new QLineSeries;
+      s.smooth->setName(run.label());
+      s.smooth->setPen(QPen(withAlpha(color, highlighted ? 255 : 140), width, style));
+      attach(s.smooth, false);
+    }
+    runs_[row] = s;
+  };
   if (options_.showRuns) {
+    int row = 0;
     for (const RunRecord& run : data_->runs()) {
-      const QColor color = BackendColours::of(run.backend);
-      const Qt::PenStyle style = isInterrupted(run) ? Qt::DashLine : Qt::SolidLine;
-      RunSeries s;
-      s.backend = run.backend;
-      s.raw = new QLineSeries;
-      // With smoothing the raw line is only the faint trace: the crosshair reads the smooth one.
-      if (options_.smoothing <= 0) s.raw->setName(run.label());
-      s.raw->setPen(QPen(withAlpha(color, options_.smoothing > 0 ? 40 : 120), 1.0, style));
-      attach(s.raw, false);
-      if (options_.smoothing > 0) {
-        s.smooth = new QLineSeries;
-        s.smooth->setName(run.label());
-        s.smooth->setPen(QPen(withAlpha(color, 140), 1.0, style));
-        attach(s.smooth, false);
-      }
-      runs_[run.runId] = s;
+      if (highlightedRuns_.contains(run.runId))
+        onTop.emplace_back(row, &run);
+      else
+        addRun(row, run, false);
+      ++row;
     }
   }
   for (const QString& name : names) {
@@ -278,6 +292,7 @@ void CurvesPanel::rebuild() {
       connect(m, &QLegendMarker::clicked, this,
               [this, name] { setBackendHidden(name, !hidden_.contains(name)); });
   }
+  for (const auto& [row, run] : onTop) addRun(row, *run, true);
   for (const QString& name : names) applyVisibility(name);
   refreshPoints();
 }
@@ -286,8 +301,9 @@ void CurvesPanel::refreshPoints() {
   curves_ = buildCurves(data_->runs(), data_->backends(), options_);
   const bool steps = options_.metric == CurveMetric::StepLoss;
   const bool logX = options_.logX, logY = options_.logY;
-  for (const RunCurve& c : curves_.runs) {
-    auto it = runs_.find(c.runId);
+  for (std::size_t row = 0; row < curves_.runs.size(); ++row) {  // one curve per row, in order
+    const RunCurve& c = curves_.runs[row];
+    auto it = runs_.find(static_cast<int>(row));
     if (it == runs_.end()) continue;
     it->second.raw->replace(toPoints(c.raw, logX, logY));
     markPointsIfFew(it->second.raw, 5);
@@ -307,6 +323,13 @@ void CurvesPanel::refreshPoints() {
     }
     it->mean->replace(toPoints(mean, logX, logY));
     markPointsIfFew(it->mean, 9);
+    // A band of one point has no width: drawn as a narrow box around it, so the spread shows.
+    if (c.band.size() == 1) {
+      const double halfWidth = 0.06 * std::max(1.0, c.band.front().x);
+      const XY h = high.front(), l = low.front();
+      high = {{h.x - halfWidth, h.y}, {h.x + halfWidth, h.y}};
+      low = {{l.x - halfWidth, l.y}, {l.x + halfWidth, l.y}};
+    }
     it->upper->replace(toPoints(high, logX, logY));
     it->lower->replace(toPoints(low, logX, logY));
     it->mean->setName(meanLegendName(c, steps));
@@ -344,11 +367,14 @@ void CurvesPanel::autoRange() {
     setDecadeRange(static_cast<QLogValueAxis*>(xAxis_), x0, x1);
   } else {
     // From 0 (epochs, steps) to the last x, with a sliver so the last point's marker shows.
-    const double lo = std::min(0.0, x0), hi = std::max(x1, lo + (steps ? 10 : 1));
+    const double lo = std::min(0.0, x0);
+    double hi = std::max(x1, lo + (steps ? 10 : 1));
+    // Every point at one x (a 1-epoch study): that x in the middle, not on the right edge.
+    if (x1 == x0 && x0 > 0) hi = 2 * x0;
     xAxis_->setRange(lo, hi + (hi - lo) * 0.02);
   }
   if (options_.logY) {
-    setDecadeRange(static_cast<QLogValueAxis*>(yAxis_), y0, y1);
+    setFittedLogRange(static_cast<QLogValueAxis*>(yAxis_), y0, y1);
     return;
   }
   if (y1 <= y0) y1 = y0 + (y0 == 0 ? 1 : std::abs(y0) * 0.1);
@@ -357,6 +383,32 @@ void CurvesPanel::autoRange() {
   double lo = y0 >= 0 ? std::max(0.0, y0 - pad) : y0 - pad, hi = y1 + pad;
   if (accuracy) hi = std::min(hi, std::max(100.0, y1));
   yAxis_->setRange(lo, hi);
+}
+
+void CurvesPanel::setHighlightedRuns(const QSet<qint64>& runIds) {
+  if (runIds == highlightedRuns_) return;
+  highlightedRuns_ = runIds;
+  rebuild();
+}
+
+void CurvesPanel::setHiddenRuns(const QSet<qint64>& runIds) {
+  if (runIds == hiddenRuns_) return;
+  hiddenRuns_ = runIds;
+  for (const QString& name : data_->backends()) applyVisibility(name);
+  autoRange();
+}
+
+bool CurvesPanel::runDrawn(qint64 runId) const {
+  for (const auto& [row, s] : runs_)
+    if (runIdAt(row) == runId) return s.raw->isVisible() && !s.raw->points().isEmpty();
+  return false;
+}
+
+qint64 CurvesPanel::runIdAt(int row) const {
+  // The id now: a planned run takes its database id once the runner starts it.
+  return row < static_cast<int>(data_->runs().size())
+             ? data_->runs()[static_cast<std::size_t>(row)].runId
+             : 0;
 }
 
 void CurvesPanel::setBackendHidden(const QString& backend, bool hidden) {
@@ -372,11 +424,11 @@ void CurvesPanel::applyVisibility(const QString& backend) {
   const bool visible = !hidden_.contains(backend);
   auto it = backends_.find(backend);
   if (it == backends_.end()) return;
-  for (auto& [id, s] : runs_)
+  for (auto& [row, s] : runs_)
     if (s.backend == backend)
       for (QLineSeries* line : {s.raw, s.smooth})
         if (line) {
-          line->setVisible(visible);
+          line->setVisible(visible && !hiddenRuns_.contains(runIdAt(row)));
           for (QLegendMarker* m : chart_->legend()->markers(line)) m->setVisible(false);
         }
   if (it->band) {

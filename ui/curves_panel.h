@@ -49,6 +49,11 @@ class CurvesPanel : public QWidget {
   void setEmptyHint(const QString& text, int expectedEpochs);
   // The curves last drawn (means, bands, N per point).
   const CurveSet& curves() const { return curves_; }
+  // Runs drawn thick and on top (the runs selected in the table), by database id.
+  void setHighlightedRuns(const QSet<qint64>& runIds);
+  // Runs whose own curves are not drawn (the means still count them), by database id.
+  void setHiddenRuns(const QSet<qint64>& runIds);
+  bool runDrawn(qint64 runId) const;  // a visible series shows this run's curve
 
  public slots:
   void rebuild();        // series structure changed (runs added, options changed)
@@ -72,6 +77,7 @@ class CurvesPanel : public QWidget {
   void setUpCrosshair();
   void attach(QAbstractSeries* series, bool inLegend);
   void applyVisibility(const QString& backend);
+  qint64 runIdAt(int row) const;
   void autoRange();
   QString valueText(double y) const;
 
@@ -85,9 +91,11 @@ class CurvesPanel : public QWidget {
   int expectedEpochs_ = 0;
   QAbstractAxis* xAxis_ = nullptr;
   QAbstractAxis* yAxis_ = nullptr;
-  std::map<std::int64_t, RunSeries> runs_;
+  // By row of RunData: a planned run keeps its row when the runner gives it a database id.
+  std::map<int, RunSeries> runs_;
   QMap<QString, BackendSeries> backends_;
   QSet<QString> hidden_;
+  QSet<qint64> highlightedRuns_, hiddenRuns_;
   QComboBox* metricBox_ = nullptr;
   QComboBox* bandBox_ = nullptr;
   QCheckBox* runsCheck_ = nullptr;

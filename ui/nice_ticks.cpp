@@ -69,4 +69,30 @@ void setDecadeRange(QLogValueAxis* axis, double lo, double hi) {
   axis->setRange(a, b);
 }
 
+LogAxisRange fittedLogRange(double lo, double hi) {
+  const auto [a, b] = decadeRange(lo, hi);
+  if (!(lo > 0) || !std::isfinite(lo) || !(hi > lo) || !std::isfinite(hi) || hi / lo >= 10)
+    return {10, a, b};
+  constexpr int kIntervals = 4;
+  // Some room either side, so that no point sits on the plot's edge.
+  const double padded = std::log(hi / lo) * 1.1 + 1e-12;
+  const double base = std::exp(padded / kIntervals);
+  const double low = std::pow(base, std::floor(std::log(lo) / std::log(base) - 0.05));
+  const double high = std::pow(base, std::ceil(std::log(hi) / std::log(base) + 0.05));
+  // A hair outside base^k, so that rounding never moves the end ticks out of the range.
+  return {base, low * (1 - 1e-9), high * (1 + 1e-9)};
+}
+
+void setFittedLogRange(QLogValueAxis* axis, double lo, double hi) {
+  const LogAxisRange r = fittedLogRange(lo, hi);
+  if (r.base == 10) {
+    setDecadeRange(axis, lo, hi);
+    return;
+  }
+  axis->setBase(r.base);
+  axis->setLabelFormat(QStringLiteral("%.3g"));
+  axis->setMinorTickCount(0);
+  axis->setRange(r.low, r.high);
+}
+
 }  // namespace paritylab::ui

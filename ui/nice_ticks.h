@@ -31,4 +31,13 @@ std::pair<double, double> decadeRange(double lo, double hi, int minDecades = 1);
 // A log10 axis over decadeRange(lo, hi) with a grid line at 2..9 of every decade and %g labels.
 void setDecadeRange(QLogValueAxis* axis, double lo, double hi);
 
+// A log axis that fits [lo, hi]: the decade range when the data spans a decade or more; a
+// narrower span (accuracies of 80-92%) gets a base of its own, so that about four labelled ticks
+// fall inside, the lowest at the axis's lower end, instead of a mostly empty decade.
+struct LogAxisRange {
+  double base = 10, low = 1, high = 10;
+};
+LogAxisRange fittedLogRange(double lo, double hi);
+void setFittedLogRange(QLogValueAxis* axis, double lo, double hi);
+
 }  // namespace paritylab::ui

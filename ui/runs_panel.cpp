@@ -3,7 +3,9 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QScrollBar>
+#include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -18,6 +20,7 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
     : QWidget(parent),
       data_(data),
       model_(new RunsTableModel(data, this)),
+      sorted_(new QSortFilterProxyModel(this)),
       table_(new QTableView),
       studyLabel_(new QLabel),
       summary_(new QLabel),
@@ -28,7 +31,9 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
   studyLabel_->setTextFormat(Qt::RichText);
   studyLabel_->setWordWrap(true);
 
-  table_->setModel(model_);
+  sorted_->setSourceModel(model_);
+  sorted_->setSortRole(RunsTableModel::SortRole);
+  table_->setModel(sorted_);
   table_->setItemDelegateForColumn(RunsTableModel::Progress, new ProgressBarDelegate(table_));
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setAlternatingRowColors(true);
@@ -48,7 +53,22 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
                             2 * table_->frameWidth() +
                             table_->verticalScrollBar()->sizeHint().width());
   });
-  table_->setSortingEnabled(false);
+  // Click a column to sort by it (numbers as numbers; again to reverse); until then the runs keep
+  // the study's order. The arrow shows only on the sorted column, so no column is wider for it.
+  header->setSectionsClickable(true);
+  connect(header, &QHeaderView::sectionClicked, this, [this, header](int section) {
+    const Qt::SortOrder order = header->isSortIndicatorShown() &&
+                                        header->sortIndicatorSection() == section &&
+                                        header->sortIndicatorOrder() == Qt::AscendingOrder
+                                    ? Qt::DescendingOrder
+                                    : Qt::AscendingOrder;
+    sortBy(section, order);
+  });
+  connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          [this] { emit runSelectionChanged(selectedRuns()); });
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table_, &QWidget::customContextMenuRequested, this, &RunsPanel::showContextMenu);
+  table_->setToolTip(QString());
 
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(start_);
@@ -68,7 +88,12 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
     b->setAutoRaise(true);
   }
   connect(data_, &RunData::updated, this, &RunsPanel::updateSummary);
-  connect(data_, &RunData::reset, this, &RunsPanel::updateSummary);
+  connect(data_, &RunData::reset, this, [this] {
+    hidden_.clear();  // other runs: nothing of theirs was hidden
+    model_->setHiddenRuns(hidden_);
+    emit hiddenRunsChanged(hidden_);
+    updateSummary();
+  });
   updateSummary();
 }
 
@@ -77,6 +102,45 @@ void RunsPanel::setActions(QAction* start, QAction* cancel, QAction* resume, QAc
   cancel_->setDefaultAction(cancel);
   resume_->setDefaultAction(resume);
   edit_->setDefaultAction(editStudy);
+}
+
+void RunsPanel::sortBy(int column, Qt::SortOrder order) {
+  QHeaderView* header = table_->horizontalHeader();
+  header->setSortIndicator(column, order);
+  header->setSortIndicatorShown(column >= 0);
+  sorted_->sort(column, order);
+}
+
+QSet<qint64> RunsPanel::selectedRuns() const {
+  QSet<qint64> ids;
+  for (const QModelIndex& row : table_->selectionModel()->selectedRows())
+    ids.insert(row.data(RunsTableModel::RunIdRole).toLongLong());
+  return ids;
+}
+
+void RunsPanel::setRunsHidden(const QSet<qint64>& runIds, bool hidden) {
+  const QSet<qint64> before = hidden_;
+  if (hidden)
+    hidden_.unite(runIds);
+  else
+    hidden_.subtract(runIds);
+  if (hidden_ == before) return;
+  model_->setHiddenRuns(hidden_);
+  emit hiddenRunsChanged(hidden_);
+}
+
+void RunsPanel::showContextMenu(const QPoint& pos) {
+  const QSet<qint64> selected = selectedRuns();
+  if (selected.isEmpty()) return;
+  QMenu menu(this);
+  const QString what = selected.size() == 1 ? tr("this run") : tr("%1 runs").arg(selected.size());
+  menu.addAction(tr("Hide the curves of %1").arg(what), this,
+                 [this, selected] { setRunsHidden(selected, true); });
+  menu.addAction(tr("Show the curves of %1").arg(what), this,
+                 [this, selected] { setRunsHidden(selected, false); });
+  if (!hidden_.isEmpty())
+    menu.addAction(tr("Show every run"), this, [this] { setRunsHidden(hidden_, false); });
+  menu.exec(table_->viewport()->mapToGlobal(pos));
 }
 
 QString RunsPanel::studyText() const {

@@ -1,9 +1,11 @@
 #pragma once
 // The Runs panel: start / cancel / resume, the runs table with progress bars, and a summary line.
 
+#include <QSet>
 #include <QWidget>
 
 class QAction;
+class QSortFilterProxyModel;
 class QLabel;
 class QTableView;
 class QToolButton;
@@ -24,13 +26,27 @@ class RunsPanel : public QWidget {
   void setActions(QAction* start, QAction* cancel, QAction* resume, QAction* editStudy);
   void setStudyName(const QString& text);
   QString studyText() const;
+  // The database ids of the runs selected in the table (any sort order).
+  QSet<qint64> selectedRuns() const;
+  // Sorts the table by `column` (RunsTableModel::Column; -1: the study's order).
+  void sortBy(int column, Qt::SortOrder order = Qt::AscendingOrder);
+  QSet<qint64> hiddenRuns() const { return hidden_; }
+  // Hides (or shows again) the curves of these runs; the table greys them.
+  void setRunsHidden(const QSet<qint64>& runIds, bool hidden);
+
+ signals:
+  void runSelectionChanged(const QSet<qint64>& runIds);
+  void hiddenRunsChanged(const QSet<qint64>& runIds);
 
  private:
   void updateSummary();
+  void showContextMenu(const QPoint& pos);
 
   RunData* data_;
   RunsTableModel* model_;
+  QSortFilterProxyModel* sorted_;  // what the table shows: model_ sorted by a clicked column
   QTableView* table_;
+  QSet<qint64> hidden_;
   QLabel* studyLabel_;
   QLabel* summary_;
   QToolButton* start_;

@@ -4,6 +4,7 @@
 #include <QColor>
 #include <QPainter>
 #include <cmath>
+#include <limits>
 
 #include "ui/backend_colours.h"
 #include "ui/run_data.h"
@@ -103,6 +104,39 @@ QVariant toolTip(const RunRecord& run) {
   return lines.isEmpty() ? QVariant() : QVariant(lines.join(QLatin1Char('\n')));
 }
 
+// A run without the value sorts after every run with one (ascending).
+QVariant numberOrLast(double value) {
+  return std::isfinite(value) ? QVariant(value) : QVariant(std::numeric_limits<double>::max());
+}
+
+QVariant sortKey(const RunRecord& run, int column, double progress) {
+  switch (column) {
+    case RunsTableModel::Backend:
+      return run.backend;
+    case RunsTableModel::Run:
+      return run.runName.isEmpty() ? QVariant::fromValue<qint64>(run.runId) : run.runName;
+    case RunsTableModel::Seed:
+      return QVariant::fromValue<qulonglong>(run.seed);
+    case RunsTableModel::Status:
+      return static_cast<int>(run.state);
+    case RunsTableModel::Epoch:
+      return run.epoch;
+    case RunsTableModel::Progress:
+      return progress;
+    case RunsTableModel::Loss:
+      return numberOrLast(run.state == study::RunState::Running ? run.currentLoss
+                          : run.epochs.empty()                  ? std::nan("")
+                                                                : run.epochs.back().trainLoss);
+    case RunsTableModel::FinalAccuracy:
+      return numberOrLast(run.state == study::RunState::Completed ? run.finalAccuracy
+                                                                  : std::nan(""));
+    case RunsTableModel::Wall:
+      return numberOrLast(run.wallSeconds > 0 ? run.wallSeconds : std::nan(""));
+    default:
+      return {};
+  }
+}
+
 }  // namespace
 
 QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
@@ -110,10 +144,16 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   const RunRecord& run = data_->runs()[static_cast<std::size_t>(index.row())];
   const double progress = run.progress();
   if (role == ProgressRole) return progress;
+  if (role == RunIdRole) return QVariant::fromValue<qint64>(run.runId);
+  if (role == SortRole) return sortKey(run, index.column(), progress);
   if (role == Qt::TextAlignmentRole)
     return index.column() == Backend || index.column() == Run || index.column() == Status
                ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  const bool hidden = hidden_.contains(run.runId);
+  if (role == Qt::ForegroundRole && hidden) return QColor(0x8c, 0x95, 0x9f);
+  if (role == Qt::ToolTipRole && hidden)
+    return tr("Hidden in the charts (right click to show it again); the means still count it");
   if (role == Qt::ForegroundRole && index.column() == Status) {
     switch (run.state) {
       case study::RunState::Completed:
@@ -189,6 +229,11 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     default:
       return {};
   }
+}
+
+void RunsTableModel::setHiddenRuns(const QSet<qint64>& runIds) {
+  hidden_ = runIds;
+  if (rows_ > 0) emit dataChanged(index(0, 0), index(rows_ - 1, ColumnCount - 1));
 }
 
 void ProgressBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,

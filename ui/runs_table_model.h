@@ -3,6 +3,7 @@
 // final accuracy, wall time), following RunData's batched signals.
 
 #include <QAbstractTableModel>
+#include <QSet>
 #include <QStyledItemDelegate>
 
 namespace paritylab::ui {
@@ -27,6 +28,10 @@ class RunsTableModel : public QAbstractTableModel {
     ColumnCount
   };
   static constexpr int ProgressRole = Qt::UserRole + 1;  // double in [0, 1]
+  // What a column sorts by: numbers as numbers (seed, epoch, loss, accuracy, wall time), a run
+  // without a value last in ascending order.
+  static constexpr int SortRole = Qt::UserRole + 2;
+  static constexpr int RunIdRole = Qt::UserRole + 3;  // the run's database id (qint64)
 
   explicit RunsTableModel(RunData* data, QObject* parent = nullptr);
 
@@ -34,9 +39,12 @@ class RunsTableModel : public QAbstractTableModel {
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+  // Runs whose curves the charts hide: their rows are greyed and say so in their tooltip.
+  void setHiddenRuns(const QSet<qint64>& runIds);
 
  private:
   RunData* data_;
+  QSet<qint64> hidden_;
   int rows_ = 0;  // rows announced to views (RunData may hold more until the next batch)
 };
 

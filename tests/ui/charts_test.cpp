@@ -1,5 +1,7 @@
 // Covers issue #5: charts gain series as runs finish; smoothing and bands are computed right.
+#include <QAreaSeries>
 #include <QLineSeries>
+#include <QValueAxis>
 #include <QtTest>
 #include <cmath>
 
@@ -94,6 +96,77 @@ class ChartsTest : public QObject {
     QCOMPARE(mm[0].n, 3);
     const auto h = histogram({0.1, 0.2, 0.25, 0.9}, 0.0, 1.0, 4);
     QCOMPARE(h.counts, (std::vector<int>{2, 1, 0, 1}));  // 0.25 opens the second bin
+  }
+
+  // A live study lists its runs as planned (ids < 0) before the runner gives them database ids:
+  // once epochs arrive under the new ids, each run's own curve is drawn at once, without any
+  // control being touched.
+  void plannedRunsAreDrawnOnceTheyTrain() {
+    RunData data;
+    std::vector<RunRecord> planned;
+    for (int i = 0; i < 4; ++i) {
+      RunRecord run;
+      run.runId = -1 - i;
+      run.backend = i % 2 ? "tpu-bf16" : "cpu-fp32";
+      run.seed = static_cast<std::uint64_t>(i / 2);
+      run.currentLoss = std::nan("");
+      planned.push_back(run);
+    }
+    data.setRuns(std::move(planned), "live");
+    CurvesPanel curves(&data);
+    QCOMPARE(curves.runSeriesCount(), 4);
+    for (int i = 0; i < 4; ++i) {
+      const study::RunKey key{100 + i, i % 2 ? "tpu-bf16" : "cpu-fp32",
+                              static_cast<std::uint64_t>(i / 2)};
+      data.applyState({key, study::RunState::Running});
+      for (int e = 1; e <= 2; ++e)
+        data.applyEpoch({key, e, 2, 1.0 / e, 1.1 / e, 0.5 + 0.1 * e + 0.01 * i, 1.0});
+    }
+    data.flush();
+    for (int i = 0; i < 4; ++i)
+      QVERIFY2(curves.runDrawn(100 + i), qPrintable(QStringLiteral("run %1").arg(100 + i)));
+  }
+
+  // Runs hidden from the table are not drawn (the others are); runs selected there are drawn
+  // thicker than the rest.
+  void hiddenRunsAreNotDrawnAndSelectedRunsStandOut() {
+    RunData data;
+    CurvesPanel curves(&data);
+    addRun(data, 1, "cpu-fp32", 0.80);
+    addRun(data, 2, "cpu-fp32", 0.82);
+    QVERIFY(curves.runDrawn(1) && curves.runDrawn(2));
+    curves.setHiddenRuns({1});
+    QVERIFY(!curves.runDrawn(1));
+    QVERIFY(curves.runDrawn(2));
+    curves.setHiddenRuns({});
+    QVERIFY(curves.runDrawn(1));
+    curves.setHighlightedRuns({2});
+    double widest = 0, other = 0;
+    for (QAbstractSeries* s : curves.chart()->series())
+      if (auto* line = qobject_cast<QLineSeries*>(s)) {
+        if (line->name() == QStringLiteral("cpu-fp32 seed 2")) widest = line->pen().widthF();
+        if (line->name() == QStringLiteral("cpu-fp32 seed 1")) other = line->pen().widthF();
+      }
+    QVERIFY2(widest > other && other > 0,
+             qPrintable(QStringLiteral("%1 vs %2").arg(widest).arg(other)));
+  }
+
+  // A study of one epoch: its points sit in the middle of the x axis, not on its right edge, and
+  // the band has a width, so the spread between runs shows.
+  void oneEpochChartIsReadable() {
+    RunData data;
+    CurvesPanel curves(&data);
+    addRun(data, 1, "cpu-fp32", 0.80, 1);
+    addRun(data, 2, "cpu-fp32", 0.84, 1);
+    const auto* x = qobject_cast<QValueAxis*>(curves.chart()->axes(Qt::Horizontal).front());
+    QVERIFY(x);
+    QVERIFY2(x->max() >= 1.9, qPrintable(QString::number(x->max())));
+    bool bandHasWidth = false;
+    for (QAbstractSeries* s : curves.chart()->series())
+      if (auto* area = qobject_cast<QAreaSeries*>(s))
+        bandHasWidth |= area->upperSeries()->count() == 2 &&
+                        area->upperSeries()->at(1).x() > area->upperSeries()->at(0).x();
+    QVERIFY(bandHasWidth);
   }
 };
 

@@ -79,6 +79,22 @@ class NiceTicksTest : public QObject {
     QCOMPARE(axis.max(), 10.0);
     QCOMPARE(axis.minorTickCount(), 8);
   }
+
+  // A log axis over accuracies of 80-92% fits them (not a mostly empty decade) and has a
+  // labelled tick at its lower end; data spanning decades keeps the decade range.
+  void fittedLogRangeFitsAndLabelsItsLowerEnd() {
+    const LogAxisRange r = fittedLogRange(80, 92);
+    QVERIFY(r.low <= 80 && r.high >= 92);
+    QVERIFY2(r.high / r.low < 1.5, qPrintable(QStringLiteral("%1..%2").arg(r.low).arg(r.high)));
+    // The lower end is a power of the base, where QLogValueAxis puts a labelled tick.
+    const double k = std::log(r.low) / std::log(r.base);
+    QVERIFY2(std::abs(k - std::round(k)) < 1e-6, qPrintable(QString::number(k)));
+    const double ticks = std::log(r.high / r.low) / std::log(r.base);
+    QVERIFY(ticks >= 3.9 && ticks <= 6.1);
+    const LogAxisRange wide = fittedLogRange(0.02, 3.0);
+    QCOMPARE(wide.base, 10.0);
+    QVERIFY(std::abs(wide.low - 0.01) < 1e-15);
+  }
 };
 
 QTEST_MAIN(NiceTicksTest)

@@ -1,12 +1,15 @@
 // Covers issue #5: the runs model follows runner events, and redraws are batched (one update
 // signal for many events, never one per event); issue 10 items 3 and 12 (below).
+#include <QHeaderView>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
 
 #include "core/study/results_store.h"
 #include "ui/run_data.h"
+#include "ui/runs_panel.h"
 #include "ui/runs_table_model.h"
 #include "ui/study_bridge.h"
 #include "ui/study_progress.h"
@@ -154,6 +157,40 @@ class RunsModelTest : public QObject {
     data.applyEpoch({key(1, "a", 1), 2, 3, 0.8, 0.8, 0.7, 1});  // repeated after a resume
     QCOMPARE(data.runs().front().epochs.size(), std::size_t(2));
     QCOMPARE(data.runs().front().epochs.back().testAccuracy, 0.7);
+  }
+
+  // Clicking a column sorts the table by it, numbers as numbers (9% before 10% before 85%), and
+  // selecting rows names their runs whatever the order.
+  void columnsSortNumericallyAndSelectionNamesRuns() {
+    RunData data;
+    RunsPanel panel(&data);
+    std::int64_t id = 1;
+    for (double acc : {0.85, 0.09, 0.10}) {
+      study::RunStateEvent done{{id, "cpu-fp32", static_cast<std::uint64_t>(id)},
+                                study::RunState::Completed};
+      done.finalAccuracy = acc;
+      data.applyState(done);
+      ++id;
+    }
+    data.flush();
+    QAbstractItemModel* shown = panel.table()->model();
+    QCOMPARE(shown->index(0, RunsTableModel::FinalAccuracy).data().toString(),
+             QStringLiteral("85.00%"));  // the study's order until a column is clicked
+    emit panel.table()->horizontalHeader()->sectionClicked(RunsTableModel::FinalAccuracy);
+    QStringList order;
+    for (int row = 0; row < 3; ++row)
+      order << shown->index(row, RunsTableModel::FinalAccuracy).data().toString();
+    QCOMPARE(order, (QStringList{"9.00%", "10.00%", "85.00%"}));
+    emit panel.table()->horizontalHeader()->sectionClicked(RunsTableModel::FinalAccuracy);
+    QCOMPARE(shown->index(0, RunsTableModel::FinalAccuracy).data().toString(),
+             QStringLiteral("85.00%"));  // clicked again: descending
+    panel.sortBy(RunsTableModel::FinalAccuracy);
+    QSignalSpy selected(&panel, &RunsPanel::runSelectionChanged);
+    panel.table()->selectRow(0);
+    QCOMPARE(panel.selectedRuns(), QSet<qint64>{2});
+    QVERIFY(!selected.isEmpty());
+    panel.setRunsHidden({2}, true);
+    QCOMPARE(panel.hiddenRuns(), QSet<qint64>{2});
   }
 };
 
