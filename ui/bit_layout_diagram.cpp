@@ -7,8 +7,10 @@
 #include <QToolTip>
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace paritylab::ui {
 namespace {
@@ -55,6 +57,18 @@ QString number(double v) {
   if (std::isnan(v)) return QStringLiteral("NaN");
   if (std::isinf(v)) return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
   return QString::number(v, 'g', 6);
+}
+
+// The shortest text that reads back as the same value: as an fp32 when the value is one
+// (-1.5078125, 0.1 for the fp32 nearest 0.1), else as a double.
+QString valueName(double v) {
+  if (!std::isfinite(v)) return number(v);
+  char buf[64];
+  const bool isFloat = std::abs(v) <= std::numeric_limits<float>::max() &&
+                       static_cast<double>(static_cast<float>(v)) == v;
+  const auto end = isFloat ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
+                           : std::to_chars(buf, buf + sizeof buf, v);
+  return QString::fromLatin1(buf, static_cast<int>(end.ptr - buf));
 }
 
 QFont monoFont(int pointSize, bool bold = false) {
@@ -116,13 +130,15 @@ void BitLayoutDiagram::recompute() {
 QString BitLayoutDiagram::roundingLabel() const {
   const auto mode = numerics::toString(mode_);
   return tr("value %1 rounded %2")
-      .arg(number(value_), QString::fromUtf8(mode.data(), static_cast<int>(mode.size())));
+      .arg(valueName(value_), QString::fromUtf8(mode.data(), static_cast<int>(mode.size())));
 }
 
 QString BitLayoutDiagram::storedText(int row) const {
-  QString stored = QString::fromStdString(anatomies_[static_cast<std::size_t>(row)].storedExact);
-  if (stored.size() > 44) stored = stored.left(42) + QStringLiteral("…");
-  return tr("= %1").arg(stored);
+  const numerics::BitAnatomy& a = anatomies_[static_cast<std::size_t>(row)];
+  // An exact decimal is shown whole or not at all: a long one (a tiny or huge value has up to
+  // hundreds of digits) is named by its shortest round-trip text, marked as not exact.
+  if (a.storedExact.size() <= 44) return tr("= %1").arg(QString::fromStdString(a.storedExact));
+  return tr("≈ %1 (exact: %2 characters)").arg(valueName(a.stored)).arg(a.storedExact.size());
 }
 
 QStringList BitLayoutDiagram::figureLines(int row) const {

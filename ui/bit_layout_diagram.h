@@ -47,6 +47,9 @@ class BitLayoutDiagram : public QWidget {
   double scale() const;
   // The header line: "value 0.1 rounded nearest-even".
   QString roundingLabel() const;
+  // What row `row` shows of its stored value: "= <exact decimal>", or "≈ <shortest text>" when
+  // the exact decimal is too long to show whole.
+  QString storedText(int row) const;
 
   // Where a bit is drawn on screen (widget coordinates, scaled); row = format index, bit = 0 for
   // the sign, then exponent and mantissa bits from the most significant. bitAt returns false when
@@ -83,7 +86,6 @@ class BitLayoutDiagram : public QWidget {
   Geometry screenGeometry() const;
   void paintDiagram(QPainter& painter, const Geometry& g) const;
   QRect cellRect(const Geometry& g, int row, int bit) const;  // at scale 1
-  QString storedText(int row) const;
   // "1+8+7 bits  normal  exp -4  ulp ..." and "|err| ...  rel ...": one line (wide) or two.
   QStringList figureLines(int row) const;
 

@@ -21,6 +21,7 @@
 
 #include "core/backends/precision_policy.h"
 #include "core/input/json_input.h"
+#include "core/study/spec_check.h"
 #include "ui/study_bridge.h"
 #include "ui/study_spec_fields.h"
 
@@ -359,32 +360,32 @@ QString StudyDialog::specJson() const {
 }
 
 bool StudyDialog::validate(QString* reason) const {
-  const auto fail = [reason](const QString& why) {
-    if (reason) *reason = why;
-    return false;
-  };
-  if (name_->text().trimmed().isEmpty()) return fail(tr("Name: the study needs a name"));
+  // Every problem at once, one a line: the fields' own checks, then (when they pass) every
+  // problem the core parser finds, as `paritylab-cli run` would report them.
+  QStringList problems;
+  if (name_->text().trimmed().isEmpty()) problems << tr("Name: the study needs a name");
   const QString d = dataset_->currentData().toString();
   if (datasetDir_->isEnabled() && d != QLatin1String("fashion-mnist") &&
       d != QLatin1String("synthetic") && datasetDir_->text().trimmed().isEmpty())
-    return fail(tr("Dataset folder: %1 needs the folder holding its files").arg(d));
-  if (lr_->value() <= 0) return fail(tr("Learning rate: must be > 0 (got %1)").arg(lr_->value()));
+    problems << tr("Dataset folder: %1 needs the folder holding its files").arg(d);
+  if (lr_->value() <= 0) problems << tr("Learning rate: must be > 0 (got %1)").arg(lr_->value());
   if (freeze_->value() >= epochs_->value() && freeze_->value() > 0)
-    return fail(tr("Freeze backbone: %1 epochs frozen leaves none of the %2 epochs to train "
-                   "the whole model")
+    problems << tr("Freeze backbone: %1 epochs frozen leaves none of the %2 epochs to train the "
+                   "whole model")
                     .arg(freeze_->value())
-                    .arg(epochs_->value()));
+                    .arg(epochs_->value());
   std::vector<std::uint64_t> seeds;
   QString seedError;
-  if (!parseSeeds(seeds_->text(), &seeds, &seedError)) return fail(tr("Seeds: %1").arg(seedError));
+  if (!parseSeeds(seeds_->text(), &seeds, &seedError)) problems << tr("Seeds: %1").arg(seedError);
   int checked = 0;
   for (int i = 0; i < backends_->count(); ++i)
     checked += backends_->item(i)->checkState() == Qt::Checked ? 1 : 0;
-  if (checked == 0) return fail(tr("Backends: check at least one backend"));
-  // Core has the last word: the same parser `paritylab-cli run` uses.
-  QString coreError;
-  if (!validateSpecJson(specJson(), &coreError)) return fail(coreError);
-  return true;
+  if (checked == 0) problems << tr("Backends: check at least one backend");
+  if (problems.isEmpty())  // core has the last word: the checks `paritylab-cli run` makes
+    for (const study::SpecIssue& issue : study::checkStudySpec(specJson().toStdString(), "study"))
+      problems << QString::fromStdString(issue.message);
+  if (reason) *reason = problems.join(QLatin1Char('\n'));
+  return problems.isEmpty();
 }
 
 QString StudyDialog::errorText() const {

@@ -59,10 +59,6 @@ std::string backendEntryName(const nlohmann::json& entry) {
 }  // namespace paritylab::ui
 
 namespace paritylab::ui {
-namespace {
-const char* kFolderSources[] = {"mnist", "cifar10", "celeba", "folder"};
-}
-
 bool readSpecFields(const nlohmann::json& json, SpecFields* f, QString* reason) {
   study::StudySpec spec;
   try {
@@ -144,16 +140,6 @@ bool validateBackendEntry(const nlohmann::json& entry, QString* reason) {
   try {
     nlohmann::json probe = {{"version", 1}, {"name", "probe"}, {"backends", {entry}}, {"seeds", 1}};
     study::parseStudySpec(probe.dump(), "backend");
-  } catch (const std::exception& e) {
-    if (reason) *reason = QString::fromUtf8(e.what());
-    return false;
-  }
-  return true;
-}
-
-bool validateSpecJson(const QString& json, QString* reason) {
-  try {
-    study::parseStudySpec(json.toStdString(), "study");
   } catch (const std::exception& e) {
     if (reason) *reason = QString::fromUtf8(e.what());
     return false;

@@ -39,7 +39,5 @@ bool parseSeeds(const QString& text, std::vector<std::uint64_t>* seeds, QString*
 // A backend entry checks out with core/backends' policy parser.
 bool validateBackendEntry(const nlohmann::json& entry, QString* reason);
 std::string backendEntryName(const nlohmann::json& entry);
-// The whole spec checks out with core/study's parser (the one `paritylab-cli run` uses).
-bool validateSpecJson(const QString& json, QString* reason);
 
 }  // namespace paritylab::ui

@@ -75,6 +75,28 @@ class FormatsPanelTest : public QObject {
     emit edit->editingFinished();
     QVERIFY(panel.diagram()->anatomies()[2].bits.starts_with("1 11111111"));
   }
+
+  // The header names the value as typed (every digit that makes it that fp32), and a stored
+  // value's exact decimal is shown whole or marked as approximate, never cut mid-number.
+  void headerShowsTheValueAsTypedAndNoDecimalIsCut() {
+    FormatsPanel panel;
+    auto* edit = panel.findChild<QLineEdit*>();
+    edit->setText("-1.5078125");
+    emit edit->editingFinished();
+    QVERIFY2(panel.diagram()->roundingLabel().contains("-1.5078125 "),
+             qPrintable(panel.diagram()->roundingLabel()));
+    edit->setText("1e-40");  // an fp32 subnormal: its exact decimal has over a hundred digits
+    emit edit->editingFinished();
+    for (int row = 0; row < static_cast<int>(panel.diagram()->formats().size()); ++row) {
+      const QString text = panel.diagram()->storedText(row);
+      QVERIFY2(!text.contains(QString::fromUtf8("…")), qPrintable(text));
+      if (text.startsWith("= "))
+        QCOMPARE(text.mid(2), QString::fromStdString(
+                                  panel.diagram()->anatomies()[std::size_t(row)].storedExact));
+      else
+        QVERIFY2(text.startsWith(QString::fromUtf8("≈ ")), qPrintable(text));
+    }
+  }
 };
 
 QTEST_MAIN(FormatsPanelTest)

@@ -158,6 +158,23 @@ class StudyDialogTest : public QObject {
     QVERIFY(!dialog.validate(&reason));
     QVERIFY2(reason.contains("folder"), qPrintable(reason));
   }
+
+  // Several fields wrong at once: every problem is listed, one a line, not only the first.
+  void listsEveryProblemAtOnce() {
+    StudyDialog dialog(quickSpec());
+    dialog.seedsEdit()->setText(QStringLiteral("-3"));
+    for (int i = 0; i < dialog.backendList()->count(); ++i)
+      dialog.backendList()->item(i)->setCheckState(Qt::Unchecked);
+    dialog.epochsBox()->setValue(2);
+    dialog.freezeBox()->setValue(2);
+    QString reason;
+    QVERIFY(!dialog.validate(&reason));
+    const QStringList lines = reason.split('\n');
+    QCOMPARE(lines.size(), 3);
+    QVERIFY2(reason.contains("Seeds") && reason.contains("Backends") && reason.contains("Freeze"),
+             qPrintable(reason));
+    QCOMPARE(dialog.errorText(), reason);
+  }
 };
 
 QTEST_MAIN(StudyDialogTest)
