@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ParityLab set-up: installs what is missing (Debian packages only), builds, then runs.
 #
-#   ./setup.sh run     install + build + the main job: the desktop app with the `quick` study on
+#   ./setup.sh run     install + build the two programs + the main job: the desktop app with the `quick` study on
 #                      Fashion-MNIST, or on a machine without a display the same study headless with
 #                      paritylab-cli and its report (out/quick.db, out/quick-report.csv, out/charts/).
 #   ./setup.sh test    install + build + the whole test suite (ctest). This is what CI runs.
@@ -45,11 +45,14 @@ install_packages() {
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# build [TARGET...]: everything (tests and benchmarks too), or only the targets named.
 build() {
   if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]]; then
     cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
   fi
-  cmake --build "$BUILD_DIR" -j "$JOBS"
+  local targets=()
+  (($# > 0)) && targets=(--target "$@")
+  cmake --build "$BUILD_DIR" -j "$JOBS" "${targets[@]}"
 }
 
 run_main_job() {
@@ -66,7 +69,7 @@ run_main_job() {
 case "${1:-}" in
   deps) install_packages "${2:-}" ;;
   build) install_packages; build ;;
-  run) install_packages; build; run_main_job ;;
+  run) install_packages; build paritylab paritylab-cli; run_main_job ;;  # the two programs only
   test)
     install_packages
     build
