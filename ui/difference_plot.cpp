@@ -65,7 +65,11 @@ void DifferencePlot::paintEvent(QPaintEvent*) {
   p.setRenderHint(QPainter::Antialiasing);
   p.fillRect(rect(), Qt::white);
   const int top = titleHeight(width());
-  const int left = std::min(150, width() / 4), right = 30, rowH = 44;
+  // The label column as wide as the longest label, up to half the width.
+  int labels = 60;
+  for (const DifferenceRow& r : rows_)
+    labels = std::max(labels, fontMetrics().horizontalAdvance(r.label));
+  const int left = std::min(labels + 16, width() / 2), right = 30, rowH = 44;
   const QRect plot(left, top, width() - left - right,
                    rowH * int(std::max<size_t>(1, rows_.size())));
   // Symmetric range around zero covering every interval and the margin.

@@ -54,9 +54,13 @@ DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
   controls->addSpacing(12);
   controls->addWidget(new QLabel(tr("against reference B")));
   controls->addWidget(bBox_);
-  controls->addStretch(1);
-  controls->addWidget(status_);
+  controls->addSpacing(12);
+  controls->addWidget(status_, 1);
 
+  // "Updating… (showing the previous analysis)" takes the room right of the choosers and wraps
+  // there: it never widens the window.
+  status_->setWordWrap(true);
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   summary_->setWordWrap(true);
   summary_->setTextFormat(Qt::RichText);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -73,7 +77,11 @@ DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
   classScroll->setWidget(classes_);
   classScroll->setWidgetResizable(true);
   classScroll->setFrameShape(QFrame::NoFrame);
-  charts_->addTab(churn_, tr("Churn matrix"));
+  auto* churnScroll = new QScrollArea;  // a narrow window scrolls the matrix, never grows
+  churnScroll->setWidget(churn_);
+  churnScroll->setWidgetResizable(true);
+  churnScroll->setFrameShape(QFrame::NoFrame);
+  charts_->addTab(churnScroll, tr("Churn matrix"));
   charts_->addTab(classScroll, tr("Per class"));
   charts_->addTab(weights_, tr("Weights"));
   charts_->setDocumentMode(true);

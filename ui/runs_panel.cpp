@@ -47,12 +47,7 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
   header->setStretchLastSection(true);
   // The panel never gets narrower than the table up to its Final accuracy column (1024-pixel
   // windows cut it otherwise); columns after it may scroll.
-  connect(header, &QHeaderView::sectionResized, this, [this, header] {
-    const int fa = RunsTableModel::FinalAccuracy;
-    table_->setMinimumWidth(header->sectionPosition(fa) + header->sectionSize(fa) +
-                            2 * table_->frameWidth() +
-                            table_->verticalScrollBar()->sizeHint().width());
-  });
+  connect(header, &QHeaderView::sectionResized, this, &RunsPanel::updateMinimumWidth);
   // Click a column to sort by it (numbers as numbers; again to reverse); until then the runs keep
   // the study's order. The arrow shows only on the sorted column, so no column is wider for it.
   header->setSectionsClickable(true);
@@ -102,6 +97,14 @@ void RunsPanel::setActions(QAction* start, QAction* cancel, QAction* resume, QAc
   cancel_->setDefaultAction(cancel);
   resume_->setDefaultAction(resume);
   edit_->setDefaultAction(editStudy);
+}
+
+void RunsPanel::updateMinimumWidth() {
+  const QHeaderView* header = table_->horizontalHeader();
+  const int fa = RunsTableModel::FinalAccuracy;
+  table_->setMinimumWidth(header->sectionPosition(fa) + header->sectionSize(fa) +
+                          2 * table_->frameWidth() +
+                          table_->verticalScrollBar()->sizeHint().width());
 }
 
 void RunsPanel::sortBy(int column, Qt::SortOrder order) {
@@ -161,6 +164,14 @@ void RunsPanel::updateSummary() {
   const bool seeded = std::any_of(data_->runs().begin(), data_->runs().end(),
                                   [](const RunRecord& run) { return run.seedGiven; });
   table_->setColumnHidden(RunsTableModel::Seed, !seeded && !data_->runs().empty());
+  // Progress says something only while some run is unfinished (every finished run is 100%).
+  const bool allDone =
+      !data_->runs().empty() &&
+      std::all_of(data_->runs().begin(), data_->runs().end(), [](const RunRecord& run) {
+        return run.state == study::RunState::Completed || run.state == study::RunState::Diverged;
+      });
+  table_->setColumnHidden(RunsTableModel::Progress, allDone);
+  updateMinimumWidth();
   int counts[6] = {};
   for (const RunRecord& run : data_->runs()) ++counts[static_cast<int>(run.state)];
   const int total = static_cast<int>(data_->runs().size());

@@ -40,6 +40,7 @@ class RunsPanel : public QWidget {
 
  private:
   void updateSummary();
+  void updateMinimumWidth();
   void showContextMenu(const QPoint& pos);
 
   RunData* data_;

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
@@ -90,19 +91,30 @@ StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
   verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   verdict_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   QFont f = verdict_->font();
-  f.setPointSizeF(f.pointSizeF() * 1.35);
+  f.setPointSizeF(f.pointSizeF() * 1.15);
   verdict_->setFont(f);
   verdict_->setStyleSheet(
       QStringLiteral("QLabel { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; "
                      "padding: 14px; }"));
 
-  auto* layout = new QVBoxLayout(this);
+  // The tab scrolls vertically when the window is short, so the verdict is never cut; nothing
+  // in it needs a horizontal scroll but the table's descriptive columns.
+  auto* content = new QWidget;
+  auto* layout = new QVBoxLayout(content);
   layout->addLayout(controls);
   layout->addWidget(table_);
   layout->addWidget(new QLabel(tr("<b>Verdict</b>")));
   layout->addWidget(verdict_);
   layout->addWidget(plot_);
   layout->addStretch(1);
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(content);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(scroll);
 
   for (QComboBox* box : {aBox_, bBox_, testBox_, tailBox_})
     connect(box, &QComboBox::currentIndexChanged, this, &StatisticsPanel::recompute);

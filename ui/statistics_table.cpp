@@ -1,6 +1,7 @@
 #include "ui/statistics_table.h"
 
 #include <QTableWidget>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -21,48 +22,53 @@ QString pct(double fraction) {
   return fixed(fraction * 100.0, 2);
 }
 
-// Column indices of the table.
+// Column indices of the table: what decides (the pair, n, the difference with its CI, p, TOST,
+// what the design could detect) first, so a narrow window shows it without scrolling; the
+// descriptive figures after.
 enum Column {
   kColA,
   kColB,
   kColNA,
   kColNB,
+  kColDiff,
+  kColCi,
+  kColP,
+  kColPHolm,
+  kColTostP,
+  kColDetectable,
   kColMeanA,
   kColMeanB,
   kColSdA,
   kColSdB,
-  kColDiff,
-  kColCi,
   kColStatistic,
   kColDf,
-  kColP,
-  kColPHolm,
   kColG,
-  kColTostP,
-  kColDetectable,
   kColRunsNeeded,
   kColumnCount
 };
 
 QStringList columnTitles(bool mannWhitney) {
-  return {QObject::tr("A"),
-          QObject::tr("B"),
-          QObject::tr("n A"),
-          QObject::tr("n B"),
-          QObject::tr("mean A %"),
-          QObject::tr("mean B %"),
-          QObject::tr("sd A %"),
-          QObject::tr("sd B %"),
-          mannWhitney ? QObject::tr("HL shift\n(pts)") : QObject::tr("diff\n(pts)"),
-          mannWhitney ? QObject::tr("HL CI\n(pts)") : QObject::tr("CI\n(pts)"),
-          QObject::tr("t / U"),
-          QObject::tr("df"),
-          QObject::tr("p"),
-          QObject::tr("p\n(Holm)"),
-          QObject::tr("Hedges' g"),
-          QObject::tr("TOST p"),
-          QObject::tr("detectable ≥\n(pts)"),
-          QObject::tr("runs needed\n(TOST)")};
+  QStringList titles;
+  for (int i = 0; i < kColumnCount; ++i) titles << QString();
+  titles[kColA] = QObject::tr("A");
+  titles[kColB] = QObject::tr("B");
+  titles[kColNA] = QObject::tr("n A");
+  titles[kColNB] = QObject::tr("n B");
+  titles[kColMeanA] = QObject::tr("mean A %");
+  titles[kColMeanB] = QObject::tr("mean B %");
+  titles[kColSdA] = QObject::tr("sd A %");
+  titles[kColSdB] = QObject::tr("sd B %");
+  titles[kColDiff] = mannWhitney ? QObject::tr("HL shift\n(pts)") : QObject::tr("diff\n(pts)");
+  titles[kColCi] = mannWhitney ? QObject::tr("HL CI\n(pts)") : QObject::tr("CI\n(pts)");
+  titles[kColStatistic] = QObject::tr("t / U");
+  titles[kColDf] = QObject::tr("df");
+  titles[kColP] = QObject::tr("p");
+  titles[kColPHolm] = QObject::tr("p\n(Holm)");
+  titles[kColG] = QObject::tr("Hedges' g");
+  titles[kColTostP] = QObject::tr("TOST p");
+  titles[kColDetectable] = QObject::tr("detectable ≥\n(pts)");
+  titles[kColRunsNeeded] = QObject::tr("runs needed\n(TOST)");
+  return titles;
 }
 
 }  // namespace
@@ -91,6 +97,10 @@ void setupStatisticsTable(QTableWidget* table) {
 void fillStatisticsTable(QTableWidget* table, const std::vector<StatRow>& rows,
                          const StatTableContext& context) {
   table->setHorizontalHeaderLabels(columnTitles(context.mannWhitney));
+  // Holm's adjusted p exists only for a family (all against the reference).
+  table->setColumnHidden(kColPHolm, std::none_of(rows.begin(), rows.end(), [](const StatRow& row) {
+                           return row.pAdjusted >= 0;
+                         }));
   table->horizontalHeaderItem(kColDetectable)
       ->setToolTip(
           QObject::tr("Minimum detectable difference: the smallest true difference (points) "
