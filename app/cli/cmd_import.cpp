@@ -24,6 +24,7 @@ void runImport(const ImportArgs& a) {
     auto runs = study::readResultsCsv(a.csv, a.options, &notes);
     auto store = study::ResultsStore::open(a.db, true);
     const study::ImportSummary summary = study::importRuns(*store, a.csv, runs);
+    study::requireDatabaseFilePath(a.db, "--db");
     std::map<std::string, int> perBackend;
     for (auto& r : runs)
       if (r.run.id != 0) ++perBackend[r.run.backend];

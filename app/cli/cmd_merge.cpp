@@ -20,6 +20,7 @@ struct MergeArgs {
 void merge(const MergeArgs& a) {
   study::MergeReport report;
   try {
+    study::requireDatabaseFilePath(a.db, "--db");
     report = study::mergeResults(a.inputs, a.db);
   } catch (const std::exception& e) {
     throw CommandError(e.what());

@@ -171,6 +171,7 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
     store = study::ResultsStore::open(a.db, true);
     for (const std::string& note : store->openNotes()) std::printf("%s\n", note.c_str());
   } catch (const std::exception& ex) {
+    study::requireDatabaseFilePath(a.db, "--db");
     throw CommandError(ex.what());
   }
   const int total = int(study::shardRunsOf(spec, shard).size());

@@ -77,6 +77,8 @@ class ResultsStore {
   // Opens for writing, or creates (create = true); an older schema is migrated. create = false:
   // the file must exist. Throws StoreError naming the file when it is not a ParityLab database or
   // is damaged (a missing table is reported, never recreated).
+  // `path` must name a plain file (requireDatabaseFilePath): SQLite's in-memory and temporary
+  // databases would take the results with them when closed.
   static std::unique_ptr<ResultsStore> open(const std::string& path, bool create = false);
   // Opens for reading only (report, stats, viewing): never changes the file, works on a read-only
   // file or in a read-only directory, reads databases of every schema version.
@@ -206,6 +208,13 @@ std::string processOwnerId();
 // has ended), or on this host with no such process alive. An owner on another host is gone only
 // when otherHostsGone says so (run --resume --reclaim: nobody can check another host's processes).
 bool ownerIsGone(const std::string& owner, bool otherHostsGone = false);
+
+// Throws StoreError unless `path` names a plain file a results database can be written to: not ""
+// (SQLite's private temporary database), ":memory:" or an SQLite URI ("file:x.db?mode=memory"),
+// all of which SQLite accepts and throws away with the results when closed, and not an existing
+// directory, device or pipe. `what` names the path in the message ("--db" on the command line):
+//   "--db: ':memory:' is not a plain file path (...)".
+void requireDatabaseFilePath(const std::string& path, const std::string& what = "results database");
 
 // Inverse of toString; throws std::invalid_argument "unknown run status 'x'".
 RunState runStateFromString(const std::string& text);

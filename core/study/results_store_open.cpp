@@ -32,6 +32,22 @@ std::string readOnlyUri(const std::string& path, bool immutable) {
 }  // namespace
 
 // Throws unless the file is an SQLite database of ParityLab (or empty and `create`).
+void requireDatabaseFilePath(const std::string& path, const std::string& what) {
+  const auto refuse = [&](const std::string& why) {
+    throw StoreError(what + ": '" + path + "' is not a plain file path (" + why +
+                     "); name the database file, e.g. results.db");
+  };
+  if (path.empty()) refuse("empty: SQLite would use a temporary database, deleted when closed");
+  if (path == ":memory:") refuse("SQLite's in-memory database, gone when closed");
+  if (path.rfind("file:", 0) == 0)
+    refuse("an SQLite URI, possibly in memory or temporary; write ./" + path + " for a file");
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) refuse("a directory");
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    refuse("a pipe, device or socket, not a regular file");
+}
+
 void ResultsStore::checkIsParityLab(bool create) {
   bool empty = true;
   try {
@@ -59,8 +75,7 @@ void ResultsStore::checkIsParityLab(bool create) {
 }
 
 std::unique_ptr<ResultsStore> ResultsStore::open(const std::string& path, bool create) {
-  if (std::filesystem::is_directory(path))
-    throw StoreError(path + ": is a directory, not a results database");
+  requireDatabaseFilePath(path);
   const bool exists = std::filesystem::exists(path);
   if (!exists && !create) throw StoreError(path + ": no such results database");
   std::unique_ptr<ResultsStore> store(new ResultsStore(path));
@@ -99,6 +114,10 @@ std::unique_ptr<ResultsStore> ResultsStore::openReadOnly(const std::string& path
   if (!std::filesystem::exists(path)) throw StoreError(path + ": no such results database");
   std::unique_ptr<ResultsStore> store;
   // A WAL database needs its -shm file; in a read-only directory it cannot be created, and the
+  // SQLite would wait forever on a pipe nobody writes to.
+  if (!std::filesystem::is_regular_file(path))
+    throw StoreError(path +
+                     ": not a regular file (a pipe, device or socket), not a results database");
   // file is then read as immutable (nobody can be writing it from there either).
   for (bool immutable : {false, true}) {
     store.reset(new ResultsStore(path));

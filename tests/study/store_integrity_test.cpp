@@ -407,5 +407,34 @@ TEST(ResultsStore, UnknownRunStatusNamesTheFile) {
   }
 }
 
+// SQLite opens "", ":memory:" and "file:...?mode=memory" as private databases it throws away on
+// close: a study written there would be lost without a word. Only a plain file path is a database.
+TEST(ResultsStore, OpensOnlyAPlainFilePathForWriting) {
+  const std::string dir = freshTempPath("plain-paths");
+  fs::create_directories(dir);
+  const std::string fifo = dir + "/pipe.db";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path :
+       {std::string(), std::string(":memory:"), std::string("file:x.db?mode=memory"),
+        std::string("file:x.db"), dir, fifo}) {
+    try {
+      ResultsStore::open(path, true);
+      ADD_FAILURE() << "opened '" << path << "' for writing";
+    } catch (const StoreError& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + path + "'"), std::string::npos) << e.what();
+    }
+    try {
+      requireDatabaseFilePath(path, "--db");
+      ADD_FAILURE() << "accepted '" << path << "'";
+    } catch (const StoreError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--db: '" + path + "' is not a plain file path", 0), 0u)
+          << e.what();
+    }
+  }
+  EXPECT_THROW(ResultsStore::openReadOnly(fifo), StoreError);  // refused, not a hang
+  EXPECT_FALSE(fs::exists("x.db"));
+  EXPECT_NO_THROW(requireDatabaseFilePath(dir + "/results.db"));
+}
+
 }  // namespace
 }  // namespace paritylab::study
