@@ -10,6 +10,9 @@
 // steps, X-ray samples, any later table: ResultsStore::copyRunsFrom). Runs still pending, running
 // or cancelled in their shard are not copied: they are reported missing, with every planned run
 // no input holds, and `run --resume` on the output (or on that shard) finishes them.
+// The output is built beside the target under a temporary name and renamed over it when complete:
+// a merge that fails (any error) or is killed leaves the target as it was, or absent.
+
 
 #include <string>
 #include <vector>

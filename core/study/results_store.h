@@ -179,6 +179,10 @@ class ResultsStore {
   void copyRunsFrom(const ResultsStore& source, const std::vector<std::int64_t>& sourceRunIds,
                     const std::vector<std::int64_t>& replaceRunIds);
 
+  // Writes a consistent copy of the whole database (committed rows, including those still in its
+  // -wal file) to a new file `path` (removed first if present). Throws StoreError naming both.
+  void copyDatabaseTo(const std::string& path) const;
+
   std::vector<RunRecord> loadRuns() const;  // by id
   std::vector<EpochRecord> loadEpochs(std::int64_t runId) const;
   std::map<std::int64_t, std::vector<EpochRecord>> loadAllEpochs() const;
