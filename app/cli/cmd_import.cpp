@@ -2,6 +2,7 @@
 // first-class runs (source "imported") of a results database.
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -19,12 +20,15 @@ struct ImportArgs {
 };
 
 void runImport(const ImportArgs& a) {
+  std::unique_ptr<study::ResultsStore> store;
+  bool created = false;  // by this import: deleted again if it fails
   try {
+    study::requireDatabaseFilePath(a.db, "--db");
     study::ImportNotes notes;
     auto runs = study::readResultsCsv(a.csv, a.options, &notes);
-    auto store = study::ResultsStore::open(a.db, true);
+    created = !std::filesystem::exists(a.db);
+    store = study::ResultsStore::open(a.db, true);
     const study::ImportSummary summary = study::importRuns(*store, a.csv, runs);
-    study::requireDatabaseFilePath(a.db, "--db");
     std::map<std::string, int> perBackend;
     for (auto& r : runs)
       if (r.run.id != 0) ++perBackend[r.run.backend];
@@ -39,6 +43,8 @@ void runImport(const ImportArgs& a) {
     for (const std::string& note : study::identicalRunNotes(runs))
       std::cout << "Note: " << note << "\n";
   } catch (const std::exception& ex) {
+    store.reset();
+    if (created) study::removeDatabaseWithoutResults(a.db);
     throw CommandError(ex.what());
   }
 }

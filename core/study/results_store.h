@@ -220,6 +220,12 @@ bool ownerIsGone(const std::string& owner, bool otherHostsGone = false);
 //   "--db: ':memory:' is not a plain file path (...)".
 void requireDatabaseFilePath(const std::string& path, const std::string& what = "results database");
 
+// Deletes the database `path` (and its -wal and -shm files) when it holds no results: no run that
+// completed, diverged, failed or was imported. What a command that created the database leaves
+// when it fails before recording anything (a refused study, a failed import) is not left behind
+// as an empty database. True when it deleted. No connection to it may be open.
+bool removeDatabaseWithoutResults(const std::string& path);
+
 // Inverse of toString; throws std::invalid_argument "unknown run status 'x'".
 RunState runStateFromString(const std::string& text);
 

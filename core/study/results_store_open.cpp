@@ -140,6 +140,24 @@ std::unique_ptr<ResultsStore> ResultsStore::openReadOnly(const std::string& path
   return store;
 }
 
+bool removeDatabaseWithoutResults(const std::string& path) {
+  try {
+    if (!std::filesystem::is_regular_file(path)) return false;
+    {
+      const auto store = ResultsStore::openReadOnly(path);
+      for (const RunRecord& run : store->loadRuns())
+        if (run.status == RunState::Completed || run.status == RunState::Diverged ||
+            run.status == RunState::Failed || run.source != "emulated")
+          return false;
+    }
+  } catch (const std::exception&) {
+    return false;  // not ours to judge: leave it
+  }
+  std::error_code ignored;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ignored);
+  return true;
+}
+
 void ResultsStore::setMaxPageCount(std::int64_t pages) {
   std::lock_guard lock(mutex_);
   Statement(db_, "PRAGMA max_page_count = " + std::to_string(pages), path_).run();

@@ -47,5 +47,80 @@ TEST(ResultsSafety, DbMustBeAPlainFilePathOnEveryCommandThatWritesOne) {
   }
 }
 
+TEST(ResultsSafety, ReportRefusesTwoOutputsNamingOneFile) {
+  const TempFolder dir("report-same");
+  const std::string db = dir.file("r.db");
+  ASSERT_EQ(runCli({"import", kReference, "--db", db}).exitCode, 0);
+  const std::string out = dir.file("out.csv");
+  const CliResult same = runCli({"report", db, "--csv", out, "--curves", out});
+  EXPECT_EQ(same.exitCode, 1);
+  EXPECT_NE(same.err.find("--curves '" + out + "' is the same file as --csv '" + out + "'"),
+            std::string::npos)
+      << same.err;
+  EXPECT_FALSE(fs::exists(out));
+  const CliResult overDb = runCli({"report", db, "--curves", db});
+  EXPECT_EQ(overDb.exitCode, 1);
+  EXPECT_NE(overDb.err.find("is the same file as the results database"), std::string::npos)
+      << overDb.err;
+  EXPECT_EQ(runCli({"stats", db, "--a", "xla", "--b", "cuda"}).exitCode, 0);  // intact
+}
+
+TEST(ResultsSafety, AShardWithNoRunIsRefusedAndCreatesNothing) {
+  const TempFolder dir("empty-shard");
+  const std::string study = dir.write("tiny.json", kStudy);
+  const CliResult r = runCli({"run", study, "--shard", "100000/100000", "--db", dir.file("s.db")});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("--shard 100000/100000: this shard has none of the study's 4 runs"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("s.db")));
+}
+
+TEST(ResultsSafety, ARefusedStudyOrAFailedImportLeavesNoDatabase) {
+  const TempFolder dir("no-empty-db");
+  const std::string twice = dir.write("twice.json", R"({"version": 1, "name": "t",
+      "dataset": {"source": "synthetic", "train_size": 100, "test_size": 50},
+      "backends": ["cpu-fp32"], "seeds": [3, 3]})");
+  const CliResult run = runCli({"run", twice, "--db", dir.file("t.db")});
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_NE(run.err.find("seeds: 3 is listed twice"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(dir.file("t.db")));
+  // Read, then refused while writing: more different seeds than a study may have.
+  std::string wide = "backend,seed,final_accuracy\n";
+  for (int seed = 0; seed <= 10'000; ++seed) wide += "tpu," + std::to_string(seed) + ",0.5\n";
+  const CliResult import =
+      runCli({"import", dir.write("seeds.csv", wide), "--db", dir.file("i.db"), "--epoch-col", ""});
+  EXPECT_EQ(import.exitCode, 1);
+  EXPECT_NE(import.err.find("10001 different seeds"), std::string::npos) << import.err;
+  EXPECT_FALSE(fs::exists(dir.file("i.db")));
+}
+
+
+// Every run fails in training (a ResNet-18 on 8x8 images with batches of 1: batch norm sees one
+// value per channel at its 1x1 last stage), after the study was accepted: nothing to compare.
+TEST(ResultsSafety, AStudyWhoseEveryRunFailedExitsNonZero) {
+  const TempFolder dir("all-failed");
+  for (const char* cls : {"a", "b"}) {
+    fs::create_directories(dir.file(std::string("images/") + cls));
+    for (int i = 0; i < 4; ++i) {
+      std::string pgm = "P5\n8 8\n255\n";
+      for (int k = 0; k < 64; ++k) pgm += char(32 + (k * 7 + i * 13 + cls[0]) % 90);
+      dir.write(std::string("images/") + cls + "/" + std::to_string(i) + ".pgm", pgm);
+    }
+  }
+  const std::string study =
+      dir.write("fail.json", R"({"version": 1, "name": "fails", "dataset": {"source": "folder:)" +
+                                 dir.file("images") + R"(", "test_fraction": 0.5, "image_size": 8},
+      "model": "resnet18", "width": 1, "epochs": 1, "batch_size": 1,
+      "backends": ["cpu-fp32"], "seeds": 2, "threads": 1})");
+  const CliResult r = runCli({"run", study, "--db", dir.file("f.db")});
+  EXPECT_NE(r.out.find("0 completed, 0 diverged, 2 failed"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_NE(r.err.find("every run failed (2; the reasons are above and in " + dir.file("f.db")),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::exists(dir.file("f.db")));  // the failed runs and their reasons are kept
+}
+
 }  // namespace
 }  // namespace paritylab::cli::testing
