@@ -17,6 +17,7 @@ namespace {
 struct ImportArgs {
   std::string csv, db;
   study::CsvImportOptions options;
+  bool addToStudy = false;
 };
 
 void runImport(const ImportArgs& a) {
@@ -28,7 +29,7 @@ void runImport(const ImportArgs& a) {
     auto runs = study::readResultsCsv(a.csv, a.options, &notes);
     created = !std::filesystem::exists(a.db);
     store = study::ResultsStore::open(a.db, true);
-    const study::ImportSummary summary = study::importRuns(*store, a.csv, runs);
+    const study::ImportSummary summary = study::importRuns(*store, a.csv, runs, a.addToStudy);
     std::map<std::string, int> perBackend;
     for (auto& r : runs)
       if (r.run.id != 0) ++perBackend[r.run.backend];
@@ -65,6 +66,9 @@ const CommandRegistration reg{
                       "Accuracy column (fraction or %)");
       cmd->add_option("--train-loss-col", a->options.trainLossColumn, "Training-loss column");
       cmd->add_option("--test-loss-col", a->options.testLossColumn, "Test-loss column");
+      cmd->add_flag("--add-to-study", a->addToStudy,
+                    "Add the runs to the study the database holds although it is another one "
+                    "(an emulated study, or another file's import); by default refused");
       cmd->callback([a] { runImport(*a); });
     }};
 

@@ -97,6 +97,17 @@ bool samePath(const std::string& a, const std::string& b) {
 // The missing runs in words, and which shards were given.
 void reportCoverage(const StudySpec& spec, const std::vector<Input>& inputs,
                     const std::vector<RunRecord>& outputRuns, MergeReport& report) {
+  for (const RunRecord& r : outputRuns) report.imported = report.imported || r.source != "emulated";
+  if (!spec.origin.empty()) {
+    // Imported results: the runs the files held are the study (it has no plan of backends x
+    // seeds to complete); each is present when finished.
+    report.imported = true;
+    report.planned = int(outputRuns.size());
+    for (const RunRecord& r : outputRuns)
+      if (!finished(r.status))
+        report.missing.push_back(runName(r) + ": " + std::string(toString(r.status)));
+    return;
+  }
   std::map<std::string, const RunRecord*> inOutput;
   for (const RunRecord& r : outputRuns) inOutput[runName(r)] = &r;
   std::map<std::string, std::pair<const Input*, const RunRecord*>> inInputs;

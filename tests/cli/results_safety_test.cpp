@@ -93,8 +93,14 @@ TEST(ResultsSafety, ARefusedStudyOrAFailedImportLeavesNoDatabase) {
   EXPECT_EQ(import.exitCode, 1);
   EXPECT_NE(import.err.find("10001 different seeds"), std::string::npos) << import.err;
   EXPECT_FALSE(fs::exists(dir.file("i.db")));
+  // A database that held results before is kept when an import into it fails.
+  const std::string db = dir.file("kept.db");
+  ASSERT_EQ(runCli({"import", kReference, "--db", db}).exitCode, 0);
+  const std::string other =
+      dir.write("other.csv", "run,backend,seed,epoch,accuracy\nr1,gpu,1,1,0.5\nr1,gpu,1,2,0.6\n");
+  EXPECT_EQ(runCli({"import", other, "--db", db}).exitCode, 1);
+  EXPECT_TRUE(fs::exists(db));
 }
-
 
 // Every run fails in training (a ResNet-18 on 8x8 images with batches of 1: batch norm sees one
 // value per channel at its 1x1 last stage), after the study was accepted: nothing to compare.
@@ -120,6 +126,33 @@ TEST(ResultsSafety, AStudyWhoseEveryRunFailedExitsNonZero) {
             std::string::npos)
       << r.err;
   EXPECT_TRUE(fs::exists(dir.file("f.db")));  // the failed runs and their reasons are kept
+}
+
+// A database holds one study: imported hardware results are not resumed with emulations, and
+// measured results do not join an emulated study without --add-to-study.
+TEST(ResultsSafety, ImportedAndEmulatedResultsAreNotMixedInOneDatabase) {
+  const TempFolder dir("one-study");
+  const std::string imported = dir.file("imported.db");
+  ASSERT_EQ(runCli({"import", kReference, "--db", imported}).exitCode, 0);
+  const CliResult resume = runCli({"run", "--db", imported, "--resume"});
+  EXPECT_EQ(resume.exitCode, 1);
+  EXPECT_NE(resume.err.find(imported + ": holds results imported from "), std::string::npos)
+      << resume.err;
+  const std::string emulated = dir.file("emulated.db");
+  ASSERT_EQ(runCli({"run", dir.write("tiny.json", kStudy), "--db", emulated}).exitCode, 0);
+  const CliResult into = runCli({"import", kReference, "--db", emulated});
+  EXPECT_EQ(into.exitCode, 1);
+  EXPECT_NE(into.err.find(emulated + ": holds the emulated study 'tiny' (4 emulated runs)"),
+            std::string::npos)
+      << into.err;
+  const CliResult asked = runCli({"import", kReference, "--db", emulated, "--add-to-study"});
+  EXPECT_EQ(asked.exitCode, 0) << asked.err;
+  EXPECT_NE(asked.out.find("Imported 28 runs"), std::string::npos) << asked.out;
+  // merge never recommends `run --resume` for imported results.
+  const CliResult merged = runCli({"merge", imported, "--db", dir.file("all.db")});
+  EXPECT_EQ(merged.exitCode, 0) << merged.err;
+  EXPECT_NE(merged.out.find("Complete: all 28 runs"), std::string::npos) << merged.out;
+  EXPECT_EQ(merged.out.find("--resume"), std::string::npos) << merged.out;
 }
 
 }  // namespace

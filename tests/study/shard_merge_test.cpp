@@ -451,5 +451,23 @@ TEST_F(ShardMerge, MergeKilledAtRandomMomentsLeavesNoFileOrACompleteOne) {
   EXPECT_EQ(absent + complete, 12);
 }
 
+// Imported runs are the study they form: a merged database of them is complete, and nothing is
+// left for `run --resume` (which would train emulations under the hardware's names).
+TEST(MergeImported, ImportedRunsCountAsPresentAndNothingIsLeftToResume) {
+  const std::string csv = PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv";
+  const std::string part = freshTempPath("imported-part.db");
+  {
+    auto store = ResultsStore::open(part, true);
+    auto runs = readResultsCsv(csv, {});
+    importRuns(*store, csv, runs);
+  }
+  const std::string all = freshTempPath("imported-all.db");
+  const MergeReport report = mergeResults({part}, all);
+  EXPECT_TRUE(report.imported);
+  EXPECT_EQ(report.copied, 28);
+  EXPECT_EQ(report.planned, 28);
+  EXPECT_TRUE(report.complete()) << (report.missing.empty() ? "" : report.missing.front());
+}
+
 }  // namespace
 }  // namespace paritylab::study
