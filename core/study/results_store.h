@@ -197,6 +197,9 @@ class ResultsStore {
   void checkIsParityLab(bool create);            // throws unless ParityLab's (or empty and create)
   std::int64_t insertRun(const RunRecord& run);  // mutex held
   bool hasTable(const char* name) const;         // mutex held
+  // On opening: references and uniqueness (checkStoredReferences), emulated runs' backends listed
+  // by the stored study. Throws StoreError "FILE: damaged database: ...".
+  void checkConsistency() const;
   template <typename Body>
   auto transaction(Body&& body);  // BEGIN IMMEDIATE ... COMMIT, rolled back on any exception
   std::string path_;
@@ -205,13 +208,6 @@ class ResultsStore {
   std::vector<std::string> openNotes_;
   mutable std::mutex mutex_;
 };
-
-// This process's identity as a run owner: "host:pid".
-std::string processOwnerId();
-// An owner "host:pid" is gone when it is empty or malformed, this very process (its earlier study
-// has ended), or on this host with no such process alive. An owner on another host is gone only
-// when otherHostsGone says so (run --resume --reclaim: nobody can check another host's processes).
-bool ownerIsGone(const std::string& owner, bool otherHostsGone = false);
 
 // Throws StoreError unless `path` names a plain file a results database can be written to: not ""
 // (SQLite's private temporary database), ":memory:" or an SQLite URI ("file:x.db?mode=memory"),
@@ -225,6 +221,13 @@ void requireDatabaseFilePath(const std::string& path, const std::string& what = 
 // when it fails before recording anything (a refused study, a failed import) is not left behind
 // as an empty database. True when it deleted. No connection to it may be open.
 bool removeDatabaseWithoutResults(const std::string& path);
+
+// This process's identity as a run owner: "host:pid".
+std::string processOwnerId();
+// An owner "host:pid" is gone when it is empty or malformed, this very process (its earlier study
+// has ended), or on this host with no such process alive. An owner on another host is gone only
+// when otherHostsGone says so (run --resume --reclaim: nobody can check another host's processes).
+bool ownerIsGone(const std::string& owner, bool otherHostsGone = false);
 
 // Inverse of toString; throws std::invalid_argument "unknown run status 'x'".
 RunState runStateFromString(const std::string& text);

@@ -2,6 +2,7 @@
 // Part of ResultsStore.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 
@@ -31,7 +32,6 @@ std::string readOnlyUri(const std::string& path, bool immutable) {
 
 }  // namespace
 
-// Throws unless the file is an SQLite database of ParityLab (or empty and `create`).
 void requireDatabaseFilePath(const std::string& path, const std::string& what) {
   const auto refuse = [&](const std::string& why) {
     throw StoreError(what + ": '" + path + "' is not a plain file path (" + why +
@@ -48,6 +48,7 @@ void requireDatabaseFilePath(const std::string& path, const std::string& what) {
     refuse("a pipe, device or socket, not a regular file");
 }
 
+// Throws unless the file is an SQLite database of ParityLab (or empty and `create`).
 void ResultsStore::checkIsParityLab(bool create) {
   bool empty = true;
   try {
@@ -105,6 +106,7 @@ std::unique_ptr<ResultsStore> ResultsStore::open(const std::string& path, bool c
   requireTables(store->db_, path);
   store->openNotes_ = migrateSchema(store->db_, path);
   store->schemaVersion_ = currentSchemaVersion();
+  store->checkConsistency();
   return store;
 }
 
@@ -112,12 +114,12 @@ std::unique_ptr<ResultsStore> ResultsStore::openReadOnly(const std::string& path
   if (std::filesystem::is_directory(path))
     throw StoreError(path + ": is a directory, not a results database");
   if (!std::filesystem::exists(path)) throw StoreError(path + ": no such results database");
-  std::unique_ptr<ResultsStore> store;
-  // A WAL database needs its -shm file; in a read-only directory it cannot be created, and the
   // SQLite would wait forever on a pipe nobody writes to.
   if (!std::filesystem::is_regular_file(path))
     throw StoreError(path +
                      ": not a regular file (a pipe, device or socket), not a results database");
+  std::unique_ptr<ResultsStore> store;
+  // A WAL database needs its -shm file; in a read-only directory it cannot be created, and the
   // file is then read as immutable (nobody can be writing it from there either).
   for (bool immutable : {false, true}) {
     store.reset(new ResultsStore(path));
@@ -137,6 +139,7 @@ std::unique_ptr<ResultsStore> ResultsStore::openReadOnly(const std::string& path
   store->checkIsParityLab(false);
   requireTables(store->db_, path);
   store->schemaVersion_ = schemaVersionOf(store->db_, path);
+  store->checkConsistency();
   return store;
 }
 
@@ -156,6 +159,34 @@ bool removeDatabaseWithoutResults(const std::string& path) {
   std::error_code ignored;
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ignored);
   return true;
+}
+
+void ResultsStore::checkConsistency() const {
+  {
+    std::lock_guard lock(mutex_);
+    checkStoredReferences(db_, path_, schemaVersion_);
+  }
+  // Every emulated run is one of the stored study's backends (imported ones are named by their
+  // source). A spec that does not parse is reported by whoever loads it.
+  std::optional<StudySpec> spec;
+  try {
+    if (hasStudy()) spec = loadStudySpec();
+  } catch (const std::exception&) {
+  }
+  if (!spec) return;
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "SELECT backend, min(id) FROM runs WHERE source = 'emulated' GROUP BY backend",
+              path_);
+  while (s.step()) {
+    const std::string backend = s.text(0);
+    const bool listed = std::any_of(spec->backends.begin(), spec->backends.end(),
+                                    [&](const BackendEntry& e) { return e.name == backend; });
+    if (!listed) {
+      throw StoreError(path_ + ": damaged database: run " + std::to_string(s.i64(1)) +
+                       " backend '" + backend +
+                       "' is not one of the stored study's backends (the file was not changed)");
+    }
+  }
 }
 
 void ResultsStore::setMaxPageCount(std::int64_t pages) {
