@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "core/study/results_merge.h"
+
 namespace paritylab::study {
 namespace {
 
@@ -112,9 +114,10 @@ void RunScheduler::checkStoredSpec(bool resume, const std::string& specJson) {
   b.erase("threads");
   if (a == b) return;
   if (!extendsStudy(stored, spec_)) {
-    throw SpecError(store_.path() +
-                    ": the stored study differs from this one (resuming a database needs its "
-                    "study, or the same study with more seeds or backends)");
+    throw SpecError(store_.path() + ": the stored study differs from this one at " +
+                    firstSpecDifference(a.dump(), b.dump()) +
+                    " (first difference; stored value against this one): resuming a database "
+                    "needs its study, or the same study with more seeds or backends");
   }
   store_.saveStudySpec(specJson);  // extended: the same study with more seeds/backends
 }

@@ -90,5 +90,24 @@ TEST(ExtendStudy, ResumeOnADatabaseOfImportedResultsIsRefused) {
   for (const RunRecord& r : store->loadRuns()) EXPECT_EQ(r.source, "imported");
 }
 
+TEST(ExtendStudy, ResumingADifferentStudyNamesTheFirstDifferingField) {
+  const auto path =
+      (fs::temp_directory_path() / ("paritylab-differs-" + std::to_string(::getpid()) + ".db"))
+          .string();
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
+  auto store = ResultsStore::open(path, true);
+  store->saveStudySpec(studySpecToJson(parseStudySpec(kBase)).dump());
+  StudyRunner other(withChange("\"batch_size\": 50", "\"batch_size\": 25"), *store);
+  try {
+    other.run(true);
+    FAIL() << "a different study resumed";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": the stored study differs from this one at "
+                                                "batch_size (50 against 25)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace paritylab::study
