@@ -20,6 +20,9 @@ ByteReader::ByteReader(std::string path) : path_(std::move(path)) {
   std::error_code ec;
   if (!std::filesystem::exists(path_, ec)) throwDataError(path_, "missing (no such file)");
   if (std::filesystem::is_directory(path_, ec)) throwDataError(path_, "is a directory, not a file");
+  // A pipe nobody writes to would block forever, a device such as /dev/zero never ends.
+  if (!std::filesystem::is_regular_file(path_, ec))
+    throwDataError(path_, "not a regular file (a pipe, device or socket)");
   gzFile f = gzopen(path_.c_str(), "rb");
   if (!f) throwDataError(path_, std::string("cannot open: ") + std::strerror(errno));
   gzbuffer(f, 1u << 18);

@@ -12,6 +12,7 @@
 
 #include "core/input/input_limits.h"
 #include "core/input/number_input.h"
+#include "core/input/text_file.h"
 #include "core/study/csv.h"
 #include "core/study/identical_runs.h"
 #include "core/study/import_checks.h"
@@ -120,6 +121,11 @@ std::uint64_t seedField(const std::string& file, const CsvRow& row, int col,
 
 std::ifstream openCsv(const std::string& path) {
   if (std::filesystem::is_directory(path)) throw CsvError(path + ": is a directory, not a CSV");
+  try {
+    input::requireRegularFile(path, "CSV");
+  } catch (const input::InputError& e) {
+    throw CsvError(e.what());
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CsvError(path + ": cannot open");
   return in;
