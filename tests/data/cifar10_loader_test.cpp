@@ -136,5 +136,18 @@ TEST(Cifar10Loader, PipesAndDevicesAreRefusedBeforeReading) {
   }
 }
 
+// A batch file holds 10,000 records; a larger one (a 20 GB sparse file read to its end grew
+// memory until the OOM killer) is refused by its size before any record is kept.
+TEST(Cifar10Loader, ABatchOfMoreThanTenThousandRecordsIsRefusedBeforeReading) {
+  TempDir dir;
+  const std::string path = (dir / "data_batch_1.bin").string();
+  testing::writeFile(path, cifarBatch(1, {3}));
+  std::filesystem::resize_file(path, 10001 * std::uintmax_t(3073));  // sparse: zeros
+  Dataset d;
+  expectDataError([&] { readCifar10Batch(path, d); },
+                  {path, "30733073 bytes: more than the 10000 records", "CIFAR-10 batch file"});
+  EXPECT_TRUE(d.images.empty());
+}
+
 }  // namespace
 }  // namespace paritylab::data
