@@ -2,6 +2,7 @@
 // first-class runs (source "imported") of a results database.
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -16,14 +17,19 @@ namespace {
 struct ImportArgs {
   std::string csv, db;
   study::CsvImportOptions options;
+  bool addToStudy = false;
 };
 
 void runImport(const ImportArgs& a) {
+  std::unique_ptr<study::ResultsStore> store;
+  bool created = false;  // by this import: deleted again if it fails
   try {
+    study::requireDatabaseFilePath(a.db, "--db");
     study::ImportNotes notes;
     auto runs = study::readResultsCsv(a.csv, a.options, &notes);
-    auto store = study::ResultsStore::open(a.db, true);
-    const study::ImportSummary summary = study::importRuns(*store, a.csv, runs);
+    created = !std::filesystem::exists(a.db);
+    store = study::ResultsStore::open(a.db, true);
+    const study::ImportSummary summary = study::importRuns(*store, a.csv, runs, a.addToStudy);
     std::map<std::string, int> perBackend;
     for (auto& r : runs)
       if (r.run.id != 0) ++perBackend[r.run.backend];
@@ -38,6 +44,8 @@ void runImport(const ImportArgs& a) {
     for (const std::string& note : study::identicalRunNotes(runs))
       std::cout << "Note: " << note << "\n";
   } catch (const std::exception& ex) {
+    store.reset();
+    if (created) study::removeDatabaseWithoutResults(a.db);
     throw CommandError(ex.what());
   }
 }
@@ -58,6 +66,9 @@ const CommandRegistration reg{
                       "Accuracy column (fraction or %)");
       cmd->add_option("--train-loss-col", a->options.trainLossColumn, "Training-loss column");
       cmd->add_option("--test-loss-col", a->options.testLossColumn, "Test-loss column");
+      cmd->add_flag("--add-to-study", a->addToStudy,
+                    "Add the runs to the study the database holds although it is another one "
+                    "(an emulated study, or another file's import); by default refused");
       cmd->callback([a] { runImport(*a); });
     }};
 

@@ -20,6 +20,7 @@ struct MergeArgs {
 void merge(const MergeArgs& a) {
   study::MergeReport report;
   try {
+    study::requireDatabaseFilePath(a.db, "--db");
     report = study::mergeResults(a.inputs, a.db);
   } catch (const std::exception& e) {
     throw CommandError(e.what());
@@ -39,10 +40,17 @@ void merge(const MergeArgs& a) {
   std::printf("Incomplete: %d of %d runs are finished in %s; missing:\n", have, report.planned,
               a.db.c_str());
   for (const std::string& line : report.missing) std::printf("  %s\n", line.c_str());
-  std::printf(
-      "Finish the missing runs with `paritylab-cli run --db %s --resume` (or resume their shard "
-      "and merge it in).\n",
-      a.db.c_str());
+  if (report.imported) {
+    std::printf(
+        "%s holds imported results: import the missing runs' files again (`run --resume` trains "
+        "emulations, not measurements).\n",
+        a.db.c_str());
+  } else {
+    std::printf(
+        "Finish the missing runs with `paritylab-cli run --db %s --resume` (or resume their "
+        "shard and merge it in).\n",
+        a.db.c_str());
+  }
   if (a.requireComplete)
     throw CommandError(std::to_string(report.missing.size()) +
                        " runs missing (--require-complete); what was there is merged into " + a.db);

@@ -5,6 +5,7 @@
 // them, the per-step curves, the X-ray samples and the charts. Every file written is named.
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -30,10 +31,49 @@ struct ReportArgs {
   std::optional<double> margin;
 };
 
+bool samePath(const std::string& x, const std::string& y) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(x, y, ec)) return true;
+  const auto cx = std::filesystem::weakly_canonical(x, ec);
+  return !ec && cx == std::filesystem::weakly_canonical(y, ec) && !ec;
+}
+
+// Two outputs naming one file would keep only the last one written, and an output naming the
+// database would replace it: refused before anything is written.
+void requireDistinctFiles(const ReportArgs& a) {
+  std::vector<std::pair<std::string, std::string>> files;  // what, path
+  files.emplace_back("the results database", a.db);
+  if (!a.csv.empty()) {
+    files.emplace_back("--csv", a.csv);
+    files.emplace_back("--csv's summary", study::summaryPathFor(a.csv));
+    const std::filesystem::path p(a.csv);
+    for (const char* table : {"churn", "summary", "mcnemar", "classes", "weights"}) {
+      files.emplace_back(
+          std::string("--csv's divergence ") + table,
+          (p.parent_path() / (p.stem().string() + "-divergence-" + table + p.extension().string()))
+              .string());
+    }
+  }
+  if (!a.curves.empty()) files.emplace_back("--curves", a.curves);
+  if (!a.xray.empty()) files.emplace_back("--xray", a.xray);
+  for (std::size_t i = 1; i < files.size(); ++i) {
+    for (std::size_t k = 0; k < i; ++k) {
+      if (files[i].first.rfind("--csv's", 0) == 0 && files[k].first.rfind("--csv", 0) == 0)
+        continue;  // the report's own files, distinct by construction
+      if (samePath(files[i].second, files[k].second)) {
+        throw CommandError(files[i].first + " '" + files[i].second + "' is the same file as " +
+                           files[k].first + " '" + files[k].second + "'" +
+                           ": give each output its own file");
+      }
+    }
+  }
+}
+
 void runReport(const ReportArgs& a) {
   if (a.csv.empty() && a.curves.empty() && a.xray.empty() && a.charts.empty())
     throw CommandError(
         "nothing to write: give --csv FILE, --curves FILE, --xray FILE or --charts DIR");
+  requireDistinctFiles(a);
   if (a.a.empty() != a.b.empty()) throw CommandError("--a and --b go together (A against B)");
   if (!a.a.empty() && !a.reference.empty())
     throw CommandError("give either --a/--b (a pair) or --reference (all against it)");

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -164,13 +165,27 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
   study::StudySpec spec;
   std::unique_ptr<study::ResultsStore> store;
   study::StudyShard shard;
+  bool created = false;  // by this command: deleted again if it fails before any result
+  const auto discardIfCreated = [&] {
+    store.reset();
+    if (created) study::removeDatabaseWithoutResults(a.db);
+  };
   try {
+    study::requireDatabaseFilePath(a.db, "--db");
     if (!a.shard.empty()) shard = study::parseShard(a.shard);
     spec = buildSpec(a);
+    study::requireDistinctRuns(spec);
     study::validateDataset(spec);
+    if (!shard.whole() && study::shardRunsOf(spec, shard).empty()) {
+      throw study::SpecError("--shard " + shard.text() + ": this shard has none of the study's " +
+                             std::to_string(spec.backends.size() * spec.seeds.size()) +
+                             " runs (more shards than runs); use fewer shards");
+    }
+    created = !std::filesystem::exists(a.db);
     store = study::ResultsStore::open(a.db, true);
     for (const std::string& note : store->openNotes()) std::printf("%s\n", note.c_str());
   } catch (const std::exception& ex) {
+    discardIfCreated();
     throw CommandError(ex.what());
   }
   const int total = int(study::shardRunsOf(spec, shard).size());
@@ -213,6 +228,7 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
     s = runner.run(a.resume, transport.remote);
   } catch (const std::exception& ex) {
     restoreSignals();
+    discardIfCreated();
     throw CommandError(ex.what());
   }
   restoreSignals();
@@ -237,6 +253,11 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
         "study's):",
         shard.text().c_str());
   printSummary(*store);
+  // Nothing to compare: a study whose every run failed did not succeed.
+  if (s.failed > 0 && s.completed == 0 && s.diverged == 0) {
+    throw CommandError("every run failed (" + std::to_string(s.failed) +
+                       "; the reasons are above and in " + a.db + ")");
+  }
 }
 
 namespace {

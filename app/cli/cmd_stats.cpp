@@ -12,6 +12,7 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "core/input/text_file.h"
 #include "core/stats/hodges_lehmann.h"
 #include "core/stats/statistics.h"
 #include "core/study/results_import.h"
@@ -28,6 +29,7 @@ struct StatsArgs {
 };
 
 bool isSqlite(const std::string& path) {
+  input::requireRegularFile(path, "results database or runs CSV");
   std::ifstream in(path, std::ios::binary);
   char magic[16] = {};
   in.read(magic, 16);

@@ -216,8 +216,11 @@ void applyFields(const json& j, PrecisionPolicy& p) {
       else
         fail("lossScaling.kind", l["kind"], "expected none, static or dynamic");
     }
-    if (l.contains("initialScale"))
+    if (l.contains("initialScale")) {
       ls.initialScale = getNumber(l["initialScale"], "lossScaling.initialScale", 0.0, FLT_MAX);
+      if (ls.initialScale == 0.0)  // would scale every gradient to zero
+        fail("lossScaling.initialScale", l["initialScale"], "expected a number in (0, FLT_MAX]");
+    }
     if (l.contains("growthFactor"))
       ls.growthFactor = getNumber(l["growthFactor"], "lossScaling.growthFactor", 1.0);
     if (l.contains("backoffFactor")) {

@@ -1,9 +1,11 @@
 #include "core/data/byte_reader.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -16,10 +18,26 @@ void throwDataError(const std::string& path, const std::string& what) {
   throw DataError(path + ": " + what);
 }
 
+std::uint64_t physicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0) return 0;
+  return std::uint64_t(pages) * std::uint64_t(pageSize);
+}
+
+std::string gibibytes(std::uint64_t bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f GiB", double(bytes) / double(1ULL << 30));
+  return buffer;
+}
+
 ByteReader::ByteReader(std::string path) : path_(std::move(path)) {
   std::error_code ec;
   if (!std::filesystem::exists(path_, ec)) throwDataError(path_, "missing (no such file)");
   if (std::filesystem::is_directory(path_, ec)) throwDataError(path_, "is a directory, not a file");
+  // A pipe nobody writes to would block forever, a device such as /dev/zero never ends.
+  if (!std::filesystem::is_regular_file(path_, ec))
+    throwDataError(path_, "not a regular file (a pipe, device or socket)");
   gzFile f = gzopen(path_.c_str(), "rb");
   if (!f) throwDataError(path_, std::string("cannot open: ") + std::strerror(errno));
   gzbuffer(f, 1u << 18);

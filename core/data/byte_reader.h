@@ -42,6 +42,13 @@ class ByteReader {
   std::uint64_t bytesRead_ = 0;
 };
 
+// This machine's physical memory in bytes (0 if unknown): what a file's declared contents are
+// checked against before they are allocated.
+std::uint64_t physicalMemoryBytes();
+
+// "1.5 GiB" (bytes in GiB, one decimal).
+std::string gibibytes(std::uint64_t bytes);
+
 // "<path>: <what>" as a DataError.
 [[noreturn]] void throwDataError(const std::string& path, const std::string& what);
 

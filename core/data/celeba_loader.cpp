@@ -18,6 +18,9 @@ struct Entry {
 };
 
 std::vector<Entry> readIdentityFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throwDataError(path, "not a regular file (a pipe, device or socket)");
   std::ifstream in(path);
   if (!in) throwDataError(path, "missing or unreadable (CelebA identity list)");
   std::vector<Entry> entries;

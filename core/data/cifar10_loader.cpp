@@ -14,6 +14,7 @@ constexpr int kChannels = 3;
 constexpr std::size_t kPixels = std::size_t(kChannels) * kSide * kSide;  // 3072
 constexpr std::size_t kRecord = 1 + kPixels;                             // 3073
 constexpr int kClasses = 10;
+constexpr std::size_t kMaxRecords = 10000;  // per batch file, as the dataset ships them
 
 Dataset emptyCifar(const std::vector<std::string>& names) {
   Dataset d;
@@ -52,6 +53,14 @@ void readCifar10Batch(const std::string& path, Dataset& out) {
   for (;; ++index) {
     const std::size_t got = in.readSome(record.data(), kRecord);
     if (got == 0) break;
+    // A batch holds 10,000 records: a larger file (or one that never ends) is refused before its
+    // records are held, checked on the raw size before the first record is kept.
+    const auto size = in.rawSize();
+    if ((index == 0 && size && *size > kMaxRecords * kRecord) || index >= kMaxRecords) {
+      in.fail((size ? std::to_string(*size) + " bytes: " : std::string()) + "more than the " +
+              std::to_string(kMaxRecords) + " records (" + std::to_string(kMaxRecords * kRecord) +
+              " bytes) a CIFAR-10 batch file holds");
+    }
     if (got != kRecord)
       in.fail("truncated: record " + std::to_string(index) + " has " + std::to_string(got) +
               " of its 3073 bytes (1 label + 3072 pixels); file ends after " +

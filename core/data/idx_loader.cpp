@@ -86,6 +86,12 @@ Dataset readIdxPair(const std::string& imagesPath, const std::string& labelsPath
   if (pixels > kMaxPixels || count > std::uint64_t(input::kMaxDatasetImages))
     images.fail("header claims an implausible " + what + " (at most " +
                 std::to_string(input::kMaxDatasetImages) + " images)");
+  // What the header declares, as floats, must fit in this machine's memory: checked before
+  // anything is allocated (a gzip file of a few MB can declare, and hold, gigabytes of zeros).
+  const std::uint64_t needs = pixels * sizeof(float);
+  if (const std::uint64_t memory = physicalMemoryBytes(); memory > 0 && needs > memory)
+    images.fail("header declares " + what + ", which needs " + gibibytes(needs) +
+                " of memory as floats, more than this machine's " + gibibytes(memory));
   // A raw file must hold exactly what its header declares: checked before allocating (a 16-byte
   // file claiming 2^30 images must not reserve gigabytes). Compressed files are read in chunks
   // and grow their buffers only as data arrives.

@@ -12,6 +12,7 @@
 
 #include "core/input/input_limits.h"
 #include "core/input/number_input.h"
+#include "core/input/text_file.h"
 #include "core/study/csv.h"
 #include "core/study/identical_runs.h"
 #include "core/study/import_checks.h"
@@ -120,6 +121,11 @@ std::uint64_t seedField(const std::string& file, const CsvRow& row, int col,
 
 std::ifstream openCsv(const std::string& path) {
   if (std::filesystem::is_directory(path)) throw CsvError(path + ": is a directory, not a CSV");
+  try {
+    input::requireRegularFile(path, "CSV");
+  } catch (const input::InputError& e) {
+    throw CsvError(e.what());
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CsvError(path + ": cannot open");
   return in;
@@ -296,9 +302,62 @@ std::vector<std::string> identicalRunNotes(const std::vector<ImportedRun>& runs)
   return describeIdenticalRuns(findIdenticalRuns(curves), curves);
 }
 
+namespace {
+
+// A database holds one study: refuses (unless `addToStudy`) to import into an emulated study or
+// into the import of another file; extends an imported study's backends and seeds by the new
+// runs' so that the stored spec lists every run's backend.
+void joinStoredStudy(ResultsStore& store, const std::string& originPath,
+                     const std::vector<ImportedRun>& runs, bool addToStudy) {
+  StudySpec stored = store.loadStudySpec();
+  int emulated = 0;
+  for (const RunRecord& r : store.loadRuns())
+    if (r.source == "emulated") ++emulated;
+  const std::string origin = std::filesystem::absolute(originPath).string();
+  if (!addToStudy && (stored.origin.empty() || emulated > 0)) {
+    throw StoreError(store.path() + ": holds the emulated study '" + stored.name + "' (" +
+                     std::to_string(emulated) +
+                     " emulated runs); results measured elsewhere would be mixed into its "
+                     "statistics. Import " +
+                     originPath +
+                     " into a database of its own, or pass --add-to-study to add them to it");
+  }
+  if (!addToStudy && stored.origin != origin) {
+    throw StoreError(store.path() + ": holds results imported from " + stored.origin +
+                     ", not from " + originPath +
+                     "; import it into a database of its own, or pass --add-to-study to add "
+                     "its runs to this study");
+  }
+  if (stored.origin.empty()) return;  // an emulated study keeps its own spec
+  bool changed = false;
+  for (const ImportedRun& r : runs) {
+    const bool listed = std::any_of(stored.backends.begin(), stored.backends.end(),
+                                    [&](const BackendEntry& e) { return e.name == r.run.backend; });
+    if (!listed) {
+      BackendEntry e;
+      e.name = r.run.backend;
+      e.policy = backends::presetPolicy("cpu-fp32");
+      e.policyJson = "cpu-fp32";
+      stored.backends.push_back(e);
+      changed = true;
+    }
+    if (std::find(stored.seeds.begin(), stored.seeds.end(), r.run.seed) == stored.seeds.end()) {
+      if (stored.seeds.size() >= std::size_t(input::kMaxSeeds))
+        throw CsvError(originPath + ": more than the " + std::to_string(input::kMaxSeeds) +
+                       " different seeds a study may have, with those of " + store.path());
+      stored.seeds.push_back(r.run.seed);
+      changed = true;
+    }
+  }
+  if (changed) store.saveStudySpec(studySpecToJson(stored).dump());
+}
+
+}  // namespace
+
 ImportSummary importRuns(ResultsStore& store, const std::string& originPath,
-                         std::vector<ImportedRun>& runs) {
+                         std::vector<ImportedRun>& runs, bool addToStudy) {
   if (runs.empty()) throw CsvError(originPath + ": no runs found");
+  if (store.hasStudy()) joinStoredStudy(store, originPath, runs, addToStudy);
   if (!store.hasStudy()) {
     StudySpec spec;
     spec.name = std::filesystem::path(originPath).stem().string();

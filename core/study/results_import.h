@@ -56,8 +56,10 @@ struct ImportSummary {
 
 // Writes the runs into the store (one transaction); creates the study record (name = file stem,
 // origin = path) when the store holds none. Idempotent: a run already imported (same backend and
-// source run) is skipped and keeps id 0.
+// source run) is skipped and keeps id 0. A database holds one study: a store holding an emulated
+// study, or results imported from another file, is refused (StoreError naming both) unless
+// addToStudy; a new backend or seed of the same file's runs is added to its stored study.
 ImportSummary importRuns(ResultsStore& store, const std::string& originPath,
-                         std::vector<ImportedRun>& runs);
+                         std::vector<ImportedRun>& runs, bool addToStudy = false);
 
 }  // namespace paritylab::study

@@ -1,5 +1,9 @@
 #include "core/study/results_merge.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -93,6 +97,17 @@ bool samePath(const std::string& a, const std::string& b) {
 // The missing runs in words, and which shards were given.
 void reportCoverage(const StudySpec& spec, const std::vector<Input>& inputs,
                     const std::vector<RunRecord>& outputRuns, MergeReport& report) {
+  for (const RunRecord& r : outputRuns) report.imported = report.imported || r.source != "emulated";
+  if (!spec.origin.empty()) {
+    // Imported results: the runs the files held are the study (it has no plan of backends x
+    // seeds to complete); each is present when finished.
+    report.imported = true;
+    report.planned = int(outputRuns.size());
+    for (const RunRecord& r : outputRuns)
+      if (!finished(r.status))
+        report.missing.push_back(runName(r) + ": " + std::string(toString(r.status)));
+    return;
+  }
   std::map<std::string, const RunRecord*> inOutput;
   for (const RunRecord& r : outputRuns) inOutput[runName(r)] = &r;
   std::map<std::string, std::pair<const Input*, const RunRecord*>> inInputs;
@@ -160,9 +175,11 @@ void reportCoverage(const StudySpec& spec, const std::vector<Input>& inputs,
   }
 }
 
+// Copies into `out` (the output being built, to be renamed to `output`).
 MergeReport copyInputs(const std::vector<Input>& inputs, const std::string& specJson,
                        const StudySpec& spec, ResultsStore& out,
-                       const std::map<std::string, RunRecord>& outputRuns);
+                       const std::map<std::string, RunRecord>& outputRuns,
+                       const std::string& output);
 
 }  // namespace
 
@@ -239,14 +256,45 @@ MergeReport mergeResults(const std::vector<std::string>& inputPaths, const std::
     }
   }
 
-  if (!out) out = ResultsStore::open(output, true);
+  // Built beside the output under a temporary name (a copy of the output when it exists) and
+  // renamed over it once complete: a failed or killed merge leaves the output as it was, or
+  // absent, never half merged.
+  const std::string building = output + ".merging-" + std::to_string(::getpid());
+  const auto removeBuilding = [&] {
+    std::error_code ignored;
+    for (const char* suffix : {"", "-wal", "-shm"})
+      std::filesystem::remove(building + suffix, ignored);
+  };
+  // In its own name: a message about the file being built names the output.
+  const auto named = [&](std::string text) {
+    for (std::size_t at; (at = text.find(building)) != std::string::npos;)
+      text.replace(at, building.size(), output);
+    return text;
+  };
+  removeBuilding();
   try {
-    return copyInputs(inputs, specJson, spec, *out, outputRuns);
-  } catch (const StoreError&) {
-    if (!outputExisted) {  // a new output that could not be completed is not left behind
-      out.reset();
-      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(output + suffix);
+    if (out) {
+      out->copyDatabaseTo(building);
+      out.reset();  // the last connection: SQLite folds the output's -wal file into it
+      std::error_code ec;
+      if (std::filesystem::file_size(output + "-wal", ec) > 0 && !ec)
+        throw StoreError(output +
+                         ": is in use by another process (its -wal file is open); "
+                         "nothing merged");
     }
+    MergeReport report;
+    {
+      std::unique_ptr<ResultsStore> target = ResultsStore::open(building, true);
+      report = copyInputs(inputs, specJson, spec, *target, outputRuns, output);
+    }  // closed: the copy is whole in its one file
+    if (::rename(building.c_str(), output.c_str()) != 0)
+      throw StoreError(output + ": cannot write: " + std::strerror(errno) + "; nothing merged");
+    return report;
+  } catch (const StoreError& e) {
+    removeBuilding();
+    throw StoreError(named(e.what()));
+  } catch (...) {  // std::bad_alloc of a damaged input, anything: no partial output either
+    removeBuilding();
     throw;
   }
 }
@@ -255,8 +303,8 @@ namespace {
 
 MergeReport copyInputs(const std::vector<Input>& inputs, const std::string& specJson,
                        const StudySpec& spec, ResultsStore& out,
-                       const std::map<std::string, RunRecord>& outputRuns) {
-  const std::string& output = out.path();
+                       const std::map<std::string, RunRecord>& outputRuns,
+                       const std::string& output) {
   if (!out.hasStudy()) out.saveStudySpec(specJson);
   // The study's test set (labels, class names) the divergence analysis reads: the same in every
   // input of one study; saveTestSet refuses a different one, naming the output.

@@ -9,7 +9,10 @@
 // Then copies the runs that ended (completed, diverged, failed) with every row of theirs (epochs,
 // steps, X-ray samples, any later table: ResultsStore::copyRunsFrom). Runs still pending, running
 // or cancelled in their shard are not copied: they are reported missing, with every planned run
-// no input holds, and `run --resume` on the output (or on that shard) finishes them.
+// no input holds, and `run --resume` on the output (or on that shard) finishes them. A study of
+// imported results is its runs: every finished one is present, and nothing is to be resumed.
+// The output is built beside the target under a temporary name and renamed over it when complete:
+// a merge that fails (any error) or is killed leaves the target as it was, or absent.
 
 #include <string>
 #include <vector>
@@ -26,6 +29,8 @@ struct MergeReport {
   std::vector<std::string> inputs;   // per input: "part-1.db (shard 1/3): 5 runs copied"
   std::vector<std::string> missing;  // per run not finished in the output, in words
   std::vector<std::string> notes;    // e.g. "shards 1/3, 2/3 given; shard 3/3 is not"
+  // The study holds imported results (measured elsewhere): `run --resume` cannot finish it.
+  bool imported = false;
   bool complete() const { return missing.empty(); }
 };
 

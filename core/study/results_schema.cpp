@@ -187,6 +187,59 @@ void requireTables(sqlite3* db, const std::string& file) {
   }
 }
 
+void checkStoredReferences(sqlite3* db, const std::string& file, int version) {
+  const auto damaged = [&](const std::string& what) {
+    throw StoreError(file + ": damaged database: " + what + " (the file was not changed)");
+  };
+  const auto exists = [&](const char* type, const std::string& name) {
+    Statement s(db, "SELECT count(*) FROM sqlite_master WHERE type = ? AND name = ?", file);
+    s.bind(1, std::string(type)).bind(2, name);
+    return s.step() && s.i64(0) > 0;
+  };
+  std::vector<std::string> runTables = {"epochs"};
+  if (version >= 4) runTables.push_back("steps");
+  if (version >= 5) runTables.push_back("xray");
+  if (version >= 6) {
+    runTables.push_back("predictions");
+    runTables.push_back("weights");
+    if (!exists("table", "test_set")) damaged("table 'test_set' is missing");
+  }
+  for (const std::string& table : runTables)
+    if (!exists("table", table)) damaged("table '" + table + "' is missing");
+  if (version >= 2) {
+    for (const char* index : {"runs_emulated_identity", "runs_imported_identity"})
+      if (!exists("index", index))
+        damaged(std::string("index '") + index + "' is missing (a run could be stored twice)");
+  }
+  // Version 1 had no uniqueness indexes: its copies are removed when it is migrated.
+  if (version >= 2) {
+    Statement s(db,
+                "SELECT backend, seed, min(id), max(id) FROM runs WHERE source = 'emulated' "
+                "GROUP BY backend, seed HAVING count(*) > 1 LIMIT 1",
+                file);
+    if (s.step())
+      damaged("the run " + s.text(0) + " seed " + std::to_string(s.i64(1)) +
+              " is stored twice (runs " + std::to_string(s.i64(2)) + " and " +
+              std::to_string(s.i64(3)) + ")");
+  }
+  if (version >= 2) {
+    Statement s(db,
+                "SELECT backend, message, min(id), max(id) FROM runs WHERE source = 'imported' "
+                "GROUP BY backend, message HAVING count(*) > 1 LIMIT 1",
+                file);
+    if (s.step())
+      damaged("the imported run " + s.text(0) + " '" + s.text(1) + "' is stored twice (runs " +
+              std::to_string(s.i64(2)) + " and " + std::to_string(s.i64(3)) + ")");
+  }
+  for (const std::string& table : runTables) {
+    Statement s(
+        db, "SELECT run_id FROM " + table + " WHERE run_id NOT IN (SELECT id FROM runs) LIMIT 1",
+        file);
+    if (s.step())
+      damaged(table + " rows of run " + std::to_string(s.i64(0)) + ", which does not exist");
+  }
+}
+
 void createSchema(sqlite3* db, const std::string& file) {
   exec(db, file, "BEGIN IMMEDIATE");
   try {

@@ -25,6 +25,12 @@ int schemaVersionOf(sqlite3* db, const std::string& file);
 // is missing (a reader never recreates one).
 void requireTables(sqlite3* db, const std::string& file);
 
+// Throws StoreError "FILE: damaged database: ..." unless what the schema `version` promises holds:
+// its tables (steps from version 4, xray from 5, test_set, predictions and weights from 6) and the
+// runs' uniqueness indexes (from 2) exist, no run is stored twice, and no row of a run's table
+// (epochs, steps, xray, predictions, weights) belongs to a run that does not exist.
+void checkStoredReferences(sqlite3* db, const std::string& file, int version);
+
 // Creates the current schema in an empty database.
 void createSchema(sqlite3* db, const std::string& file);
 

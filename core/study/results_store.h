@@ -77,6 +77,8 @@ class ResultsStore {
   // Opens for writing, or creates (create = true); an older schema is migrated. create = false:
   // the file must exist. Throws StoreError naming the file when it is not a ParityLab database or
   // is damaged (a missing table is reported, never recreated).
+  // `path` must name a plain file (requireDatabaseFilePath): SQLite's in-memory and temporary
+  // databases would take the results with them when closed.
   static std::unique_ptr<ResultsStore> open(const std::string& path, bool create = false);
   // Opens for reading only (report, stats, viewing): never changes the file, works on a read-only
   // file or in a read-only directory, reads databases of every schema version.
@@ -177,6 +179,10 @@ class ResultsStore {
   void copyRunsFrom(const ResultsStore& source, const std::vector<std::int64_t>& sourceRunIds,
                     const std::vector<std::int64_t>& replaceRunIds);
 
+  // Writes a consistent copy of the whole database (committed rows, including those still in its
+  // -wal file) to a new file `path` (removed first if present). Throws StoreError naming both.
+  void copyDatabaseTo(const std::string& path) const;
+
   std::vector<RunRecord> loadRuns() const;  // by id
   std::vector<EpochRecord> loadEpochs(std::int64_t runId) const;
   std::map<std::int64_t, std::vector<EpochRecord>> loadAllEpochs() const;
@@ -191,6 +197,9 @@ class ResultsStore {
   void checkIsParityLab(bool create);            // throws unless ParityLab's (or empty and create)
   std::int64_t insertRun(const RunRecord& run);  // mutex held
   bool hasTable(const char* name) const;         // mutex held
+  // On opening: references and uniqueness (checkStoredReferences), emulated runs' backends listed
+  // by the stored study. Throws StoreError "FILE: damaged database: ...".
+  void checkConsistency() const;
   template <typename Body>
   auto transaction(Body&& body);  // BEGIN IMMEDIATE ... COMMIT, rolled back on any exception
   std::string path_;
@@ -199,6 +208,19 @@ class ResultsStore {
   std::vector<std::string> openNotes_;
   mutable std::mutex mutex_;
 };
+
+// Throws StoreError unless `path` names a plain file a results database can be written to: not ""
+// (SQLite's private temporary database), ":memory:" or an SQLite URI ("file:x.db?mode=memory"),
+// all of which SQLite accepts and throws away with the results when closed, and not an existing
+// directory, device or pipe. `what` names the path in the message ("--db" on the command line):
+//   "--db: ':memory:' is not a plain file path (...)".
+void requireDatabaseFilePath(const std::string& path, const std::string& what = "results database");
+
+// Deletes the database `path` (and its -wal and -shm files) when it holds no results: no run that
+// completed, diverged, failed or was imported. What a command that created the database leaves
+// when it fails before recording anything (a refused study, a failed import) is not left behind
+// as an empty database. True when it deleted. No connection to it may be open.
+bool removeDatabaseWithoutResults(const std::string& path);
 
 // This process's identity as a run owner: "host:pid".
 std::string processOwnerId();

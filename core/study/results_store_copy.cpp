@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 
@@ -175,6 +176,29 @@ void ResultsStore::copyRunsFrom(const ResultsStore& source,
     }
     return true;
   });
+}
+
+void ResultsStore::copyDatabaseTo(const std::string& path) const {
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  sqlite3* target = nullptr;
+  const auto fail = [&](const std::string& why) {
+    sqlite3_close(target);
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+    throw StoreError(path_ + ": cannot copy to " + path + ": " + why);
+  };
+  if (sqlite3_open_v2(path.c_str(), &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK)
+    fail(sqlite3_errmsg(target));
+  std::lock_guard lock(mutex_);
+  sqlite3_backup* backup = sqlite3_backup_init(target, "main", db_, "main");
+  if (!backup) fail(sqlite3_errmsg(target));
+  const int stepped = sqlite3_backup_step(backup, -1);
+  const int finished = sqlite3_backup_finish(backup);
+  if (stepped != SQLITE_DONE || finished != SQLITE_OK) fail(sqlite3_errmsg(target));
+  if (sqlite3_close(target) != SQLITE_OK) {
+    target = nullptr;
+    fail("cannot close the copy");
+  }
 }
 
 }  // namespace paritylab::study

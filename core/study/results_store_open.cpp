@@ -2,6 +2,7 @@
 // Part of ResultsStore.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 
@@ -31,6 +32,22 @@ std::string readOnlyUri(const std::string& path, bool immutable) {
 
 }  // namespace
 
+void requireDatabaseFilePath(const std::string& path, const std::string& what) {
+  const auto refuse = [&](const std::string& why) {
+    throw StoreError(what + ": '" + path + "' is not a plain file path (" + why +
+                     "); name the database file, e.g. results.db");
+  };
+  if (path.empty()) refuse("empty: SQLite would use a temporary database, deleted when closed");
+  if (path == ":memory:") refuse("SQLite's in-memory database, gone when closed");
+  if (path.rfind("file:", 0) == 0)
+    refuse("an SQLite URI, possibly in memory or temporary; write ./" + path + " for a file");
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) refuse("a directory");
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    refuse("a pipe, device or socket, not a regular file");
+}
+
 // Throws unless the file is an SQLite database of ParityLab (or empty and `create`).
 void ResultsStore::checkIsParityLab(bool create) {
   bool empty = true;
@@ -59,8 +76,7 @@ void ResultsStore::checkIsParityLab(bool create) {
 }
 
 std::unique_ptr<ResultsStore> ResultsStore::open(const std::string& path, bool create) {
-  if (std::filesystem::is_directory(path))
-    throw StoreError(path + ": is a directory, not a results database");
+  requireDatabaseFilePath(path);
   const bool exists = std::filesystem::exists(path);
   if (!exists && !create) throw StoreError(path + ": no such results database");
   std::unique_ptr<ResultsStore> store(new ResultsStore(path));
@@ -90,6 +106,7 @@ std::unique_ptr<ResultsStore> ResultsStore::open(const std::string& path, bool c
   requireTables(store->db_, path);
   store->openNotes_ = migrateSchema(store->db_, path);
   store->schemaVersion_ = currentSchemaVersion();
+  store->checkConsistency();
   return store;
 }
 
@@ -97,6 +114,10 @@ std::unique_ptr<ResultsStore> ResultsStore::openReadOnly(const std::string& path
   if (std::filesystem::is_directory(path))
     throw StoreError(path + ": is a directory, not a results database");
   if (!std::filesystem::exists(path)) throw StoreError(path + ": no such results database");
+  // SQLite would wait forever on a pipe nobody writes to.
+  if (!std::filesystem::is_regular_file(path))
+    throw StoreError(path +
+                     ": not a regular file (a pipe, device or socket), not a results database");
   std::unique_ptr<ResultsStore> store;
   // A WAL database needs its -shm file; in a read-only directory it cannot be created, and the
   // file is then read as immutable (nobody can be writing it from there either).
@@ -118,7 +139,54 @@ std::unique_ptr<ResultsStore> ResultsStore::openReadOnly(const std::string& path
   store->checkIsParityLab(false);
   requireTables(store->db_, path);
   store->schemaVersion_ = schemaVersionOf(store->db_, path);
+  store->checkConsistency();
   return store;
+}
+
+bool removeDatabaseWithoutResults(const std::string& path) {
+  try {
+    if (!std::filesystem::is_regular_file(path)) return false;
+    {
+      const auto store = ResultsStore::openReadOnly(path);
+      for (const RunRecord& run : store->loadRuns())
+        if (run.status == RunState::Completed || run.status == RunState::Diverged ||
+            run.status == RunState::Failed || run.source != "emulated")
+          return false;
+    }
+  } catch (const std::exception&) {
+    return false;  // not ours to judge: leave it
+  }
+  std::error_code ignored;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ignored);
+  return true;
+}
+
+void ResultsStore::checkConsistency() const {
+  {
+    std::lock_guard lock(mutex_);
+    checkStoredReferences(db_, path_, schemaVersion_);
+  }
+  // Every emulated run is one of the stored study's backends (imported ones are named by their
+  // source). A spec that does not parse is reported by whoever loads it.
+  std::optional<StudySpec> spec;
+  try {
+    if (hasStudy()) spec = loadStudySpec();
+  } catch (const std::exception&) {
+  }
+  if (!spec) return;
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "SELECT backend, min(id) FROM runs WHERE source = 'emulated' GROUP BY backend",
+              path_);
+  while (s.step()) {
+    const std::string backend = s.text(0);
+    const bool listed = std::any_of(spec->backends.begin(), spec->backends.end(),
+                                    [&](const BackendEntry& e) { return e.name == backend; });
+    if (!listed) {
+      throw StoreError(path_ + ": damaged database: run " + std::to_string(s.i64(1)) +
+                       " backend '" + backend +
+                       "' is not one of the stored study's backends (the file was not changed)");
+    }
+  }
 }
 
 void ResultsStore::setMaxPageCount(std::int64_t pages) {

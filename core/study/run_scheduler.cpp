@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "core/study/results_merge.h"
+
 namespace paritylab::study {
 namespace {
 
@@ -87,20 +89,35 @@ void RunScheduler::adoptSpec(bool resume) {
 }
 
 void RunScheduler::checkStoredSpec(bool resume, const std::string& specJson) {
+  StudySpec stored = store_.loadStudySpec();
+  // A database holds one study: results measured on hardware are not continued with emulations
+  // trained under their backends' names (they would be counted as measurements).
+  std::set<std::string> importedBackends;
+  for (const RunRecord& r : store_.loadRuns())
+    if (r.source != "emulated") importedBackends.insert(r.backend);
+  if (!stored.origin.empty() || !importedBackends.empty()) {
+    std::string names;
+    for (const std::string& name : importedBackends) names += (names.empty() ? "" : ", ") + name;
+    throw StoreError(store_.path() + ": holds results imported from " +
+                     (stored.origin.empty() ? std::string("another tool") : stored.origin) +
+                     (names.empty() ? "" : " (" + names + ")") +
+                     "; `run --resume` would train emulations under their names and mix them "
+                     "with the measurements. Run the emulated study into a database of its own");
+  }
   if (!resume) {
     throw StoreError(store_.path() +
                      ": already holds a study; pass --resume to continue it, or use a new "
                      "database");
   }
-  StudySpec stored = store_.loadStudySpec();
   nlohmann::json a = studySpecToJson(stored), b = studySpecToJson(spec_);
   a.erase("threads");
   b.erase("threads");
   if (a == b) return;
   if (!extendsStudy(stored, spec_)) {
-    throw SpecError(store_.path() +
-                    ": the stored study differs from this one (resuming a database needs its "
-                    "study, or the same study with more seeds or backends)");
+    throw SpecError(store_.path() + ": the stored study differs from this one at " +
+                    firstSpecDifference(a.dump(), b.dump()) +
+                    " (first difference; stored value against this one): resuming a database "
+                    "needs its study, or the same study with more seeds or backends");
   }
   store_.saveStudySpec(specJson);  // extended: the same study with more seeds/backends
 }

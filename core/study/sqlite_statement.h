@@ -48,6 +48,12 @@ class Statement {
     return check(sqlite3_bind_value(stmt_, i, sqlite3_column_value(from.stmt_, c)));
   }
   std::int64_t i64(int c) const { return sqlite3_column_int64(stmt_, c); }
+  // A number or NULL (not text or a blob, which SQLite would read as 0).
+  bool isNumberOrNull(int c) const {
+    const int type = sqlite3_column_type(stmt_, c);
+    return type == SQLITE_INTEGER || type == SQLITE_FLOAT || type == SQLITE_NULL;
+  }
+  bool isInteger(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_INTEGER; }
   double real(int c) const {
     return sqlite3_column_type(stmt_, c) == SQLITE_NULL ? std::numeric_limits<double>::quiet_NaN()
                                                         : sqlite3_column_double(stmt_, c);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/data/byte_reader.h"
 #include "core/nn/model.h"
 
 namespace paritylab::study {
@@ -57,10 +58,7 @@ void requireStudyFitsMemory(const MemoryEstimate& e, std::uint64_t memoryBytes) 
 }
 
 std::uint64_t physicalMemoryBytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long pageSize = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || pageSize <= 0) return 0;
-  return std::uint64_t(pages) * std::uint64_t(pageSize);
+  return data::physicalMemoryBytes();
 }
 
 std::string formatBytes(std::uint64_t bytes) {

@@ -1,6 +1,7 @@
 #include "core/study/study_spec.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <set>
 
@@ -91,6 +92,15 @@ class ObjectReader {
             (*v)[i], file_ + ": " + fieldPath(key) + "[" + std::to_string(i) + "]",
             {0, input::kMaxClasses - 1});
       })));
+    for (std::size_t i = 0; i < out.size(); ++i)
+      for (std::size_t k = 0; k < i; ++k)
+        if (out[k] == out[i])
+          fail(fieldPath(key) + "[" + std::to_string(i) + "]",
+               "class " + std::to_string(out[i]) + " is listed twice (at " + std::to_string(k) +
+                   " and " + std::to_string(i) + "; each class once)");
+    if (out.size() == 1)
+      fail(fieldPath(key), "a single class (" + std::to_string(out[0]) +
+                               "): a classifier needs at least 2 classes");
   }
   void finish() const {
     for (auto it = object_.begin(); it != object_.end(); ++it)
@@ -107,6 +117,13 @@ class ObjectReader {
   const std::string& file_;
   std::set<std::string> known_;
 };
+
+// 5 as "5", 0.5 as "0.5".
+std::string shownNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.10g", value);
+  return buffer;
+}
 
 constexpr input::IntegerLimits kEpochs{1, input::kMaxEpochs};
 constexpr input::IntegerLimits kBatch{1, input::kMaxBatchSize};
@@ -223,6 +240,13 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   if (const json* o = r.find("optimizer")) readOptimizer(*o, t.optimizer, file);
   if (const json* o = r.find("schedule")) readSchedule(*o, t.schedule, file);
   r.readInt("freeze_epochs", t.freezeEpochs, {0, input::kMaxEpochs});
+  if (t.freezeEpochs > t.epochs)
+    r.fail("freeze_epochs", std::to_string(t.freezeEpochs) + " is more than the study's " +
+                                std::to_string(t.epochs) + " epochs");
+  if (t.schedule.warmupEpochs > double(t.epochs))
+    r.fail("schedule.warmup_epochs", shownNumber(t.schedule.warmupEpochs) +
+                                         " is more than the study's " + std::to_string(t.epochs) +
+                                         " epochs");
   r.readReal("grad_clip", t.gradClipNorm, kNonNegative);
   r.read("augment", t.augment);
   s.dataset.augment = t.augment;

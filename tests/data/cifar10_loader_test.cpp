@@ -4,6 +4,10 @@
 #include "core/data/cifar10_loader.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "data_test_support.h"
 
@@ -92,6 +96,57 @@ TEST(Cifar10Loader, MissingEmptyBadLabelAndBadMeta) {
   std::ofstream(dir / "batches.meta.txt") << "cat\ndog\n";
   expectDataError([&] { loadCifar10Directory(dir.str()); },
                   {(dir / "batches.meta.txt").string(), "2 class names"});
+}
+
+// A batch that is a pipe (nobody writing: waits forever) or a device (/dev/zero: grows memory
+// until the OOM killer) is refused before anything is read. In a child process: a hang fails the
+// test after 10 s.
+TEST(Cifar10Loader, PipesAndDevicesAreRefusedBeforeReading) {
+  TempDir dir;
+  writeCifarSet(dir.path());
+  const std::string fifo = (dir / "data_batch_3.bin").string();
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string zero = (dir / "zero").string();
+  std::filesystem::create_symlink("/dev/zero", zero);
+  for (const std::string& path : {fifo, zero}) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      try {
+        Dataset d;
+        readCifar10Batch(path, d);
+      } catch (const DataError& e) {
+        ::_exit(std::string(e.what()) == path + ": not a regular file (a pipe, device or socket)"
+                    ? 0
+                    : 1);
+      }
+      ::_exit(2);
+    }
+    int status = -1;
+    for (int waited = 0; waited < 100 && ::waitpid(child, &status, WNOHANG) == 0; ++waited)
+      ::usleep(100'000);
+    if (::waitpid(child, &status, WNOHANG) == 0) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      ADD_FAILURE() << path << ": still reading after 10 s";
+      continue;
+    }
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << path;
+  }
+}
+
+// A batch file holds 10,000 records; a larger one (a 20 GB sparse file read to its end grew
+// memory until the OOM killer) is refused by its size before any record is kept.
+TEST(Cifar10Loader, ABatchOfMoreThanTenThousandRecordsIsRefusedBeforeReading) {
+  TempDir dir;
+  const std::string path = (dir / "data_batch_1.bin").string();
+  testing::writeFile(path, cifarBatch(1, {3}));
+  std::filesystem::resize_file(path, 10001 * std::uintmax_t(3073));  // sparse: zeros
+  Dataset d;
+  expectDataError([&] { readCifar10Batch(path, d); },
+                  {path, "30733073 bytes: more than the 10000 records", "CIFAR-10 batch file"});
+  EXPECT_TRUE(d.images.empty());
 }
 
 }  // namespace

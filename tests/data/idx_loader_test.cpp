@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/data/byte_reader.h"
 #include "data_test_support.h"
 
 namespace paritylab::data {
@@ -158,6 +159,28 @@ TEST(IdxLoader, CountMismatchZeroDimensionsAndLabelRange) {
   expectDataError(
       [&] { loadIdxDirectory(dir.str(), IdxFlavor::Mnist); },
       {(dir / "t10k-labels-idx1-ubyte").string(), "label 10 at index 2", "out of range"});
+}
+
+// A gzip file of a few bytes can declare (and a few MB can hold) gigabytes of images: what the
+// header declares is compared with this machine's memory before anything is allocated, and the
+// refusal names the file and the figure.
+TEST(IdxLoader, AHeaderDeclaringMoreThanTheMachinesMemoryIsRefusedBeforeReading) {
+  const std::uint64_t needs = std::uint64_t(10'000'000) * 40 * 40 * sizeof(float);  // 59.6 GiB
+  if (physicalMemoryBytes() == 0 || physicalMemoryBytes() >= needs)
+    GTEST_SKIP() << "this machine has the memory for it";
+  TempDir dir;
+  writeIdxSet(dir, true);
+  testing::Bytes header;
+  testing::appendBigEndian32(header, 0x00000803);
+  testing::appendBigEndian32(header, 10'000'000);
+  testing::appendBigEndian32(header, 40);
+  testing::appendBigEndian32(header, 40);
+  header.resize(header.size() + 4096, 0);
+  const auto path = dir / "train-images-idx3-ubyte.gz";
+  testing::writeFile(path, header, true);
+  expectDataError([&] { loadIdxDirectory(dir.str(), IdxFlavor::Mnist); },
+                  {path.string(), "10000000 images of 40x40", "needs 59.6 GiB of memory",
+                   "more than this machine's"});
 }
 
 }  // namespace

@@ -5,6 +5,10 @@
 #include "core/input/json_input.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -117,6 +121,37 @@ TEST(TextFile, DirectoriesMissingAndOversizedFilesNamed) {
   EXPECT_EQ(errorOf([&] { readTextFile(big.string(), "policy file", 100); }),
             big.string() + ": 101 bytes, more than the 100 a policy file may have");
   EXPECT_EQ(readTextFile(big.string(), "policy file", 101).size(), 101u);
+  fs::remove_all(dir);
+}
+
+// Reading a pipe nobody writes to waited forever; /dev/zero never ends. Run in a child process
+// so that a hang fails the test after 10 s instead of stopping the suite.
+TEST(TextFile, PipesAndDevicesAreRefusedNotReadForever) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("paritylab-input-fifo-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string fifo = (dir / "study.json").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      const std::string e = errorOf([&] { readTextFile(path, "study file", 1 << 20); });
+      ::_exit(e == path + ": not a regular file (a pipe, device or socket), not a study file" ? 0
+                                                                                              : 1);
+    }
+    int status = -1;
+    for (int waited = 0; waited < 100 && ::waitpid(child, &status, WNOHANG) == 0; ++waited)
+      ::usleep(100'000);
+    if (::waitpid(child, &status, WNOHANG) == 0) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      ADD_FAILURE() << path << ": still reading after 10 s";
+      continue;
+    }
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << path;
+  }
   fs::remove_all(dir);
 }
 

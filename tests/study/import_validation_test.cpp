@@ -188,5 +188,58 @@ TEST(Import, ReimportIsIdempotent) {
   EXPECT_EQ(importError(dup, wide), dup + ":3: backend 'cpu' seed 1 twice (first at line 2)");
 }
 
+std::string importIntoError(ResultsStore& store, const std::string& csv, bool addToStudy) {
+  auto runs = readResultsCsv(csv, {});
+  try {
+    importRuns(store, csv, runs, addToStudy);
+  } catch (const StoreError& e) {
+    return e.what();
+  }
+  return "(imported)";
+}
+
+// A database holds one study: measured results are not mixed into an emulated study's statistics
+// without being asked for.
+TEST(Import, IntoAnEmulatedStudyIsRefusedUnlessAddingToItIsAsked) {
+  const std::string path = freshTempPath("emulated.db");
+  auto store = ResultsStore::open(path, true);
+  store->saveStudySpec(studySpecToJson(parseStudySpec(
+                                           R"({"version": 1, "name": "mlp-study",
+                                               "backends": ["cpu-fp32", "tpu-bf16"]})"))
+                           .dump());
+  RunRecord r;
+  r.backend = "cpu-fp32";
+  r.status = RunState::Completed;
+  r.finalAccuracy = 0.8;
+  store->addRun(r);
+  const std::string e = importIntoError(*store, kReference, false);
+  EXPECT_NE(e.find(path + ": holds the emulated study 'mlp-study' (1 emulated runs)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("--add-to-study"), std::string::npos) << e;
+  EXPECT_EQ(store->loadRuns().size(), 1u);
+  EXPECT_EQ(importIntoError(*store, kReference, true), "(imported)");
+  EXPECT_EQ(store->loadRuns().size(), 29u);
+}
+
+TEST(Import, AnotherFilesResultsAreRefusedUnlessAddingToTheStudyIsAsked) {
+  const std::string path = freshTempPath("imported.db");
+  auto store = ResultsStore::open(path, true);
+  EXPECT_EQ(importIntoError(*store, kReference, false), "(imported)");
+  const std::string other =
+      write("other.csv", "run,backend,seed,epoch,accuracy\nr1,gpu,1,1,0.5\nr1,gpu,1,2,0.6\n");
+  const std::string e = importIntoError(*store, other, false);
+  EXPECT_NE(e.find(path + ": holds results imported from "), std::string::npos) << e;
+  EXPECT_NE(e.find("not from " + other), std::string::npos) << e;
+  EXPECT_EQ(store->loadRuns().size(), 28u);
+  EXPECT_EQ(importIntoError(*store, other, true), "(imported)");
+  EXPECT_EQ(store->loadRuns().size(), 29u);
+  // The added backend and seed join the stored study: the database stays consistent.
+  const StudySpec spec = store->loadStudySpec();
+  EXPECT_EQ(spec.backends.back().name, "gpu");
+  store.reset();
+  EXPECT_EQ(ResultsStore::openReadOnly(path)->loadRuns().size(), 29u);
+}
+
 }  // namespace
 }  // namespace paritylab::study

@@ -3,12 +3,17 @@
 // steps and X-ray samples (wall times aside); bad input and overlapping runs are refused, named.
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 
+#include "core/study/results_import.h"
 #include "core/study/results_merge.h"
 #include "core/study/study_runner.h"
 #include "tests/study/test_paths.h"
@@ -351,6 +356,117 @@ TEST_F(ShardMerge, CopiesEveryTableWithARunIdAndRefusesOneTheOutputLacks) {
   EXPECT_EQ(sqlite3_column_int(s, 1), 8);
   sqlite3_finalize(s);
   sqlite3_close(db);
+}
+
+}  // namespace
+}  // namespace paritylab::study
+
+namespace paritylab::study {
+namespace {
+
+void execSql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+  sqlite3_close(db);
+}
+
+std::string fileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Every file of the output's folder whose name starts with the output's (its -wal, -shm and
+// whatever a merge built beside it).
+std::vector<std::string> filesBeside(const std::string& output) {
+  std::vector<std::string> out;
+  const auto name = std::filesystem::path(output).filename().string();
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(output).parent_path()))
+    if (e.path().filename().string().rfind(name, 0) == 0)
+      out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A damaged input whose test set claims 2e12 examples fails the merge after the output was
+// started (the study is saved first): the new output must not be left behind, whatever the error.
+TEST_F(ShardMerge, MergeLeavesNoPartialOutputWhenAnInputFailsWhileCopying) {
+  const std::string damaged = freshTempPath("huge-test-set.db");
+  std::filesystem::copy_file(parts_[1], damaged);
+  execSql(damaged, "UPDATE test_set SET examples = 2000000000000");
+  const std::string out = freshTempPath("never.db");
+  EXPECT_ANY_THROW(mergeResults({parts_[0], damaged}, out));
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(filesBeside(out), std::vector<std::string>{});
+}
+
+// An existing output is not changed by a merge that fails half way (the first input's runs copied,
+// the second refused): it keeps exactly the bytes it had.
+TEST_F(ShardMerge, MergeLeavesAnExistingOutputUnchangedWhenItFailsHalfWay) {
+  const std::string all = freshTempPath("kept.db");
+  mergeResults({parts_[0]}, all);
+  const std::string before = fileBytes(all);
+  const std::string extra = freshTempPath("extra-table.db");
+  std::filesystem::copy_file(parts_[2], extra);
+  execSql(extra,
+          "CREATE TABLE future_samples (run_id INTEGER NOT NULL, example INTEGER); "
+          "INSERT INTO future_samples SELECT id, 1 FROM runs");
+  EXPECT_THROW(mergeResults({parts_[1], extra}, all), StoreError);
+  EXPECT_EQ(fileBytes(all), before);
+  EXPECT_EQ(filesBeside(all),
+            std::vector<std::string>{std::filesystem::path(all).filename().string()});
+  EXPECT_EQ(ResultsStore::openReadOnly(all)->loadRuns().size(), 2u);
+}
+
+// Killed at any moment, a merge leaves no output or a complete one under the output's name.
+TEST_F(ShardMerge, MergeKilledAtRandomMomentsLeavesNoFileOrACompleteOne) {
+  std::mt19937 random(12345);
+  int absent = 0, complete = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const std::string out = freshTempPath("killed-" + std::to_string(trial) + ".db");
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      try {
+        mergeResults(parts_, out);
+      } catch (...) {
+        ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    ::usleep(std::uniform_int_distribution<int>(0, 60'000)(random));
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    if (!std::filesystem::exists(out)) {
+      ++absent;
+      continue;
+    }
+    auto store = ResultsStore::openReadOnly(out);
+    EXPECT_EQ(store->damage(), "") << "trial " << trial;
+    EXPECT_EQ(store->loadRuns().size(), 6u) << "trial " << trial;
+    ++complete;
+  }
+  EXPECT_EQ(absent + complete, 12);
+}
+
+// Imported runs are the study they form: a merged database of them is complete, and nothing is
+// left for `run --resume` (which would train emulations under the hardware's names).
+TEST(MergeImported, ImportedRunsCountAsPresentAndNothingIsLeftToResume) {
+  const std::string csv = PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv";
+  const std::string part = freshTempPath("imported-part.db");
+  {
+    auto store = ResultsStore::open(part, true);
+    auto runs = readResultsCsv(csv, {});
+    importRuns(*store, csv, runs);
+  }
+  const std::string all = freshTempPath("imported-all.db");
+  const MergeReport report = mergeResults({part}, all);
+  EXPECT_TRUE(report.imported);
+  EXPECT_EQ(report.copied, 28);
+  EXPECT_EQ(report.planned, 28);
+  EXPECT_TRUE(report.complete()) << (report.missing.empty() ? "" : report.missing.front());
 }
 
 }  // namespace

@@ -72,5 +72,55 @@ TEST(SpecCheck, SyntaxErrorNamesLineAndColumn) {
   EXPECT_EQ(issues[0].message.rfind("s.json:2:", 0), 0u) << issues[0].message;
 }
 
+// Values each within its own range that together describe no study: the checker names the field.
+TEST(SpecCheck, RefusesWarmupAndFreezeEpochsBeyondTheStudysEpochs) {
+  const auto warmup = checkStudySpec(
+      R"({"version": 1, "name": "w", "epochs": 2, "schedule": {"warmup_epochs": 5},
+          "backends": ["cpu-fp32"]})",
+      "w.json");
+  ASSERT_EQ(warmup.size(), 1u);
+  EXPECT_EQ(warmup[0].field, "schedule.warmup_epochs");
+  EXPECT_NE(warmup[0].message.find("5 is more than the study's 2 epochs"), std::string::npos)
+      << warmup[0].message;
+  const auto freeze = checkStudySpec(
+      R"({"version": 1, "name": "f", "epochs": 2, "freeze_epochs": 3, "backends": ["cpu-fp32"]})",
+      "f.json");
+  ASSERT_EQ(freeze.size(), 1u);
+  EXPECT_EQ(freeze[0].field, "freeze_epochs");
+  EXPECT_NE(freeze[0].message.find("3 is more than the study's 2 epochs"), std::string::npos)
+      << freeze[0].message;
+  EXPECT_TRUE(checkStudySpec(R"({"version": 1, "name": "ok", "epochs": 2, "freeze_epochs": 2,
+      "schedule": {"warmup_epochs": 2}, "backends": ["cpu-fp32"]})",
+                             "ok.json")
+                  .empty());
+}
+
+TEST(SpecCheck, RefusesAZeroInitialLossScale) {
+  const auto issues = checkStudySpec(
+      R"({"version": 1, "name": "s", "backends": [{"name": "z", "policy": {"preset": "gpu-amp-fp16",
+          "lossScaling": {"kind": "static", "initialScale": 0}}}]})",
+      "s.json");
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].field, "backends[0].policy");
+  EXPECT_NE(issues[0].message.find("lossScaling.initialScale"), std::string::npos)
+      << issues[0].message;
+}
+
+TEST(SpecCheck, RefusesAClassListedTwiceOrASingleClass) {
+  const auto twice = checkStudySpec(
+      R"({"version": 1, "name": "c", "dataset": {"classes": [1, 1]}, "backends": ["cpu-fp32"]})",
+      "c.json");
+  ASSERT_EQ(twice.size(), 1u);
+  EXPECT_EQ(twice[0].field, "dataset.classes[1]");
+  EXPECT_NE(twice[0].message.find("class 1 is listed twice"), std::string::npos)
+      << twice[0].message;
+  const auto single = checkStudySpec(
+      R"({"version": 1, "name": "c", "dataset": {"classes": [0]}, "backends": ["cpu-fp32"]})",
+      "c.json");
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_EQ(single[0].field, "dataset.classes");
+  EXPECT_NE(single[0].message.find("at least 2 classes"), std::string::npos) << single[0].message;
+}
+
 }  // namespace
 }  // namespace paritylab::study

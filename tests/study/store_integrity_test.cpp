@@ -407,5 +407,134 @@ TEST(ResultsStore, UnknownRunStatusNamesTheFile) {
   }
 }
 
+// SQLite opens "", ":memory:" and "file:...?mode=memory" as private databases it throws away on
+// close: a study written there would be lost without a word. Only a plain file path is a database.
+TEST(ResultsStore, OpensOnlyAPlainFilePathForWriting) {
+  const std::string dir = freshTempPath("plain-paths");
+  fs::create_directories(dir);
+  const std::string fifo = dir + "/pipe.db";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path :
+       {std::string(), std::string(":memory:"), std::string("file:x.db?mode=memory"),
+        std::string("file:x.db"), dir, fifo}) {
+    try {
+      ResultsStore::open(path, true);
+      ADD_FAILURE() << "opened '" << path << "' for writing";
+    } catch (const StoreError& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + path + "'"), std::string::npos) << e.what();
+    }
+    try {
+      requireDatabaseFilePath(path, "--db");
+      ADD_FAILURE() << "accepted '" << path << "'";
+    } catch (const StoreError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--db: '" + path + "' is not a plain file path", 0), 0u)
+          << e.what();
+    }
+  }
+  EXPECT_THROW(ResultsStore::openReadOnly(fifo), StoreError);  // refused, not a hang
+  EXPECT_FALSE(fs::exists("x.db"));
+  EXPECT_NO_THROW(requireDatabaseFilePath(dir + "/results.db"));
+}
+
+// A database with values no run can hold, as a damaged file or another tool would leave it.
+std::string databaseWithOneRun(const std::string& name) {
+  const std::string path = freshTempPath(name);
+  auto store = ResultsStore::open(path, true);
+  store->saveStudySpec(studySpecToJson(parseStudySpec(kSpec)).dump());
+  RunRecord r;
+  r.backend = "cpu-fp32";
+  r.seed = 0;
+  r.status = RunState::Completed;
+  r.epochsDone = 2;
+  r.finalAccuracy = 0.5;
+  const std::int64_t id = store->addRun(r);
+  store->addEpoch(id, {1, 1.0, 1.1, 0.4, 0.1, 0});
+  store->addEpoch(id, {2, 0.5, 0.6, 0.5, 0.1, 0});
+  return path;
+}
+
+std::string loadError(const std::string& path) {
+  try {
+    auto store = ResultsStore::openReadOnly(path);
+    store->loadRuns();
+    store->loadAllEpochs();
+    store->loadEpochs(1);
+  } catch (const StoreError& e) {
+    return e.what();
+  }
+  return "(loaded)";
+}
+
+TEST(ResultsStore, ImpossibleStoredValuesAreReportedAsDamageNamingRunAndField) {
+  const std::vector<std::pair<const char*, std::string>> cases = {
+      {"UPDATE runs SET final_accuracy = 5.0", "run 1 final_accuracy 5"},
+      {"UPDATE runs SET final_accuracy = -1", "run 1 final_accuracy -1"},
+      {"UPDATE runs SET final_accuracy = 'nan'", "run 1 final_accuracy 'nan'"},
+      {"UPDATE runs SET final_accuracy = 'seventy'", "run 1 final_accuracy 'seventy'"},
+      {"UPDATE runs SET epochs_done = -3", "run 1 epochs_done -3"},
+      {"UPDATE runs SET seed = -1", "run 1 seed -1"},
+      {"UPDATE runs SET source = 'guessed'", "run 1 source 'guessed'"},
+      {"UPDATE epochs SET test_accuracy = 1.5 WHERE epoch = 2", "run 1 test_accuracy 1.5"},
+      {"UPDATE epochs SET epoch = -2 WHERE epoch = 2", "run 1 epoch -2"},
+  };
+  for (const auto& [statement, finding] : cases) {
+    SCOPED_TRACE(statement);
+    const std::string path = databaseWithOneRun("impossible.db");
+    sql(path, statement);
+    EXPECT_EQ(loadError(path), path + ": damaged database: " + finding);
+  }
+}
+
+TEST(ResultsStore, BrokenReferencesAndMissingTablesAreReportedOnOpening) {
+  const std::vector<std::pair<const char*, std::string>> cases = {
+      {"INSERT INTO xray (run_id, step, epoch, site, operand, format, count, zeros, non_finite, "
+       "flushed, subnormal, overflowed, exponent_histogram) "
+       "VALUES (9, 1, 1, 's', 'a', 'fp32', 1, 0, 0, 0, 0, 0, '')",
+       "xray rows of run 9, which does not exist"},
+      {"INSERT INTO epochs (run_id, epoch) VALUES (7, 1)",
+       "epochs rows of run 7, which does not exist"},
+      {"UPDATE runs SET backend = 'gpu-fp64'",
+       "run 1 backend 'gpu-fp64' is not one of the stored study's backends"},
+      {"DROP INDEX runs_emulated_identity; INSERT INTO runs (backend, policy, seed, status) "
+       "VALUES ('cpu-fp32', '', 0, 'completed')",
+       "index 'runs_emulated_identity' is missing (a run could be stored twice)"},
+      {"DROP TABLE steps", "table 'steps' is missing"},
+      {"DROP TABLE predictions", "table 'predictions' is missing"},
+      {"DROP TABLE weights", "table 'weights' is missing"},
+      {"DROP TABLE test_set", "table 'test_set' is missing"},
+  };
+  for (const auto& [statement, finding] : cases) {
+    SCOPED_TRACE(statement);
+    const std::string path = databaseWithOneRun("references.db");
+    sql(path, "PRAGMA foreign_keys = OFF;");
+    sql(path, statement);
+    const std::string before = bytesOf(path);
+    for (bool readOnly : {true, false}) {
+      try {
+        if (readOnly)
+          ResultsStore::openReadOnly(path);
+        else
+          ResultsStore::open(path);
+        ADD_FAILURE() << "opened";
+      } catch (const StoreError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  path + ": damaged database: " + finding + " (the file was not changed)");
+      }
+    }
+    EXPECT_EQ(bytesOf(path), before);
+  }
+}
+
+TEST(ResultsStore, ARunStoredTwiceIsReportedNotCountedTwice) {
+  const std::string path = databaseWithOneRun("twice.db");
+  sql(path,
+      "DROP INDEX runs_emulated_identity; INSERT INTO runs (backend, policy, seed, status, "
+      "final_accuracy) VALUES ('cpu-fp32', '', 0, 'completed', 0.5); CREATE INDEX "
+      "runs_emulated_identity ON runs (backend, seed) WHERE source = 'emulated';");
+  EXPECT_EQ(loadError(path), path +
+                                 ": damaged database: the run cpu-fp32 seed 0 is stored twice "
+                                 "(runs 1 and 2) (the file was not changed)");
+}
+
 }  // namespace
 }  // namespace paritylab::study

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "core/study/results_import.h"
 #include "core/study/study_runner.h"
 
 namespace paritylab::study {
@@ -62,6 +63,49 @@ TEST(ExtendStudy, ResumeWithMoreSeedsAddsOnlyTheNewRuns) {
     FAIL() << "a different study resumed";
   } catch (const SpecError& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
+  }
+}
+
+// Results measured on hardware are not continued with emulations trained under their backends'
+// names: resuming a database of imported runs is refused, naming it, and trains nothing.
+TEST(ExtendStudy, ResumeOnADatabaseOfImportedResultsIsRefused) {
+  const auto path =
+      (fs::temp_directory_path() / ("paritylab-imported-" + std::to_string(::getpid()) + ".db"))
+          .string();
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
+  auto store = ResultsStore::open(path, true);
+  auto runs = readResultsCsv(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv", {});
+  importRuns(*store, PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv", runs);
+  StudyRunner runner(store->loadStudySpec(), *store);
+  try {
+    runner.run(true);
+    FAIL() << "resumed a database of imported results";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": holds results imported from "),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("(cuda, xla)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(store->loadRuns().size(), 28u);
+  for (const RunRecord& r : store->loadRuns()) EXPECT_EQ(r.source, "imported");
+}
+
+TEST(ExtendStudy, ResumingADifferentStudyNamesTheFirstDifferingField) {
+  const auto path =
+      (fs::temp_directory_path() / ("paritylab-differs-" + std::to_string(::getpid()) + ".db"))
+          .string();
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
+  auto store = ResultsStore::open(path, true);
+  store->saveStudySpec(studySpecToJson(parseStudySpec(kBase)).dump());
+  StudyRunner other(withChange("\"batch_size\": 50", "\"batch_size\": 25"), *store);
+  try {
+    other.run(true);
+    FAIL() << "a different study resumed";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": the stored study differs from this one at "
+                                                "batch_size (50 against 25)"),
+              std::string::npos)
+        << e.what();
   }
 }
 
