@@ -42,6 +42,10 @@ double parseNumber(const QString& text, const std::string& field) {
   return v[0];
 }
 
+constexpr int kChartWidth = 420;   // the narrowest a chart gets beside the other
+constexpr int kChartHeight = 240;  // the lowest a chart gets
+constexpr int kPageHeight = 740;   // the page's height with the charts side by side
+
 QString coefficientName(int j, int features) {
   return j == features ? QStringLiteral("b") : QStringLiteral("w%1").arg(j + 1);
 }
@@ -121,14 +125,15 @@ PlaygroundRegressionView::PlaygroundRegressionView(QWidget* parent)
       makePlaygroundChart(tr("Coefficient"), tr("epoch"), false, QString(), false, false);
   lossView_ = new ChartView(loss_.chart);
   coefficientView_ = new ChartView(coefficients_.chart);
-  for (ChartView* v : {lossView_, coefficientView_}) v->setMinimumHeight(220);
+  for (ChartView* v : {lossView_, coefficientView_}) v->setMinimumHeight(kChartHeight);
   connect(coefficientBox_, &QComboBox::currentIndexChanged, this, [this] { drawCharts(); });
-  auto* charts = new QSplitter(Qt::Horizontal);
-  charts->addWidget(lossView_);
-  charts->addWidget(coefficientView_);
-  charts->setStretchFactor(0, 1);
-  charts->setStretchFactor(1, 1);
-  charts->setSizes({500, 500});
+  charts_ = new QSplitter(Qt::Horizontal);
+  charts_->addWidget(lossView_);
+  charts_->addWidget(coefficientView_);
+  charts_->setStretchFactor(0, 1);
+  charts_->setStretchFactor(1, 1);
+  charts_->setChildrenCollapsible(false);
+  charts_->setSizes({500, 500});
   auto* caption =
       new QLabel(tr("Colours: the backend names in the table · dashed black: fp64 GD "
                     "· dotted black: fp64 lstsq"));
@@ -137,7 +142,7 @@ PlaygroundRegressionView::PlaygroundRegressionView(QWidget* parent)
   auto* chartColumn = new QWidget;
   auto* chartLayout = new QVBoxLayout(chartColumn);
   chartLayout->setContentsMargins(0, 0, 0, 0);
-  chartLayout->addWidget(charts, 1);
+  chartLayout->addWidget(charts_, 1);
   auto* captionRow = new QHBoxLayout;
   captionRow->addWidget(caption, 1);
   captionRow->addWidget(new QLabel(tr("Right chart:")));
@@ -159,6 +164,22 @@ PlaygroundRegressionView::PlaygroundRegressionView(QWidget* parent)
   layout->addWidget(split, 1);
   resetToExample();
   run();
+  arrangeCharts();
+}
+
+void PlaygroundRegressionView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  arrangeCharts();
+}
+
+void PlaygroundRegressionView::arrangeCharts() {
+  const bool sideBySide = width() >= 2 * kChartWidth + 20;
+  const Qt::Orientation wanted = sideBySide ? Qt::Horizontal : Qt::Vertical;
+  // The page scrolls: room for the inputs and the table above the charts.
+  setMinimumHeight(kPageHeight + (sideBySide ? 0 : kChartHeight + 20));
+  if (charts_->orientation() == wanted) return;
+  charts_->setOrientation(wanted);
+  charts_->setSizes({500, 500});
 }
 
 void PlaygroundRegressionView::resetToExample() {
