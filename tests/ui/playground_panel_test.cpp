@@ -15,6 +15,7 @@
 #include <QLineSeries>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -90,6 +91,40 @@ class PlaygroundPanelTest : public QObject {
     }
     QVERIFY(view->note()->text().contains("rank-deficient"));
     QVERIFY(view->note()->text().contains("Emulated"));
+  }
+
+  // The README's regression table is what `paritylab-cli playground regression` prints, row for
+  // row (trailing spaces aside).
+  void readmeRegressionTableMatchesTheCli() {
+#ifndef PARITYLAB_CLI
+    QSKIP("built without paritylab-cli");
+#else
+    QProcess cli;
+    cli.start(QStringLiteral(PARITYLAB_CLI),
+              {QStringLiteral("playground"), QStringLiteral("regression")});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 0);
+    auto rows = [](const QStringList& lines) {
+      QStringList out;
+      for (QString line : lines) {
+        while (line.endsWith(QLatin1Char(' '))) line.chop(1);
+        if (!line.isEmpty()) out << line;
+      }
+      return out;
+    };
+    const QStringList printed = rows(QString::fromUtf8(cli.readAllStandardOutput()).split('\n'));
+    QFile readme(QStringLiteral(PARITYLAB_SOURCE_DIR "/README.md"));
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(readme.readAll()).split('\n');
+    const auto at = lines.indexOf(QStringLiteral("$ paritylab-cli playground regression"));
+    QVERIFY2(at >= 0, "README.md shows no `$ paritylab-cli playground regression`");
+    QStringList shown;
+    for (auto i = at + 1; i < lines.size() && !lines[i].startsWith(QLatin1String("```")); ++i)
+      shown << lines[i];
+    shown = rows(shown);
+    QCOMPARE(shown.size(), printed.size());
+    for (int i = 0; i < shown.size(); ++i) QCOMPARE(shown[i], printed[i]);
+#endif
   }
 
   void badFieldsNameTheFieldAndKeepTheResults() {
