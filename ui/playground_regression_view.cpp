@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
@@ -43,8 +44,8 @@ double parseNumber(const QString& text, const std::string& field) {
 }
 
 constexpr int kChartWidth = 420;   // the narrowest a chart gets beside the other
-constexpr int kChartHeight = 240;  // the lowest a chart gets
-constexpr int kPageHeight = 740;   // the page's height with the charts side by side
+constexpr int kChartHeight = 220;  // the lowest a chart gets
+constexpr int kPageHeight = 660;   // the page's height with the charts side by side
 
 QString coefficientName(int j, int features) {
   return j == features ? QStringLiteral("b") : QStringLiteral("w%1").arg(j + 1);
@@ -152,10 +153,9 @@ PlaygroundRegressionView::PlaygroundRegressionView(QWidget* parent)
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(table_);
   split->addWidget(chartColumn);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(0, 0);  // the table keeps its rows' height, the charts take the rest
+  split->setStretchFactor(1, 1);
   split->setChildrenCollapsible(false);
-  table_->setMinimumHeight(7 * (fontMetrics().height() + 6));
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(inputs);
@@ -176,7 +176,8 @@ void PlaygroundRegressionView::arrangeCharts() {
   const bool sideBySide = width() >= 2 * kChartWidth + 20;
   const Qt::Orientation wanted = sideBySide ? Qt::Horizontal : Qt::Vertical;
   // The page scrolls: room for the inputs and the table above the charts.
-  setMinimumHeight(kPageHeight + (sideBySide ? 0 : kChartHeight + 20));
+  setMinimumHeight(std::max(kPageHeight + (sideBySide ? 0 : kChartHeight + 20),
+                            layout()->minimumSize().height()));
   if (charts_->orientation() == wanted) return;
   charts_->setOrientation(wanted);
   charts_->setSizes({500, 500});
@@ -272,6 +273,11 @@ void PlaygroundRegressionView::fillTable() {
     table_->item(int(i) + 2, 0)->setForeground(BackendColours::of(qs(r.backend)));
   }
   table_->resizeColumnsToContents();
+  // Every row shown, no taller: the height left over goes to the charts.
+  table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() +
+                         table_->rowCount() * table_->verticalHeader()->defaultSectionSize() +
+                         table_->horizontalScrollBar()->sizeHint().height() +
+                         2 * table_->frameWidth() + 2);
 }
 
 void PlaygroundRegressionView::drawCharts() {

@@ -59,6 +59,7 @@ void XrayHeatmap::setGrid(const XrayGrid* grid, XrayStatistic statistic) {
     }
   }
   if (low_ > high_) low_ = high_ = std::numeric_limits<double>::quiet_NaN();
+  updateGeometry();  // the legend's width follows its labels
   update();
 }
 
