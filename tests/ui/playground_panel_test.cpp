@@ -271,6 +271,19 @@ class PlaygroundPanelTest : public QObject {
     QVERIFY2(plot.width() >= 300, qPrintable(QString::number(plot.width())));
   }
 
+  // In a 1600x1000 window the regression table shows every row without scrolling.
+  void regressionTableShowsEveryRowAt1600x1000() {
+    PlaygroundPanel panel;
+    panel.resize(1600, 1000);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTest::qWait(50);
+    QTableWidget* table = panel.regression()->table();
+    QCOMPARE(table->verticalScrollBar()->maximum(), 0);
+    const int last = table->rowCount() - 1;
+    QVERIFY(table->viewport()->rect().contains(table->visualItemRect(table->item(last, 0))));
+  }
+
   // A small reduction run plots its curves; every section exports PNG, SVG and the CSV the CLI
   // writes.
   void reductionPlotsAndEverythingExports() {
