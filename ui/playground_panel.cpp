@@ -39,8 +39,9 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
       status_(new QLabel) {
   // In a small window a section scrolls instead of squeezing its table and charts (and its
   // minimum size does not grow the main window); the product table scrolls by itself.
-  auto scrolled = [](QWidget* view, int minimumHeight) {
-    view->setMinimumHeight(minimumHeight);
+  // The regression and reduction views set their own minimum heights (they rearrange with the
+  // width).
+  auto scrolled = [](QWidget* view) {
     auto* area = new QScrollArea;
     area->setWidget(view);
     area->setWidgetResizable(true);
@@ -48,9 +49,9 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
     return area;
   };
   // Short titles, so the section tabs fit a 1024-pixel window without scroll arrows.
-  sections_->addTab(scrolled(regression_, 720), tr("Regression"));
+  sections_->addTab(scrolled(regression_), tr("Regression"));
   sections_->setTabToolTip(0, tr("The regression example, under every backend"));
-  sections_->addTab(scrolled(reduction_, 480), tr("Reduction"));
+  sections_->addTab(scrolled(reduction_), tr("Reduction"));
   sections_->setTabToolTip(1, tr("Error against reduction length and order"));
   sections_->addTab(product_, tr("Any product"));
   sections_->setTabToolTip(2, tr("Any product, every backend"));

@@ -5,8 +5,10 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLegend>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -24,6 +26,9 @@ QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
 
+constexpr int kWideView = 900;    // from this width the list sits beside the chart
+constexpr int kListHeight = 150;  // the list's height above the chart in a narrow view
+
 // Shown at start: the TPU's and the CPU's operands in every order, and bf16 accumulation.
 bool shownByDefault(const playground::ReductionCurve& c) {
   return (c.accumulation == "fp32" && (c.operands == "fp32" || c.operands == "bf16")) ||
@@ -31,11 +36,11 @@ bool shownByDefault(const playground::ReductionCurve& c) {
 }
 
 // Operand roundings in the backends' colours (three orders each); the low-precision contrast
-// curves in colours of their own.
+// curves in colours of their own. Black belongs to the reference slopes alone.
 QColor colorOf(const playground::ReductionCurve& c) {
-  // The low-precision accumulation contrasts: black and dim grey, no backend's colour.
-  if (c.accumulation == "bf16") return QColor(0x00, 0x00, 0x00);
-  if (c.accumulation != "fp32") return QColor(0x69, 0x69, 0x69);
+  // The low-precision accumulation contrasts: vermillion and grey, no preset's colour.
+  if (c.accumulation == "bf16") return QColor(0xd5, 0x5e, 0x00);
+  if (c.accumulation != "fp32") return QColor(0x7f, 0x7f, 0x7f);
   // The colour of the first preset with this operand rounding (BackendColours, as everywhere).
   const std::string first = c.backends.substr(0, c.backends.find(','));
   return BackendColours::of(QString::fromStdString(first.empty() ? c.operands : first));
@@ -58,6 +63,7 @@ PlaygroundReductionView::PlaygroundReductionView(QWidget* parent)
       trialsBox_(new QSpinBox),
       metricBox_(new QComboBox),
       curves_(new QListWidget),
+      split_(new QSplitter(Qt::Horizontal)),
       summary_(new QLabel) {
   distributionBox_->addItem(tr("uniform [0, 1)"), QStringLiteral("uniform"));
   distributionBox_->addItem(tr("normal"), QStringLiteral("normal"));
@@ -75,53 +81,59 @@ PlaygroundReductionView::PlaygroundReductionView(QWidget* parent)
     box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     box->setMinimumContentsLength(12);
   }
-  curves_->setMinimumWidth(160);
   auto* runButton = new QPushButton(tr("Run"));
   connect(runButton, &QPushButton::clicked, this, [this] { run(); });
   connect(metricBox_, &QComboBox::currentIndexChanged, this, [this] { draw(); });
   connect(curves_, &QListWidget::itemChanged, this, [this] { draw(); });
 
+  // Two short rows rather than one long one: the section fits the narrow page of a 1024-pixel
+  // window without scrolling sideways.
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Vectors")));
   controls->addWidget(distributionBox_);
   controls->addWidget(new QLabel(tr("seed")));
   controls->addWidget(seedBox_);
-  controls->addWidget(new QLabel(tr("K up to")));
-  controls->addWidget(maxLengthBox_);
-  controls->addWidget(new QLabel(tr("trials")));
-  controls->addWidget(trialsBox_);
-  controls->addWidget(runButton);
   controls->addStretch();
+  controls->addWidget(runButton);
 
+  // The legend names every line drawn, slopes included, with its colour and dash pattern (also
+  // in the exported chart, which has no list beside it).
   chart_ = makePlaygroundChart(tr("Dot-product error against length K"), tr("length K"), true,
-                               tr("|error| / Σ|aᵢbᵢ|"), true, false);
+                               tr("|error| / Σ|aᵢbᵢ|"), true, true);
+  // Its labels are long: one column on the right keeps them whole.
+  chart_.chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
+  chart_.chart->legend()->setAlignment(Qt::AlignRight);
+  chart_.chart->legend()->setShowToolTips(true);
   view_ = new ChartView(chart_.chart);
   view_->setMinimumHeight(260);
   curves_->setToolTip(
       tr("Solid: sequential · dashed: pairwise · dash-dot: 8 shards + all-reduce "
          "tree · dotted: low-precision accumulation"));
-  auto* split = new QSplitter(Qt::Horizontal);
-  split->addWidget(curves_);
-  split->addWidget(view_);
-  split->setStretchFactor(1, 1);
-  split->setSizes({290, 700});
+  split_->addWidget(curves_);
+  split_->addWidget(view_);
+  split_->setStretchFactor(1, 1);
+  split_->setSizes({290, 700});
   summary_->setWordWrap(true);
   summary_->setTextFormat(Qt::RichText);
   auto* styles =
       new QLabel(tr("Colour: operand rounding (as in the list) · line: solid "
                     "sequential, dashed pairwise, dash-dot 8 shards + all-reduce tree, "
-                    "dotted low-precision accumulation · black: √K·u (dashed) and K·u "
-                    "(dotted) slopes"));
+                    "dotted low-precision accumulation (vermillion bf16, grey fp16) · thin "
+                    "black: √K·u (dashed) and K·u (dotted) slopes"));
   styles->setWordWrap(true);
   styles->setStyleSheet(QStringLiteral("color: #57606a"));
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(controls);
   auto* metricRow = new QHBoxLayout;
+  metricRow->addWidget(new QLabel(tr("K up to")));
+  metricRow->addWidget(maxLengthBox_);
+  metricRow->addWidget(new QLabel(tr("trials")));
+  metricRow->addWidget(trialsBox_);
   metricRow->addWidget(new QLabel(tr("Error")));
   metricRow->addWidget(metricBox_, 1);
   layout->addLayout(metricRow);
-  layout->addWidget(split, 1);
+  layout->addWidget(split_, 1);
   layout->addWidget(styles);
   layout->addWidget(summary_);
   summary_->setText(tr("Runs when the tab is first shown (about a second)."));
@@ -135,11 +147,45 @@ void PlaygroundReductionView::showEvent(QShowEvent* event) {
 void PlaygroundReductionView::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   fitSummary();
+  arrange();
+}
+
+void PlaygroundReductionView::arrange() {
+  const bool wide = width() >= kWideView;
+  chart_.chart->legend()->setVisible(wide);
+  curves_->setMinimumHeight(wide ? 0 : kListHeight);
+  fitHeight();
+  const int needed = curves_->count() == 0
+                         ? 290
+                         : curves_->sizeHintForColumn(0) + 2 * curves_->frameWidth() +
+                               curves_->verticalScrollBar()->sizeHint().width() + 4;
+  if (!wide) {
+    if (split_->orientation() != Qt::Vertical) {
+      split_->setOrientation(Qt::Vertical);
+      split_->setSizes({kListHeight, 400});
+    }
+    return;
+  }
+  if (split_->orientation() != Qt::Horizontal) {
+    split_->setOrientation(Qt::Horizontal);
+    split_->setSizes({needed, 700});
+  }
+  const QList<int> sizes = split_->sizes();
+  const int total = sizes.value(0) + sizes.value(1);
+  if (sizes.value(0) >= needed || total <= 0) return;
+  const int list = std::min(needed, total / 2);  // the chart keeps at least half
+  split_->setSizes({list, total - list});
 }
 
 void PlaygroundReductionView::fitSummary() {
   const int width = std::max(300, this->width() - 24);  // the label spans the view
   summary_->setMinimumHeight(summary_->heightForWidth(width));
+  fitHeight();
+}
+
+void PlaygroundReductionView::fitHeight() {
+  // The page scrolls rather than squeezing its parts below their own minimum heights.
+  setMinimumHeight(std::max(480, layout()->minimumSize().height()));
 }
 
 playground::ReductionConfig PlaygroundReductionView::config() const {
@@ -175,6 +221,7 @@ void PlaygroundReductionView::run() {
     item->setForeground(colorOf(c));
   }
   curves_->blockSignals(false);
+  arrange();
   draw();
 }
 
@@ -249,7 +296,17 @@ void PlaygroundReductionView::draw() {
 }
 
 std::vector<Exportable> PlaygroundReductionView::exportables() const {
-  return {exportableChart(view_, QStringLiteral("playground-reduction"), QSize(1100, 680))};
+  // The exported chart stands alone: it always carries its legend.
+  Exportable chart =
+      exportableChart(view_, QStringLiteral("playground-reduction"), QSize(1100, 680));
+  QLegend* legend = chart_.chart->legend();
+  chart.paint = [legend, paint = chart.paint](QPainter& p, const QSize& size) {
+    const bool shown = legend->isVisible();
+    legend->setVisible(true);
+    paint(p, size);
+    legend->setVisible(shown);
+  };
+  return {chart};
 }
 
 QString PlaygroundReductionView::csv() const {

@@ -14,6 +14,7 @@ class QComboBox;
 class QLabel;
 class QListWidget;
 class QSpinBox;
+class QSplitter;
 
 namespace paritylab::ui {
 
@@ -43,6 +44,12 @@ class PlaygroundReductionView : public QWidget {
   void draw();
   // A word-wrapped label inside a scroll area does not get its height for its width: reserve it.
   void fitSummary();
+  // The view's minimum height: what its parts need at the current width.
+  void fitHeight();
+  // Wide: the curve list beside the chart, widened to its longest entry (no horizontal
+  // scrolling), and the chart's legend on screen. Narrow: the list above the chart, which keeps the
+  // whole width, without its legend on screen (the list names the curves in their colours).
+  void arrange();
   playground::ReductionConfig config() const;
 
   QComboBox* distributionBox_;
@@ -51,6 +58,7 @@ class PlaygroundReductionView : public QWidget {
   QSpinBox* trialsBox_;
   QComboBox* metricBox_;
   QListWidget* curves_;
+  QSplitter* split_;
   QLabel* summary_;
   PlaygroundChart chart_;
   ChartView* view_;

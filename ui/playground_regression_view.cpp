@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
@@ -41,6 +42,10 @@ double parseNumber(const QString& text, const std::string& field) {
   if (v.size() != 1) throw std::invalid_argument(field + ": expected one number");
   return v[0];
 }
+
+constexpr int kChartWidth = 420;   // the narrowest a chart gets beside the other
+constexpr int kChartHeight = 220;  // the lowest a chart gets
+constexpr int kPageHeight = 660;   // the page's height with the charts side by side
 
 QString coefficientName(int j, int features) {
   return j == features ? QStringLiteral("b") : QStringLiteral("w%1").arg(j + 1);
@@ -121,14 +126,15 @@ PlaygroundRegressionView::PlaygroundRegressionView(QWidget* parent)
       makePlaygroundChart(tr("Coefficient"), tr("epoch"), false, QString(), false, false);
   lossView_ = new ChartView(loss_.chart);
   coefficientView_ = new ChartView(coefficients_.chart);
-  for (ChartView* v : {lossView_, coefficientView_}) v->setMinimumHeight(220);
+  for (ChartView* v : {lossView_, coefficientView_}) v->setMinimumHeight(kChartHeight);
   connect(coefficientBox_, &QComboBox::currentIndexChanged, this, [this] { drawCharts(); });
-  auto* charts = new QSplitter(Qt::Horizontal);
-  charts->addWidget(lossView_);
-  charts->addWidget(coefficientView_);
-  charts->setStretchFactor(0, 1);
-  charts->setStretchFactor(1, 1);
-  charts->setSizes({500, 500});
+  charts_ = new QSplitter(Qt::Horizontal);
+  charts_->addWidget(lossView_);
+  charts_->addWidget(coefficientView_);
+  charts_->setStretchFactor(0, 1);
+  charts_->setStretchFactor(1, 1);
+  charts_->setChildrenCollapsible(false);
+  charts_->setSizes({500, 500});
   auto* caption =
       new QLabel(tr("Colours: the backend names in the table · dashed black: fp64 GD "
                     "· dotted black: fp64 lstsq"));
@@ -137,7 +143,7 @@ PlaygroundRegressionView::PlaygroundRegressionView(QWidget* parent)
   auto* chartColumn = new QWidget;
   auto* chartLayout = new QVBoxLayout(chartColumn);
   chartLayout->setContentsMargins(0, 0, 0, 0);
-  chartLayout->addWidget(charts, 1);
+  chartLayout->addWidget(charts_, 1);
   auto* captionRow = new QHBoxLayout;
   captionRow->addWidget(caption, 1);
   captionRow->addWidget(new QLabel(tr("Right chart:")));
@@ -147,10 +153,9 @@ PlaygroundRegressionView::PlaygroundRegressionView(QWidget* parent)
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(table_);
   split->addWidget(chartColumn);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(0, 0);  // the table keeps its rows' height, the charts take the rest
+  split->setStretchFactor(1, 1);
   split->setChildrenCollapsible(false);
-  table_->setMinimumHeight(7 * (fontMetrics().height() + 6));
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(inputs);
@@ -159,6 +164,23 @@ PlaygroundRegressionView::PlaygroundRegressionView(QWidget* parent)
   layout->addWidget(split, 1);
   resetToExample();
   run();
+  arrangeCharts();
+}
+
+void PlaygroundRegressionView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  arrangeCharts();
+}
+
+void PlaygroundRegressionView::arrangeCharts() {
+  const bool sideBySide = width() >= 2 * kChartWidth + 20;
+  const Qt::Orientation wanted = sideBySide ? Qt::Horizontal : Qt::Vertical;
+  // The page scrolls: room for the inputs and the table above the charts.
+  setMinimumHeight(std::max(kPageHeight + (sideBySide ? 0 : kChartHeight + 20),
+                            layout()->minimumSize().height()));
+  if (charts_->orientation() == wanted) return;
+  charts_->setOrientation(wanted);
+  charts_->setSizes({500, 500});
 }
 
 void PlaygroundRegressionView::resetToExample() {
@@ -251,6 +273,11 @@ void PlaygroundRegressionView::fillTable() {
     table_->item(int(i) + 2, 0)->setForeground(BackendColours::of(qs(r.backend)));
   }
   table_->resizeColumnsToContents();
+  // Every row shown, no taller: the height left over goes to the charts.
+  table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() +
+                         table_->rowCount() * table_->verticalHeader()->defaultSectionSize() +
+                         table_->horizontalScrollBar()->sizeHint().height() +
+                         2 * table_->frameWidth() + 2);
 }
 
 void PlaygroundRegressionView::drawCharts() {

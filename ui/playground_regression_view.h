@@ -15,6 +15,7 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QSpinBox;
+class QSplitter;
 class QTableWidget;
 
 namespace paritylab::ui {
@@ -48,7 +49,13 @@ class PlaygroundRegressionView : public QWidget {
   std::vector<Exportable> exportables() const;
   QString csv() const;
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  // Side by side when each chart gets kChartWidth pixels, else one above the other (a narrow
+  // window): a chart never shrinks to a sliver.
+  void arrangeCharts();
   void fillTable();
   void drawCharts();
 
@@ -65,6 +72,7 @@ class PlaygroundRegressionView : public QWidget {
   PlaygroundChart loss_, coefficients_;
   ChartView* lossView_;
   ChartView* coefficientView_;
+  QSplitter* charts_;
   playground::RegressionExperiment experiment_;
 };
 

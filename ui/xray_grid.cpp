@@ -4,8 +4,16 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace paritylab::ui {
+
+QString xrayViewTitle(const XrayView& view) {
+  return QStringLiteral("X-ray of the %1 operand, seed %2: %3")
+      .arg(view.operand)
+      .arg(view.seed)
+      .arg(xrayStatisticName(view.statistic));
+}
 
 QString xrayStatisticName(XrayStatistic statistic) {
   switch (statistic) {
@@ -75,10 +83,11 @@ QStringList sitesInModelOrder(const QStringList& sites) {
 
 std::vector<XrayBlock> arrangeXray(const std::vector<study::XrayRow>& rows,
                                    const std::vector<study::RunRecord>& runs,
-                                   const QString& operand) {
+                                   const QString& operand, std::uint64_t seed) {
   std::vector<XrayBlock> blocks;
   const std::string wanted = operand.toStdString();
   for (const study::RunRecord& run : runs) {
+    if (run.seed != seed) continue;
     const QString backend = QString::fromStdString(run.backend);
     if (std::any_of(blocks.begin(), blocks.end(),
                     [&](const XrayBlock& b) { return b.backend == backend; }))
@@ -92,7 +101,7 @@ std::vector<XrayBlock> arrangeXray(const std::vector<study::XrayRow>& rows,
       if (std::find(block.steps.begin(), block.steps.end(), r.step) == block.steps.end())
         block.steps.push_back(r.step);
     }
-    if (sites.isEmpty()) continue;  // this run has no samples: a later seed may
+    if (sites.isEmpty()) continue;  // this run has no samples: a later run of the seed may
     std::sort(block.steps.begin(), block.steps.end());
     block.sites = sitesInModelOrder(sites);
     block.cells.assign(static_cast<std::size_t>(block.sites.size()) * block.steps.size(), -1);
@@ -108,6 +117,49 @@ std::vector<XrayBlock> arrangeXray(const std::vector<study::XrayRow>& rows,
     blocks.push_back(std::move(block));
   }
   return blocks;
+}
+
+std::vector<std::uint64_t> xraySeeds(const std::vector<study::XrayRow>& rows,
+                                     const std::vector<study::RunRecord>& runs) {
+  std::set<std::int64_t> measured;
+  for (const study::XrayRow& r : rows) measured.insert(r.runId);
+  std::set<std::uint64_t> seeds;
+  for (const study::RunRecord& run : runs)
+    if (measured.count(run.id)) seeds.insert(run.seed);
+  return {seeds.begin(), seeds.end()};
+}
+
+XrayView worstXrayView(const std::vector<study::XrayRow>& rows,
+                       const std::vector<study::RunRecord>& runs) {
+  std::map<std::int64_t, std::uint64_t> seedOf;
+  for (const study::RunRecord& run : runs) seedOf[run.id] = run.seed;
+  auto viewOf = [&](XrayStatistic statistic, const study::XrayRow& row) {
+    return XrayView{statistic, QString::fromStdString(row.operand), seedOf[row.runId]};
+  };
+  // The first sample with the largest (or, for SQNR, the lowest) finite value, as the CLI's
+  // "worst at" names it; nullptr when no sample has a value above zero (any for SQNR).
+  auto worst = [&](XrayStatistic statistic, bool larger) -> const study::XrayRow* {
+    const study::XrayRow* found = nullptr;
+    double best = 0;
+    for (const study::XrayRow& row : rows) {
+      if (!seedOf.count(row.runId)) continue;
+      const double v = xrayStatisticValue(row.xray, statistic);
+      if (!std::isfinite(v) || (larger && v <= 0)) continue;
+      if (!found || (larger ? v > best : v < best)) {
+        found = &row;
+        best = v;
+      }
+    }
+    return found;
+  };
+  if (const auto* row = worst(XrayStatistic::Underflow, true))
+    return viewOf(XrayStatistic::Underflow, *row);
+  if (const auto* row = worst(XrayStatistic::Overflow, true))
+    return viewOf(XrayStatistic::Overflow, *row);
+  if (const auto* row = worst(XrayStatistic::SqnrDb, false))
+    return viewOf(XrayStatistic::SqnrDb, *row);
+  const std::vector<std::uint64_t> seeds = xraySeeds(rows, runs);
+  return XrayView{XrayStatistic::Amax, QStringLiteral("input"), seeds.empty() ? 0 : seeds.front()};
 }
 
 }  // namespace paritylab::ui

@@ -48,6 +48,14 @@ void XrayHistogram::setTensor(const numerics::TensorXray& xray,
   update();
 }
 
+QString XrayHistogram::emptyHint() const {
+  return tr("Click a cell to see that tensor's exponents");
+}
+
+QRect XrayHistogram::emptyHintRect() const {
+  return rect().adjusted(8, 4, -8, -4);
+}
+
 void XrayHistogram::clear() {
   shown_ = false;
   update();
@@ -59,7 +67,7 @@ void XrayHistogram::paintEvent(QPaintEvent*) {
   const QFontMetrics fm(p.font());
   if (!shown_) {
     p.setPen(Qt::darkGray);
-    p.drawText(rect(), Qt::AlignCenter, tr("Click a cell to see that tensor's exponents"));
+    p.drawText(emptyHintRect(), Qt::AlignCenter | Qt::TextWordWrap, emptyHint());
     return;
   }
   const QRectF plot(kLeft, kTop, width() - kLeft - kRight, height() - kTop - kBottom);

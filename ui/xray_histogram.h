@@ -25,6 +25,9 @@ class XrayHistogram : public QWidget {
   // The exponent range of the bars (inclusive), valid when hasTensor().
   std::pair<int, int> exponentRange() const { return {first_, last_}; }
   QSize minimumSizeHint() const override { return {260, 100}; }
+  // What an empty histogram says, wrapped into emptyHintRect() so that it is whole at any width.
+  QString emptyHint() const;
+  QRect emptyHintRect() const;
 
  protected:
   void paintEvent(QPaintEvent*) override;

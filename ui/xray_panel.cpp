@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -17,6 +18,7 @@ XrayPanel::XrayPanel(QWidget* parent)
     : QWidget(parent),
       statisticBox_(new QComboBox),
       operandBox_(new QComboBox),
+      seedBox_(new QComboBox),
       stack_(new QStackedWidget),
       empty_(new QLabel),
       caption_(new QLabel),
@@ -35,7 +37,10 @@ XrayPanel::XrayPanel(QWidget* parent)
   controls->addWidget(statisticBox_);
   controls->addWidget(new QLabel(tr("Operand")));
   controls->addWidget(operandBox_);
+  controls->addWidget(new QLabel(tr("Seed")));
+  controls->addWidget(seedBox_);
   controls->addStretch(1);
+  seedBox_->setToolTip(tr("Each block is the run of its backend with this seed"));
 
   caption_->setWordWrap(true);
   showInFormats_->setEnabled(false);
@@ -69,6 +74,7 @@ XrayPanel::XrayPanel(QWidget* parent)
     setStatistic(static_cast<XrayStatistic>(statisticBox_->currentData().toInt()));
   });
   connect(operandBox_, &QComboBox::currentIndexChanged, this, &XrayPanel::rebuild);
+  connect(seedBox_, &QComboBox::currentIndexChanged, this, &XrayPanel::rebuild);
   connect(heatmap_, &XrayHeatmap::cellClicked, this, &XrayPanel::selectCell);
   connect(showInFormats_, &QPushButton::clicked, this,
           [this] { emit showInFormatsRequested(selectedAmax_); });
@@ -76,6 +82,9 @@ XrayPanel::XrayPanel(QWidget* parent)
 }
 
 void XrayPanel::setDatabase(const QString& dbPath) {
+  // Another database, or the first X-ray of this one (a study that just started sampling):
+  // start at its worst case. A reload of the same X-ray keeps what the user chose.
+  const bool fresh = dbPath != dbPath_ || !hasXray();
   dbPath_ = dbPath;
   grid_ = {};
   runs_.clear();
@@ -87,7 +96,42 @@ void XrayPanel::setDatabase(const QString& dbPath) {
     heatmap_->setGrid(nullptr, XrayStatistic::Underflow);
     return;
   }
+  fillSeeds();
+  if (fresh && hasXray())
+    showView(worstXrayView(grid_.rows, runs_));
+  else
+    rebuild();
+}
+
+void XrayPanel::fillSeeds() {
+  const QVariant current = seedBox_->currentData();
+  const QSignalBlocker block(seedBox_);
+  seedBox_->clear();
+  for (std::uint64_t seed : xraySeeds(grid_.rows, runs_))
+    seedBox_->addItem(QString::number(seed), QVariant::fromValue<qulonglong>(seed));
+  const int keep = seedBox_->findData(current);
+  seedBox_->setCurrentIndex(keep >= 0 ? keep : 0);
+}
+
+void XrayPanel::setSeed(std::uint64_t seed) {
+  const int index = seedBox_->findData(QVariant::fromValue<qulonglong>(seed));
+  if (index >= 0) seedBox_->setCurrentIndex(index);
+}
+
+void XrayPanel::showView(const XrayView& view) {
+  {
+    const QSignalBlocker blockStatistic(statisticBox_), blockOperand(operandBox_),
+        blockSeed(seedBox_);
+    statisticBox_->setCurrentIndex(statisticBox_->findData(static_cast<int>(view.statistic)));
+    operandBox_->setCurrentText(view.operand);
+    setSeed(view.seed);
+  }
   rebuild();
+}
+
+XrayView XrayPanel::view() const {
+  return {static_cast<XrayStatistic>(statisticBox_->currentData().toInt()),
+          operandBox_->currentText(), seedBox_->currentData().value<qulonglong>()};
 }
 
 void XrayPanel::setStatistic(XrayStatistic statistic) {
@@ -104,12 +148,16 @@ void XrayPanel::setOperand(const QString& operand) {
 }
 
 void XrayPanel::rebuild() {
-  grid_.blocks = arrangeXray(grid_.rows, runs_, operandBox_->currentText());
+  const XrayView shown = view();
+  grid_.operand = shown.operand;
+  grid_.seed = shown.seed;
+  grid_.blocks = arrangeXray(grid_.rows, runs_, shown.operand, shown.seed);
   histogram_->clear();
   showInFormats_->setEnabled(false);
   caption_->setText(
       tr("Click a cell. Grey cells were not measured; SQNR of an exact rounding "
-         "(+inf dB) takes the top colour. Each block is one run of its backend."));
+         "(+inf dB) takes the top colour. Each block is its backend's run with the chosen "
+         "seed."));
   if (grid_.rows.empty()) {
     empty_->setText(
         tr("No X-ray in these results: run a study with \"xray\": {} or paritylab-cli run "
@@ -118,7 +166,7 @@ void XrayPanel::rebuild() {
   } else {
     stack_->setCurrentIndex(1);
   }
-  heatmap_->setGrid(&grid_, static_cast<XrayStatistic>(statisticBox_->currentData().toInt()));
+  heatmap_->setGrid(&grid_, shown.statistic);
 }
 
 void XrayPanel::selectCell(int block, int site, int step) {
@@ -136,8 +184,10 @@ void XrayPanel::selectCell(int block, int site, int step) {
   }
   const study::XrayRow& row = grid_.rows[std::size_t(index)];
   const QString format = QString::fromStdString(row.format);
-  const QString title = tr("%1 %2 %3, step %4 (epoch %5), %6")
-                            .arg(b.backend, b.sites[site], operandBox_->currentText())
+  const QString title = tr("%1 (seed %2) %3 %4, step %5 (epoch %6), %7")
+                            .arg(b.backend)
+                            .arg(b.seed)
+                            .arg(b.sites[site], operandBox_->currentText())
                             .arg(row.step)
                             .arg(row.epoch)
                             .arg(format);

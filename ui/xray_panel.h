@@ -1,7 +1,9 @@
 #pragma once
-// The X-ray tab (issue 14.4): heatmaps of site x sampled step per backend for a chosen statistic
-// and operand on one colour scale; clicking a cell shows that tensor's exponent histogram against
-// its format's ranges, and "Show in Formats" asks for the Formats tab at the tensor's amax.
+// The X-ray tab (issue 14.4): heatmaps of site x sampled step per backend for a chosen statistic,
+// operand and seed on one colour scale; clicking a cell shows that tensor's exponent histogram
+// against its format's ranges, and "Show in Formats" asks for the Formats tab at the tensor's
+// amax. A newly opened X-ray starts at its worst case (worstXrayView), not at whatever the first
+// entries of the choosers show.
 
 #include <QWidget>
 
@@ -28,7 +30,9 @@ class XrayPanel : public QWidget {
   QString database() const { return dbPath_; }
   void setStatistic(XrayStatistic statistic);
   void setOperand(const QString& operand);         // "input", "weight", "grad", "output"
+  void setSeed(std::uint64_t seed);                // one of the seeds the chooser lists
   void selectCell(int block, int site, int step);  // as a click on that cell
+  XrayView view() const;                           // what the heatmaps show
 
   const XrayGrid& grid() const { return grid_; }
   bool hasXray() const { return !grid_.rows.empty(); }
@@ -36,18 +40,22 @@ class XrayPanel : public QWidget {
   XrayHistogram* histogram() const { return histogram_; }
   QPushButton* showInFormatsButton() const { return showInFormats_; }
   QLabel* emptyMessage() const { return empty_; }
+  QComboBox* seedChooser() const { return seedBox_; }
 
  signals:
   void showInFormatsRequested(double amax);
 
  private:
   void rebuild();
+  void fillSeeds();
+  void showView(const XrayView& view);
 
   QString dbPath_;
   std::vector<study::RunRecord> runs_;
   XrayGrid grid_;
   QComboBox* statisticBox_;
   QComboBox* operandBox_;
+  QComboBox* seedBox_;
   QStackedWidget* stack_;
   QLabel* empty_;
   QLabel* caption_;

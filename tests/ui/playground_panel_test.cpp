@@ -1,13 +1,23 @@
-// Covers issue 16: the Playground tab builds, shows the regression table (item 1), the reduction
-// plot (item 2) and the product under every backend (item 3), and exports everything (item 4).
+// The Playground tab builds, shows the regression table, the reduction plot (with a legend whose
+// lines can be told apart) and the product under every backend, fits 1024x700 and 1600x1000
+// windows, and exports everything.
 #include "ui/playground_panel.h"
 
+#include <QAbstractSeries>
+#include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -16,6 +26,8 @@
 
 #include "core/backends/precision_policy.h"
 #include "core/playground/playground_export.h"
+#include "ui/chart_export.h"
+#include "ui/main_window.h"
 #include "ui/playground_product_view.h"
 #include "ui/playground_reduction_view.h"
 #include "ui/playground_regression_view.h"
@@ -23,11 +35,36 @@
 using namespace paritylab;
 using namespace paritylab::ui;
 
+namespace {
+
+// A quick reduction run (K up to 2^12, 2 trials) instead of the default second-long one.
+void runSmallReduction(PlaygroundReductionView* reduction) {
+  for (QComboBox* box : reduction->findChildren<QComboBox*>())
+    if (box->findText("2^12") >= 0) box->setCurrentIndex(box->findText("2^12"));
+  for (QSpinBox* box : reduction->findChildren<QSpinBox*>())
+    if (box->maximum() == 100) box->setValue(2);
+  reduction->run();
+}
+
+QChart* reductionChart(PlaygroundReductionView* reduction) {
+  return reduction->findChild<QChartView*>()->chart();
+}
+
+// The line series drawn (the bands are area series), by name.
+QList<QLineSeries*> linesOf(QChart* chart) {
+  QList<QLineSeries*> lines;
+  for (QAbstractSeries* s : chart->series())
+    if (auto* line = qobject_cast<QLineSeries*>(s)) lines << line;
+  return lines;
+}
+
+}  // namespace
+
 class PlaygroundPanelTest : public QObject {
   Q_OBJECT
 
  private slots:
-  // Issue 16.1: the tab builds and shows the regression table: both references, then every preset
+  // The tab builds and shows the regression table: both references, then every preset
   // with the coefficients the core computed, and the rank-deficiency note.
   void showsTheRegressionTable() {
     PlaygroundPanel panel;
@@ -56,6 +93,40 @@ class PlaygroundPanelTest : public QObject {
     QVERIFY(view->note()->text().contains("Emulated"));
   }
 
+  // The README's regression table is what `paritylab-cli playground regression` prints, row for
+  // row (trailing spaces aside).
+  void readmeRegressionTableMatchesTheCli() {
+#ifndef PARITYLAB_CLI
+    QSKIP("built without paritylab-cli");
+#else
+    QProcess cli;
+    cli.start(QStringLiteral(PARITYLAB_CLI),
+              {QStringLiteral("playground"), QStringLiteral("regression")});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 0);
+    auto rows = [](const QStringList& lines) {
+      QStringList out;
+      for (QString line : lines) {
+        while (line.endsWith(QLatin1Char(' '))) line.chop(1);
+        if (!line.isEmpty()) out << line;
+      }
+      return out;
+    };
+    const QStringList printed = rows(QString::fromUtf8(cli.readAllStandardOutput()).split('\n'));
+    QFile readme(QStringLiteral(PARITYLAB_SOURCE_DIR "/README.md"));
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(readme.readAll()).split('\n');
+    const auto at = lines.indexOf(QStringLiteral("$ paritylab-cli playground regression"));
+    QVERIFY2(at >= 0, "README.md shows no `$ paritylab-cli playground regression`");
+    QStringList shown;
+    for (auto i = at + 1; i < lines.size() && !lines[i].startsWith(QLatin1String("```")); ++i)
+      shown << lines[i];
+    shown = rows(shown);
+    QCOMPARE(shown.size(), printed.size());
+    for (int i = 0; i < shown.size(); ++i) QCOMPARE(shown[i], printed[i]);
+#endif
+  }
+
   void badFieldsNameTheFieldAndKeepTheResults() {
     PlaygroundRegressionView view;
     view.yEdit()->setText("1, 2");
@@ -71,7 +142,7 @@ class PlaygroundPanelTest : public QObject {
     QCOMPARE(view.experiment().runs[0].trajectory.loss.size(), std::size_t(11));
   }
 
-  // Issue 16.3: the jax example preloaded, every backend side by side with bits; differing cells
+  // The jax example preloaded, every backend side by side with bits; differing cells
   // highlighted with their ulp distance.
   void showsTheProductUnderEveryBackend() {
     PlaygroundProductView view;
@@ -95,16 +166,130 @@ class PlaygroundPanelTest : public QObject {
              qPrintable(view.error()->text()));
   }
 
-  // Issue 16.2 and 16.4: a small reduction run plots its curves; every section exports PNG, SVG
-  // and the CSV the CLI writes.
+  // The reduction chart names its lines in a legend, on screen and in the exported chart (which
+  // has no curve list beside it): every curve drawn and both reference slopes.
+  void reductionChartHasLegend() {
+    PlaygroundReductionView reduction;
+    runSmallReduction(&reduction);
+    reduction.resize(1000, 700);
+    reduction.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&reduction));
+    QChart* chart = reductionChart(&reduction);
+    QVERIFY(chart->legend()->isVisible());
+    QStringList named;
+    for (QLineSeries* line : linesOf(chart))
+      for (QLegendMarker* m : chart->legend()->markers(line))
+        if (m->isVisible()) named << m->label();
+    QVERIFY2(named.contains(QStringLiteral("√K·u")) && named.contains(QStringLiteral("K·u")),
+             qPrintable(named.join(", ")));
+    int checked = 0;
+    for (int i = 0; i < reduction.curveList()->count(); ++i) {
+      const QListWidgetItem* item = reduction.curveList()->item(i);
+      if (item->checkState() != Qt::Checked) continue;
+      ++checked;
+      QVERIFY2(named.contains(item->text()), qPrintable(item->text()));
+    }
+    QCOMPARE(named.size(), checked + 2);
+
+    QTemporaryDir dir;
+    QString error;
+    const auto items = reduction.exportables();
+    QCOMPARE(items.size(), std::size_t(1));
+    QVERIFY2(exportSvg(items[0], dir.filePath("r.svg"), &error), qPrintable(error));
+    QFile svg(dir.filePath("r.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(svg.readAll());
+    for (const QString& name : named) QVERIFY2(text.contains(name), qPrintable(name));
+  }
+
+  // No two lines of the reduction chart share colour and dash pattern: in particular the bf16
+  // accumulation curve (dotted) is not black like the dotted K·u slope.
+  void reductionBf16AccumulationIsNotDrawnLikeTheSlope() {
+    PlaygroundReductionView reduction;
+    runSmallReduction(&reduction);
+    const QList<QLineSeries*> lines = linesOf(reductionChart(&reduction));
+    const QLineSeries* slope = nullptr;
+    const QLineSeries* bf16 = nullptr;
+    for (const QLineSeries* line : lines) {
+      if (line->name() == QStringLiteral("K·u")) slope = line;
+      if (line->name() == QStringLiteral("bf16 operands · bf16 sequential")) bf16 = line;
+    }
+    QVERIFY(slope && bf16);
+    QVERIFY(bf16->pen().color() != slope->pen().color());
+    for (int i = 0; i < lines.size(); ++i)
+      for (int j = i + 1; j < lines.size(); ++j)
+        QVERIFY2(lines[i]->pen().color() != lines[j]->pen().color() ||
+                     lines[i]->pen().style() != lines[j]->pen().style(),
+                 qPrintable(lines[i]->name() + " and " + lines[j]->name()));
+  }
+
+  // In a 1600x1000 window every entry of the reduction's curve list is whole: no horizontal
+  // scrolling.
+  void reductionListNeedsNoHorizontalScrollAt1600x1000() {
+    PlaygroundPanel panel;
+    panel.resize(1600, 1000);
+    panel.sections()->setCurrentIndex(1);
+    runSmallReduction(panel.reduction());
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTest::qWait(50);
+    QListWidget* list = panel.reduction()->curveList();
+    QVERIFY(list->count() > 0);
+    QCOMPARE(list->horizontalScrollBar()->maximum(), 0);
+    QVERIFY2(list->sizeHintForColumn(0) <= list->viewport()->width(),
+             qPrintable(QStringLiteral("%1 wide entries in a %2 wide list")
+                            .arg(list->sizeHintForColumn(0))
+                            .arg(list->viewport()->width())));
+  }
+
+  // In a 1024x700 main window the regression charts keep a readable plot (stacked when the page
+  // is too narrow for two side by side) and the reduction section does not scroll sideways.
+  void regressionChartsDoNotCollapseAt1024x700() {
+    Q_INIT_RESOURCE(paritylab);  // the main window's icons, linked into the static ui library
+    MainWindow window;
+    window.resize(1024, 700);
+    auto* panel = window.findChild<PlaygroundPanel*>();
+    QVERIFY(panel);
+    window.tabs()->setCurrentWidget(panel);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::qWait(100);
+    for (QChartView* view : panel->regression()->findChildren<QChartView*>()) {
+      const QRectF plot = view->chart()->plotArea();
+      QVERIFY2(plot.width() >= 300 && plot.height() >= 120,
+               qPrintable(QStringLiteral("%1: plot %2x%3")
+                              .arg(view->chart()->title())
+                              .arg(plot.width())
+                              .arg(plot.height())));
+    }
+    panel->sections()->setCurrentIndex(1);
+    QTest::qWait(100);
+    auto* area = qobject_cast<QScrollArea*>(panel->sections()->currentWidget());
+    QVERIFY(area);
+    QCOMPARE(area->horizontalScrollBar()->maximum(), 0);
+    const QRectF plot = reductionChart(panel->reduction())->plotArea();
+    QVERIFY2(plot.width() >= 300, qPrintable(QString::number(plot.width())));
+  }
+
+  // In a 1600x1000 window the regression table shows every row without scrolling.
+  void regressionTableShowsEveryRowAt1600x1000() {
+    PlaygroundPanel panel;
+    panel.resize(1600, 1000);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTest::qWait(50);
+    QTableWidget* table = panel.regression()->table();
+    QCOMPARE(table->verticalScrollBar()->maximum(), 0);
+    const int last = table->rowCount() - 1;
+    QVERIFY(table->viewport()->rect().contains(table->visualItemRect(table->item(last, 0))));
+  }
+
+  // A small reduction run plots its curves; every section exports PNG, SVG and the CSV the CLI
+  // writes.
   void reductionPlotsAndEverythingExports() {
     PlaygroundPanel panel;
     PlaygroundReductionView* reduction = panel.reduction();
-    for (QComboBox* box : reduction->findChildren<QComboBox*>())
-      if (box->findText("2^12") >= 0) box->setCurrentIndex(box->findText("2^12"));
-    for (QSpinBox* box : reduction->findChildren<QSpinBox*>())
-      if (box->maximum() == 100) box->setValue(2);
-    reduction->run();
+    runSmallReduction(reduction);
     QVERIFY(reduction->hasRun());
     QCOMPARE(reduction->experiment().config.lengths, (std::vector<int>{16, 64, 256, 1024, 4096}));
     QCOMPARE(reduction->curveList()->count(), int(reduction->experiment().curves.size()));

@@ -1,10 +1,15 @@
 // Covers issue 14.4: the X-ray tab. A tiny study with the X-ray on (resources/studies/
-// underflow.json scaled down) is opened in the main window: one heatmap block per backend with
-// the database's sites and sampled steps, a cell's value is what ResultsStore::loadXray gives,
-// clicking a cell fills the exponent histogram, "Show in Formats" types the tensor's amax into the
-// Formats tab, the heatmap exports, and results without X-ray say so plainly.
+// underflow.json scaled down, two seeds) is opened in the main window: one heatmap block per
+// backend with the database's sites and sampled steps, a cell's value is what
+// ResultsStore::loadXray gives, every seed can be chosen, the tab opens at the worst case the CLI
+// reports, a view whose cells are all equal gets a one-colour scale, clicking a cell fills the
+// exponent histogram, "Show in Formats" types the tensor's amax into the Formats tab, the heatmap
+// exports with a title naming what it shows, its titles fit a 1024x700 window, and results
+// without X-ray say so plainly.
 #include "ui/xray_panel.h"
 
+#include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
@@ -15,6 +20,8 @@
 #include <set>
 
 #include "core/study/study_runner.h"
+#include "core/study/xray_findings.h"
+#include "ui/chart_export.h"
 #include "ui/curves_panel.h"
 #include "ui/formats_panel.h"
 #include "ui/main_window.h"
@@ -43,10 +50,10 @@ class XrayPanelTest : public QObject {
     spec.train.batchSize = 64;  // 8 steps
     spec.train.epochs = 1;
     spec.train.xrayEverySteps = 2;  // steps 0, 2, 4, 6
-    spec.seeds = {0};
+    spec.seeds = {0, 1};
     auto store = study::ResultsStore::open(db_.toStdString(), true);
     study::StudyRunner runner(spec, *store);
-    QCOMPARE(runner.run().completed, 3);
+    QCOMPARE(runner.run().completed, 6);
   }
 
   void heatmapBlocksMatchTheStore() {
@@ -56,15 +63,18 @@ class XrayPanelTest : public QObject {
     QVERIFY(panel->hasXray());
     panel->setOperand("grad");
     panel->setStatistic(XrayStatistic::Underflow);
+    panel->setSeed(0);
 
     auto store = study::ResultsStore::openReadOnly(db_.toStdString());
     const auto rows = store->loadXray();
-    const auto runs = store->loadRuns();
+    auto runs = store->loadRuns();
+    std::erase_if(runs, [](const study::RunRecord& r) { return r.seed != 0; });
     const XrayGrid& grid = panel->grid();
     QCOMPARE(grid.blocks.size(), std::size_t(3));  // one per backend
     for (std::size_t b = 0; b < runs.size(); ++b) {
       const XrayBlock& block = grid.blocks[b];
       QCOMPARE(block.backend, QString::fromStdString(runs[b].backend));
+      QCOMPARE(block.runId, runs[b].id);
       std::set<std::string> sites;
       std::set<std::int64_t> steps;
       for (const auto& r : rows)
@@ -97,6 +107,193 @@ class XrayPanelTest : public QObject {
     const auto [low, high] = panel->heatmap()->scale();
     QCOMPARE(low, 0.0);  // cpu-fp32 flushes nothing
     QVERIFY(high >= low);
+  }
+
+  // Every seed with X-ray samples is in the chooser; choosing one shows that seed's runs (one per
+  // backend) and the heatmap's title says which seed it is.
+  void xraySeedChooserShowsEverySeed() {
+    MainWindow window;
+    QVERIFY(window.openDatabase(db_));
+    XrayPanel* panel = window.xray();
+    QComboBox* seeds = panel->seedChooser();
+    QCOMPARE(seeds->count(), 2);
+    QCOMPARE(seeds->itemText(0), QStringLiteral("0"));
+    QCOMPARE(seeds->itemText(1), QStringLiteral("1"));
+    auto store = study::ResultsStore::openReadOnly(db_.toStdString());
+    const auto runs = store->loadRuns();
+    for (std::uint64_t seed : {0, 1}) {
+      seeds->setCurrentIndex(int(seed));  // as a user picks it
+      QCOMPARE(panel->view().seed, seed);
+      QCOMPARE(panel->grid().blocks.size(), std::size_t(3));
+      for (const XrayBlock& block : panel->grid().blocks) {
+        QCOMPARE(block.seed, seed);
+        const auto run = std::find_if(runs.begin(), runs.end(),
+                                      [&](const auto& r) { return r.id == block.runId; });
+        QVERIFY(run != runs.end());
+        QCOMPARE(run->seed, seed);
+        QCOMPARE(QString::fromStdString(run->backend), block.backend);
+      }
+      QVERIFY2(panel->heatmap()->title().contains(QStringLiteral("seed %1").arg(seed)),
+               qPrintable(panel->heatmap()->title()));
+    }
+  }
+
+  // Opening the database shows the worst underflow `paritylab-cli xray` reports (its operand,
+  // its run's seed), not the first entries of the choosers, and its colour scale has two ends.
+  void xrayOpensAtTheWorstCaseTheCliReports() {
+    auto store = study::ResultsStore::openReadOnly(db_.toStdString());
+    const auto summaries = study::summariseXray(*store, {});
+    const auto worst = std::max_element(
+        summaries.begin(), summaries.end(),
+        [](const auto& a, const auto& b) { return a.underflow.value < b.underflow.value; });
+    QVERIFY(worst != summaries.end());
+    QVERIFY2(worst->underflow.value > 0, "the test study should flush something to zero");
+    std::uint64_t worstSeed = 99;
+    for (const auto& run : store->loadRuns())
+      if (run.id == worst->underflow.runId) worstSeed = run.seed;
+
+    MainWindow window;
+    QVERIFY(window.openDatabase(db_));
+    const XrayView view = window.xray()->view();
+    QCOMPARE(view.statistic, XrayStatistic::Underflow);
+    QCOMPARE(view.operand, QString::fromStdString(worst->operand));
+    QCOMPARE(view.seed, worstSeed);
+    const auto [low, high] = window.xray()->heatmap()->scale();
+    QVERIFY2(low < high, qPrintable(QStringLiteral("scale %1..%2").arg(low).arg(high)));
+    QCOMPARE(high, 100.0 * worst->underflow.value);  // the worst cell is the top of the scale
+    QCOMPARE(window.xray()->heatmap()->scaleLabels().size(), 2);
+  }
+
+  // A view whose cells all hold one value (cpu-fp32 and fp16 overflow nothing here) gets one
+  // swatch of the cells' colour labelled with that value, not a ramp from one value to itself.
+  void xrayUniformViewShowsOneColourScale() {
+    MainWindow window;
+    QVERIFY(window.openDatabase(db_));
+    XrayPanel* panel = window.xray();
+    panel->setOperand("input");
+    panel->setStatistic(XrayStatistic::Overflow);
+    XrayHeatmap* heatmap = panel->heatmap();
+    const auto [low, high] = heatmap->scale();
+    QCOMPARE(low, 0.0);
+    QCOMPARE(high, 0.0);
+    QCOMPARE(heatmap->scaleLabels(), QStringList{"all 0"});
+    const Exportable e = exportableXray(heatmap);
+    QImage image(e.size, QImage::Format_ARGB32);
+    {
+      QPainter p(&image);
+      e.paint(p, e.size);
+    }
+    const QRectF bar = heatmap->colourBarRect(e.size);
+    const QColor top = image.pixelColor(bar.center().toPoint().x(), int(bar.top()) + 4);
+    const QColor bottom = image.pixelColor(bar.center().toPoint().x(), int(bar.bottom()) - 4);
+    QCOMPARE(top, bottom);
+    QVERIFY(top != QColor(Qt::white));
+    // The cells have the swatch's colour.
+    const XrayBlock& block = panel->grid().blocks[0];
+    QVERIFY(block.cells[0] >= 0);
+    QImage widgetImage(heatmap->size(), QImage::Format_ARGB32);
+    {
+      QPainter p(&widgetImage);
+      heatmap->paintTo(p, heatmap->size());
+    }
+    QCOMPARE(widgetImage.pixelColor(heatmap->cellRect(0, 0, 0).center().toPoint()), top);
+  }
+
+  // The exported heatmap says what it shows: operand, statistic and seed, in its title.
+  void exportedXrayNamesOperandStatisticAndSeed() {
+    MainWindow window;
+    QVERIFY(window.openDatabase(db_));
+    XrayPanel* panel = window.xray();
+    panel->setOperand("weight");
+    panel->setStatistic(XrayStatistic::SqnrDb);
+    panel->setSeed(1);
+    const auto items = window.exportables();
+    const auto xray = std::find_if(items.begin(), items.end(),
+                                   [](const Exportable& e) { return e.name.startsWith("xray"); });
+    QVERIFY(xray != items.end());
+    QTemporaryDir out;
+    QString error;
+    QVERIFY2(exportSvg(*xray, out.filePath("x.svg"), &error), qPrintable(error));
+    QFile file(out.filePath("x.svg"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString svg = QString::fromUtf8(file.readAll());
+    for (const QString& said : {QStringLiteral("X-ray of the weight operand, seed 1: SQNR dB")})
+      QVERIFY2(svg.contains(said), qPrintable(said));
+  }
+
+  // At 1024x700 the heatmap's title, every block's backend name and the colour scale's title (for
+  // every statistic) are drawn whole inside the widget.
+  void xrayTitlesFitAt1024x700() {
+    MainWindow window;
+    QVERIFY(window.openDatabase(db_));
+    window.resize(1024, 700);
+    window.tabs()->setCurrentWidget(window.xray());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::qWait(100);
+    XrayPanel* panel = window.xray();
+    XrayHeatmap* heatmap = panel->heatmap();
+    const QFontMetrics fm = heatmap->fontMetrics();
+    QFont bold = heatmap->font();
+    bold.setBold(true);
+    for (XrayStatistic s : {XrayStatistic::Underflow, XrayStatistic::Overflow,
+                            XrayStatistic::Subnormal, XrayStatistic::SqnrDb, XrayStatistic::Amax}) {
+      panel->setStatistic(s);
+      const QRectF legend = heatmap->scaleTitleRect(heatmap->size());
+      QVERIFY2(fm.horizontalAdvance(xrayStatisticName(s)) <= legend.width() &&
+                   legend.right() <= heatmap->width(),
+               qPrintable(xrayStatisticName(s)));
+      QVERIFY2(QFontMetrics(bold).horizontalAdvance(heatmap->title()) <= heatmap->width() - 8,
+               qPrintable(heatmap->title()));
+      for (int b = 0; b < int(panel->grid().blocks.size()); ++b) {
+        // Whole, on one line or wrapped after a hyphen.
+        const QString backend = panel->grid().blocks[std::size_t(b)].backend;
+        const QRectF room = heatmap->blockTitleRect(heatmap->size(), b);
+        const QRect drawn =
+            fm.boundingRect(room.toAlignedRect(), Qt::AlignCenter | Qt::TextWordWrap, backend);
+        QVERIFY2(drawn.width() <= room.width() && drawn.height() <= room.height(),
+                 qPrintable(QStringLiteral("%1 needs %2x%3 px, has %4x%5")
+                                .arg(backend)
+                                .arg(drawn.width())
+                                .arg(drawn.height())
+                                .arg(room.width())
+                                .arg(room.height())));
+      }
+    }
+  }
+
+  // A reload (a study's run finished) keeps the view the user chose; the worst case is only the
+  // first view of a database.
+  void xrayReloadKeepsTheChosenView() {
+    MainWindow window;
+    QVERIFY(window.openDatabase(db_));
+    XrayPanel* panel = window.xray();
+    panel->setOperand("output");
+    panel->setStatistic(XrayStatistic::Amax);
+    panel->setSeed(0);
+    panel->reload();
+    QCOMPARE(panel->view().operand, QStringLiteral("output"));
+    QCOMPARE(panel->view().statistic, XrayStatistic::Amax);
+    QCOMPARE(panel->view().seed, std::uint64_t(0));
+  }
+
+  // Before a cell is clicked the histogram says so in words that are whole at its narrowest,
+  // even with a large font (wrapped, not cut at the edges).
+  void xrayEmptyHistogramHintIsWhole() {
+    XrayHistogram histogram;
+    QFont large = histogram.font();
+    large.setPointSizeF(large.pointSizeF() * 1.6);
+    histogram.setFont(large);
+    histogram.resize(histogram.minimumSizeHint());
+    const QRect room = histogram.emptyHintRect();
+    QVERIFY(histogram.rect().contains(room));
+    const QRect drawn = histogram.fontMetrics().boundingRect(
+        room, Qt::AlignCenter | Qt::TextWordWrap, histogram.emptyHint());
+    QVERIFY2(room.contains(drawn), qPrintable(QStringLiteral("needs %1x%2 in %3x%4")
+                                                  .arg(drawn.width())
+                                                  .arg(drawn.height())
+                                                  .arg(room.width())
+                                                  .arg(room.height())));
   }
 
   void clickingACellShowsItsHistogramAndFormatsValue() {
