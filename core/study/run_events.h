@@ -40,7 +40,7 @@ struct RunStateEvent {
   RunKey run;
   RunState state = RunState::Pending;
   int epoch = 0;        // diverged: the epoch it happened in
-  std::string message;  // failed: why
+  std::string message{};  // failed: why
   double finalAccuracy = 0.0;
   double wallSeconds = 0.0;
 };
