@@ -32,7 +32,7 @@ class ChartCrosshair : public QObject {
  public:
   explicit ChartCrosshair(ChartView* view);
 
-  // Text of the x value ("epoch 3") and of one row ("cpu-fp32 mean (N=2): 83.00%").
+  // Text of the x value ("epoch 3") and of one row ("cpu-fp32 mean: 83.00% (N=2)").
   void setXText(std::function<QString(double x)> text) { xText_ = std::move(text); }
   void setRowText(std::function<QString(const CrosshairRow& row, double x)> text) {
     rowText_ = std::move(text);

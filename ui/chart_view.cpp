@@ -8,6 +8,9 @@ namespace paritylab::ui {
 
 ChartView::ChartView(QChart* chart, QWidget* parent) : QChartView(chart, parent) {
   setRenderHint(QPainter::Antialiasing);
+  // Antialiased markers and dashes reach a pixel beyond the rectangles a minimal update repaints,
+  // which left half-erased markers behind after live redraws: repaint the whole view instead.
+  setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
   setRubberBand(QChartView::RectangleRubberBand);
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);

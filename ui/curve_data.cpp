@@ -133,9 +133,8 @@ QString meanLegendName(const BackendCurve& curve, bool steps) {
                         .arg(curve.nMin)
                         .arg(curve.nMax)
                         .arg(steps ? QObject::tr("point") : QObject::tr("epoch"));
-  if (curve.runsLeftOut > 0)
-    n += QObject::tr("; %1 cancelled/failed left out").arg(curve.runsLeftOut);
-  return QObject::tr("%1 mean (%2)").arg(curve.backend, n);
+  if (curve.runsLeftOut > 0) n += QObject::tr(", %1 left out").arg(curve.runsLeftOut);
+  return QObject::tr("%1 (%2)").arg(curve.backend, n);
 }
 
 }  // namespace paritylab::ui

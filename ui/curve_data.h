@@ -67,8 +67,9 @@ bool isInterrupted(const RunRecord& run);  // cancelled or failed
 CurveSet buildCurves(const std::vector<RunRecord>& runs, const QStringList& backendOrder,
                      const CurveOptions& options);
 
-// The legend text of a backend's mean: "cpu-fp32 mean (N=5)", or "(N=1–2 per point)" when N
-// varies along the curve, plus "; 1 cancelled/failed left out" when runs were left out.
+// The legend text of a backend's mean (the thick line): "cpu-fp32 (N=5)", or "(N=1–2 per
+// epoch)" when N varies along the curve, plus ", 1 left out" when cancelled or failed runs were
+// left out of it. Short, so that a 1024-pixel window's legend keeps N.
 QString meanLegendName(const BackendCurve& curve, bool steps);
 
 }  // namespace paritylab::ui

@@ -51,6 +51,7 @@ CurvesPanel::CurvesPanel(RunData* data, QWidget* parent)
       crosshair_(new ChartCrosshair(view_)),
       hint_(new ChartHint(chart_)) {
   chart_->legend()->setAlignment(Qt::AlignBottom);
+  chart_->legend()->setShowToolTips(true);  // a label cut short reads whole on hover
   chart_->setMargins(QMargins(6, 6, 6, 6));
   chart_->setAnimationOptions(QChart::NoAnimation);
   buildControls();
@@ -366,12 +367,13 @@ void CurvesPanel::autoRange() {
   if (options_.logX) {
     setDecadeRange(static_cast<QLogValueAxis*>(xAxis_), x0, x1);
   } else {
-    // From 0 (epochs, steps) to the last x, with a sliver so the last point's marker shows.
+    // From 0 (epochs, steps) to the last x.
     const double lo = std::min(0.0, x0);
     double hi = std::max(x1, lo + (steps ? 10 : 1));
     // Every point at one x (a 1-epoch study): that x in the middle, not on the right edge.
     if (x1 == x0 && x0 > 0) hi = 2 * x0;
-    xAxis_->setRange(lo, hi + (hi - lo) * 0.02);
+    // Room after the last x for the mean's marker (about 9 px) in a narrow window too.
+    xAxis_->setRange(lo, hi + (hi - lo) * 0.04);
   }
   if (options_.logY) {
     setFittedLogRange(static_cast<QLogValueAxis*>(yAxis_), y0, y1);

@@ -33,7 +33,7 @@ void addRun(RunData& data, std::int64_t id, const char* backend, double finalAcc
 
 QColor meanColour(const CurvesPanel& curves, const QString& backend) {
   for (QAbstractSeries* s : curves.chart()->series())
-    if (s->name().startsWith(backend + " mean")) return static_cast<QLineSeries*>(s)->pen().color();
+    if (s->name().startsWith(backend + " (N=")) return static_cast<QLineSeries*>(s)->pen().color();
   return {};
 }
 

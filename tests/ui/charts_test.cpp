@@ -42,7 +42,7 @@ class ChartsTest : public QObject {
     // The mean line's legend names N.
     bool found = false;
     for (QAbstractSeries* s : curves.chart()->series())
-      if (s->name() == QStringLiteral("cpu-fp32 mean (N=2)")) {
+      if (s->name() == QStringLiteral("cpu-fp32 (N=2)")) {
         found = true;
         const auto* line = qobject_cast<QLineSeries*>(s);
         QVERIFY(line);
