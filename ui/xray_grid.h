@@ -1,5 +1,5 @@
 #pragma once
-// The X-ray tab's data (issue 14.4): a results database's X-ray rows arranged as one block per
+// The X-ray tab's data: a results database's X-ray rows arranged as one block per
 // backend (its run of the chosen seed), sites in model order x sampled steps, for one operand.
 
 #include <QString>

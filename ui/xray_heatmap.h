@@ -1,5 +1,5 @@
 #pragma once
-// The X-ray heatmaps (issue 14.4): under a title naming the operand, seed and statistic, one block
+// The X-ray heatmaps: under a title naming the operand, seed and statistic, one block
 // per backend side by side, sites (rows, model order) x sampled steps (columns), coloured by one
 // statistic on ONE scale shared by every block, with the scale's legend on the right (one swatch
 // and its value when every cell holds the same value). Clicking a cell emits cellClicked.

@@ -1,5 +1,5 @@
 #pragma once
-// One tensor's exponent histogram (issue 14.4): a bar per binary exponent floor(log2 |x|) with
+// One tensor's exponent histogram: a bar per binary exponent floor(log2 |x|) with
 // the format's ranges drawn over it in the bit-layout diagram's colours: subnormal range
 // (mantissa colour), normal range (exponent colour), max finite (a dark line).
 

@@ -1,5 +1,5 @@
 #pragma once
-// The X-ray tab (issue 14.4): heatmaps of site x sampled step per backend for a chosen statistic,
+// The X-ray tab: heatmaps of site x sampled step per backend for a chosen statistic,
 // operand and seed on one colour scale; clicking a cell shows that tensor's exponent histogram
 // against its format's ranges, and "Show in Formats" asks for the Formats tab at the tensor's
 // amax. A newly opened X-ray starts at its worst case (worstXrayView), not at whatever the first

@@ -1,4 +1,4 @@
-// Covers issue 14.4: the X-ray tab. A tiny study with the X-ray on (resources/studies/
+// The X-ray tab. A tiny study with the X-ray on (resources/studies/
 // underflow.json scaled down, two seeds) is opened in the main window: one heatmap block per
 // backend with the database's sites and sampled steps, a cell's value is what
 // ResultsStore::loadXray gives, every seed can be chosen, the tab opens at the worst case the CLI
