@@ -43,6 +43,9 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
   header->setSectionResizeMode(QHeaderView::ResizeToContents);
   // A progress bar reads at any width: a fixed one leaves room for the columns after it.
   header->setSectionResizeMode(RunsTableModel::Progress, QHeaderView::Fixed);
+  // A long backend name ("fp16-no-scaling") is cut with "…" past kBackendWidth (its colour and
+  // tooltip still name it) rather than pushing the window past a 1024-pixel screen.
+  header->setSectionResizeMode(RunsTableModel::Backend, QHeaderView::Interactive);
   header->resizeSection(RunsTableModel::Progress, 60);
   header->setStretchLastSection(true);
   // The panel never gets narrower than the table up to its Final accuracy column (1024-pixel
@@ -171,6 +174,12 @@ void RunsPanel::updateSummary() {
         return run.state == study::RunState::Completed || run.state == study::RunState::Diverged;
       });
   table_->setColumnHidden(RunsTableModel::Progress, allDone);
+  constexpr int kBackendWidth = 118;
+  table_->horizontalHeader()->resizeSection(
+      RunsTableModel::Backend,
+      std::min(kBackendWidth,
+               std::max(table_->sizeHintForColumn(RunsTableModel::Backend),
+                        table_->horizontalHeader()->sectionSizeHint(RunsTableModel::Backend))));
   updateMinimumWidth();
   int counts[6] = {};
   for (const RunRecord& run : data_->runs()) ++counts[static_cast<int>(run.state)];
