@@ -246,6 +246,30 @@ class LayoutFitTest : public QObject {
     // Every row's text is in the compact layout too (the stored value beneath the bits).
     QVERIFY(diagram.minimumSizeHint().width() < diagram.sizeHint().width());
   }
+
+  // Long backend names (the underflow study's fp16-no-scaling, gpu-amp-fp16) and a running study
+  // (the Progress column shown) keep the window within a 1024-pixel screen, on every tab.
+  void longBackendNamesKeepTheWindowWithin1024() {
+    MainWindow window;
+    RunData* data = window.runData();
+    const char* names[] = {"fp16-no-scaling-long-name", "gpu-amp-fp16", "cpu-fp32"};
+    for (std::int64_t id = 1; id <= 6; ++id) {
+      study::RunKey k{id, names[id % 3], static_cast<std::uint64_t>(id)};
+      data->applyEpoch({k, 1, 3, 0.5, 0.6, 0.8, 1.0});
+    }
+    data->flush();
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    for (int t = 0; t < window.tabs()->count(); ++t) {
+      window.tabs()->setCurrentIndex(t);
+      QCoreApplication::processEvents();
+      QVERIFY2(window.minimumSizeHint().width() <= 1024,
+               qPrintable(QStringLiteral("%1: needs %2 px")
+                              .arg(window.tabs()->tabText(t))
+                              .arg(window.minimumSizeHint().width())));
+    }
+  }
 };
 
 QTEST_MAIN(LayoutFitTest)

@@ -192,6 +192,26 @@ class RunsModelTest : public QObject {
     panel.setRunsHidden({2}, true);
     QCOMPARE(panel.hiddenRuns(), QSet<qint64>{2});
   }
+
+  // A cancelled run resumed from its start shows the new attempt's time, not the old one's.
+  void resumedRunShowsItsOwnAttemptsTime() {
+    RunData data;
+    RunsTableModel model(&data);
+    const study::RunKey k{1, "cpu-fp32", 0};
+    study::RunStateEvent cancelled{k, study::RunState::Cancelled};
+    cancelled.wallSeconds = 42.0;
+    data.applyState(cancelled);
+    data.flush();
+    QCOMPARE(model.index(0, RunsTableModel::Wall).data().toString(), QStringLiteral("42.0 s"));
+    data.applyState({k, study::RunState::Running});
+    data.flush();
+    QCOMPARE(model.index(0, RunsTableModel::Wall).data().toString(), QString());
+    study::RunStateEvent done{k, study::RunState::Completed};
+    done.wallSeconds = 3.5;
+    data.applyState(done);
+    data.flush();
+    QCOMPARE(model.index(0, RunsTableModel::Wall).data().toString(), QStringLiteral("3.5 s"));
+  }
 };
 
 QTEST_MAIN(RunsModelTest)
