@@ -211,8 +211,12 @@ TEST(StudyRunner, DivergenceAndFailureAreRecordedAndTheStudyGoesOn) {
   EXPECT_EQ(sum.failed, 1);
   EXPECT_EQ(sum.diverged, 1);
   for (auto& r : store->loadRuns()) {
-    if (r.status == RunState::Failed) EXPECT_EQ(r.message, "out of memory");
-    if (r.status == RunState::Diverged) EXPECT_EQ(r.divergedEpoch, 1);
+    if (r.status == RunState::Failed) {
+      EXPECT_EQ(r.message, "out of memory");
+    }
+    if (r.status == RunState::Diverged) {
+      EXPECT_EQ(r.divergedEpoch, 1);
+    }
   }
 }
 
