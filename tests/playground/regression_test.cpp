@@ -1,4 +1,5 @@
 // The regression example: references and the emulated runs.
+//
 // GCC 12's AVX-512 intrinsics read an uninitialised __Y in _mm512_undefined_* (GCC bug 105593,
 // fixed in 13); -Wuninitialized reports it once Eigen's double-precision packet code is inlined
 // into this file's reference solves. Before the includes, so the headers' lines are covered.
@@ -6,7 +7,6 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include "core/playground/regression.h"
-
 
 #include <gtest/gtest.h>
 
