@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -90,12 +91,29 @@ std::string textField(const std::string& file, const CsvRow& row, int col,
   return row.fields[std::size_t(col)];
 }
 
+// A name shown in tables, charts and terminals: no NUL, newline, escape or other control
+// character (an ANSI escape in a backend name would reach the terminal).
+void requirePrintableName(const std::string& file, const CsvRow& row, int col,
+                          const std::string& name, const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02X", c);
+      badField(file, row, col, name,
+               "control character " + std::string(code) + " at position " + std::to_string(i + 1) +
+                   " (a name must be printable)");
+    }
+  }
+}
+
 std::string nameField(const std::string& file, const CsvRow& row, int col,
                       const std::string& name) {
   std::string text = textField(file, row, col, name);
   if (text.empty()) badField(file, row, col, name, "empty " + name);
   if (text.size() > kMaxNameLength)
     badField(file, row, col, name, "longer than " + std::to_string(kMaxNameLength) + " characters");
+  requirePrintableName(file, row, col, name, text);
   return text;
 }
 
@@ -180,6 +198,7 @@ std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes*
     if (device.size() > kMaxNameLength)
       badField(path, row, cHyper, "hyperparameters",
                "device name longer than " + std::to_string(kMaxNameLength) + " characters");
+    requirePrintableName(path, row, cHyper, "hyperparameters", device);
     auto [it, added] = byKey.try_emplace(key, runs.size());
     if (added) {
       runs.emplace_back();

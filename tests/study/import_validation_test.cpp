@@ -241,5 +241,26 @@ TEST(Import, AnotherFilesResultsAreRefusedUnlessAddingToTheStudyIsAsked) {
   EXPECT_EQ(ResultsStore::openReadOnly(path)->loadRuns().size(), 29u);
 }
 
+// A backend or run name is shown in tables, charts and terminals: NUL, newlines and escapes (an
+// ANSI sequence would reach the terminal) are refused with the row and column, and the message
+// itself shows them as '?'.
+TEST(Import, NamesWithControlCharactersAreRefusedAndNotEchoed) {
+  CsvImportOptions wide;
+  wide.epochColumn = "";
+  const std::string escape = write("escape.csv", "backend,seed,final_accuracy\ntpu\x1b[2J,1,0.5\n");
+  EXPECT_EQ(importError(escape, wide), escape +
+                                           ":2: column 1 (backend): control character 0x1B at "
+                                           "position 4 (a name must be printable): 'tpu?[2J'");
+  const std::string newline =
+      write("newline.csv", "backend,seed,final_accuracy\n\"tp\nu\",1,0.5\n");
+  EXPECT_NE(importError(newline, wide).find("control character 0x0A at position 3"),
+            std::string::npos)
+      << importError(newline, wide);
+  static constexpr char kNul[] = "backend,seed,final_accuracy\nt\0u,1,0.5\n";
+  const std::string nul = write("nul.csv", std::string(kNul, sizeof kNul - 1));
+  EXPECT_NE(importError(nul, wide).find("control character 0x00 at position 2"), std::string::npos)
+      << importError(nul, wide);
+}
+
 }  // namespace
 }  // namespace paritylab::study
