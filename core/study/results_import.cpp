@@ -40,8 +40,14 @@ struct Header {
     if (it != names.end()) return int(it - names.begin());
     if (!required) return -1;
     std::string list;
-    for (auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    throw CsvError(file + ":1: no column '" + name + "' (columns: " + list + ")");
+    for (std::size_t i = 0; i < names.size() && i < 20; ++i)
+      list += (list.empty() ? "" : ", ") + shownValue(names[i]);
+    if (names.size() > 20) list += ", ... (" + std::to_string(names.size()) + " columns)";
+    throw CsvError(file + ":1: no column '" + name + "' (columns: " + list +
+                   "). ParityLab reads one row per run and epoch (columns run, backend, epoch, "
+                   "accuracy; optional seed, train/test loss) or one row per run (backend, "
+                   "final_accuracy, optional seed; --epoch-col \"\"); name other columns with "
+                   "--run-col, --backend-col, --epoch-col, --seed-col, --accuracy-col");
   }
 };
 
@@ -149,9 +155,19 @@ std::ifstream openCsv(const std::string& path) {
   return in;
 }
 
+// "run, backend, epoch" and "r1, xla, 1": fields as written with spaces after the commas.
+void trimFields(CsvRow& row) {
+  for (std::string& field : row.fields) {
+    const auto first = field.find_first_not_of(" \t");
+    const auto last = field.find_last_not_of(" \t");
+    field = first == std::string::npos ? std::string() : field.substr(first, last - first + 1);
+  }
+}
+
 Header readHeader(CsvReader& reader, const std::string& path) {
   CsvRow row;
   if (!reader.next(row)) throw CsvError(path + ": empty file (no header line)");
+  trimFields(row);
   return {row.fields, path};
 }
 
@@ -189,6 +205,7 @@ std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes*
   EpochLines epochLines;
   CsvRow row;
   while (reader.next(row)) {
+    trimFields(row);
     if (row.fields.size() == 1 && row.fields[0].empty()) continue;  // blank line
     const std::string name = nameField(path, row, cRun, "run_name");
     const std::string key = name + "@" + textField(path, row, cDate, "datetime");
@@ -246,6 +263,7 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
   EpochLines epochLines;
   CsvRow row;
   while (reader.next(row)) {
+    trimFields(row);
     if (row.fields.size() == 1 && row.fields[0].empty()) continue;
     std::string backend = nameField(path, row, cBackend, o.backendColumn);
     EpochRecord e{1, lossField(path, row, cTrain, o.trainLossColumn),

@@ -262,5 +262,32 @@ TEST(Import, NamesWithControlCharactersAreRefusedAndNotEchoed) {
       << importError(nul, wide);
 }
 
+// "run, backend, epoch, accuracy" as spreadsheets and people write it was not read (no column
+// 'backend').
+TEST(Import, HeadersAndFieldsWithSpacesAfterTheCommasAreRead) {
+  const std::string path = write("spaced.csv",
+                                 "run, backend, seed, epoch, accuracy\n"
+                                 "r1, xla, 7, 1, 0.5\nr1, xla, 7, 2, 0.625\n");
+  const auto runs = readResultsCsv(path, {});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run.backend, "xla");
+  EXPECT_EQ(runs[0].run.runName, "r1");
+  EXPECT_EQ(runs[0].run.seed, 7u);
+  EXPECT_EQ(runs[0].run.finalAccuracy, 0.625);
+}
+
+// A TensorBoard or W&B export got "no column 'backend'" without a word on what is expected.
+TEST(Import, AMissingColumnSaysWhatIsExpectedAndHowToNameIt) {
+  const std::string path = write("tensorboard.csv", "Wall time,Step,Value\n1.5,1,0.5\n");
+  const std::string e = importError(path);
+  EXPECT_NE(e.find(path + ":1: no column 'backend' (columns: 'Wall time', 'Step', 'Value')"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("one row per run and epoch (columns run, backend, epoch, accuracy"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("--backend-col"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace paritylab::study
