@@ -289,5 +289,26 @@ TEST(Import, AMissingColumnSaysWhatIsExpectedAndHowToNameIt) {
   EXPECT_NE(e.find("--backend-col"), std::string::npos) << e;
 }
 
+// The note on identical runs named every one: 10,000 identical runs made one line of 69 KB.
+TEST(Import, TheIdenticalRunsNoteStaysShortForThousandsOfRuns) {
+  std::string csv = "run,backend,epoch,accuracy\n";
+  for (int run = 0; run < 10'000; ++run)
+    for (int epoch = 1; epoch <= 2; ++epoch)
+      csv += "run" + std::to_string(run) + ",tpu," + std::to_string(epoch) + ",0.5\n";
+  for (int run = 0; run < 60; ++run)  // and 30 groups of two in another backend
+    for (int epoch = 1; epoch <= 2; ++epoch)
+      csv += "run" + std::to_string(run) + ",gpu," + std::to_string(epoch) + ",0." +
+             std::to_string(100 + run / 2) + "\n";
+  const auto notes = identicalRunNotes(readResultsCsv(write("same.csv", csv), {}));
+  ASSERT_EQ(notes.size(), 2u);
+  for (const std::string& note : notes) EXPECT_LT(note.size(), 800u) << note;
+  EXPECT_NE(notes[0].find("tpu: 49995000 pairs of identical runs"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find(" more); n would be 1 without them (10000 runs)"), std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[1].find("; and 20 more groups); n would be 30 without them (60 runs)"),
+            std::string::npos)
+      << notes[1];
+}
+
 }  // namespace
 }  // namespace paritylab::study
