@@ -9,12 +9,16 @@
 #include <stdexcept>
 
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
 #include "app/cli/playground_arguments.h"
+#include "core/input/input_limits.h"
 #include "core/playground/playground_export.h"
 #include "core/playground/reduction.h"
 
 namespace paritylab::cli {
 namespace {
+
+constexpr std::int64_t kMaxTrials = 10'000;
 
 struct Options {
   std::string distribution = "uniform", metric = "total", csv;
@@ -78,15 +82,17 @@ void setup(CLI::App& root) {
   cmd->add_option("--distribution", opts->distribution, "uniform ([0,1)), normal or wide")
       ->check(CLI::IsMember({"uniform", "normal", "wide"}))
       ->capture_default_str();
-  cmd->add_option("--seed", opts->seed, "Seed of the random vectors")->capture_default_str();
+  addIntegerOption(cmd, "--seed", opts->seed, {0, input::kMaxSeedValue},
+                   "Seed of the random vectors");
   cmd->add_option("--lengths", opts->lengths,
                   "Lengths K (comma-separated; default 16, 64, ..., 2^20)")
       ->delimiter(',');
-  cmd->add_option("--trials", opts->trials, "Trials per length")->capture_default_str();
-  cmd->add_option("--large-trials", opts->largeTrials, "Trials per length >= --large-from")
-      ->capture_default_str();
-  cmd->add_option("--large-from", opts->largeFrom, "Lengths from here use --large-trials")
-      ->capture_default_str();
+  // Trials are bounded: 1e8 trials of 2^20-long products would run for days.
+  addIntegerOption(cmd, "--trials", opts->trials, {1, kMaxTrials}, "Trials per length");
+  addIntegerOption(cmd, "--large-trials", opts->largeTrials, {1, kMaxTrials},
+                   "Trials per length >= --large-from");
+  addIntegerOption(cmd, "--large-from", opts->largeFrom, {1, 1 << 24},
+                   "Lengths from here use --large-trials");
   cmd->add_option("--metric", opts->metric,
                   "Table: total (against the exact dot product of the fp32 inputs) or "
                   "accumulation (against the exact sum of the rounded products)")

@@ -84,28 +84,57 @@ void runRound(const RoundOptions& o) {
     batched = 0;
   };
 
-  char* line = nullptr;
-  std::size_t capacity = 0;
-  ssize_t length = 0;
-  while ((length = getline(&line, &capacity, stdin)) >= 0) {
-    const std::string_view text(line, static_cast<std::size_t>(length));
+  // Lines as editors write them: "\n", "\r\n" or "\r" alone; a UTF-8 byte-order mark before the
+  // first; blank lines at the end (one in the middle is refused: it is no number).
+  std::uint64_t lineNumber = 0;  // 1-based, for messages
+  std::uint64_t blankSince = 0;  // the first of the blank lines seen last (0: none)
+  const auto handle = [&](std::string_view text) {
+    ++lineNumber;
+    if (lineNumber == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    if (text.find_first_not_of(" \t") == std::string_view::npos) {
+      if (!blankSince) blankSince = lineNumber;
+      return;
+    }
+    if (blankSince) {
+      flushBatch();
+      writer.flush();
+      throw CommandError("line " + std::to_string(blankSince) +
+                         ": empty (one number a line; blank lines only at the end)");
+    }
     const auto value = numerics::parseFp32(text);
     if (!value) {
       flushBatch();
       writer.flush();
-      std::string text(line, static_cast<std::size_t>(length));
-      while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-      std::free(line);
-      throw CommandError("line " + std::to_string(lineIndex + 1) + ": '" + input::excerpt(text) +
+      throw CommandError("line " + std::to_string(lineNumber) + ": '" +
+                         input::excerpt(std::string(text)) +
                          "' is not a number (decimal like 1.5e-3, nan, -inf, or fp32 bits like "
                          "0x3f800000)");
     }
     inputs[batched++] = *value;
-    if (!firstInexact && !numerics::parseFp32Input(text)->exact) firstInexact = lineIndex + 1;
+    if (!firstInexact && !numerics::parseFp32Input(text)->exact) firstInexact = lineNumber;
     ++lineIndex;
     if (batched == kBatch) flushBatch();
+  };
+
+  char* line = nullptr;
+  std::size_t capacity = 0;
+  ssize_t length = 0;
+  struct FreeLine {
+    char*& line;
+    ~FreeLine() { std::free(line); }
+  } freeLine{line};
+  while ((length = getline(&line, &capacity, stdin)) >= 0) {
+    std::string_view text(line, static_cast<std::size_t>(length));
+    if (text.ends_with('\n')) text.remove_suffix(1);
+    if (text.empty()) handle(text);  // a blank line
+    // "\r\n" ends one line; a "\r" inside separates lines (old Mac line endings).
+    while (!text.empty()) {
+      const std::size_t cr = text.find('\r');
+      handle(text.substr(0, cr));
+      if (cr == std::string_view::npos) break;
+      text.remove_prefix(cr + 1);
+    }
   }
-  std::free(line);
   flushBatch();
   writer.flush();
   if (firstInexact)

@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
 #include "core/study/xray_findings.h"
 
 namespace paritylab::cli {
@@ -109,8 +111,10 @@ const CommandRegistration reg{
           "xray", "Where precision bites: underflow, overflow and SQNR of every matrix product");
       auto a = std::make_shared<XrayArgs>();
       cmd->add_option("db", a->db, "Results database of a study run with the X-ray on")->required();
-      auto* run = cmd->add_option("--run", a->filter.runId, "Only this run (its id)")
-                      ->check(CLI::PositiveNumber);
+      // Read by the one number parser: CLI11's range check printed DBL_MAX in 300 digits.
+      auto* run =
+          addIntegerOption(cmd, "--run", a->filter.runId,
+                           {1, std::numeric_limits<std::int64_t>::max()}, "Only this run (its id)");
       cmd->add_option("--backend", a->filter.backend, "Only this backend")->excludes(run);
       cmd->add_option("--site", a->filter.site, "Only this site (conv2.wgrad) or layer (conv2)");
       cmd->add_flag("--json", a->json, "JSON output");

@@ -21,6 +21,24 @@ CommandRegistration::CommandRegistration(std::string name, int order, CommandSet
   commandRegistry().push_back({std::move(name), order, std::move(setup)});
 }
 
+namespace {
+
+// An error as the terminal shows it: control characters (an ANSI escape or raw bytes from a data
+// file) as '?', lines kept, and at most kMaxMessage characters.
+std::string printableMessage(const std::string& what) {
+  constexpr std::size_t kMaxMessage = 2000;
+  std::string out;
+  for (std::size_t i = 0; i < what.size() && i < kMaxMessage; ++i) {
+    const auto c = static_cast<unsigned char>(what[i]);
+    out += (c == '\n' || (c >= 0x20 && c != 0x7f)) ? what[i] : '?';
+  }
+  if (what.size() > kMaxMessage)
+    out += "... (" + std::to_string(what.size()) + " characters in all)";
+  return out;
+}
+
+}  // namespace
+
 }  // namespace paritylab::cli
 
 int main(int argc, char** argv) {
@@ -61,10 +79,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const CommandError& e) {
-    std::cerr << "paritylab-cli: error: " << e.what() << "\n";
+    std::cerr << "paritylab-cli: error: " << printableMessage(e.what()) << "\n";
     return e.exitCode();
   } catch (const std::exception& e) {
-    std::cerr << "paritylab-cli: error: " << e.what() << "\n";
+    std::cerr << "paritylab-cli: error: " << printableMessage(e.what()) << "\n";
     return 1;
   }
   return 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace paritylab::study {
 namespace {
@@ -39,6 +40,12 @@ std::vector<IdenticalRuns> findIdenticalRuns(const std::vector<RunCurve>& runs) 
   for (const std::string& backend : backends) {
     IdenticalRuns found{backend, {}, 0, 0};
     std::vector<bool> grouped(runs.size(), false);
+    // Only runs of the same final accuracy and length can be identical: compared within those
+    // buckets, so 10,000 different runs are not 50 million comparisons.
+    std::map<std::pair<double, std::size_t>, std::vector<std::size_t>> buckets;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      if (runs[i].backend == backend && !std::isnan(runs[i].finalAccuracy))
+        buckets[{runs[i].finalAccuracy, runs[i].epochs.size()}].push_back(i);
     for (std::size_t i = 0; i < runs.size(); ++i) {
       if (runs[i].backend != backend || std::isnan(runs[i].finalAccuracy)) continue;
       ++found.n;
@@ -46,8 +53,8 @@ std::vector<IdenticalRuns> findIdenticalRuns(const std::vector<RunCurve>& runs) 
       ++found.distinct;
       if (runs[i].epochs.size() < 2) continue;
       std::vector<std::size_t> group{i};
-      for (std::size_t j = i + 1; j < runs.size(); ++j) {
-        if (!grouped[j] && runs[j].backend == backend && identical(runs[i], runs[j])) {
+      for (std::size_t j : buckets[{runs[i].finalAccuracy, runs[i].epochs.size()}]) {
+        if (j > i && !grouped[j] && identical(runs[i], runs[j])) {
           grouped[j] = true;
           group.push_back(j);
         }
@@ -59,14 +66,30 @@ std::vector<IdenticalRuns> findIdenticalRuns(const std::vector<RunCurve>& runs) 
   return out;
 }
 
+constexpr std::size_t kMaxGroupsNamed = 10;
+constexpr std::size_t kMaxNamesLength = 400;
+
 std::vector<std::string> describeIdenticalRuns(const std::vector<IdenticalRuns>& found,
                                                const std::vector<RunCurve>& runs) {
   std::vector<std::string> lines;
   for (const IdenticalRuns& f : found) {
     std::string names;
+    std::size_t shown = 0;
     for (const auto& group : f.groups) {
+      // A bounded note: the first groups by name, then how many more (10,000 identical runs made
+      // one line of 69 KB).
+      if (shown == kMaxGroupsNamed || names.size() > kMaxNamesLength) {
+        names += "; and " + std::to_string(f.groups.size() - shown) + " more group" +
+                 (f.groups.size() - shown == 1 ? "" : "s");
+        break;
+      }
+      ++shown;
       if (!names.empty()) names += "; ";
       for (std::size_t k = 0; k < group.size(); ++k) {
+        if (k > 0 && names.size() > kMaxNamesLength) {
+          names += " and " + std::to_string(group.size() - k) + " more";
+          break;
+        }
         if (k > 0) names += k + 1 == group.size() ? " and " : ", ";
         const std::string& name = runs[group[k]].name;
         if (name.empty()) {

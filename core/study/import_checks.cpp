@@ -11,7 +11,8 @@ namespace paritylab::study::import_checks {
 std::string shownValue(std::string_view value) {
   constexpr std::size_t kShown = 60;
   std::string shown = "'";
-  shown.append(value.substr(0, kShown));
+  for (const char c : value.substr(0, kShown))  // control characters (an ANSI escape) as '?'
+    shown += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
   if (value.size() <= kShown) return shown + "'";
   shown += "...' (";
   shown += std::to_string(value.size());

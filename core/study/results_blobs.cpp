@@ -23,6 +23,12 @@ std::string compress(const std::vector<std::uint8_t>& raw) {
 // The raw bytes of a blob that must hold exactly `bytes` bytes.
 std::vector<std::uint8_t> decompress(const std::string& blob, std::size_t bytes,
                                      const std::string& what) {
+  // zlib inflates at most about 1032:1: a count claiming more than the blob can hold is damage,
+  // found before anything is allocated (a damaged count of 2e12 examples asked for 4 TB).
+  constexpr std::size_t kMaxRatio = 1100;
+  if (bytes / kMaxRatio > blob.size() + 64)
+    throw std::runtime_error(what + ": damaged: " + std::to_string(bytes) +
+                             " bytes claimed from a blob of " + std::to_string(blob.size()));
   std::vector<std::uint8_t> raw(bytes + 1);  // one spare byte: a longer blob is damaged too
   uLongf size = uLongf(raw.size());
   const int rc = uncompress(raw.data(), &size, reinterpret_cast<const Bytef*>(blob.data()),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -39,8 +40,14 @@ struct Header {
     if (it != names.end()) return int(it - names.begin());
     if (!required) return -1;
     std::string list;
-    for (auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    throw CsvError(file + ":1: no column '" + name + "' (columns: " + list + ")");
+    for (std::size_t i = 0; i < names.size() && i < 20; ++i)
+      list += (list.empty() ? "" : ", ") + shownValue(names[i]);
+    if (names.size() > 20) list += ", ... (" + std::to_string(names.size()) + " columns)";
+    throw CsvError(file + ":1: no column '" + name + "' (columns: " + list +
+                   "). ParityLab reads one row per run and epoch (columns run, backend, epoch, "
+                   "accuracy; optional seed, train/test loss) or one row per run (backend, "
+                   "final_accuracy, optional seed; --epoch-col \"\"); name other columns with "
+                   "--run-col, --backend-col, --epoch-col, --seed-col, --accuracy-col");
   }
 };
 
@@ -90,12 +97,29 @@ std::string textField(const std::string& file, const CsvRow& row, int col,
   return row.fields[std::size_t(col)];
 }
 
+// A name shown in tables, charts and terminals: no NUL, newline, escape or other control
+// character (an ANSI escape in a backend name would reach the terminal).
+void requirePrintableName(const std::string& file, const CsvRow& row, int col,
+                          const std::string& name, const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02X", c);
+      badField(file, row, col, name,
+               "control character " + std::string(code) + " at position " + std::to_string(i + 1) +
+                   " (a name must be printable)");
+    }
+  }
+}
+
 std::string nameField(const std::string& file, const CsvRow& row, int col,
                       const std::string& name) {
   std::string text = textField(file, row, col, name);
   if (text.empty()) badField(file, row, col, name, "empty " + name);
   if (text.size() > kMaxNameLength)
     badField(file, row, col, name, "longer than " + std::to_string(kMaxNameLength) + " characters");
+  requirePrintableName(file, row, col, name, text);
   return text;
 }
 
@@ -131,9 +155,19 @@ std::ifstream openCsv(const std::string& path) {
   return in;
 }
 
+// "run, backend, epoch" and "r1, xla, 1": fields as written with spaces after the commas.
+void trimFields(CsvRow& row) {
+  for (std::string& field : row.fields) {
+    const auto first = field.find_first_not_of(" \t");
+    const auto last = field.find_last_not_of(" \t");
+    field = first == std::string::npos ? std::string() : field.substr(first, last - first + 1);
+  }
+}
+
 Header readHeader(CsvReader& reader, const std::string& path) {
   CsvRow row;
   if (!reader.next(row)) throw CsvError(path + ": empty file (no header line)");
+  trimFields(row);
   return {row.fields, path};
 }
 
@@ -171,6 +205,7 @@ std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes*
   EpochLines epochLines;
   CsvRow row;
   while (reader.next(row)) {
+    trimFields(row);
     if (row.fields.size() == 1 && row.fields[0].empty()) continue;  // blank line
     const std::string name = nameField(path, row, cRun, "run_name");
     const std::string key = name + "@" + textField(path, row, cDate, "datetime");
@@ -180,6 +215,7 @@ std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes*
     if (device.size() > kMaxNameLength)
       badField(path, row, cHyper, "hyperparameters",
                "device name longer than " + std::to_string(kMaxNameLength) + " characters");
+    requirePrintableName(path, row, cHyper, "hyperparameters", device);
     auto [it, added] = byKey.try_emplace(key, runs.size());
     if (added) {
       runs.emplace_back();
@@ -227,6 +263,7 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
   EpochLines epochLines;
   CsvRow row;
   while (reader.next(row)) {
+    trimFields(row);
     if (row.fields.size() == 1 && row.fields[0].empty()) continue;
     std::string backend = nameField(path, row, cBackend, o.backendColumn);
     EpochRecord e{1, lossField(path, row, cTrain, o.trainLossColumn),

@@ -82,6 +82,14 @@ Input openInput(const std::string& path) {
     if (!in.store->hasStudy()) throw StoreError(path + ": holds no study");
     in.shard = storedShard(*in.store);
     in.runs = in.store->loadRuns();
+    // Everything that is copied is decoded first: a file cut short can pass quick_check and
+    // still hold a damaged row or blob, which would otherwise surface only when read later.
+    in.store->loadAllEpochs();
+    in.store->loadAllSteps();
+    in.store->loadXray();
+    in.store->loadTestSet();
+    in.store->loadPredictions();
+    for (const RunRecord& r : in.runs) in.store->loadWeightSnapshots(r.id);
   } catch (const StoreError& e) {
     throw StoreError(std::string(e.what()) + "; nothing merged");
   }

@@ -157,6 +157,9 @@ class ResultsStore {
   // One epoch's weights of a run (1-based epoch, replaces): each layer's float32 values, exact.
   void addWeightSnapshot(std::int64_t runId, int epoch,
                          const std::vector<stats::LayerWeights>& layers);
+  // True when any run has stored predictions or weight snapshots (what the divergence analysis
+  // reads); one query, whatever the number of runs.
+  bool holdsPredictionsOrWeights() const;
   // A run's snapshots by epoch, layers in the order added (empty: none kept).
   std::map<int, std::vector<stats::LayerWeights>> loadWeightSnapshots(std::int64_t runId) const;
 

@@ -16,6 +16,16 @@ bool ResultsStore::hasTable(const char* name) const {
   return s.step() && s.i64(0) > 0;
 }
 
+bool ResultsStore::holdsPredictionsOrWeights() const {
+  std::lock_guard lock(mutex_);
+  for (const char* table : {"predictions", "weights"}) {
+    if (!hasTable(table)) continue;
+    Statement s(db_, std::string("SELECT 1 FROM ") + table + " LIMIT 1", path_);
+    if (s.step()) return true;
+  }
+  return false;
+}
+
 void ResultsStore::saveTestSet(const std::vector<std::int32_t>& labels,
                                const std::vector<std::string>& classNames) {
   std::string blob;

@@ -30,6 +30,8 @@ std::string readOnlyUri(const std::string& path, bool immutable) {
   return uri + (immutable ? "?immutable=1" : "?mode=ro");
 }
 
+constexpr int kWriterBusyMilliseconds = 10 * 60 * 1000;
+
 }  // namespace
 
 void requireDatabaseFilePath(const std::string& path, const std::string& what) {
@@ -84,7 +86,9 @@ std::unique_ptr<ResultsStore> ResultsStore::open(const std::string& path, bool c
       SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
   if (sqlite3_open_v2(path.c_str(), &store->db_, flags, nullptr) != SQLITE_OK)
     throw StoreError(path + ": cannot open: " + sqlite3_errmsg(store->db_));
-  sqlite3_busy_timeout(store->db_, 5000);
+  // A writer waits for a neighbour's transaction rather than fail: an import of a million rows
+  // holds the database for seconds, and a study must not die of it ("database is locked").
+  sqlite3_busy_timeout(store->db_, kWriterBusyMilliseconds);
   sqlite3_extended_result_codes(store->db_, 1);
   store->checkIsParityLab(create);
   store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");

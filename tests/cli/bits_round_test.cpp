@@ -133,5 +133,26 @@ TEST(Round, NotesInputsThatAreNotExactlyAnFp32) {
   EXPECT_NE(inexact.out.find("0x00000000,0x00000000,0\n"), std::string::npos) << inexact.out;
 }
 
+// What editors write: a UTF-8 byte-order mark, blank lines at the end, "\r\n" or "\r" alone
+// between lines; all read as the same numbers. A blank line between numbers is refused, named.
+TEST(Round, ReadsAByteOrderMarkTrailingBlankLinesAndEveryLineEnding) {
+  const auto plain = runCli({"round", "-f", "bf16"}, "1.5\n0.25\n-2\n");
+  ASSERT_EQ(plain.exitCode, 0) << plain.err;
+  for (const std::string& input :
+       {std::string("\xEF\xBB\xBF"
+                    "1.5\n0.25\n-2\n"),
+        std::string("1.5\n0.25\n-2\n\n  \n"), std::string("1.5\r\n0.25\r\n-2\r\n"),
+        std::string("1.5\r0.25\r-2\r"), std::string("1.5\r0.25\r-2")}) {
+    const auto r = runCli({"round", "-f", "bf16"}, input);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out, plain.out);
+  }
+  const auto gap = runCli({"round", "-f", "bf16"}, "1.5\n\n2\n");
+  EXPECT_EQ(gap.exitCode, 1);
+  EXPECT_NE(gap.err.find("line 2: empty (one number a line; blank lines only at the end)"),
+            std::string::npos)
+      << gap.err;
+}
+
 }  // namespace
 }  // namespace paritylab::cli

@@ -155,5 +155,19 @@ TEST(ResultsSafety, ImportedAndEmulatedResultsAreNotMixedInOneDatabase) {
   EXPECT_EQ(merged.out.find("--resume"), std::string::npos) << merged.out;
 }
 
+// An ANSI escape in a data file's backend name reached the terminal (and every table after the
+// import); the name is refused and the message shows the byte as '?'.
+TEST(ResultsSafety, ControlCharactersFromADataFileNeverReachTheTerminal) {
+  const TempFolder dir("control-bytes");
+  const std::string csv =
+      dir.write("escape.csv", "backend,seed,final_accuracy\ntpu\x1b[2J,1,0.5\ngpu,1,0.6\n");
+  const CliResult r = runCli({"import", csv, "--db", dir.file("e.db"), "--epoch-col", ""});
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_NE(r.err.find("control character 0x1B at position 4"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir.file("e.db")));
+}
+
 }  // namespace
 }  // namespace paritylab::cli::testing

@@ -76,5 +76,15 @@ TEST(XrayCli, RunReportAndSummaryOfATinyStudy) {
   EXPECT_NE(missing.err.find("missing.db: no such results database"), std::string::npos);
 }
 
+// `xray --run 0` printed CLI11's range check with DBL_MAX in 300 digits.
+TEST(XrayCli, RunZeroIsRefusedInOneShortLine) {
+  const testing::CliResult r = testing::runCli({"xray", "results.db", "--run", "0"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("--run: expected an integer in [1, 9223372036854775807], got '0'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_LT(r.err.size(), 200u) << r.err;
+}
+
 }  // namespace
 }  // namespace paritylab::cli

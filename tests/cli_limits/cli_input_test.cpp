@@ -145,4 +145,17 @@ TEST(CliInput, PolicyFilesDeepDuplicateAndDirectories) {  // issue 12.2 / 12.10
                 "d.json: is a directory, not a study file");
 }
 
+// `playground reduction --trials 1e8` had no upper bound (days of work); its counts are read by
+// the one number parser with their limits, like every other flag.
+TEST(CliInput, PlaygroundReductionTrialsAreBounded) {
+  for (const char* flag : {"--trials", "--large-trials"}) {
+    const Result r = cli(std::string("playground reduction ") + flag + " 1e8 --lengths 16");
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find(std::string(flag) + ": expected an integer in [1, 10000], got '1e8'"),
+              std::string::npos)
+        << r.output;
+  }
+  EXPECT_EQ(cli("playground reduction --trials 2 --lengths 16 --json").exitCode, 0);
+}
+
 }  // namespace

@@ -241,5 +241,74 @@ TEST(Import, AnotherFilesResultsAreRefusedUnlessAddingToTheStudyIsAsked) {
   EXPECT_EQ(ResultsStore::openReadOnly(path)->loadRuns().size(), 29u);
 }
 
+// A backend or run name is shown in tables, charts and terminals: NUL, newlines and escapes (an
+// ANSI sequence would reach the terminal) are refused with the row and column, and the message
+// itself shows them as '?'.
+TEST(Import, NamesWithControlCharactersAreRefusedAndNotEchoed) {
+  CsvImportOptions wide;
+  wide.epochColumn = "";
+  const std::string escape = write("escape.csv", "backend,seed,final_accuracy\ntpu\x1b[2J,1,0.5\n");
+  EXPECT_EQ(importError(escape, wide), escape +
+                                           ":2: column 1 (backend): control character 0x1B at "
+                                           "position 4 (a name must be printable): 'tpu?[2J'");
+  const std::string newline =
+      write("newline.csv", "backend,seed,final_accuracy\n\"tp\nu\",1,0.5\n");
+  EXPECT_NE(importError(newline, wide).find("control character 0x0A at position 3"),
+            std::string::npos)
+      << importError(newline, wide);
+  static constexpr char kNul[] = "backend,seed,final_accuracy\nt\0u,1,0.5\n";
+  const std::string nul = write("nul.csv", std::string(kNul, sizeof kNul - 1));
+  EXPECT_NE(importError(nul, wide).find("control character 0x00 at position 2"), std::string::npos)
+      << importError(nul, wide);
+}
+
+// "run, backend, epoch, accuracy" as spreadsheets and people write it was not read (no column
+// 'backend').
+TEST(Import, HeadersAndFieldsWithSpacesAfterTheCommasAreRead) {
+  const std::string path = write("spaced.csv",
+                                 "run, backend, seed, epoch, accuracy\n"
+                                 "r1, xla, 7, 1, 0.5\nr1, xla, 7, 2, 0.625\n");
+  const auto runs = readResultsCsv(path, {});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run.backend, "xla");
+  EXPECT_EQ(runs[0].run.runName, "r1");
+  EXPECT_EQ(runs[0].run.seed, 7u);
+  EXPECT_EQ(runs[0].run.finalAccuracy, 0.625);
+}
+
+// A TensorBoard or W&B export got "no column 'backend'" without a word on what is expected.
+TEST(Import, AMissingColumnSaysWhatIsExpectedAndHowToNameIt) {
+  const std::string path = write("tensorboard.csv", "Wall time,Step,Value\n1.5,1,0.5\n");
+  const std::string e = importError(path);
+  EXPECT_NE(e.find(path + ":1: no column 'backend' (columns: 'Wall time', 'Step', 'Value')"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("one row per run and epoch (columns run, backend, epoch, accuracy"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("--backend-col"), std::string::npos) << e;
+}
+
+// The note on identical runs named every one: 10,000 identical runs made one line of 69 KB.
+TEST(Import, TheIdenticalRunsNoteStaysShortForThousandsOfRuns) {
+  std::string csv = "run,backend,epoch,accuracy\n";
+  for (int run = 0; run < 10'000; ++run)
+    for (int epoch = 1; epoch <= 2; ++epoch)
+      csv += "run" + std::to_string(run) + ",tpu," + std::to_string(epoch) + ",0.5\n";
+  for (int run = 0; run < 60; ++run)  // and 30 groups of two in another backend
+    for (int epoch = 1; epoch <= 2; ++epoch)
+      csv += "run" + std::to_string(run) + ",gpu," + std::to_string(epoch) + ",0." +
+             std::to_string(100 + run / 2) + "\n";
+  const auto notes = identicalRunNotes(readResultsCsv(write("same.csv", csv), {}));
+  ASSERT_EQ(notes.size(), 2u);
+  for (const std::string& note : notes) EXPECT_LT(note.size(), 800u) << note;
+  EXPECT_NE(notes[0].find("tpu: 49995000 pairs of identical runs"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find(" more); n would be 1 without them (10000 runs)"), std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[1].find("; and 20 more groups); n would be 30 without them (60 runs)"),
+            std::string::npos)
+      << notes[1];
+}
+
 }  // namespace
 }  // namespace paritylab::study

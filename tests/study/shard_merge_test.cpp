@@ -451,6 +451,20 @@ TEST_F(ShardMerge, MergeKilledAtRandomMomentsLeavesNoFileOrACompleteOne) {
   EXPECT_EQ(absent + complete, 12);
 }
 
+// A shard cut short by one byte can pass SQLite's quick_check; what it holds is decoded before
+// anything is merged, so the damage is reported, naming the file, instead of merging "Complete"
+// and failing later when the copied rows are read.
+TEST_F(ShardMerge, MergeRefusesAShardCutShortByOneByte) {
+  const std::string cut = freshTempPath("cut.db");
+  std::filesystem::copy_file(parts_[1], cut);
+  std::filesystem::resize_file(cut, std::filesystem::file_size(cut) - 1);
+  const std::string out = freshTempPath("from-cut.db");
+  const std::string e = errorOf({parts_[0], cut}, out);
+  EXPECT_EQ(e.rfind(cut + ": ", 0), 0u) << e;
+  EXPECT_NE(e.find("nothing merged"), std::string::npos) << e;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 // Imported runs are the study they form: a merged database of them is complete, and nothing is
 // left for `run --resume` (which would train emulations under the hardware's names).
 TEST(MergeImported, ImportedRunsCountAsPresentAndNothingIsLeftToResume) {

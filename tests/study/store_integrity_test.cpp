@@ -536,5 +536,30 @@ TEST(ResultsStore, ARunStoredTwiceIsReportedNotCountedTwice) {
                                  "(runs 1 and 2) (the file was not changed)");
 }
 
+// A neighbour's long transaction (an import of a million rows held the database for 9 s) made the
+// study's next commit fail with "database is locked" after 5 s, which stopped the study; its
+// commits now wait for the neighbour.
+TEST(ResultsStore, AStudysCommitsWaitForANeighboursLongTransaction) {
+  const std::string path = databaseWithOneRun("neighbour.db");
+  auto store = ResultsStore::open(path);
+  std::atomic<bool> holding{false};
+  std::thread neighbour([&] {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "BEGIN IMMEDIATE; INSERT INTO paritylab_meta VALUES ('n', '1')",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    holding = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(6500));
+    EXPECT_EQ(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  });
+  while (!holding) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_NO_THROW(store->addEpoch(1, {3, 0.4, 0.5, 0.6, 0.1, 0}));
+  neighbour.join();
+  EXPECT_EQ(store->loadEpochs(1).size(), 3u);
+  EXPECT_EQ(store->metaValue("n"), "1");
+}
+
 }  // namespace
 }  // namespace paritylab::study
