@@ -170,7 +170,7 @@ class CurveRulesTest : public QObject {
     o.smoothing = w;
     curves.setOptions(o);
     int checked = 0;
-    for (const QString backend : {QStringLiteral("xla"), QStringLiteral("cuda")}) {
+    for (const QString& backend : {QStringLiteral("xla"), QStringLiteral("cuda")}) {
       QLineSeries* mean = meanSeries(curves, backend);
       QAreaSeries* band = bandSeries(curves, backend);
       QVERIFY(mean && band);
