@@ -439,6 +439,9 @@ TEST_F(ShardMerge, MergeKilledAtRandomMomentsLeavesNoFileOrACompleteOne) {
     ::kill(child, SIGKILL);
     int status = 0;
     ::waitpid(child, &status, 0);
+    // What the killed merge was building: left beside the output under its temporary name only.
+    const std::string building = out + ".merging-" + std::to_string(child);
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(building + suffix);
     if (!std::filesystem::exists(out)) {
       ++absent;
       continue;
