@@ -175,11 +175,12 @@ void RunsPanel::updateSummary() {
       });
   table_->setColumnHidden(RunsTableModel::Progress, allDone);
   constexpr int kBackendWidth = 118;
-  table_->horizontalHeader()->resizeSection(
-      RunsTableModel::Backend,
-      std::min(kBackendWidth,
-               std::max(table_->sizeHintForColumn(RunsTableModel::Backend),
-                        table_->horizontalHeader()->sectionSizeHint(RunsTableModel::Backend))));
+  int backendWidth = table_->horizontalHeader()->sectionSizeHint(RunsTableModel::Backend);
+  for (const QString& name : data_->backends())  // the swatch, the name and the cell's margins
+    backendWidth = std::max(backendWidth, table_->fontMetrics().horizontalAdvance(name) +
+                                              table_->iconSize().width() + 24);
+  table_->horizontalHeader()->resizeSection(RunsTableModel::Backend,
+                                            std::min(kBackendWidth, backendWidth));
   updateMinimumWidth();
   int counts[6] = {};
   for (const RunRecord& run : data_->runs()) ++counts[static_cast<int>(run.state)];
