@@ -6,6 +6,7 @@
 #include <QMenu>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
+#include <QStyle>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -176,9 +177,10 @@ void RunsPanel::updateSummary() {
   table_->setColumnHidden(RunsTableModel::Progress, allDone);
   constexpr int kBackendWidth = 118;
   int backendWidth = table_->horizontalHeader()->sectionSizeHint(RunsTableModel::Backend);
+  const int swatch = table_->style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, table_);
   for (const QString& name : data_->backends())  // the swatch, the name and the cell's margins
-    backendWidth = std::max(backendWidth, table_->fontMetrics().horizontalAdvance(name) +
-                                              table_->iconSize().width() + 24);
+    backendWidth =
+        std::max(backendWidth, table_->fontMetrics().horizontalAdvance(name) + swatch + 24);
   table_->horizontalHeader()->resizeSection(RunsTableModel::Backend,
                                             std::min(kBackendWidth, backendWidth));
   updateMinimumWidth();
