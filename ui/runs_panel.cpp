@@ -44,10 +44,10 @@ RunsPanel::RunsPanel(RunData* data, QWidget* parent)
   header->setSectionResizeMode(QHeaderView::ResizeToContents);
   // A progress bar reads at any width: a fixed one leaves room for the columns after it.
   header->setSectionResizeMode(RunsTableModel::Progress, QHeaderView::Fixed);
-  // A long backend name ("fp16-no-scaling") is cut with "…" past kBackendWidth (its colour and
+  // A long backend name ("fp16-no-scaling") is cut with "…" past 110 px (its colour and
   // tooltip still name it) rather than pushing the window past a 1024-pixel screen.
   header->setSectionResizeMode(RunsTableModel::Backend, QHeaderView::Interactive);
-  header->resizeSection(RunsTableModel::Progress, 60);
+  header->resizeSection(RunsTableModel::Progress, 46);
   header->setStretchLastSection(true);
   // The panel never gets narrower than the table up to its Final accuracy column (1024-pixel
   // windows cut it otherwise); columns after it may scroll.
@@ -175,7 +175,7 @@ void RunsPanel::updateSummary() {
         return run.state == study::RunState::Completed || run.state == study::RunState::Diverged;
       });
   table_->setColumnHidden(RunsTableModel::Progress, allDone);
-  constexpr int kBackendWidth = 118;
+  constexpr int kBackendWidth = 110;
   int backendWidth = table_->horizontalHeader()->sectionSizeHint(RunsTableModel::Backend);
   const int swatch = table_->style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, table_);
   for (const QString& name : data_->backends())  // the swatch, the name and the cell's margins

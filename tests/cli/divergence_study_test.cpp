@@ -123,8 +123,9 @@ TEST(DivergenceStudy, SmallCnnOnFashionMnistAgreesAcrossCoreCliAndReport) {
   for (std::size_t l = 0; l < report.layers.size(); ++l)
     for (std::size_t e = 0; e < report.layers[l].epochs.size(); ++e)
       EXPECT_DOUBLE_EQ(j["layers"][l]["precision"][e].get<double>(), report.layers[l].precision[e]);
-  if (report.pairedT)
+  if (report.pairedT) {
     EXPECT_DOUBLE_EQ(j["paired_t"]["p_value"].get<double>(), report.pairedT->p_value);
+  }
 
   // report --csv: the divergence files, named in the output, with the same numbers.
   const std::string csv = dir.file("report.csv");
