@@ -1,6 +1,7 @@
 // paritylab-cli playground regression: the linear-regression example under every backend
 // against fp64 gradient descent and the fp64 least-squares solution.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -27,24 +28,40 @@ struct Options {
   bool json = false;
 };
 
+// Every backend reads its inputs as fp32: a value beyond fp32's range (1e39) would be inf to all
+// of them and every result NaN, so it is refused with its place, as a NaN typed in is.
+void requireFiniteFp32(const Matrix& m, const std::string& flag) {
+  for (int r = 0; r < m.rows; ++r)
+    for (int c = 0; c < m.cols; ++c)
+      if (!std::isfinite(m.at(r, c)))
+        throw CommandError(flag + ": row " + std::to_string(r + 1) + ", column " +
+                           std::to_string(c + 1) + ": " +
+                           study::csvNumber(m.decimals[std::size_t(r) * m.cols + c]) +
+                           " is not a finite fp32 (the largest is 3.4028235e+38); every backend "
+                           "would read it as " +
+                           (std::isnan(m.at(r, c)) ? "nan" : "inf"));
+}
+
 // A row or a column of numbers (e.g. "7,9,11" or "7;9;11").
 std::vector<double> vectorArgument(const std::string& text, const std::string& flag) {
   const Matrix m = playground::parseMatrix(text, flag);
+  requireFiniteFp32(m, flag);
   if (m.rows != 1 && m.cols != 1)
     throw CommandError(flag + ": expected one row or one column of numbers, got " +
                        std::to_string(m.rows) + "x" + std::to_string(m.cols));
   return m.decimals;
 }
 
+// A diverged run's NaN reads "nan" (printf writes "-nan" for a NaN with its sign bit set).
 std::string fixed(double v) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%12.7f", v);
+  std::snprintf(buf, sizeof buf, "%12.7f", std::isnan(v) ? std::fabs(v) : v);
   return buf;
 }
 
 std::string sci(double v) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%11.3e", v);
+  std::snprintf(buf, sizeof buf, "%11.3e", std::isnan(v) ? std::fabs(v) : v);
   return buf;
 }
 
@@ -102,6 +119,7 @@ void printTable(const playground::RegressionExperiment& e) {
 void run(const Options& o) {
   playground::RegressionProblem p;
   const Matrix x = playground::parseMatrix(o.x, "--x");
+  requireFiniteFp32(x, "--x");
   p.rows = x.rows;
   p.features = x.cols;
   p.x = x.decimals;

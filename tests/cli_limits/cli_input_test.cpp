@@ -158,4 +158,19 @@ TEST(CliInput, PlaygroundReductionTrialsAreBounded) {
   EXPECT_EQ(cli("playground reduction --trials 2 --lengths 16 --json").exitCode, 0);
 }
 
+// `playground regression` with 1e39 in X printed every backend's -nan and exited 0: a value beyond
+// fp32's range is refused with its place, and a diverged run prints "nan", never "-nan".
+TEST(CliInput, PlaygroundRegressionRefusesValuesBeyondFp32) {
+  const Result r = cli("playground regression --x '1e39,2; 3,4; 5,6'");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("--x: row 1, column 1: 1e+39 is not a finite fp32"), std::string::npos)
+      << r.output;
+  const Result y = cli("playground regression --y '7,1e40,11'");
+  EXPECT_EQ(y.exitCode, 1) << y.output;
+  EXPECT_NE(y.output.find("--y: row 1, column 2: 1e+40"), std::string::npos) << y.output;
+  const Result diverged = cli("playground regression --lr 10 --epochs 50 --backend fp8-e4m3");
+  EXPECT_EQ(diverged.exitCode, 0) << diverged.output;
+  EXPECT_EQ(diverged.output.find("-nan"), std::string::npos) << diverged.output;
+}
+
 }  // namespace
