@@ -2,6 +2,7 @@
 // would (through the one GEMM entry) and prints the result as CSV.
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "core/input/input_limits.h"
 #include "core/playground/matrix_text.h"
 #include "core/playground/product_compare.h"
+#include "core/study/csv.h"
 
 namespace paritylab::cli {
 namespace {
@@ -23,6 +25,30 @@ struct Options {
   std::string backend = "cpu-fp32", a, b, product = "forward", layer = "linear";
   bool bits = false;
 };
+
+// A decimal beyond fp32's range is read as inf (as a device would see it) and a nonzero one below
+// its smallest subnormal as zero: said on stderr, with the first such value's place, so the CSV on
+// stdout stays the product alone.
+void noteValuesNotFp32(const playground::Matrix& m, const std::string& file) {
+  int overflow = 0, underflow = 0;
+  std::string first;
+  for (int r = 0; r < m.rows; ++r)
+    for (int c = 0; c < m.cols; ++c) {
+      const double decimal = m.decimals[std::size_t(r) * m.cols + c];
+      const float value = m.at(r, c);
+      const bool over = std::isfinite(decimal) && std::isinf(value);
+      const bool under = decimal != 0.0 && value == 0.0f;
+      if (!over && !under) continue;
+      (over ? overflow : underflow) += 1;
+      if (first.empty())
+        first = "row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) + ": " +
+                study::csvNumber(decimal);
+    }
+  if (overflow + underflow == 0) return;
+  std::cerr << "Note: " << file << ": " << overflow << " value(s) beyond fp32's range read as inf, "
+            << underflow << " nonzero value(s) below its smallest subnormal read as 0 (first at "
+            << first << "); not exactly an fp32, as a device would see them\n";
+}
 
 void run(const Options& o) {
   const auto policy = loadBackendArgument(o.backend);
@@ -33,6 +59,8 @@ void run(const Options& o) {
   } catch (const std::invalid_argument& e) {
     throw CommandError(e.what());
   }
+  noteValuesNotFp32(A, o.a);
+  noteValuesNotFp32(B, o.b);
   if (A.cols != B.rows)
     throw CommandError("inner dimensions differ: " + o.a + " is " + std::to_string(A.rows) + "x" +
                        std::to_string(A.cols) + " but " + o.b + " is " + std::to_string(B.rows) +
@@ -59,8 +87,8 @@ void run(const Options& o) {
         std::memcpy(&u, &v, 4);
         std::snprintf(buf, sizeof buf, "0x%08x", u);
         out += buf;
-      } else {
-        out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+      } else {  // NaN as "nan", never "-nan"
+        out.append(buf, std::to_chars(buf, buf + sizeof buf, std::isnan(v) ? std::fabs(v) : v).ptr);
       }
       out += j + 1 < B.cols ? ',' : '\n';
     }

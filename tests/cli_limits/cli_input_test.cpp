@@ -173,4 +173,21 @@ TEST(CliInput, PlaygroundRegressionRefusesValuesBeyondFp32) {
   EXPECT_EQ(diverged.output.find("-nan"), std::string::npos) << diverged.output;
 }
 
+// `matmul` read 1e39 as inf and printed "-nan" without a word: a value that is not a finite fp32
+// is named on stderr (the product on stdout stays the CSV), and NaN prints as "nan".
+TEST(CliInput, MatmulNotesValuesBeyondFp32) {
+  TempDir dir;
+  const std::string a = dir.file("a.csv", "1e39,2\n3,1e-50\n");
+  const std::string b = dir.file("b.csv", "1,0\n0,1\n");
+  const Result r = cli("matmul " + a + " " + b);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("a.csv: 1 value(s) beyond fp32's range read as inf, 1 nonzero value(s) "
+                          "below its smallest subnormal read as 0 (first at row 1, column 1: "
+                          "1e+39)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("-nan"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("inf,nan"), std::string::npos) << r.output;
+}
+
 }  // namespace
