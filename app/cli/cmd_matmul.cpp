@@ -45,9 +45,13 @@ void noteValuesNotFp32(const playground::Matrix& m, const std::string& file) {
                 study::csvNumber(decimal);
     }
   if (overflow + underflow == 0) return;
-  std::cerr << "Note: " << file << ": " << overflow << " value(s) beyond fp32's range read as inf, "
-            << underflow << " nonzero value(s) below its smallest subnormal read as 0 (first at "
-            << first << "); not exactly an fp32, as a device would see them\n";
+  std::string what;
+  if (overflow > 0) what = std::to_string(overflow) + " value(s) beyond fp32's range read as inf";
+  if (underflow > 0)
+    what += (what.empty() ? "" : ", ") + std::to_string(underflow) +
+            " nonzero value(s) below its smallest subnormal read as 0";
+  std::cerr << "Note: " << file << ": " << what << " (first at " << first
+            << "): not exactly an fp32, as a device would see them\n";
 }
 
 void run(const Options& o) {
