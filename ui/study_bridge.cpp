@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/study/atomic_file.h"
 #include "core/study/curves_export.h"
 #include "core/study/report_files.h"
 #include "core/study/results_import.h"
@@ -159,8 +160,7 @@ bool writeImportedDatabase(CsvImport& import, const QString& dbPath, QString* er
       const auto store = study::ResultsStore::open(temporary.string(), true);
       study::importRuns(*store, import.csvPath.toStdString(), import.runs);
     }  // closed: the last connection folds the -wal into the file
-    for (const char* suffix : {"-wal", "-shm"}) fs::remove(fs::path(target.string() + suffix));
-    fs::rename(temporary, target);
+    study::commitDatabaseFile(temporary.string(), target.string());
     return true;
   } catch (const std::exception& e) {
     std::error_code ignored;

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 namespace paritylab::study {
 namespace {
@@ -85,6 +87,33 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
 void writeFileAtomically(const std::string& path, std::string_view bytes) {
   writeFileAtomically(
       path, [bytes](std::ostream& out) { out.write(bytes.data(), std::streamsize(bytes.size())); });
+}
+
+void commitDatabaseFile(const std::string& built, const std::string& target) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, std::string>> aside;  // (target's file, where it waits)
+  const auto putBack = [&] {
+    std::error_code ignored;
+    for (const auto& [file, waiting] : aside) fs::rename(waiting, file, ignored);
+  };
+  for (const char* suffix : {"-wal", "-shm"}) {
+    const std::string file = target + suffix;
+    if (!fs::exists(fs::symlink_status(file))) continue;
+    const std::string waiting = built + ".replaced" + suffix;
+    if (::rename(file.c_str(), waiting.c_str()) != 0) {
+      const int error = errno;
+      putBack();
+      fail(target, error);
+    }
+    aside.emplace_back(file, waiting);
+  }
+  if (::rename(built.c_str(), target.c_str()) != 0) {
+    const int error = errno;
+    putBack();
+    fail(target, error);
+  }
+  std::error_code ignored;
+  for (const auto& [file, waiting] : aside) fs::remove(waiting, ignored);
 }
 
 }  // namespace paritylab::study

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "core/study/atomic_file.h"
 #include "core/study/study_runner.h"
 #include "core/study/study_shard.h"
 
@@ -295,8 +296,11 @@ MergeReport mergeResults(const std::vector<std::string>& inputPaths, const std::
       std::unique_ptr<ResultsStore> target = ResultsStore::open(building, true);
       report = copyInputs(inputs, specJson, spec, *target, outputRuns, output);
     }  // closed: the copy is whole in its one file
-    if (::rename(building.c_str(), output.c_str()) != 0)
-      throw StoreError(output + ": cannot write: " + std::strerror(errno) + "; nothing merged");
+    try {
+      commitDatabaseFile(building, output);
+    } catch (const FileWriteError& e) {
+      throw StoreError(std::string(e.what()) + "; nothing merged");
+    }
     return report;
   } catch (const StoreError& e) {
     removeBuilding();

@@ -183,7 +183,8 @@ class ResultsStore {
                     const std::vector<std::int64_t>& replaceRunIds);
 
   // Writes a consistent copy of the whole database (committed rows, including those still in its
-  // -wal file) to a new file `path` (removed first if present). Throws StoreError naming both.
+  // -wal file) to a new file `path`; an existing `path` is refused, never replaced. Throws
+  // StoreError naming both.
   void copyDatabaseTo(const std::string& path) const;
 
   std::vector<RunRecord> loadRuns() const;  // by id
@@ -220,9 +221,10 @@ class ResultsStore {
 void requireDatabaseFilePath(const std::string& path, const std::string& what = "results database");
 
 // Deletes the database `path` (and its -wal and -shm files) when it holds no results: no run that
-// completed, diverged, failed or was imported. What a command that created the database leaves
-// when it fails before recording anything (a refused study, a failed import) is not left behind
-// as an empty database. True when it deleted. No connection to it may be open.
+// completed, diverged, failed or was imported, and no run with a recorded epoch. What a command
+// that created the database leaves when it fails before recording anything (a refused study, a
+// failed import) is not left behind as an empty database. True when it deleted. No connection to it
+// may be open.
 bool removeDatabaseWithoutResults(const std::string& path);
 
 // This process's identity as a run owner: "host:pid".

@@ -179,7 +179,9 @@ void ResultsStore::copyRunsFrom(const ResultsStore& source,
 }
 
 void ResultsStore::copyDatabaseTo(const std::string& path) const {
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  // A new file only: this never deletes or overwrites one that exists.
+  if (std::filesystem::exists(std::filesystem::symlink_status(path)))
+    throw StoreError(path_ + ": cannot copy to " + path + ": it exists already");
   sqlite3* target = nullptr;
   const auto fail = [&](const std::string& why) {
     sqlite3_close(target);

@@ -154,8 +154,9 @@ bool removeDatabaseWithoutResults(const std::string& path) {
       const auto store = ResultsStore::openReadOnly(path);
       for (const RunRecord& run : store->loadRuns())
         if (run.status == RunState::Completed || run.status == RunState::Diverged ||
-            run.status == RunState::Failed || run.source != "emulated")
+            run.status == RunState::Failed || run.source != "emulated" || run.epochsDone > 0)
           return false;
+      if (!store->loadAllEpochs().empty()) return false;  // a cancelled run's epochs are results
     }
   } catch (const std::exception&) {
     return false;  // not ours to judge: leave it

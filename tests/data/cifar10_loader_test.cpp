@@ -4,12 +4,11 @@
 #include "core/data/cifar10_loader.h"
 
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "data_test_support.h"
+#include "tests/support/child_with_time_limit.h"
 
 namespace paritylab::data {
 namespace {
@@ -110,29 +109,18 @@ TEST(Cifar10Loader, PipesAndDevicesAreRefusedBeforeReading) {
   const std::string zero = (dir / "zero").string();
   std::filesystem::create_symlink("/dev/zero", zero);
   for (const std::string& path : {fifo, zero}) {
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
+    const auto outcome = paritylab::testing::runInChild([&path] {
       try {
         Dataset d;
         readCifar10Batch(path, d);
       } catch (const DataError& e) {
-        ::_exit(std::string(e.what()) == path + ": not a regular file (a pipe, device or socket)"
-                    ? 0
-                    : 1);
+        return std::string(e.what()) == path + ": not a regular file (a pipe, device or socket)";
       }
-      ::_exit(2);
-    }
-    int status = -1;
-    for (int waited = 0; waited < 100 && ::waitpid(child, &status, WNOHANG) == 0; ++waited)
-      ::usleep(100'000);
-    if (::waitpid(child, &status, WNOHANG) == 0) {
-      ::kill(child, SIGKILL);
-      ::waitpid(child, &status, 0);
-      ADD_FAILURE() << path << ": still reading after 10 s";
-      continue;
-    }
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << path;
+      return false;
+    });
+    EXPECT_NE(outcome, paritylab::testing::ChildOutcome::TimedOut)
+        << path << ": still reading after 10 s";
+    EXPECT_EQ(outcome, paritylab::testing::ChildOutcome::Passed) << path;
   }
 }
 

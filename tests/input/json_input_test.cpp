@@ -5,9 +5,7 @@
 #include "core/input/json_input.h"
 
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -15,6 +13,7 @@
 
 #include "core/input/input_limits.h"
 #include "core/input/text_file.h"
+#include "tests/support/child_with_time_limit.h"
 
 namespace paritylab::input {
 namespace {
@@ -134,23 +133,13 @@ TEST(TextFile, PipesAndDevicesAreRefusedNotReadForever) {
   const std::string fifo = (dir / "study.json").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   for (const std::string& path : {fifo, std::string("/dev/zero")}) {
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      const std::string e = errorOf([&] { readTextFile(path, "study file", 1 << 20); });
-      ::_exit(e == path + ": not a regular file (a pipe, device or socket), not a study file" ? 0
-                                                                                              : 1);
-    }
-    int status = -1;
-    for (int waited = 0; waited < 100 && ::waitpid(child, &status, WNOHANG) == 0; ++waited)
-      ::usleep(100'000);
-    if (::waitpid(child, &status, WNOHANG) == 0) {
-      ::kill(child, SIGKILL);
-      ::waitpid(child, &status, 0);
-      ADD_FAILURE() << path << ": still reading after 10 s";
-      continue;
-    }
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << path;
+    const auto outcome = paritylab::testing::runInChild([&path] {
+      return errorOf([&] { readTextFile(path, "study file", 1 << 20); }) ==
+             path + ": not a regular file (a pipe, device or socket), not a study file";
+    });
+    EXPECT_NE(outcome, paritylab::testing::ChildOutcome::TimedOut)
+        << path << ": still reading after 10 s";
+    EXPECT_EQ(outcome, paritylab::testing::ChildOutcome::Passed) << path;
   }
   fs::remove_all(dir);
 }
