@@ -2,10 +2,12 @@
 // fails, and never leaves a partial file under the final name (temporary file + rename).
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -93,6 +95,40 @@ TEST(FileWrite, MissingFolderAndDirectoryTargetsNameThePath) {
   } catch (const FileWriteError& e) {
     EXPECT_EQ(std::string(e.what()), dir + ": is a directory");
   }
+}
+
+// A complete database goes over its target with the target's own -wal and -shm out of the way
+// (a stale write-ahead log must never meet the new file); when the rename fails, the old files
+// are back as they were.
+TEST(CommitDatabaseFile, ReplacesTheTargetAndItsLogOnlyOnceTheNewFileIsInPlace) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("paritylab-commit-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
+  const auto read = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string target = (dir / "r.db").string();
+  write(target, "old");
+  write(target + "-wal", "old log");
+  write(dir / "built.db", "new");
+  commitDatabaseFile((dir / "built.db").string(), target);
+  EXPECT_EQ(read(target), "new");
+  EXPECT_FALSE(fs::exists(target + "-wal"));
+  EXPECT_FALSE(fs::exists(dir / "built.db"));
+
+  // A rename that fails (the target is a non-empty folder) leaves the old log where it was.
+  const std::string folder = (dir / "f.db").string();
+  fs::create_directories(fs::path(folder) / "inside");
+  write(folder + "-wal", "kept log");
+  write(dir / "built2.db", "new");
+  EXPECT_THROW(commitDatabaseFile((dir / "built2.db").string(), folder), FileWriteError);
+  EXPECT_EQ(read(folder + "-wal"), "kept log");
+  EXPECT_EQ(read(dir / "built2.db"), "new");
+  fs::remove_all(dir);
 }
 
 }  // namespace
