@@ -43,6 +43,14 @@ void accuracyTests(const BackendRuns& a, const BackendRuns& b, const DivergenceO
                              (ra ? b.name : a.name) + " run: not paired");
       continue;
     }
+    const RunRecord* unknown =
+        std::isfinite(ra->finalAccuracy) ? (std::isfinite(rb->finalAccuracy) ? nullptr : rb) : ra;
+    if (unknown) {
+      report.notes.push_back("seed " + std::to_string(seed) + ": " + unknown->backend + " run " +
+                             std::to_string(unknown->id) +
+                             " has no final accuracy: not paired");
+      continue;
+    }
     report.pairedSeeds.push_back(seed);
     pairedA.push_back(ra->finalAccuracy);
     pairedB.push_back(rb->finalAccuracy);

@@ -261,5 +261,29 @@ TEST(DivergenceAnalysis, DatabaseWithoutAStudyReadsItsRunsOnly) {
   EXPECT_TRUE(hasNote(r, "holds no study")) << allNotes(r);
 }
 
+// A completed run without a final accuracy (an import that had none) leaves its seed unpaired
+// with the run named, instead of failing the paired tests on a NaN.
+TEST(DivergenceAnalysis, RunWithoutFinalAccuracyIsLeftUnpairedAndNamed) {
+  const std::string path = freshTempPath("nan.db");
+  std::int64_t unknown = 0;
+  {
+    auto store = ResultsStore::open(path, true);
+    store->saveStudySpec(specJson("none"));
+    for (std::uint64_t seed = 0; seed < 3; ++seed) addCompleted(*store, "cpu-fp32", seed, 0.9);
+    addCompleted(*store, "tpu-bf16", 0, 0.85);
+    addCompleted(*store, "tpu-bf16", 1, 0.8);
+    unknown = addCompleted(*store, "tpu-bf16", 2, std::nan(""));
+  }
+  DivergenceOptions options;
+  options.a = "tpu-bf16";
+  options.b = "cpu-fp32";
+  const DivergenceReport r = analyseDivergence(*ResultsStore::openReadOnly(path), options);
+  EXPECT_EQ(r.pairedSeeds, (std::vector<std::uint64_t>{0, 1}));
+  EXPECT_TRUE(r.pairedT);
+  EXPECT_TRUE(hasNote(r, "seed 2: tpu-bf16 run " + std::to_string(unknown) +
+                             " has no final accuracy: not paired"))
+      << allNotes(r);
+}
+
 }  // namespace
 }  // namespace paritylab::study
