@@ -393,7 +393,15 @@ std::map<std::int64_t, std::vector<StepRecord>> ResultsStore::loadAllSteps() con
   if (!has.step() || has.i64(0) == 0) return out;
   Statement s(db_, "SELECT run_id, step, epoch, train_loss, lr FROM steps ORDER BY run_id, step",
               path_);
-  while (s.step()) out[s.i64(0)].push_back({s.i64(1), int(s.i64(2)), s.real(3), s.real(4)});
+  while (s.step()) {
+    const std::int64_t runId = s.i64(0);
+    StepRecord st;
+    st.step = storedInteger(s, 1, path_, runId, "step", 1, std::numeric_limits<std::int64_t>::max());
+    st.epoch = int(storedInteger(s, 2, path_, runId, "step epoch", 1, kMaxInt));
+    st.trainLoss = storedReal(s, 3, path_, runId, "step train_loss", -kInf, kInf);
+    st.lr = storedReal(s, 4, path_, runId, "step lr", 0, kInf);
+    out[runId].push_back(st);
+  }
   return out;
 }
 
@@ -507,24 +515,37 @@ std::vector<XrayRow> ResultsStore::loadXray(std::int64_t runId) const {
   while (s.step()) {
     XrayRow r;
     r.runId = s.i64(0);
-    r.step = s.i64(1);
-    r.epoch = int(s.i64(2));
+    const auto count = [&](int c, const char* column, std::int64_t hi) {
+      return storedInteger(s, c, path_, r.runId, column, 0, hi);
+    };
+    const auto real = [&](int c, const char* column, double fallback) {
+      const double v = storedReal(s, c, path_, r.runId, column, 0, kInf);
+      return std::isnan(v) ? fallback : v;
+    };
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    r.step = count(1, "xray step", kMax);
+    r.epoch = int(storedInteger(s, 2, path_, r.runId, "xray epoch", 1, kMaxInt));
     r.site = s.text(3);
     r.operand = s.text(4);
     r.format = s.text(5);
     numerics::TensorXray& x = r.xray;
-    x.count = s.i64(6);
-    x.zeros = s.i64(7);
-    x.nonFinite = s.i64(8);
-    x.amax = std::isnan(s.real(9)) ? 0.0 : s.real(9);
-    x.minNonzero = std::isnan(s.real(10)) ? std::numeric_limits<double>::infinity() : s.real(10);
-    x.flushed = s.i64(11);
-    x.subnormal = s.i64(12);
-    x.overflowed = s.i64(13);
-    x.signalEnergy = std::isnan(s.real(14)) ? 0.0 : s.real(14);
-    x.errorEnergy = std::isnan(s.real(15)) ? 0.0 : s.real(15);
-    x.maxRelativeError = std::isnan(s.real(16)) ? 0.0 : s.real(16);
-    parseExponentHistogram(s.text(17), x);
+    x.count = count(6, "xray count", kMax);
+    x.zeros = count(7, "xray zeros", x.count);
+    x.nonFinite = count(8, "xray non_finite", x.count);
+    x.amax = real(9, "xray amax", 0.0);
+    x.minNonzero = real(10, "xray min_nonzero", kInf);
+    x.flushed = count(11, "xray flushed", x.count);
+    x.subnormal = count(12, "xray subnormal", x.count);
+    x.overflowed = count(13, "xray overflowed", x.count);
+    x.signalEnergy = real(14, "xray signal_energy", 0.0);
+    x.errorEnergy = real(15, "xray error_energy", 0.0);
+    x.maxRelativeError = real(16, "xray max_rel_error", 0.0);
+    try {
+      parseExponentHistogram(s.text(17), x);
+    } catch (const std::runtime_error& e) {
+      throw StoreError(path_ + ": damaged database: run " + std::to_string(r.runId) + " xray step " +
+                       std::to_string(r.step) + " " + e.what());
+    }
     rows.push_back(std::move(r));
   }
   return rows;

@@ -2,8 +2,12 @@
 // Part of ResultsStore.
 #include <sqlite3.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "core/study/results_schema.h"
@@ -31,6 +35,19 @@ std::string readOnlyUri(const std::string& path, bool immutable) {
 }
 
 constexpr int kWriterBusyMilliseconds = 10 * 60 * 1000;
+
+// A writer needs the file and its folder writable (SQLite keeps its -wal and -shm files beside the
+// database); SQLite itself would answer "unable to open database file" or open read-only.
+void requireWritable(const std::string& path, bool exists) {
+  const auto refuse = [&](const std::string& what, int error) {
+    throw StoreError(path + ": cannot write " + what + " (" + std::strerror(error) +
+                     "); results need a database this process can write");
+  };
+  if (exists && ::access(path.c_str(), W_OK) != 0) refuse("the file", errno);
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  if (::access(folder.c_str(), W_OK) != 0) refuse("in its folder " + folder.string(), errno);
+}
 
 }  // namespace
 
@@ -81,6 +98,7 @@ std::unique_ptr<ResultsStore> ResultsStore::open(const std::string& path, bool c
   requireDatabaseFilePath(path);
   const bool exists = std::filesystem::exists(path);
   if (!exists && !create) throw StoreError(path + ": no such results database");
+  requireWritable(path, exists);
   std::unique_ptr<ResultsStore> store(new ResultsStore(path));
   const int flags =
       SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
@@ -143,6 +161,13 @@ std::unique_ptr<ResultsStore> ResultsStore::openReadOnly(const std::string& path
   store->checkIsParityLab(false);
   requireTables(store->db_, path);
   store->schemaVersion_ = schemaVersionOf(store->db_, path);
+  // Tables and meanings of a newer schema are unknown here: read as this version, they could be
+  // misread without a word.
+  if (store->schemaVersion_ > currentSchemaVersion()) {
+    throw StoreError(path + ": written by a newer ParityLab (schema version " +
+                     std::to_string(store->schemaVersion_) + ", this one knows " +
+                     std::to_string(currentSchemaVersion()) + "); open it with that version");
+  }
   store->checkConsistency();
   return store;
 }

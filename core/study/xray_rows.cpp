@@ -27,6 +27,18 @@ std::string exponentHistogramText(const TensorXray& xray) {
   return text;
 }
 
+namespace {
+
+// One item of a stored histogram in a message: printable, at most 40 characters.
+std::string shownItem(const std::string& item) {
+  std::string shown;
+  for (std::size_t i = 0; i < item.size() && i < 40; ++i)
+    shown += (item[i] >= 0x20 && item[i] < 0x7f) ? item[i] : '?';
+  return item.size() > 40 ? shown + "..." : shown;
+}
+
+}  // namespace
+
 void parseExponentHistogram(const std::string& text, TensorXray& into) {
   std::istringstream in(text);
   std::string item;
@@ -34,7 +46,8 @@ void parseExponentHistogram(const std::string& text, TensorXray& into) {
     const auto colon = item.find(':');
     const std::string key = item.substr(0, colon);
     if (colon == std::string::npos)
-      throw std::runtime_error("exponent histogram: expected exponent:count, got '" + item + "'");
+      throw std::runtime_error("exponent histogram: expected exponent:count, got '" +
+                               shownItem(item) + "'");
     if (key == "zero" || key == "nonfinite") continue;
     try {
       const int e = std::stoi(key);
@@ -43,9 +56,7 @@ void parseExponentHistogram(const std::string& text, TensorXray& into) {
         throw std::out_of_range(item);
       into.exponentBins[std::size_t(e - TensorXray::kMinExponent)] = n;
     } catch (const std::logic_error&) {
-      std::string what = "exponent histogram: bad bin '";
-      what.append(item).append("' in '").append(text).append("'");
-      throw std::runtime_error(what);
+      throw std::runtime_error("exponent histogram: bad bin '" + shownItem(item) + "'");
     }
   }
 }

@@ -485,6 +485,54 @@ TEST(ResultsStore, ImpossibleStoredValuesAreReportedAsDamageNamingRunAndField) {
   }
 }
 
+// Sampled steps and X-ray rows are read with the same range checks as runs and epochs.
+TEST(ResultsStore, ImpossibleStepAndXrayValuesAreReportedNamingRunAndField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"UPDATE steps SET step = -4", "run 1 step -4"},
+      {"UPDATE steps SET lr = -0.5", "run 1 step lr -0.5"},
+      {"UPDATE steps SET train_loss = 'low'", "run 1 step train_loss 'low'"},
+      {"UPDATE xray SET zeros = 7", "run 1 xray zeros 7"},
+      {"UPDATE xray SET count = -1", "run 1 xray count -1"},
+      {"UPDATE xray SET amax = 'big'", "run 1 xray amax 'big'"},
+      {"UPDATE xray SET epoch = 0", "run 1 xray epoch 0"},
+      {"UPDATE xray SET exponent_histogram = '3:1 x:" + std::string(60, 'y') + "'",
+       "run 1 xray step 2 exponent histogram: bad bin 'x:" + std::string(38, 'y') + "...'"},
+  };
+  for (const auto& [statement, finding] : cases) {
+    SCOPED_TRACE(statement);
+    const std::string path = databaseWithOneRun("steps.db");
+    sql(path,
+        "INSERT INTO steps (run_id, step, epoch, train_loss, lr) VALUES (1, 3, 1, 0.7, 0.01);"
+        "INSERT INTO xray (run_id, step, epoch, site, operand, format, count, zeros, non_finite, "
+        "flushed, subnormal, overflowed, exponent_histogram) "
+        "VALUES (1, 2, 1, 's', 'a', 'fp32', 4, 1, 0, 0, 0, 0, '3:1 4:2')");
+    sql(path, statement.c_str());
+    std::string error = "(loaded)";
+    try {
+      auto store = ResultsStore::openReadOnly(path);
+      store->loadAllSteps();
+      store->loadXray();
+    } catch (const StoreError& e) {
+      error = e.what();
+    }
+    EXPECT_EQ(error, path + ": damaged database: " + finding);
+  }
+}
+
+// A database of a newer schema is refused by readers as by writers: its tables could mean
+// something this version does not know.
+TEST(ResultsStore, ANewerSchemaIsRefusedForReadingToo) {
+  const std::string path = databaseWithOneRun("newer.db");
+  sql(path, "UPDATE paritylab_meta SET value = '99' WHERE key = 'schema_version'");
+  const std::string before = bytesOf(path);
+  EXPECT_EQ(loadError(path), path +
+                                 ": written by a newer ParityLab (schema version 99, this one "
+                                 "knows " +
+                                 std::to_string(currentSchemaVersion()) +
+                                 "); open it with that version");
+  EXPECT_EQ(bytesOf(path), before);
+}
+
 TEST(ResultsStore, BrokenReferencesAndMissingTablesAreReportedOnOpening) {
   const std::vector<std::pair<const char*, std::string>> cases = {
       {"INSERT INTO xray (run_id, step, epoch, site, operand, format, count, zeros, non_finite, "
