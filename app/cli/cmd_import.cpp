@@ -64,6 +64,15 @@ const CommandRegistration reg{
       cmd->add_option("--seed-col", a->options.seedColumn, "Wide CSV: seed column");
       cmd->add_option("--accuracy-col", a->options.accuracyColumn,
                       "Accuracy column (fraction or %)");
+      cmd->add_option("--accuracy-unit", a->options.accuracyUnit,
+                      "Unit of the accuracy column: fraction (0..1), percent (0..100), or auto "
+                      "(inferred from the whole column, with a note; the default)")
+          ->transform(CLI::CheckedTransformer(
+              std::map<std::string, study::AccuracyUnit>{
+                  {"auto", study::AccuracyUnit::Inferred},
+                  {"fraction", study::AccuracyUnit::Fraction},
+                  {"percent", study::AccuracyUnit::Percent}},
+              CLI::ignore_case));
       cmd->add_option("--train-loss-col", a->options.trainLossColumn, "Training-loss column");
       cmd->add_option("--test-loss-col", a->options.testLossColumn, "Test-loss column");
       cmd->add_flag("--add-to-study", a->addToStudy,

@@ -51,32 +51,40 @@ std::string deviceOf(std::string_view text) {
 }
 
 std::string AccuracyColumn::resolve(std::vector<ImportedRun>& runs) const {
-  const auto fraction = [](double v) { return v >= 0.0 && v <= 1.0; };
-  const auto percent = [](double v) { return v > 1.0 && v <= 100.0; };
-  const bool anyAboveOne =
-      std::any_of(cells_.begin(), cells_.end(), [](const Cell& c) { return c.value > 1.0; });
-  const bool allPercent =
-      !cells_.empty() &&
-      std::all_of(cells_.begin(), cells_.end(), [&](const Cell& c) { return percent(c.value); });
-  if (anyAboveOne && allPercent) {
+  const auto outside = [&](const Cell& c, const std::string& why) {
+    throw CsvError(where(file_, c.line, col_, name_) + ": accuracy " + csvNumber(c.value) + " " +
+                   why);
+  };
+  if (unit_ != AccuracyUnit::Inferred) {
+    const bool percent = unit_ == AccuracyUnit::Percent;
+    for (const Cell& c : cells_) {
+      if (c.value < 0.0 || c.value > (percent ? 100.0 : 1.0))
+        outside(c, percent ? "outside [0, 100] (the unit was declared percent)"
+                           : "outside [0, 1] (the unit was declared fraction)");
+      if (percent) runs[c.run].epochs[c.epoch].testAccuracy = c.value / 100.0;
+    }
+    return "";
+  }
+  if (cells_.empty()) return "";
+  const std::string count =
+      std::to_string(cells_.size()) + (cells_.size() == 1 ? " value, " : " values, all ");
+  const bool allPercent = std::all_of(cells_.begin(), cells_.end(),
+                                      [](const Cell& c) { return c.value > 1.0 && c.value <= 100.0; });
+  if (allPercent) {
     for (const Cell& c : cells_) runs[c.run].epochs[c.epoch].testAccuracy = c.value / 100.0;
-    return "column '" + name_ + "' read as percent (all " + std::to_string(cells_.size()) +
-           " values within (1, 100])";
+    return "column '" + name_ + "' read as percent (" + count +
+           "within (1, 100]; --accuracy-unit fraction if they are fractions)";
   }
-  for (const Cell& c : cells_) {  // neither a fraction nor a percent
-    if (c.value < 0.0 || c.value > 100.0) {
-      throw CsvError(where(file_, c.line, col_, name_) + ": accuracy " + csvNumber(c.value) +
-                     " outside [0, 1]");
-    }
-  }
-  for (const Cell& c : cells_) {  // percents among fractions
-    if (!fraction(c.value)) {
-      throw CsvError(where(file_, c.line, col_, name_) + ": accuracy " + csvNumber(c.value) +
-                     " outside [0, 1] (a percent column needs every value within (1, 100]; "
-                     "this one mixes fractions and percents)");
-    }
-  }
-  return "";
+  for (const Cell& c : cells_)  // neither a fraction nor a percent
+    if (c.value < 0.0 || c.value > 100.0) outside(c, "outside [0, 1]");
+  for (const Cell& c : cells_)  // percents among fractions
+    if (c.value > 1.0)
+      outside(c,
+              "outside [0, 1] (a column read as percent needs every value within (1, 100]; this "
+              "one mixes fractions and percents, or is in percent with a value of 1% or less: "
+              "declare it: import --accuracy-unit percent)");
+  return "column '" + name_ + "' read as fractions (" + count +
+         "within [0, 1]; if they are percents, import with --accuracy-unit percent)";
 }
 
 void EpochLines::add(const std::string& file, std::size_t run, const std::string& runName,

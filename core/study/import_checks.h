@@ -24,17 +24,18 @@ std::string where(const std::string& file, int line, int col, const std::string&
 // backtracking regex overflowed the stack on a long cell).
 std::string deviceOf(std::string_view text);
 
-// The accuracy column, collected whole before it is interpreted (issue 10.7): fractions in
-// [0, 1], or percent when every value lies in (1, 100]; anything else is refused with its row.
+// The accuracy column, collected whole before it is interpreted: in the declared unit, or inferred
+// (percent when every value lies in (1, 100], else fractions in [0, 1], with a note either way);
+// a value outside the unit is refused with its row.
 class AccuracyColumn {
  public:
-  AccuracyColumn(std::string file, std::string name, int col)
-      : file_(std::move(file)), name_(std::move(name)), col_(col) {}
+  AccuracyColumn(std::string file, std::string name, int col, AccuracyUnit unit)
+      : file_(std::move(file)), name_(std::move(name)), col_(col), unit_(unit) {}
   void add(std::size_t run, std::size_t epoch, int line, double value) {
     if (!std::isnan(value)) cells_.push_back({run, epoch, line, value});
   }
   // Checks every value, converts a percent column to fractions; returns a note for the summary
-  // ("" when the column holds fractions).
+  // when the unit was inferred ("" when declared, or when the column is empty).
   std::string resolve(std::vector<ImportedRun>& runs) const;
 
  private:
@@ -45,6 +46,7 @@ class AccuracyColumn {
   };
   std::string file_, name_;
   int col_;
+  AccuracyUnit unit_;
   std::vector<Cell> cells_;
 };
 

@@ -192,7 +192,8 @@ void assignSeeds(std::vector<ImportedRun>& runs) {
 
 }  // namespace
 
-std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes* notes) {
+std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes* notes,
+                                           AccuracyUnit unit) {
   std::ifstream in = openCsv(path);
   CsvReader reader(in, path);
   Header h = readHeader(reader, path);
@@ -201,7 +202,7 @@ std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes*
   int cAcc = h.index("accuracy_top1");
   std::vector<ImportedRun> runs;
   std::map<std::string, std::size_t> byKey;
-  AccuracyColumn accuracy(path, "accuracy_top1", cAcc);
+  AccuracyColumn accuracy(path, "accuracy_top1", cAcc, unit);
   EpochLines epochLines;
   CsvRow row;
   while (reader.next(row)) {
@@ -259,7 +260,7 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
   std::vector<ImportedRun> runs;
   std::map<std::string, std::size_t> byKey;  // backend + run identity -> index
   std::map<std::string, int> keyLine;        // wide: where an identity first appeared
-  AccuracyColumn accuracy(path, accName, cAcc);
+  AccuracyColumn accuracy(path, accName, cAcc, o.accuracyUnit);
   EpochLines epochLines;
   CsvRow row;
   while (reader.next(row)) {
@@ -327,7 +328,7 @@ std::vector<ImportedRun> readResultsCsv(const std::string& path, const CsvImport
   CsvReader reader(in, path);
   Header h = readHeader(reader, path);
   if (h.index("hyperparameters", false) >= 0 && h.index("accuracy_top1", false) >= 0)
-    return readTorchprimeCsv(path, notes);
+    return readTorchprimeCsv(path, notes, options.accuracyUnit);
   return readGenericCsv(path, options, notes);
 }
 

@@ -17,6 +17,11 @@ struct ImportedRun {
 // Column names for a generic CSV. Long format (one row per run x epoch): runColumn, epochColumn
 // and at least accuracyColumn. Wide format (one row per run): leave epochColumn empty; the
 // accuracy column holds the final accuracy and seedColumn (optional) the seed.
+// How the accuracy column is read: declared as fractions in [0, 1] or percents in [0, 100], or
+// inferred from the whole column (percent when every value lies in (1, 100], else fractions), in
+// which case a note says what was inferred.
+enum class AccuracyUnit { Inferred, Fraction, Percent };
+
 struct CsvImportOptions {
   std::string runColumn = "run";
   std::string backendColumn = "backend";
@@ -25,6 +30,7 @@ struct CsvImportOptions {
   std::string accuracyColumn = "accuracy";
   std::string trainLossColumn;  // optional
   std::string testLossColumn;   // optional
+  AccuracyUnit accuracyUnit = AccuracyUnit::Inferred;
 };
 
 // What reading a file found that the user should be told (e.g. "column 'accuracy' read as
@@ -37,7 +43,8 @@ using ImportNotes = std::vector<std::string>;
 // hyperparameters. Every value is checked: accuracies are fractions in [0, 1] or, for a whole
 // column within (1, 100], percent (noted); nan/inf, out-of-range values and a run's epoch given
 // twice are refused. Throws CsvError naming file:line and the column.
-std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes* notes = nullptr);
+std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes* notes = nullptr,
+                                           AccuracyUnit unit = AccuracyUnit::Inferred);
 std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImportOptions& options,
                                         ImportNotes* notes = nullptr);
 // Detects the torchprime header, else uses `options`.

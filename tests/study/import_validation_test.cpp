@@ -105,19 +105,59 @@ TEST(Import, APercentColumnIsRecognisedWholeAndSaid) {
   EXPECT_DOUBLE_EQ(runs[0].run.finalAccuracy, 0.73);
   EXPECT_DOUBLE_EQ(runs[1].run.finalAccuracy, 1.0);
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_EQ(notes[0], "column 'accuracy' read as percent (all 3 values within (1, 100])");
+  EXPECT_EQ(notes[0],
+            "column 'accuracy' read as percent (3 values, all within (1, 100]; "
+            "--accuracy-unit fraction if they are fractions)");
   // Fractions and percents mixed: refused with the first value outside [0, 1].
   const std::string mixed =
       write("mixed.csv", "run,backend,epoch,accuracy\na,cpu,1,0.5\na,cpu,2,73\n");
   EXPECT_EQ(importError(mixed), mixed +
                                     ":3: column 4 (accuracy): accuracy 73 outside [0, 1] (a "
-                                    "percent column needs every value within (1, 100]; this one "
-                                    "mixes fractions and percents)");
+                                    "column read as percent needs every value within (1, 100]; "
+                                    "this one mixes fractions and percents, or is in percent "
+                                    "with a value of 1% or less: declare it: import "
+                                    "--accuracy-unit percent)");
   const std::string over = write("over.csv", "backend,seed,final_accuracy\ncpu,0,73\ncpu,1,101\n");
   CsvImportOptions wide;
   wide.epochColumn = "";
   EXPECT_EQ(importError(over, wide),
             over + ":3: column 3 (final_accuracy): accuracy 101 outside [0, 1]");
+}
+
+// A percent column whose first epoch is at or below 1% cannot be inferred; declared, it is read;
+// a column of fractions is read as such with a note saying it was inferred.
+TEST(Import, TheAccuracyUnitCanBeDeclaredAndAnInferredOneIsSaid) {
+  const std::string low =
+      write("low.csv", "run,backend,epoch,accuracy\na,cpu,1,0.8\na,cpu,2,42\na,cpu,3,97.5\n");
+  CsvImportOptions percent;
+  percent.accuracyUnit = AccuracyUnit::Percent;
+  ImportNotes notes;
+  auto runs = readResultsCsv(low, percent, &notes);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(runs[0].epochs[0].testAccuracy, 0.008);
+  EXPECT_DOUBLE_EQ(runs[0].run.finalAccuracy, 0.975);
+  EXPECT_TRUE(notes.empty());
+
+  const std::string small = write("small.csv", "run,backend,epoch,accuracy\na,cpu,1,0.5\n");
+  notes.clear();
+  runs = readResultsCsv(small, {}, &notes);
+  EXPECT_DOUBLE_EQ(runs[0].run.finalAccuracy, 0.5);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "column 'accuracy' read as fractions (1 value, within [0, 1]; if they "
+            "are percents, import with --accuracy-unit percent)");
+  runs = readResultsCsv(small, percent);
+  EXPECT_DOUBLE_EQ(runs[0].run.finalAccuracy, 0.005);
+
+  CsvImportOptions fraction;
+  fraction.accuracyUnit = AccuracyUnit::Fraction;
+  EXPECT_EQ(importError(low, fraction),
+            low + ":3: column 4 (accuracy): accuracy 42 outside [0, 1] (the unit was declared "
+                  "fraction)");
+  const std::string over = write("over100.csv", "run,backend,epoch,accuracy\na,cpu,1,100.5\n");
+  EXPECT_EQ(importError(over, percent),
+            over + ":2: column 4 (accuracy): accuracy 100.5 outside [0, 100] (the unit was "
+                   "declared percent)");
 }
 
 // Issue 12.10: a UTF-8 byte order mark (Excel writes one) made the first column unknown.
