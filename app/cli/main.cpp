@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <exception>
 #include <iostream>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "app/cli/command_registry.h"
@@ -35,6 +37,16 @@ std::string printableMessage(const std::string& what) {
   if (what.size() > kMaxMessage)
     out += "... (" + std::to_string(what.size()) + " characters in all)";
   return out;
+}
+
+// An allocation that failed where no reader checked a size first: the command and the inputs it was
+// given, instead of the bare "std::bad_alloc".
+std::string sizeFailure(int argc, char** argv, const std::string& what) {
+  std::string inputs;
+  for (int i = 2; i < argc; ++i)
+    if (argv[i][0] != '-') inputs += std::string(inputs.empty() ? "" : " ") + argv[i];
+  return std::string(argv[1]) + ": " + what + (inputs.empty() ? "" : " with " + inputs) +
+         "; a damaged or hostile file may declare sizes it does not hold";
 }
 
 }  // namespace
@@ -81,6 +93,15 @@ int main(int argc, char** argv) {
   } catch (const CommandError& e) {
     std::cerr << "paritylab-cli: error: " << printableMessage(e.what()) << "\n";
     return e.exitCode();
+  } catch (const std::bad_alloc&) {
+    std::cerr << "paritylab-cli: error: " << printableMessage(sizeFailure(argc, argv, "out of memory"))
+              << "\n";
+    return 1;
+  } catch (const std::length_error&) {
+    std::cerr << "paritylab-cli: error: "
+              << printableMessage(sizeFailure(argc, argv, "a size beyond what memory can hold"))
+              << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "paritylab-cli: error: " << printableMessage(e.what()) << "\n";
     return 1;
