@@ -8,6 +8,7 @@
 #include <QScreen>
 #include <QTabWidget>
 #include <QTimer>
+#include <clocale>
 #include <cstdio>
 #include <cstring>
 
@@ -86,6 +87,10 @@ int main(int argc, char** argv) {
   paritylab::nn::configureBlas();
   Q_INIT_RESOURCE(paritylab);
   QApplication app(argc, argv);
+  // QApplication adopts the environment's locale for the C library; core formats and parses
+  // numbers with it (snprintf, strtod), so a German desktop would export "p = 0,95" and read
+  // "0.5" as 0. Numbers stay C; Qt's own widgets keep the user's locale.
+  std::setlocale(LC_NUMERIC, "C");
   nameApplication();
 
   QCommandLineParser parser;
