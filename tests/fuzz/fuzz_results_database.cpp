@@ -1,0 +1,42 @@
+// Fuzz target: a results database as `report`, `compare`, `xray` and the app read it. Opened
+// read-only, then every table is loaded and the divergence analysis run for the first two
+// backends. A damaged file must be refused with StoreError naming it (or SpecError for a stored
+// study that does not parse); the file is never changed.
+#include <cstdio>
+#include <string>
+
+#include "core/study/divergence_analysis.h"
+#include "core/study/results_store.h"
+#include "core/study/study_spec.h"
+#include "fuzz_target.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace paritylab;
+  const std::string path = fuzz::scratchFile("results.db", fuzz::asText(data, size));
+  try {
+    const auto store = study::ResultsStore::openReadOnly(path);
+    const std::vector<study::RunRecord> runs = store->loadRuns();
+    store->loadAllEpochs();
+    store->loadAllSteps();
+    store->loadXray();
+    store->loadTestSet();
+    store->loadPredictions();
+    if (store->hasStudy()) store->loadStudySpec();
+    for (const study::RunRecord& r : runs) store->loadWeightSnapshots(r.id);
+    std::string a, b;
+    for (const study::RunRecord& r : runs) {
+      if (a.empty()) a = r.backend;
+      else if (b.empty() && r.backend != a) b = r.backend;
+    }
+    if (!b.empty()) {
+      study::DivergenceOptions options;
+      options.a = a;
+      options.b = b;
+      study::analyseDivergence(*store, options);
+    }
+  } catch (const study::StoreError&) {
+  } catch (const study::SpecError&) {
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return 0;
+}
