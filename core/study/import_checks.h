@@ -20,11 +20,11 @@ std::string shownValue(std::string_view value);
 // "FILE:LINE: column N (NAME)"
 std::string where(const std::string& file, int line, int col, const std::string& column);
 // The value of the 'device' entry of a torchprime hyperparameters cell, a Python dict literal such
-// as {'device': 'xla', 'lr': 0.01}; "" when there is none. A single linear scan (issue 12.1: a
+// as {'device': 'xla', 'lr': 0.01}; "" when there is none. A single linear scan (a
 // backtracking regex overflowed the stack on a long cell).
 std::string deviceOf(std::string_view text);
 
-// The accuracy column, collected whole before it is interpreted (issue 10.7): fractions in
+// The accuracy column, collected whole before it is interpreted: fractions in
 // [0, 1], or percent when every value lies in (1, 100]; anything else is refused with its row.
 class AccuracyColumn {
  public:
@@ -48,7 +48,7 @@ class AccuracyColumn {
   std::vector<Cell> cells_;
 };
 
-// Epoch numbers seen per run, to refuse a duplicate with both lines named (issue 12.10).
+// Epoch numbers seen per run, to refuse a duplicate with both lines named.
 class EpochLines {
  public:
   void add(const std::string& file, std::size_t run, const std::string& runName, int epoch,
