@@ -1,4 +1,4 @@
-// Covers issue #6: convolution forward and backward (im2col + the one GEMM entry) per backend
+// Convolution forward and backward (im2col + the one GEMM entry) per backend
 // preset, on small-cnn's and resnet18's (width 16) conv shapes. Reports images/s.
 #include <benchmark/benchmark.h>
 

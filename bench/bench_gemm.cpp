@@ -1,4 +1,4 @@
-// Covers issue #6: GEMM with emulated operand rounding (bf16, tf32, bf16x3) against plain
+// GEMM with emulated operand rounding (bf16, tf32, bf16x3) against plain
 // single-threaded OpenBLAS sgemm on the same shapes. Goal: rounding >= 0.9x of sgemm for 256^3+.
 #include <benchmark/benchmark.h>
 #include <cblas.h>

@@ -1,7 +1,7 @@
-// Covers issue 17.4: the ResNet-18 pieces at batch 128, forward and forward + backward, per
+// The ResNet-18 pieces at batch 128, forward and forward + backward, per
 // backend preset where products are involved (images/s): the stride-2 convolutions that open a
 // stage (the 1x1 projection and the 3x3 first convolution), batch norm + residual add + ReLU (a
-// block's tail, one pass since issue 17), and a whole BasicBlock with the identity and with the
+// block's tail, in one fused pass), and a whole BasicBlock with the identity and with the
 // projection shortcut. Shapes: width 16 (as `paritylab-cli bench --model resnet18`) and 64 (the
 // real ResNet-18), stage 1 -> 2 on 28x28. The whole model's training step is BM_TrainStep's
 // resnet18 rows.

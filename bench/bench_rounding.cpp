@@ -1,5 +1,5 @@
 // In-place rounding throughput per format and mode, against memcpy of the same buffer
-// (issue 6 goal: bf16/tf32 nearest modes at least half of memcpy bandwidth).
+// (the goal: bf16/tf32 nearest modes at least half of memcpy bandwidth).
 
 #include <benchmark/benchmark.h>
 

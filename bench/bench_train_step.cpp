@@ -1,4 +1,4 @@
-// Covers issue #6: one training step (forward, backward, AdamW, weight storage) of each model
+// One training step (forward, backward, AdamW, weight storage) of each model
 // under each backend preset, on real Fashion-MNIST batches (images/s). The measuring code is the
 // one `paritylab-cli bench` uses (core/study/training_benchmark.h).
 #include <benchmark/benchmark.h>

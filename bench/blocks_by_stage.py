@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""ParityLab vs PyTorch, one ResNet-18 identity block per stage (issue #17).
+"""ParityLab vs PyTorch, one ResNet-18 identity block per stage.
 
 Times the second BasicBlock of each stage (layerS.1: w * 2^(S-1) channels on 28x28, 14x14, 7x7
 and 4x4 planes), forward + backward at batch 128 on ONE thread, in PyTorch (the block of

@@ -1,14 +1,14 @@
 #!/usr/bin/python3
-"""ParityLab vs PyTorch on the same model, same data, same CPU (issues #6 and #17).
+"""ParityLab vs PyTorch on the same model, same data, same CPU.
 
 Trains the identical model on batches of 128 with AdamW (lr 1e-3, no weight decay) on ONE thread,
 in PyTorch and with `paritylab-cli bench`, alternating the two several times so that machine noise
 cancels, and prints both throughputs and their ratios. Models (--model):
   small-cnn  conv3x3 1->32 pad 1, BN, ReLU, maxpool 2; conv3x3 32->64 pad 1, BN, ReLU, maxpool 2;
-             linear 3136->128, ReLU, linear 128->10 (issue #6)
+             linear 3136->128, ReLU, linear 128->10
   resnet18   torchvision's BasicBlock ResNet [2, 2, 2, 2], widths w, 2w, 4w, 8w (--width w: 16, or
              64 for the real ResNet-18), 3x3 stride-1 stem without max-pool, global average pool,
-             fc 8w -> 10 (issue #17); every parameter's name and shape is checked against
+             fc 8w -> 10; every parameter's name and shape is checked against
              ParityLab's before timing
 Inputs (--input): 28 = real Fashion-MNIST 1x28x28 batches; 32x3 = random 3x32x32 images (CIFAR
 shape, timing only), the same kind of images for both. Then, unless --no-study (implied for

@@ -12,7 +12,7 @@
 
 namespace paritylab::ui {
 
-// The diagram's field colours, shared with the X-ray histogram's format ranges (issue 14.4):
+// The diagram's field colours, shared with the X-ray histogram's format ranges:
 // exponent (0 bit), mantissa (0 bit), sign (1 bit).
 QColor exponentFieldColour();
 QColor mantissaFieldColour();

@@ -1,5 +1,5 @@
 #pragma once
-// The churn matrix of the Divergence tab (issue 13 item 8): backend x backend, each cell the
+// The churn matrix of the Divergence tab: backend x backend, each cell the
 // percentage of test predictions two runs disagree on, written in the cell with its bootstrap CI.
 // Off the diagonal: the two backends at the same seed (precision churn); on the diagonal: two
 // seeds of one backend (seed churn, the noise floor), labelled as such. Undefined cells are grey

@@ -1,5 +1,5 @@
 #pragma once
-// Per-class accuracy differences of the Divergence tab (issue 13 item 8): one row per class, a
+// Per-class accuracy differences of the Divergence tab: one row per class, a
 // bar from 0 to the mean difference A - B in percentage points, whiskers at its Welch CI, and
 // behind it the seed-noise band: +- the reference B's run-to-run SD of that class's accuracy.
 // Classes whose difference is beyond the seed noise (Holm-adjusted Welch p < alpha) are drawn

@@ -2,7 +2,7 @@
 // What the Curves tab draws, computed from the runs without Qt Charts: each run's curve (raw and
 // EMA-smoothed) and each backend's mean and band.
 //
-// Rules (issue 10, items 4 and 5):
+// Rules:
 // - The band and the mean come from the same smoothed per-run series: smoothing first, then the
 //   mean and the band across runs, so a smoothed mean always lies inside its own band.
 // - At each x, the mean and the band use only the runs that have a value at that x; each point

@@ -1,5 +1,5 @@
 #pragma once
-// The Divergence tab (issue 13 item 8): beyond the mean accuracy, does the precision change the
+// The Divergence tab: beyond the mean accuracy, does the precision change the
 // model? Backends A and the reference B; the plain-words headline with the McNemar and paired-test
 // summary and the report's notes; below, the churn matrix, the per-class differences and the
 // per-layer weight divergence (ChurnMatrixView, ClassDifferenceView, WeightDivergenceView).

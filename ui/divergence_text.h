@@ -1,5 +1,5 @@
 #pragma once
-// The Divergence tab's words (issue 13 item 8), as pure functions of a study::DivergenceReport so
+// The Divergence tab's words, as pure functions of a study::DivergenceReport so
 // they are tested without a database: the churn matrix's cell texts and why a cell is undefined,
 // the headline with the McNemar and paired-test summary, and why a chart part is empty.
 // Churn and accuracies arrive as fractions in [0, 1]; every text shows percent or points.

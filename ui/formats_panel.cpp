@@ -98,7 +98,7 @@ FormatsPanel::FormatsPanel(QWidget* parent)
   status_->setWordWrap(true);
   status_->setStyleSheet(QStringLiteral("color: #b00020;"));
   note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  note_->setWordWrap(true);  // a long note must not widen the window (issue 10.16)
+  note_->setWordWrap(true);  // a long note must not widen the window
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);

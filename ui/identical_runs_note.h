@@ -1,5 +1,5 @@
 #pragma once
-// Issue 10.7: the Statistics tab says when a backend holds identical runs (same curve and final
+// The Statistics tab says when a backend holds identical runs (same curve and final
 // accuracy to the last digit): "xla: 2 pairs of identical runs (...); n would be 12 without them".
 
 #include <QStringList>

@@ -252,7 +252,7 @@ void MainWindow::showState() {
 }
 
 void MainWindow::updateEmptyHint() {
-  // What the empty Curves chart says until the first epoch arrives (issue 10.11).
+  // What the empty Curves chart says until the first epoch arrives.
   const StudyHint hint = studyStartHint(controller_->specJson());
   if (controller_->isRunning())
     curves_->setEmptyHint(tr("Training: the curves appear as the first epochs end"), hint.epochs);

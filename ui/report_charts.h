@@ -18,7 +18,7 @@ struct ReportChartOptions {
 // chart as PNG and SVG: accuracy/loss curves and the sampled step loss (curves-*.png|svg), the
 // final-accuracy histogram (histogram.png|svg), the bit-layout diagram (bit-layout.png|svg) and,
 // when the runs carry predictions or weight snapshots, the Divergence tab's charts
-// (divergence-churn, divergence-classes, divergence-weights; issue 13.8) for options' pair.
+// (divergence-churn, divergence-classes, divergence-weights) for options' pair.
 // `written` (when non-null) receives every file's path. Returns false and sets *error (when
 // non-null) naming the file (or the backend) that failed.
 bool renderReportCharts(const std::string& dbPath, const std::string& outDir, std::string* error,

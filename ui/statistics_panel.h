@@ -3,7 +3,7 @@
 // the equivalence margin and the power; a table of means, difference with CI (Hodges-Lehmann shift
 // and CI with Mann-Whitney), t, df, p, Hedges' g, TOST p, what the study could detect and the runs
 // needed for the margin, and core/stats' verdict in plain words. Recomputed whenever runs finish.
-// One precision per column (issue 10 item 13): percentages, differences and CIs to 2 decimals in
+// One precision per column: percentages, differences and CIs to 2 decimals in
 // points, p values to 3 significant digits or "< 0.001".
 
 #include <QWidget>
@@ -44,7 +44,7 @@ class StatisticsPanel : public QWidget {
   QTableWidget* table() const { return table_; }
   DifferencePlot* plot() const { return plot_; }
   QString verdictText() const;
-  // The tab's current choices as the CSV report takes them (issue 10.6: the report agrees).
+  // The tab's current choices as the CSV report takes them (so the report agrees with the tab).
   study::ReportOptions reportOptions() const;
 
  public slots:

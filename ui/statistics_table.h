@@ -1,8 +1,8 @@
 #pragma once
-// The Statistics tab's table: one row per comparison, one precision per column (issue 10 item 13):
+// The Statistics tab's table: one row per comparison, one precision per column:
 // percentages, differences and CIs to 2 decimals in points, p values to 3 significant digits or
 // "< 0.001"; with Mann-Whitney the difference and CI are the Hodges-Lehmann shift's, and
-// "detectable ≥" / "runs needed" name the t-test they assume (issue 18).
+// "detectable ≥" / "runs needed" name the t-test they assume.
 
 #include <QString>
 #include <optional>

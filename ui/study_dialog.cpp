@@ -220,7 +220,7 @@ void StudyDialog::storeBackendEdit() {
   QString reason;
   const QString text = backendJson_->toPlainText();
   json entry;
-  try {  // typed text: no unbounded nesting (dump() recurses), no duplicate keys (issue 12.2)
+  try {  // typed text: no unbounded nesting (dump() recurses), no duplicate keys
     entry = input::parseJsonText(text.toStdString(), "backend JSON");
   } catch (const input::InputError& e) {
     error_->setText(tr("Backend %1: the JSON does not parse (%2)")
@@ -256,7 +256,7 @@ void StudyDialog::addCustomBackend() {
 
 bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   json spec;
-  try {  // no unbounded nesting (dump() recurses), no duplicate keys (issue 12.2)
+  try {  // no unbounded nesting (dump() recurses), no duplicate keys
     spec = input::parseJsonText(text.toStdString(), "study spec");
   } catch (const input::InputError& e) {
     if (reason) *reason = QString::fromUtf8(e.what());

@@ -1,5 +1,5 @@
 #pragma once
-// Weight divergence of the Divergence tab (issue 13 item 8): per layer, the relative distance
+// Weight divergence of the Divergence tab: per layer, the relative distance
 // ||W_A - W_B|| / ||W_B|| over epochs, in percent on a log axis. Solid: A against B at the same
 // seed (the precision's effect); dashed, same colour: two seeds of B (the seed floor). One legend
 // entry per layer. Zero distances (identical weights) cannot sit on a log axis: they are counted

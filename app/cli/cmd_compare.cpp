@@ -1,5 +1,5 @@
 // `paritylab-cli compare DB --a A --b B [--alpha] [--tail] [--json]`: beyond the mean accuracy,
-// does the precision change the model (issue 13)? Churn against the seed's noise floor, McNemar
+// does the precision change the model? Churn against the seed's noise floor, McNemar
 // per seed-matched pair (Holm), paired t and Wilcoxon beside Welch, the per-class table and the
 // weight divergence per layer (the last epoch here; every epoch in --json).
 

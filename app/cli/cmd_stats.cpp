@@ -1,6 +1,6 @@
 // `paritylab-cli stats DB_OR_CSV --a NAME --b NAME [--test ...] [--alpha] [--margin] [--tail]
 // [--power] [--json]`: compares two backends' final accuracies, says what the study could detect
-// (minimum detectable difference at --power) and the runs needed for the margin (issue 18).
+// (minimum detectable difference at --power) and the runs needed for the margin.
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -55,7 +55,7 @@ nlohmann::json num(double v, bool) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
-// What the design could detect and the runs needed for the margin (issue 18): fraction units, null
+// What the design could detect and the runs needed for the margin: fraction units, null
 // when undefined (zero variance, fewer than 2 runs) or, for runs_needed_for_margin, without a
 // margin or when no feasible number of runs reaches the power.
 void addPlanning(nlohmann::json& j, const stats::Comparison& c, const char* assumes) {

@@ -1,4 +1,4 @@
-// `paritylab-cli xray DB [--run ID | --backend B] [--site S] [--json]` (issue 14.3): the X-ray of
+// `paritylab-cli xray DB [--run ID | --backend B] [--site S] [--json]`: the X-ray of
 // a study's matrix products: per backend, site and operand the worst underflow / overflow / SQNR
 // over the sampled steps and when, then the findings in plain words.
 

@@ -140,7 +140,7 @@ void gemmFromJson(const json& j, const std::string& path, GemmPolicy& g) {
   readSpec(j, "output", path, g.output);
   if (j.contains("passes")) {
     const std::string p = getString(j["passes"], join(path, "passes"));
-    if (p == "none" || p == "bf16")  // "bf16": how policies before issue 11.6 wrote one pass
+    if (p == "none" || p == "bf16")  // "bf16": how older policy files wrote one pass
       g.passes = MultiPass::None;
     else if (p == "bf16x3")
       g.passes = MultiPass::Bf16x3;

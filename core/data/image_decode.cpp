@@ -15,7 +15,7 @@ namespace paritylab::data {
 cv::Mat decodeImage(const std::string& path, int size, bool centerCropSquare) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throwDataError(path, "missing (no such image)");
-  // Refuse images too large to decode before OpenCV allocates them (issue 12.7).
+  // Refuse images too large to decode before OpenCV allocates them.
   if (const auto dims = imageDimensionsOfFile(path)) {
     const std::uint64_t pixels = dims->width * dims->height;
     if (dims->width > std::uint64_t(input::kMaxDecodedImagePixels) ||

@@ -18,7 +18,7 @@ class BatchNorm : public Layer {
   const Tensor& backward(const Tensor& dy, StepContext& ctx) override;
   void init(ParamStore& params, RandomStream& rng) override;
 
-  // The tail of a residual block in one pass (issue 17): out = max(bn(x) + residual, 0), the same
+  // The tail of a residual block in one pass: out = max(bn(x) + residual, 0), the same
   // float operations as forward() followed by the add and the ReLU, without keeping bn(x).
   // residual and out: x's shape. `stored`: bn(x) goes through the store step in that
   // (deterministic) format before the add, plane by plane, as storing the whole bn(x) would.

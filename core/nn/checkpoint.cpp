@@ -56,7 +56,7 @@ void saveCheckpoint(const std::string& path, const ParamStore& params) {
               std::streamsize(p.size * sizeof(float)));
   }
   if (!out.flush()) throw CheckpointError("checkpoint '" + path + "': write failed");
-  out.close();  // issue 12.3: a full disk may only show when the last buffer is written
+  out.close();  // a full disk may only show when the last buffer is written
   if (out.fail()) throw CheckpointError("checkpoint '" + path + "': write failed on close");
 }
 

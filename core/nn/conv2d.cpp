@@ -164,8 +164,8 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
 // rounds operands only (fp32 accumulation) takes it in image groups accumulated into dW in fp32:
 // the same product in another summation order. A policy that also rounds the output once
 // (gpu-amp-*, pure-bf16) does the same, the groups' fp32 partial products summed into dW in fp32
-// and the last group's call rounding the total once, as a GPU's split reduction does (issue 17:
-// this changed those policies' dW summation order, not where or how often they round).
+// and the last group's call rounding the total once, as a GPU's split reduction does (the
+// split changed those policies' dW summation order, not where or how often they round).
 // Accumulation rounding, multi-pass products, stochastic draws and fp8 scaling of the output-
 // rounded kind keep one product. (The X-ray does not change the choice, so measuring changes no
 // bit; on a measured step it sees each group's call, as for the fp32 split.)

@@ -1,5 +1,5 @@
 // Conv2d's backward for same convolutions (stride 1, padding (kernel-1)/2, no bias): both
-// products from one gather of the output gradient per image group (issue 17).
+// products from one gather of the output gradient per image group.
 //
 // With D = im2col(dY) [Cout*k*k, group*H*W], the output gradient's windows gathered as forward
 // gathers the input's, and X the group's input as [Cin, group*H*W]:

@@ -27,7 +27,7 @@ struct ConvBackwardPolicies {
 // weightRows is the product's other side (the weights' [weightRows, columnRows]): OpenBLAS packs
 // the weights afresh in every call, once per 2 * group * plane multiply-adds of each weight, so
 // where the weights outnumber the group's columns (the last stages of a wide ResNet: 512 x 4608
-// weights against 3 images of 4x4) a group takes at least 400 columns instead (issue 17: the
+// weights against 3 images of 4x4) a group takes at least 400 columns instead (the
 // weights' packing was 16% of a width-64 stage-4 block). Splitting the batch differently moves
 // OpenBLAS's fp32 summation order (its kernels' tiles), so the rule is part of the bits.
 int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch, std::size_t weightRows);

@@ -41,7 +41,7 @@ struct GemmExtras {
   // reads it as it is, without rounding or packing a copy. Same bits: rounding a representable
   // value leaves it as it is.
   const float* roundedB = nullptr;
-  // Non-null on a step the X-ray measures (issue 14): gemm() adds this product's operands, as
+  // Non-null on a step the X-ray measures: gemm() adds this product's operands, as
   // scaled and rounded, and its output to the slot. Null (the default): no measurement.
   GemmXraySlot* xray = nullptr;
 };

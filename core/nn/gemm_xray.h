@@ -1,5 +1,5 @@
 #pragma once
-// The X-ray at the one GEMM entry (issue 14.2): on sampled training steps, gemm() measures each
+// The X-ray at the one GEMM entry: on sampled training steps, gemm() measures each
 // product's operands as the device is handed them (scaled: loss scaling, fp8 scales) against the
 // format it rounds them to, and its output against the output rounding. Off (a null pointer in
 // GemmExtras) costs one test per product.

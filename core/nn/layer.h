@@ -51,7 +51,7 @@ struct StepContext {
   int replica = 0;           // which replica's shard is running (batch-norm running stats)
   std::uint64_t seed = 0;    // run seed
   std::uint64_t step = 0;    // global step (stochastic rounding streams)
-  GemmXray* xray = nullptr;  // null: no X-ray (issue 14); else measures the steps it samples
+  GemmXray* xray = nullptr;  // null: no X-ray; else measures the steps it samples
   // Non-null while a layer's forward runs on an input that went through the store step in this
   // format (Sequential sets it for the layers after the first, and passes its own on to its first
   // layer): the input's values are already representable in it. Null: not known (a model's input).

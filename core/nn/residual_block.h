@@ -2,7 +2,7 @@
 // torchvision's BasicBlock: relu(bn2(conv2(relu(bn1(conv1(x))))) + shortcut(x)), conv 3x3 without
 // bias; the shortcut is a projection (1x1 conv with the block's stride + BN) when the stride or
 // the channel count changes, else the identity. bn2, the residual add and the ReLU run as one pass
-// forward and backward (issue 17) when activations are stored unrounded.
+// forward and backward when activations are stored unrounded.
 
 #include <optional>
 

@@ -1,5 +1,5 @@
 #pragma once
-// A trained model's per-example answers on the test set (issue 13 item 2), from the evaluation
+// A trained model's per-example answers on the test set, from the evaluation
 // pass that also gives the test loss and accuracy (no second pass).
 
 #include <cstdint>

@@ -47,7 +47,7 @@ struct TrainConfig {
   std::string saveCheckpoint;  // non-empty: save weights at the end
   std::uint64_t seed = 0;      // init, shuffling, augmentation, stochastic rounding
   bool augment = false;
-  // X-ray of every product (issue 14): 0 = off; N >= 1: every N-th training step; -1 = about 50
+  // X-ray of every product: 0 = off; N >= 1: every N-th training step; -1 = about 50
   // samples per run, at least kXrayMinAutoSteps apart (every max(16, steps / 50) steps).
   int xrayEverySteps = 0;
 };
@@ -86,12 +86,12 @@ struct TrainCallbacks {
   std::function<bool()> shouldCancel;             // polled once per step
   std::function<void(const XraySample&)> onXray;  // after each step the X-ray measured
   // The training batch exactly as the step receives it (shuffled, augmented): images [count, C,
-  // H, W], labels [count]. For tests of the seed-pairing guarantee (issue 13 item 1).
+  // H, W], labels [count]. For tests of the seed-pairing guarantee.
   std::function<void(std::int64_t step, const float* images, const std::int32_t* labels, int count)>
       onBatch;
-  // Issue 13, both optional (unset: nothing is computed or copied). After the last epoch's
-  // evaluation of a run that completed: every test example's predicted class and true-class
-  // probability, from that evaluation pass.
+  // For the divergence analysis, both optional (unset: nothing is computed or copied). After the
+  // last epoch's evaluation of a run that completed: every test example's predicted class and
+  // true-class probability, from that evaluation pass.
   std::function<void(const TestPredictions&)> onPredictions;
   // At the end of each epoch (after its evaluation, before onEpoch): the parameters as trained
   // (their fp32 master values, or the stored values without master copies).

@@ -42,7 +42,7 @@ class TrainingSession {
   double lossScale() const { return lossScaler_.scale(); }
   const LossScaler& lossScaler() const { return lossScaler_; }
 
-  // Turns the X-ray on (issue 14): every `everySteps`-th training step (step % everySteps == 0)
+  // Turns the X-ray on: every `everySteps`-th training step (step % everySteps == 0)
   // measures each product; takeXray() then returns that step's records.
   void enableXray(int everySteps);
   std::vector<XrayRecord> takeXray() {

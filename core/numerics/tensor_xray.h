@@ -1,5 +1,5 @@
 #pragma once
-// The X-ray of one tensor against a format (issue 14.1): how the values a product is handed sit
+// The X-ray of one tensor against a format: how the values a product is handed sit
 // in the format's range, and what the rounding did to them. Mergeable, so one summary can cover a
 // product whose operand arrives in several pieces (replicas, grouped convolutions).
 

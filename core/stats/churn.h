@@ -1,5 +1,5 @@
 // Churn: how often two trained models disagree on the predicted class of the same test examples
-// (issue 13 item 3), and the precision's churn measured against the seed's noise floor.
+// and, from it, the precision's churn measured against the seed's noise floor.
 //   churn(r1, r2)       fraction of test examples whose predicted class differs;
 //   precision churn     mean churn over seed-matched pairs (A, s) vs (B, s);
 //   seed churn of B     mean churn between B's runs with different seeds (every pair i < j).

@@ -2,7 +2,7 @@
 // actual group sizes, alpha, alternative and a chosen power, and the runs per group needed to show
 // equivalence within a margin the user cares about. This replaces "observed power" (power at the
 // observed difference), a function of the p value alone (Hoenig & Heisey, The American
-// Statistician 2001): issue 18.
+// Statistician 2001).
 //
 // The effect size solves statsmodels' power equation (noncentral t; alpha split over both tails
 // for two-sided tests, as statsmodels' ttest_power):

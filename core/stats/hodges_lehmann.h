@@ -1,6 +1,6 @@
 // Hodges-Lehmann shift estimate of two samples and its distribution-free confidence interval: the
 // location difference that goes with the Mann-Whitney (Wilcoxon rank-sum) test, as R's
-// wilcox.test(a, b, conf.int = TRUE) defines it (issue 10 item 13).
+// wilcox.test(a, b, conf.int = TRUE) defines it.
 //
 // With D_(1) <= ... <= D_(m n) the sorted pairwise differences a_i - b_j:
 //   estimate   the median of the D's;

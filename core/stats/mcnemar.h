@@ -1,7 +1,7 @@
 // McNemar's exact test: do two classifiers make different errors on the same test examples?
-// (issue 13 item 3). With b = examples only the first gets right and c = examples only the second
-// gets right, the exact two-sided p value is min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c,
-// 1/2): statsmodels.stats.contingency_tables.mcnemar(table, exact=True) (statistic = min(b, c);
+// With b = examples only the first gets right and c = examples only the second gets right, the
+// exact two-sided p value is min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2):
+// statsmodels.stats.contingency_tables.mcnemar(table, exact=True) (statistic = min(b, c);
 // no discordant examples gives p = 1). Per seed-matched pair of runs, Holm-adjusted across pairs.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Tests on paired samples (seed-matched final accuracies of two backends, issue 13 item 4): the
+// Tests on paired samples (seed-matched final accuracies of two backends): the
 // paired t-test and the Wilcoxon signed-rank test, with the CI of the mean paired difference.
 // Pairing removes the seed's variance from the comparison: each pair shares the seed, so only the
 // precision's effect (and its interaction with the seed) is left in the differences.

@@ -1,4 +1,4 @@
-// Per-class accuracy (issue 13 item 5): each run's accuracy on each class, aggregated per backend
+// Per-class accuracy: each run's accuracy on each class, aggregated per backend
 // over runs, and each class's difference to the reference backend with a Welch test, Holm over
 // the classes. A class "moves beyond the seed noise" when its Holm-adjusted Welch p is below
 // alpha: the difference is larger than the run-to-run (seed) variation of that class explains.

@@ -1,7 +1,7 @@
 // Plain-language verdicts on a two-backend comparison, and a one-call comparison that runs the
 // t-test, the optional TOST, what the design could detect (minimum detectable difference) and the
 // runs needed for the equivalence margin, and words the outcome. No "observed power" anywhere:
-// see detectable_difference.h (issue 18).
+// see detectable_difference.h.
 // Accuracies are fractions in [0, 1]; the sentences speak in percentage points (x 100).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Weight divergence (issue 13 item 6): per layer, the relative distance ||W_B - W_A|| / ||W_A||
+// Weight divergence: per layer, the relative distance ||W_B - W_A|| / ||W_A||
 // (Frobenius norms, accumulated in double) between two runs' weights, e.g. seed-matched runs of
 // two backends, or two seeds of one backend as the floor.
 #pragma once

@@ -23,7 +23,7 @@ std::string listOf(const std::vector<BackendRuns>& all) {
   return list;
 }
 
-// Paired and unpaired tests on final accuracies (issue 13 item 4).
+// Paired and unpaired tests on final accuracies.
 void accuracyTests(const BackendRuns& a, const BackendRuns& b, const DivergenceOptions& options,
                    DivergenceReport& report) {
   std::vector<double> pairedA, pairedB;
@@ -87,7 +87,7 @@ void accuracyTests(const BackendRuns& a, const BackendRuns& b, const DivergenceO
   }
 }
 
-// Per-class accuracy of A and B (issue 13 item 5).
+// Per-class accuracy of A and B.
 void classTable(const BackendRuns& a, const BackendRuns& b, const ResultsStore::TestSet& testSet,
                 const DivergenceOptions& options, DivergenceReport& report) {
   const std::size_t classes = testSet.classNames.size();

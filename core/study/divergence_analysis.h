@@ -1,4 +1,4 @@
-// Divergence analysis of a study (issue 13): beyond the mean accuracy, does the precision change
+// Divergence analysis of a study: beyond the mean accuracy, does the precision change
 // the model a run produces? Reads the per-example test predictions and the per-epoch weight
 // snapshots stored with each finished emulated run, and compares two backends A and B (B is the
 // reference whose seed-to-seed variation is the noise floor):

@@ -1,5 +1,5 @@
 #pragma once
-// The divergence analysis (issue 13) as JSON (`paritylab-cli compare --json`) and as the report's
+// The divergence analysis as JSON (`paritylab-cli compare --json`) and as the report's
 // CSV files. Fractions stay fractions (churn, accuracies, relative weight distances); NaN and
 // infinite values are JSON null and empty CSV cells.
 

@@ -1,4 +1,4 @@
-// Weight divergence of a study (issue 13 item 6) from the stored per-epoch snapshots.
+// Weight divergence of a study from the stored per-epoch snapshots.
 #include <algorithm>
 #include <cmath>
 #include <limits>

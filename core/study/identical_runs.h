@@ -2,7 +2,7 @@
 // Runs of one backend that are identical: the same per-epoch curve (train loss, test loss, test
 // accuracy, every epoch, to the last digit) and the same final accuracy. Two such runs are one
 // measurement recorded twice (a re-run of the same seed on deterministic hardware, or a copied
-// row), so they inflate n. Issue 10.7: flagged in the import summary and the Statistics tab.
+// row), so they inflate n. They are flagged in the import summary and the Statistics tab.
 
 #include <cstddef>
 #include <string>

@@ -25,7 +25,7 @@ std::string where(const std::string& file, int line, int col, const std::string&
 }
 
 // The value of the 'device' entry of a torchprime hyperparameters cell, a Python dict literal such
-// as {'device': 'xla', 'lr': 0.01}; "" when there is none. A single linear scan (issue 12.1: a
+// as {'device': 'xla', 'lr': 0.01}; "" when there is none. A single linear scan (a
 // backtracking regex overflowed the stack on a long cell).
 std::string deviceOf(std::string_view text) {
   constexpr std::string_view kKey = "device";

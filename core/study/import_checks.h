@@ -20,7 +20,7 @@ std::string shownValue(std::string_view value);
 // "FILE:LINE: column N (NAME)"
 std::string where(const std::string& file, int line, int col, const std::string& column);
 // The value of the 'device' entry of a torchprime hyperparameters cell, a Python dict literal such
-// as {'device': 'xla', 'lr': 0.01}; "" when there is none. A single linear scan (issue 12.1: a
+// as {'device': 'xla', 'lr': 0.01}; "" when there is none. A single linear scan (a
 // backtracking regex overflowed the stack on a long cell).
 std::string deviceOf(std::string_view text);
 
@@ -50,7 +50,7 @@ class AccuracyColumn {
   std::vector<Cell> cells_;
 };
 
-// Epoch numbers seen per run, to refuse a duplicate with both lines named (issue 12.10).
+// Epoch numbers seen per run, to refuse a duplicate with both lines named.
 class EpochLines {
  public:
   void add(const std::string& file, std::size_t run, const std::string& runName, int epoch,

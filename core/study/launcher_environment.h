@@ -1,5 +1,5 @@
 #pragma once
-// Whether this process was started by an MPI launcher (issue 15.1), whichever way ParityLab was
+// Whether this process was started by an MPI launcher, whichever way ParityLab was
 // built, and what to say when this build cannot share a study's runs among MPI ranks.
 
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The MPI transport of the study runner (issue 15.1-15.2; built with PARITYLAB_MPI only).
+// The MPI transport of the study runner (built with PARITYLAB_MPI only).
 // `mpirun -np N paritylab-cli run STUDY.json --db results.db`: rank 0 owns the plan (RunScheduler)
 // and the database (StudyCommitter) and trains runs with its own thread pool like the
 // single-process runner; ranks 1..N-1 are workers with their own thread pools. A worker thread

@@ -1,5 +1,5 @@
 #pragma once
-// Compact blobs of the results database (schema version 6, issue 13): zlib-compressed little-endian
+// Compact blobs of the results database (schema version 6): zlib-compressed little-endian
 // arrays. Classes are uint16 (a dataset has fewer than 65,536 classes), probabilities are quantized
 // to uint16 (p = q / 65535, so at most 7.7e-6 from the value), weights are float32 as trained.
 // Decoding checks the element count and throws std::runtime_error naming `what` when a blob is

@@ -67,7 +67,7 @@ void requireField(const std::string& file, const CsvRow& row, int col, const std
 }
 
 // A finite decimal number; "" is unknown (NaN) when allowEmpty. nan/inf and out-of-range values
-// are refused with the row and column (issue 12.10: they were stored as NULL without a word).
+// are refused with the row and column (they were once stored as NULL without a word).
 double numberField(const std::string& file, const CsvRow& row, int col, const std::string& name,
                    bool allowEmpty = true) {
   if (col < 0) return kNaN;
@@ -133,7 +133,7 @@ int epochField(const std::string& file, const CsvRow& row, int col, const std::s
 std::uint64_t seedField(const std::string& file, const CsvRow& row, int col,
                         const std::string& name) {
   requireField(file, row, col, name);
-  // The one number parser (issue 12.6): 1e300 or 18446744073709551615 never wrap. Seeds are
+  // The one number parser: 1e300 or 18446744073709551615 never wrap. Seeds are
   // stored as SQLite's signed 64-bit integers: at most kMaxSeedValue = 2^63 - 1.
   try {
     return std::uint64_t(

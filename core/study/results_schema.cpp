@@ -16,9 +16,9 @@ void exec(sqlite3* db, const std::string& file, const char* sql) {
   }
 }
 
-// Version 6's tables (issue 13): the test set's labels and class names once per study, each
-// finished run's test predictions, and per-epoch weight snapshots (blobs: results_blobs.h). Created
-// by migrateTo6 and, for a new database, after kCurrentSchema.
+// Version 6's tables, for the divergence analysis: the test set's labels and class names once per
+// study, each finished run's test predictions, and per-epoch weight snapshots (blobs:
+// results_blobs.h). Created by migrateTo6 and, for a new database, after kCurrentSchema.
 constexpr const char* kDivergenceTables = R"sql(
 CREATE TABLE test_set (
   id INTEGER PRIMARY KEY CHECK (id = 1), examples INTEGER NOT NULL, classes INTEGER NOT NULL,
@@ -65,8 +65,9 @@ CREATE UNIQUE INDEX runs_imported_identity ON runs (backend, message) WHERE sour
 INSERT INTO paritylab_meta (key, value) VALUES ('format', 'paritylab-results-1');
 )sql";
 
-// Version 1 -> 2 (issue 12.5). Imported runs of version 1 kept their source run name in
-// `message` ("prod_42@2025-07-22 17:22:02", or "row N" for a wide CSV) and were given seeds
+// Version 1 -> 2: imported runs' source names and whether their seed was given, the process that
+// claimed a run, and each run stored once. Imported runs of version 1 kept their source run name
+// in `message` ("prod_42@2025-07-22 17:22:02", or "row N" for a wide CSV) and were given seeds
 // 0..n-1. Runs stored twice (two concurrent `run --resume`, a CSV imported twice) are copies
 // (same spec and seed train bit-identically; an import is the same file's rows): one is kept,
 // a finished one first.
@@ -106,14 +107,14 @@ CREATE UNIQUE INDEX runs_imported_identity ON runs (backend, message) WHERE sour
   return notes;
 }
 
-// Version 2 -> 3 (issue 11.4): optimizer steps skipped by loss scaling per epoch; older runs
+// Version 2 -> 3: optimizer steps skipped by loss scaling per epoch; older runs
 // recorded none (0).
 std::vector<std::string> migrateTo3(sqlite3* db, const std::string& file) {
   exec(db, file, "ALTER TABLE epochs ADD COLUMN skipped_steps INTEGER NOT NULL DEFAULT 0");
   return {};
 }
 
-// Version 3 -> 4 (issue 10.3): sampled step-level training loss and learning rate.
+// Version 3 -> 4: sampled step-level training loss and learning rate.
 std::vector<std::string> migrateTo4(sqlite3* db, const std::string& file) {
   exec(db, file, R"sql(
 CREATE TABLE steps (
@@ -123,7 +124,7 @@ CREATE TABLE steps (
   return {};
 }
 
-// Version 4 -> 5 (issue 14.3): X-ray samples per run, product site, operand and sampled step.
+// Version 4 -> 5: X-ray samples per run, product site, operand and sampled step.
 std::vector<std::string> migrateTo5(sqlite3* db, const std::string& file) {
   exec(db, file, R"sql(
 CREATE TABLE xray (
@@ -137,8 +138,8 @@ CREATE TABLE xray (
   return {};
 }
 
-// Version 5 -> 6 (issue 13): kDivergenceTables. Older runs have none: the divergence analysis says
-// so.
+// Version 5 -> 6: kDivergenceTables, for the divergence analysis. Older runs have none: the
+// analysis says so.
 std::vector<std::string> migrateTo6(sqlite3* db, const std::string& file) {
   exec(db, file, kDivergenceTables);
   return {};

@@ -11,11 +11,12 @@
 
 namespace paritylab::study {
 
-// Version 1: study, runs, epochs (ParityLab 0.x). Version 2 (issue 12.5): runs.run_name,
-// runs.seed_given, runs.claimed_by; one emulated run per (backend, seed) and one imported run per
-// (backend, source run name) enforced by unique indexes. Version 3 (issue 11.4):
-// epochs.skipped_steps. Version 4 (issue 10.3): steps. Version 5 (issue 14.3): xray. Version 6
-// (issue 13): test_set, predictions, weights.
+// Version 1: study, runs, epochs (ParityLab 0.x). Version 2 (each run stored once, imported runs
+// keep their names, runs are claimed): runs.run_name, runs.seed_given, runs.claimed_by; one
+// emulated run per (backend, seed) and one imported run per (backend, source run name) enforced
+// by unique indexes. Version 3 (optimizer steps skipped by loss scaling): epochs.skipped_steps.
+// Version 4 (sampled step-level training loss and learning rate): steps. Version 5 (the X-ray of
+// products): xray. Version 6 (the divergence analysis): test_set, predictions, weights.
 int currentSchemaVersion();
 
 // The schema version of an open ParityLab database (1 when the meta table has no version key).

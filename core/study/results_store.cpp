@@ -27,7 +27,7 @@ namespace {
 
 // The runs' columns as every schema version can give them (version 1 had no run_name/seed_given:
 // imported runs kept "name@datetime" in message and had assigned seeds).
-// epochs.skipped_steps exists from version 3 (issue 11.4); older databases read as 0 skipped.
+// epochs.skipped_steps exists from version 3; older databases read as 0 skipped.
 std::string skippedStepsColumn(int schemaVersion) {
   return schemaVersion >= 3 ? "skipped_steps" : "0";
 }

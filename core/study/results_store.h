@@ -1,7 +1,7 @@
 #pragma once
 // SQLite results database (WAL). Tables: study (spec JSON, software version, created), runs,
-// epochs, steps (sampled training loss and learning rate), xray (issue 14), test_set, predictions
-// and weights (issue 13; schema and its versions: results_schema.h). Every write is its own
+// epochs, steps (sampled training loss and learning rate), xray, test_set, predictions
+// and weights (schema and its versions: results_schema.h). Every write is its own
 // transaction, so a killed process loses at most the epochs in progress. A run is unique in the
 // database: an emulated one by (backend, seed), an imported one by (backend, source run name).
 // Several processes may work on one database: runs are claimed atomically (claimRun). Readers open
@@ -63,7 +63,7 @@ struct StepRecord {
   double lr = 0.0;         // the learning rate of that step
 };
 
-// One X-ray record of a run (issue 14): one operand of one product site at one sampled step.
+// One X-ray record of a run: one operand of one product site at one sampled step.
 struct XrayRow {
   std::int64_t runId = 0;
   std::int64_t step = 0;  // global training step (0-based, as the X-ray samples it)
@@ -135,7 +135,7 @@ class ResultsStore {
   void addXraySample(std::int64_t runId, const nn::XraySample& sample);
   std::vector<XrayRow> loadXray(std::int64_t runId = 0) const;
 
-  // Issue 13 (schema version 6): what the divergence analysis reads, so that nothing must be
+  // Schema version 6: what the divergence analysis reads, so that nothing must be
   // retrained or reloaded to analyse a study. A database of an older schema opened read-only has
   // none of these tables: nothing stored (nullopt, empty maps).
   //

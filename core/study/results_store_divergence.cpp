@@ -1,4 +1,4 @@
-// ResultsStore's tables for the divergence analysis (issue 13, schema version 6): test_set,
+// ResultsStore's tables for the divergence analysis (schema version 6): test_set,
 // predictions, weights.
 #include <nlohmann/json.hpp>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 #pragma once
-// The wire format of what a run records (issue 15.2), to carry RunRecorder calls from an MPI
+// The wire format of what a run records, to carry RunRecorder calls from an MPI
 // worker to rank 0: each call is one message, its kind (sent as the MPI tag) and a CBOR body
 // (RFC 8949, nlohmann::json::to_cbor). Doubles travel as IEEE binary64 (or binary32 when that is
 // exact), so every value arrives bit-identical; NaN arrives as NaN (its payload is not kept:

@@ -1,5 +1,5 @@
 #pragma once
-// What a run records while it trains, as one interface (issue 15.2). The thread transport hands
+// What a run records while it trains, as one interface. The thread transport hands
 // its runs the StudyCommitter, which writes the results database directly; the MPI transport hands
 // a worker's runs a WireRecorder (run_record_wire.h) that sends every record to rank 0, where the
 // same StudyCommitter commits it. Adding a record kind: a method here, its body in StudyCommitter,
@@ -20,8 +20,8 @@ class RunRecorder {
   virtual void addSteps(std::int64_t runId, const std::vector<StepRecord>& steps) = 0;
   virtual void addEpoch(std::int64_t runId, const EpochRecord& epoch) = 0;
   virtual void addXraySample(std::int64_t runId, const nn::XraySample& sample) = 0;
-  // Issue 13: a finished run's test predictions, and one epoch's weights (1-based epoch) as the
-  // study's keep_weights asks.
+  // For the divergence analysis: a finished run's test predictions, and one epoch's weights
+  // (1-based epoch) as the study's keep_weights asks.
   virtual void addPredictions(std::int64_t runId, const nn::TestPredictions& predictions) = 0;
   virtual void addWeightSnapshot(std::int64_t runId, int epoch,
                                  const std::vector<stats::LayerWeights>& layers) = 0;

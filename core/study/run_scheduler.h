@@ -1,5 +1,5 @@
 #pragma once
-// The one scheduler of a study (issue 15.2), whatever carries the runs out (the thread pool of
+// The one scheduler of a study, whatever carries the runs out (the thread pool of
 // StudyRunner, or MPI ranks asking rank 0 for work): it adopts the study into the results
 // database, plans its runs (plannedRunsOf), skips the finished ones, orders the rest (seed by
 // seed, each seed's costliest backend first) and hands them out one at a time, each claimed
@@ -29,7 +29,7 @@ std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec);
 // The same runs in the order workers take them: seed by seed as planned, each seed's costliest
 // backend first (a long run left for last would keep one worker busy while the others idle).
 std::vector<PlannedRun> costliestFirstRunsOf(const StudySpec& spec);
-// The runs of one shard (issue 15.4), in plannedRunsOf's order (every run for the whole study):
+// The runs of one shard, in plannedRunsOf's order (every run for the whole study):
 // the runs of costliestFirstRunsOf are dealt one by one, each to the shard with the least relative
 // cost so far (the first such shard on a tie), so the shards take about as long as each other.
 // Depends on the spec only: the same on every resume and machine; more seeds keep the earlier
@@ -42,7 +42,7 @@ struct RunJob {
   std::int64_t runId = 0;
 };
 
-// Issue 12.5: a backend or seed listed twice would train and store the same run twice. Throws
+// A backend or seed listed twice would train and store the same run twice. Throws
 // SpecError naming it.
 void requireDistinctRuns(const StudySpec& spec);
 

@@ -104,7 +104,7 @@ void trainRun(const RunContext& context, const RunJob& job, RunRecorder& recorde
   };
   if (config.xrayEverySteps != 0)
     cb.onXray = [&](const nn::XraySample& sample) { recorder.addXraySample(runId, sample); };
-  // Issue 13: the final test predictions, and the weights as keep_weights says.
+  // For the divergence analysis: the final test predictions, and the weights as keep_weights says.
   cb.onPredictions = [&](const nn::TestPredictions& p) { recorder.addPredictions(runId, p); };
   if (spec.keepWeights != "none")
     cb.onEpochWeights = [&](int epoch, const nn::ParamStore& params) {

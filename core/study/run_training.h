@@ -1,6 +1,6 @@
 #pragma once
-// Trains one claimed run of a study and records what it measures through a RunRecorder (issue
-// 15.2): the same code on every transport, so a run trains bit-identically wherever it runs.
+// Trains one claimed run of a study and records what it measures through a RunRecorder: the same
+// code on every transport, so a run trains bit-identically wherever it runs.
 
 #include <atomic>
 #include <functional>

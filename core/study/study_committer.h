@@ -1,5 +1,5 @@
 #pragma once
-// The one place a study's results are committed (issue 15.2): what runs record (RunRecorder),
+// The one place a study's results are committed: what runs record (RunRecorder),
 // from a thread of this process or from an MPI worker through rank 0, goes into the results
 // database and out as RunnerCallbacks events, and the runs' outcomes are counted.
 

@@ -1,5 +1,5 @@
 #pragma once
-// A study's memory, estimated before it starts (issue 12.7): a study that cannot fit in this
+// A study's memory, estimated before it starts: a study that cannot fit in this
 // machine is refused with the figure instead of ending in std::bad_alloc or the OOM killer.
 
 #include <cstdint>

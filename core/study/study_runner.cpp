@@ -18,7 +18,7 @@ std::string messageOf(const std::exception_ptr& error) {
   }
 }
 
-// The dataset's class names, or "0", "1", ... when it has none (issue 13: per-class tables).
+// The dataset's class names, or "0", "1", ... when it has none (for the per-class tables).
 std::vector<std::string> classNamesOf(const data::Dataset& set) {
   if (set.classNames.size() == std::size_t(set.numClasses)) return set.classNames;
   std::vector<std::string> names;
@@ -53,7 +53,7 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
   scheduler.adoptSpec(resume);
   // Everything that can fail on bad input happens before the first run.
   data::DataSplit data = data::loadDataset(spec_.dataset);
-  // Once per study, so that the divergence analysis needs no dataset files (issue 13).
+  // Once per study, so that the divergence analysis needs no dataset files.
   store_.saveTestSet(data.test.labels, classNamesOf(data.test));
   scheduler.planRuns(resume, reclaimOtherHosts_);
 

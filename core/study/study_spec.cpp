@@ -251,7 +251,7 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   r.read("augment", t.augment);
   s.dataset.augment = t.augment;
   if (const json* x = r.find("xray")) {
-    // Issue 14: {"every_steps": N} measures every N-th step; {} about 50 samples per run.
+    // The X-ray: {"every_steps": N} measures every N-th step; {} about 50 samples per run.
     ObjectReader rx(*x, "xray", file);
     int every = -1;
     if (rx.find("every_steps")) rx.readInt("every_steps", every, {1, 1'000'000});
@@ -413,7 +413,7 @@ void validateDataset(const StudySpec& spec) {
   } catch (const std::exception& ex) {
     throw SpecError("dataset '" + spec.dataset.source + "': " + ex.what());
   }
-  // Issue 12.7: refuse, with the figure, a study this machine cannot hold.
+  // Refuse, with the figure, a study this machine cannot hold.
   const auto images = [](std::int64_t asked, std::size_t loaded) {
     return asked > 0 ? std::uint64_t(asked) : std::uint64_t(loaded);
   };

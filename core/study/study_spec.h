@@ -60,7 +60,7 @@ struct StudySpec {
   std::optional<PretrainStage> pretrain;
   std::vector<BackendEntry> backends;
   std::vector<std::uint64_t> seeds;
-  // Weight snapshots kept per run for the weight divergence (issue 13): "epochs" (the end of every
+  // Weight snapshots kept per run for the weight divergence: "epochs" (the end of every
   // epoch), "final" (the last epoch only) or "none". Size: docs/divergence.md.
   std::string keepWeights = "epochs";
   int threads = 0;     // 0 = one per core
@@ -73,7 +73,7 @@ StudySpec loadStudySpecFile(const std::string& path);
 nlohmann::json studySpecToJson(const StudySpec& spec);
 // `next` is `stored` with more of the same: every field equal (the thread count aside) except
 // that it may list more seeds and more backends, and every stored seed and backend entry is still
-// there unchanged. Resuming a study's database with such a spec extends it (issue 10.1).
+// there unchanged. Resuming a study's database with such a spec extends it.
 bool extendsStudy(const StudySpec& stored, const StudySpec& next);
 // Opens the dataset (small subsets are cheap); throws SpecError naming the file/field on failure.
 void validateDataset(const StudySpec& spec);

@@ -1,5 +1,5 @@
 #pragma once
-// What the X-ray of a study says (issue 14.3): per backend, product site and operand, the worst
+// What the X-ray of a study says: per backend, product site and operand, the worst
 // underflow / overflow / SQNR over the sampled steps of its runs and when; and findings in plain
 // words comparing the backends.
 

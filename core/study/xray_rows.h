@@ -1,5 +1,5 @@
 #pragma once
-// X-ray records (issue 14) as text: the exponent histogram's compact form stored in the database,
+// X-ray records as text: the exponent histogram's compact form stored in the database,
 // and the long-form CSV export of `report --xray`.
 
 #include <string>

@@ -1,4 +1,4 @@
-// Covers issue #3: the one GEMM entry — fp32 bit-identity with sgemm, operand rounding, XLA
+// The one GEMM entry — fp32 bit-identity with sgemm, operand rounding, XLA
 // multi-pass products in their pass order, transposes, alpha/beta, chunked accumulation.
 #include "core/nn/gemm.h"
 
@@ -212,7 +212,7 @@ TEST(Gemm, AllTransposeCombinations) {
   }
 }
 
-// Issue 11.2: beta * C (a layer's bias) is added in fp32 before the one output rounding, as in
+// beta * C (a layer's bias) is added in fp32 before the one output rounding, as in
 // cuBLAS (C = round(alpha * AB + beta * C)), not after it.
 TEST(Gemm, BetaTimesCIsInsideTheOutputRounding) {
   const int m = 4, n = 5, k = 6;
@@ -296,7 +296,7 @@ TEST(Gemm, StoreTensorRoundsAndIdentityLeavesAlone) {
 
 }  // namespace
 
-// Issue #6: a caller may hand gemm() its scratch B to round in place (conv's im2col columns)
+// A caller may hand gemm() its scratch B to round in place (conv's im2col columns)
 // instead of a packed rounded copy. Same bits on every path (fast, output rounding, chunked
 // accumulation), stochastic draws included, with B's leading dimension wider than its rows.
 TEST(Gemm, WritableBGivesTheSameBitsAsAPackedCopy) {
@@ -331,7 +331,7 @@ TEST(Gemm, WritableBGivesTheSameBitsAsAPackedCopy) {
   }
 }
 
-// Issue 17.3: a conv's weights are rounded in place by its first image group's call and read as
+// A conv's weights are rounded in place by its first image group's call and read as
 // they are by the next calls (GemmExtras::writableARounded): the same bits as packing and rounding
 // them on every call, for each deterministic rounding mode, A transposed or not, with and without
 // output rounding.
@@ -365,7 +365,7 @@ TEST(Gemm, WeightsRoundedOnceGiveTheSameBitsOnEveryLaterCall) {
     }
 }
 
-// Issue 17: a conv rounds its input once before im2col (nn::preroundOperand) and hands gemm the
+// A conv rounds its input once before im2col (nn::preroundOperand) and hands gemm the
 // gathered, already rounded operand (writableBRounded / writableARounded): the same bits as gemm
 // rounding the raw operand itself, for each deterministic mode and a distinct B format. It
 // declines (returns false, dst untouched) where gemm must see or draw the raw values: stochastic
@@ -418,7 +418,7 @@ TEST(Gemm, PreroundedOperandsGiveTheSameBitsAsRoundingInGemm) {
   EXPECT_TRUE(declines(GemmPolicy{}, {}));
 }
 
-// Issue 17: a product whose output is rounded lands in a strided C (a column half of a conv's
+// A product whose output is rounded lands in a strided C (a column half of a conv's
 // output) straight, rounded row by row at the dense offsets: the same bits as the dense product,
 // stochastic output draws included, and C's padding untouched.
 TEST(Gemm, OutputRoundedIntoAStridedCMatchesTheDenseProduct) {

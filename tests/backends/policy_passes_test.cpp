@@ -1,4 +1,4 @@
-// Covers issue 11.6: the policy JSON writes "passes" only for XLA's multi-pass bf16 products; a
+// The policy JSON writes "passes" only for XLA's multi-pass bf16 products; a
 // single-pass product (fp32, tf32, bf16 or fp8 operands alike) has none, where it used to say
 // "bf16" even for fp32 policies. "none" and the old "bf16" both read back as one pass.
 #include <gtest/gtest.h>

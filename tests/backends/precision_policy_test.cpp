@@ -1,4 +1,4 @@
-// Covers issue #3: backend presets, their descriptions, JSON adjustment and error messages.
+// Backend presets, their descriptions, JSON adjustment and error messages.
 #include "core/backends/precision_policy.h"
 
 #include <gtest/gtest.h>

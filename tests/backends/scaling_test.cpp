@@ -1,4 +1,4 @@
-// Covers issue #3: dynamic loss scaling (GradScaler dynamics) and fp8 delayed scaling.
+// Dynamic loss scaling (GradScaler dynamics) and fp8 delayed scaling.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -42,7 +42,7 @@ TEST(LossScaler, StaticAndNone) {
   EXPECT_FALSE(none.enabled());
 }
 
-// Issue 11.4: the defaults are torch.cuda.amp.GradScaler's (init_scale=2.**16, growth_factor=2.0,
+// The defaults are torch.cuda.amp.GradScaler's (init_scale=2.**16, growth_factor=2.0,
 // backoff_factor=0.5, growth_interval=2000; PyTorch docs, torch.amp.GradScaler), and the
 // gpu-amp-fp16 preset uses them.
 TEST(LossScaler, DefaultsAreGradScalers) {
@@ -57,7 +57,7 @@ TEST(LossScaler, DefaultsAreGradScalers) {
             backends::LossScalingKind::Dynamic);
 }
 
-// Issue 11.4: the documented limits past which a run that keeps overflowing is diverged: the
+// The documented limits past which a run that keeps overflowing is diverged: the
 // dynamic scale below 2^-24 (65536 = 2^16 halved 41 times is 2^-25), or 100 skips in a row.
 TEST(LossScaler, GivesUpOnlyPastTheDocumentedLimits) {
   backends::LossScaling c;

@@ -1,4 +1,4 @@
-// Covers issue 11.3: `bits` and `round` take one path, run here through the built command line:
+// `bits` and `round` take one path, run here through the built command line:
 // the text parsed straight to fp32 (bits says when the decimal is not exactly an fp32, round notes
 // it on stderr), then the same Rounder, the same stochastic draw (round's first line, index 0,
 // under the same seed), and NaN keeps its sign.
@@ -94,7 +94,7 @@ TEST(BitsAndRound, AgreeOnEveryFormatModeAndInput) {
   }
 }
 
-// The three disagreements the issue reported, now one answer each.
+// Three inputs on which `bits` and `round` used to disagree, now one answer each.
 TEST(BitsAndRound, TheReportedCases) {
   // A decimal just above bf16's tie at 1 + 2^-8: its nearest fp32 is the tie itself, which
   // nearest-even rounds down to 1 (rounding the double directly gave 1.0078125).
@@ -116,7 +116,7 @@ TEST(BitsAndRound, TheReportedCases) {
   // fp32 bits are exactly an fp32.
   EXPECT_NE(runCli({"bits", "0x3f800000", "-f", "bf16"}).out.find("1 (exactly an fp32)"),
             std::string::npos);
-  // Issue 11.1 through bits: toward-zero overflow in E4M3 is 448, not NaN.
+  // Through bits: toward-zero overflow in E4M3 is 448, not NaN.
   const auto e4m3 = runCli({"bits", "500", "-f", "fp8-e4m3", "--rounding", "toward-zero"});
   EXPECT_EQ(storedOf(sectionOf(e4m3.out, "fp8-e4m3")), 448.0) << e4m3.out;
 }

@@ -1,4 +1,4 @@
-// Covers issue 13's real-study check ("Checks"): small-cnn on a Fashion-MNIST subset, cpu-fp32 vs
+// The divergence analysis on a real study: small-cnn on a Fashion-MNIST subset, cpu-fp32 vs
 // pure-bf16 vs tpu-bf16, 3 seeds, trained by the built CLI. Precision churn and seed churn are
 // both > 0; a deterministic backend trained twice at the same seed (into a second database)
 // predicts identically (churn 0); and `compare --json` and the report's divergence CSVs give the

@@ -1,4 +1,4 @@
-// Covers issue 11.6 through the command line: `formats --help` documents that flush to zero comes
+// Through the command line: `formats --help` documents that flush to zero comes
 // after rounding (a choice), and a single-pass policy's JSON no longer claims "passes": "bf16".
 #include <gtest/gtest.h>
 

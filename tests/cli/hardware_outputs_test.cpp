@@ -1,4 +1,4 @@
-// Covers issue 11.5: outputs measured on real TPUs, reproduced bit for bit by `paritylab-cli
+// Outputs measured on real TPUs, reproduced bit for bit by `paritylab-cli
 // matmul` (the command's own path: CSV parsing, the preset policy, the one GEMM entry, printing).
 // Expected values are copied from the sources cited at each test; fp32 values print as the
 // shortest decimal that reads back to them, as NumPy and the CLI both print float32.

@@ -1,4 +1,4 @@
-// Covers issue 15 item 1: a paritylab-cli built without MPI, started by an MPI launcher or with
+// A paritylab-cli built without MPI, started by an MPI launcher or with
 // --mpi, says how to get MPI and exits non-zero before it touches the database (with MPI,
 // tests/mpi runs it under mpirun).
 

@@ -1,4 +1,4 @@
-// Covers issue 15 item 4 on the command line: `run --shard K/N` validates K/N with a clear message
+// Shards and merge on the command line: `run --shard K/N` validates K/N with a clear message
 // and trains its share; `merge` reports missing runs in words, merges what is there, and exits
 // non-zero for them only with --require-complete; bad input is named with a non-zero exit.
 

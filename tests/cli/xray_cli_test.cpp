@@ -1,4 +1,4 @@
-// Covers issue 14.3 through the built CLI: `run --xray-every`, `report --xray` (long-form CSV) and
+// The X-ray through the built CLI: `run --xray-every`, `report --xray` (long-form CSV) and
 // `xray DB [--backend] [--site] [--json]`, including the messages for bad input.
 #include <gtest/gtest.h>
 

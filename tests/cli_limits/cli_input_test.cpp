@@ -1,7 +1,7 @@
-// paritylab-cli run as a separate process, as a user runs it. Covers issue 12.6 (one number parser
-// for every flag: `--seed -1`, `1.5`, `1e30`, `--lr nan` refused), issue 11 item 6 (`matmul`
-// reads 1e-50 like `round` does), 12.7 (matmul output limit, a refused study leaves no database)
-// and 12.10 (`--seeds 0`, an unknown command named, BOM, directories passed as files).
+// paritylab-cli run as a separate process, as a user runs it: one number parser for every flag
+// (`--seed -1`, `1.5`, `1e30`, `--lr nan` refused), `matmul` reads 1e-50 like `round` does, size
+// limits (matmul output limit, a refused study leaves no database) and messages that name what is
+// wrong (`--seeds 0`, an unknown command named, BOM, directories passed as files).
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -57,7 +57,7 @@ void expectRefused(const Result& r, const std::string& message) {
   EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
 }
 
-TEST(CliInput, SeedFlagsRefuseWhatWouldWrapOrTruncate) {  // issue 12.6 / 12.10
+TEST(CliInput, SeedFlagsRefuseWhatWouldWrapOrTruncate) {
   for (const char* bad : {"-1", "1.5", "1e30", "18446744073709551615"})
     expectRefused(
         cli(std::string("round --format bf16 --rounding stochastic --seed ") + bad, "1\\n"),
@@ -68,7 +68,7 @@ TEST(CliInput, SeedFlagsRefuseWhatWouldWrapOrTruncate) {  // issue 12.6 / 12.10
   EXPECT_EQ(ok.exitCode, 0) << ok.output;
 }
 
-TEST(CliInput, RunFlagsCheckedBeforeAnythingIsCreated) {  // issue 12.6 / 12.7 / 12.10
+TEST(CliInput, RunFlagsCheckedBeforeAnythingIsCreated) {
   TempDir dir;
   const std::string db = dir.path("r.db");
   expectRefused(cli("run --db " + db + " --seeds 0"),
@@ -85,12 +85,12 @@ TEST(CliInput, RunFlagsCheckedBeforeAnythingIsCreated) {  // issue 12.6 / 12.7 /
   EXPECT_FALSE(fs::exists(db));
 }
 
-TEST(CliInput, UnknownCommandIsNamed) {  // issue 12.10
+TEST(CliInput, UnknownCommandIsNamed) {
   const Result r = cli("frobnicate");
   expectRefused(r, "paritylab-cli: error: unknown command 'frobnicate' (commands: formats");
 }
 
-TEST(CliInput, MatmulReadsNumbersLikeRound) {  // issue 11 item 6
+TEST(CliInput, MatmulReadsNumbersLikeRound) {
   TempDir dir;
   const std::string a = dir.file("a.csv", "1e-50,2\n");
   const std::string b = dir.file("b.csv", "3\n4\n");
@@ -115,7 +115,7 @@ TEST(CliInput, MatmulReadsNumbersLikeRound) {  // issue 11 item 6
                 "x.csv: row 1, column 2: 'abc' is not a number");
 }
 
-TEST(CliInput, MatmulOutputLimitAndDirectories) {  // issue 12.7 / 12.10
+TEST(CliInput, MatmulOutputLimitAndDirectories) {
   TempDir dir;
   std::string column, row;
   for (int i = 0; i < 5000; ++i) column += "1\n", row += (i ? ",1" : "1");
@@ -128,7 +128,7 @@ TEST(CliInput, MatmulOutputLimitAndDirectories) {  // issue 12.7 / 12.10
                 dir.str() + ": is a directory, not a matrix CSV");
 }
 
-TEST(CliInput, PolicyFilesDeepDuplicateAndDirectories) {  // issue 12.2 / 12.10
+TEST(CliInput, PolicyFilesDeepDuplicateAndDirectories) {
   TempDir dir;
   const std::string a = dir.file("a.csv", "1\n"), b = dir.file("b.csv", "1\n");
   const std::string deep = dir.file(

@@ -1,4 +1,4 @@
-// Covers issue #3: augmentation (random crop after zero padding, horizontal flip) is
+// Augmentation (random crop after zero padding, horizontal flip) is
 // shape-preserving, deterministic in seed, a pure shift/mirror of the input, and the shuffling
 // helper is a fixed, portable permutation.
 

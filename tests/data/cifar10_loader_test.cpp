@@ -1,4 +1,4 @@
-// Covers issue #3: CIFAR-10 binary batches written by the test (label byte + 3072 pixel bytes,
+// CIFAR-10 binary batches written by the test (label byte + 3072 pixel bytes,
 // R then G then B planes), class names from batches.meta.txt, and truncated/corrupt/missing files.
 
 #include "core/data/cifar10_loader.h"

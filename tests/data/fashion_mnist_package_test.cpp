@@ -1,4 +1,4 @@
-// Covers issue #3: the default dataset (Debian dataset-fashion-mnist, IDX gz) loads completely,
+// The default dataset (Debian dataset-fashion-mnist, IDX gz) loads completely,
 // with its known sizes, class names and first labels; subsets are stratified; normalisation uses
 // training statistics.
 

@@ -1,4 +1,4 @@
-// Covers issue #3: MNIST/Fashion-MNIST IDX loading from files the test writes itself (raw and
+// MNIST/Fashion-MNIST IDX loading from files the test writes itself (raw and
 // gzip), and the errors for missing, truncated, corrupt and inconsistent files, which must name
 // the file and what is wrong.
 

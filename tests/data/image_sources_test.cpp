@@ -1,4 +1,4 @@
-// Covers issue #3: the image-folder and CelebA-identity loaders on small layouts the test writes
+// The image-folder and CelebA-identity loaders on small layouts the test writes
 // with cv::imwrite: class order, grayscale vs RGB, resizing, centre crop, identity ranking,
 // per-identity stratified split, and errors naming the missing/corrupt file.
 

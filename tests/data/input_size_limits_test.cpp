@@ -1,4 +1,4 @@
-// Covers issue 12.7 (memory bombs): IDX header counts are checked against the file's real size
+// Memory bombs: IDX header counts are checked against the file's real size
 // before anything is allocated, compressed files grow their buffers only with the data actually
 // read, and an image file declaring a huge size is refused before OpenCV decodes it.
 

@@ -1,4 +1,4 @@
-// Covers issue #3: the loadDataset pipeline on the synthetic source (deterministic in seed,
+// The loadDataset pipeline on the synthetic source (deterministic in seed,
 // learnable patterns), source parsing errors, class filtering, stratified allocation/subsets and
 // splits, and normalisation with training statistics.
 

@@ -6,7 +6,7 @@
 
 namespace paritylab::fuzz {
 std::vector<std::string> generatedInputs() {
-  // Issue 12.2: 100k levels of nesting in a policy overflowed the stack in value.dump().
+  // 100k levels of nesting in a policy once overflowed the stack in value.dump().
   return {R"({"linear": )" + std::string(100'000, '[') + std::string(100'000, ']') + "}",
           R"({"preset": "tpu-bf16", "fp8": )" + std::string(100'000, '{') + "}"};
 }

@@ -5,7 +5,7 @@
 
 namespace paritylab::fuzz {
 std::vector<std::string> generatedInputs() {
-  // Issue 12.2: 500k levels of nesting overflowed the stack while the message was built.
+  // 500k levels of nesting once overflowed the stack while the message was built.
   return {
       R"({"name": "x", "backends": )" + std::string(500'000, '[') + std::string(500'000, ']') + "}",
       R"({"name": "x", "backends": ["cpu-fp32"], "dataset": )" + std::string(100'000, '{') +

@@ -1,6 +1,6 @@
-// Covers issue 12.2 (deeply nested JSON refused before anything recurses, values in messages
-// truncated, duplicate keys refused with the key and its path) and the JSON parts of 12.10 (UTF-8
-// byte-order mark, directories passed as files).
+// Deeply nested JSON refused before anything recurses, values in messages truncated, duplicate
+// keys refused with the key and its path, and the JSON side of messages that name what is wrong
+// (UTF-8 byte-order mark, directories passed as files).
 
 #include "core/input/json_input.h"
 
@@ -32,7 +32,7 @@ std::string nested(std::size_t depth, char open = '[', char close = ']') {
 }
 
 TEST(JsonInput, DeepNestingRefusedWithoutRecursion) {
-  // The reproducers of issue 12.2: 100k levels (a policy) and 500k levels (a study) used to
+  // The stack overflow's reproducers: 100k levels (a policy) and 500k levels (a study) used to
   // overflow the stack in value.dump(). Built here, not stored in the repository.
   for (std::size_t depth : {std::size_t(100'000), std::size_t(500'000)}) {
     const std::string e = errorOf([&] { parseJsonText(nested(depth), "deep.json"); });
@@ -88,7 +88,7 @@ TEST(JsonInput, ExcerptIsBoundedWhateverTheValue) {
 TEST(JsonInput, NumbersCheckedWithoutWrapping) {
   using nlohmann::json;
   const IntegerLimits seed{0, kMaxSeedValue};
-  // Issue 12.6: these used to wrap to -1 or become 0.
+  // These used to wrap to -1 or become 0.
   EXPECT_EQ(
       errorOf([&] { requireJsonInteger(json::parse("18446744073709551615"), "seeds[0]", seed); }),
       "seeds[0]: expected an integer in [0, 9223372036854775807], got "

@@ -1,6 +1,6 @@
-// Covers issue 12.6 (one number parser for CLI flags, the study spec and the policy JSON: finite,
-// in range, integral where it must be, no out-of-range float-to-integer conversion) and issue 11
-// item 6 (`matmul` refused 1e-50 as "not a number" while `round` accepted it).
+// One number parser for CLI flags, the study spec and the policy JSON: finite, in range, integral
+// where it must be, no out-of-range float-to-integer conversion; and 1e-50 is a number (`matmul`
+// refused it as "not a number" while `round` accepted it).
 
 #include "core/input/number_input.h"
 
@@ -27,7 +27,7 @@ TEST(ParseDecimal, AcceptsWhatPeopleWriteIncludingUnderflowAndOverflow) {
   EXPECT_EQ(parseDecimal("1.5e-3"), 1.5e-3);
   EXPECT_EQ(parseDecimal("  -2 \r\n"), -2.0);
   EXPECT_EQ(parseDecimal("+.5"), 0.5);
-  EXPECT_EQ(parseDecimal("1e-50"), 1e-50);  // issue 11.6: a normal double
+  EXPECT_EQ(parseDecimal("1e-50"), 1e-50);  // a normal double
   // fp32: 1e-50 is below fp32's smallest subnormal (1.4e-45) and rounds to +0, not "not a number".
   ASSERT_TRUE(parseDecimalFp32("1e-50").has_value());
   EXPECT_EQ(*parseDecimalFp32("1e-50"), 0.0f);
@@ -51,7 +51,7 @@ TEST(RequireInteger, RefusesFractionsOverflowAndNegativeSeedsNamingFieldAndLimit
   EXPECT_EQ(requireInteger("9223372036854775807", "--seed", seeds), INT64_MAX);
   EXPECT_EQ(requireInteger("1e3", "--seed", seeds), 1000);
   EXPECT_EQ(requireInteger(" 42 ", "--seed", seeds), 42);
-  // The values of issue 12.6 / 12.10: each refused, none wrapped or truncated.
+  // Each refused, none wrapped or truncated.
   for (const char* bad : {"18446744073709551615", "9223372036854775808", "1e300", "1e30", "-1",
                           "1.5", "nan", "inf", "", "seven"}) {
     const std::string e = errorOf([&] { requireInteger(bad, "--seed", seeds); });

@@ -1,4 +1,4 @@
-// Covers issue 15 items 2 and 3 through the built paritylab-cli under mpirun, as a user runs it:
+// MPI runs through the built paritylab-cli under mpirun, as a user runs it:
 // a study on 3 MPI ranks stores runs, epochs, steps and X-ray samples bit-identical to the single
 // process run (wall times aside); killing the whole job after the first run is stored loses at
 // most the runs in flight and `--resume` (under mpirun or not) completes the study without
@@ -217,7 +217,7 @@ const char* kLongerStudy = R"({"version": 1, "name": "stopped-mpi",
   "model": "mlp", "epochs": 3, "batch_size": 50,
   "backends": ["cpu-fp32", "tpu-bf16", "gpu-tf32"], "seeds": 3, "threads": 1})";
 
-// Issue 15 item 2: the same study on 3 ranks and in one process.
+// The same study on 3 ranks and in one process.
 TEST(MpiRun, ThreeRanksStoreTheSingleProcessResults) {
   const TempFolder dir("equal");
   const std::string study = dir.write("tiny.json", kTinyStudy);
@@ -234,7 +234,7 @@ TEST(MpiRun, ThreeRanksStoreTheSingleProcessResults) {
   expectSameResults(dir.file("single.db"), dir.file("mpi.db"));
 }
 
-// Issue 15 item 3: kill -9 of the whole job (mpirun and its ranks) once a run is stored, then
+// kill -9 of the whole job (mpirun and its ranks) once a run is stored, then
 // --resume under mpirun: the study completes, each run once, equal to the single process run.
 TEST(MpiRun, KilledJobResumesWithoutDuplicates) {
   const TempFolder dir("kill");
@@ -259,7 +259,7 @@ TEST(MpiRun, KilledJobResumesWithoutDuplicates) {
   expectSameResults(dir.file("single.db"), db);
 }
 
-// Issue 15 item 3: SIGTERM to mpirun (as Slurm's time limit sends it) cancels cleanly: rank 0
+// SIGTERM to mpirun (as Slurm's time limit sends it) cancels cleanly: rank 0
 // commits what arrived, no run is left marked running, and --resume without mpirun completes it.
 TEST(MpiRun, SigtermEndsCleanlyAndAResumeWithoutMpiCompletes) {
   const TempFolder dir("term");

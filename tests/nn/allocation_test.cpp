@@ -1,4 +1,4 @@
-// Covers issue #3 / #6: after the first step (and the first evaluation) a training step allocates
+// After the first step (and the first evaluation) a training step allocates
 // nothing — activations, gradients, im2col columns and GEMM workspaces are reused.
 
 #include <gtest/gtest.h>
@@ -41,7 +41,7 @@ namespace {
 TEST(SteadyState, TrainingStepsAllocateNothing) {
   const data::Dataset d = testing::syntheticImages(64, 1, 16, 10, 1);
   // Named: the address of a temporary policy would dangle inside the loop (ASan
-  // stack-use-after-scope, found by the sanitizer build, issue 12).
+  // stack-use-after-scope, found by the sanitizer build).
   const backends::PrecisionPolicy plain;
   const backends::PrecisionPolicy replicated = [] {
     backends::PrecisionPolicy p;

@@ -1,4 +1,4 @@
-// Covers issue 11.2: a layer's bias is added inside its product's one output rounding, as cuBLASLt
+// A layer's bias is added inside its product's one output rounding, as cuBLASLt
 // and cuDNN bias epilogues and torch.addmm under autocast do: y = round(fp32(XW + b)), not
 // round(round(XW) + b). Inputs and weights are multiples of 2^-6 and 2^-7 in [-1, 1] (exact in
 // bf16 and fp16), so XW (multiples of 2^-13 below 32) is exact in fp32 whatever the summation
@@ -31,7 +31,7 @@ void fillDyadic(float* x, std::size_t n, std::uint64_t seed, int shift) {
 
 struct Expected {
   std::vector<double> once;   // round(fp32(P + b)): the bias inside the output rounding
-  std::vector<double> twice;  // round(fp32(round(P) + b)): the order this issue removed
+  std::vector<double> twice;  // round(fp32(round(P) + b)): the old order, bias after rounding
 };
 
 // `products` are exact, `bias` per element; `output` is the policy's output rounding (if any).

@@ -1,4 +1,4 @@
-// Covers issue #3: checkpoint round trip, loading a backbone under a new head (another class
+// Checkpoint round trip, loading a backbone under a new head (another class
 // count), errors naming the file and the tensor, and the freeze schedule (backbone unchanged
 // during the frozen epochs, then trained with a fresh optimizer).
 

@@ -1,4 +1,4 @@
-// Covers issue #3: conv forward against a naive direct convolution; batch norm train/eval against
+// Conv forward against a naive direct convolution; batch norm train/eval against
 // hand-computed values (biased variance to normalise, unbiased running variance, momentum 0.1).
 
 #include <gtest/gtest.h>

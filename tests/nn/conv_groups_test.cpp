@@ -1,10 +1,10 @@
-// Covers issues #3 and #6: convolution products split into cache-sized groups of images. With 32
+// Convolution products split into cache-sized groups of images. With 32
 // input channels on 28x28 images each group holds one image, so a batch of 5 runs as 5 forward and
 // 5 backward-data products. Forward, weight and input gradients must match direct sums over the
 // operands as the policy rounds them (fp32: as they are; tpu-bf16: bf16-rounded x, W and dY),
 // i.e. every group's product is rounded and none is skipped. The weight gradient is one product
 // split along its reduction for operand-only policies, and whole for output-rounding ones.
-// Issue 17: these same convolutions take the gathered backward (conv2d_gathered_backward.cpp);
+// These same convolutions take the gathered backward (conv2d_gathered_backward.cpp);
 // the wide-output geometry (48 output channels) runs it in 5 groups of one image, and the 5x5
 // kernel checks its kernel flip. Per-image products split in two for OpenBLAS's small-matrix
 // kernels (smallKernelParts, SkylakeX): the narrow-output geometry's forward and data products,

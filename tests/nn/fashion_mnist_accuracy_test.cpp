@@ -1,4 +1,4 @@
-// Covers issue #3: on real Fashion-MNIST (the Debian package), small-cnn in fp32 reaches at least
+// On real Fashion-MNIST (the Debian package), small-cnn in fp32 reaches at least
 // 0.85 test accuracy within two epochs on 10,000 training images, and gpu-tf32 / tpu-bf16 land
 // within 2 points of it. (3,000 test images keep the test within CI time.)
 

@@ -1,4 +1,4 @@
-// Covers issue 14.2: the X-ray hook at the one GEMM entry. A product's operands are measured as
+// The X-ray hook at the one GEMM entry. A product's operands are measured as
 // the device is handed them (fp8 scales, loss scaling) against the format they are rounded to;
 // every product site of a model is named after its layer; measuring changes no result.
 #include "core/nn/gemm_xray.h"

@@ -1,4 +1,4 @@
-// Covers issue 17.2: im2col and col2im (vectorised rows for strides 1 and 2 since issue 17) give
+// im2col and col2im (with vectorised rows for strides 1 and 2) give
 // exactly the values of the textbook loops, over every geometry of a grid that crosses the
 // 16-lane chunk edges: kernels 1, 3, 5; strides 1, 2, 3; paddings 0..2; widths 1..37. col2im adds
 // each pixel's contributions in the order (c, ky, kx, n, oy, ox), as the reference does, so the
@@ -71,7 +71,7 @@ bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return true;
 }
 
-TEST(Im2col, Issue17_2_EveryGeometryMatchesTheTextbookLoopsBitForBit) {
+TEST(Im2col, EveryGeometryMatchesTheTextbookLoopsBitForBit) {
   int checked = 0;
   for (int kernel : {1, 3, 5}) {
     for (int stride : {1, 2, 3}) {

@@ -1,4 +1,4 @@
-// Covers issue #3: finite-difference gradient checks for every layer and the loss (fp32, central
+// Finite-difference gradient checks for every layer and the loss (fp32, central
 // differences with h = 1e-2, |analytic - numeric| <= 2e-3 + 2e-2 * |numeric|).
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Covers issue 11.4: under fp16 AMP with dynamic loss scaling, an inf/NaN loss or gradient skips
+// Under fp16 AMP with dynamic loss scaling, an inf/NaN loss or gradient skips
 // the optimizer step and backs the scale off (GradScaler semantics) instead of ending the run;
 // skipped steps are counted per epoch; only the documented limit (scale below 2^-24) makes a run
 // diverged. The overflow is injected as one input image of 1e30, which is inf once stored in fp16.

@@ -1,4 +1,4 @@
-// Covers issue #3 (layers) and #6 (the vectorised 2x2 path): MaxPool2d against a direct
+// MaxPool2d, its vectorised 2x2 path included, against a direct
 // reference — values, which element gets the gradient (first maximum in window order, NaN wins
 // as in torch), odd sizes whose last row/column belongs to no window, kernels 2 and 3, rows of
 // 3 to 33 windows (the AVX-512 and AVX2 paths' masked partial vectors and whole vectors).

@@ -1,4 +1,4 @@
-// Covers issue #3: AdamW / SGD (momentum, Nesterov, weight decay) one- and two-step values against
+// AdamW / SGD (momentum, Nesterov, weight decay) one- and two-step values against
 // torch.optim's formulas computed by hand; learning-rate schedules; gradient clipping.
 
 #include <gtest/gtest.h>

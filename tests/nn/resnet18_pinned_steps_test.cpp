@@ -1,9 +1,9 @@
-// Covers issue 17.2: the ResNet-18 speed work (fused batch norm + residual add + ReLU, the
-// convolution layout and grouping changes) must leave training bit-identical for a given policy
-// and seed. A few AdamW steps of a small resnet18 under each emulated backend the issue names are
-// pinned bit for bit: every step's loss and a hash of all weights and gradients after the last
-// step. The pinned values were computed by this test with the code before issue 17's changes
-// (main at b8cad04); a change that moves any bit of any product, statistic or update fails here.
+// The ResNet-18 speed work (fused batch norm + residual add + ReLU, the convolution layout and
+// grouping changes) must leave training bit-identical for a given policy and seed. A few AdamW
+// steps of a small resnet18 under cpu-fp32, gpu-tf32, tpu-bf16 and gpu-amp-bf16 are pinned bit
+// for bit: every step's loss and a hash of all weights and gradients after the last step. The
+// pinned values were computed by this test with the code before the speed work (main at
+// b8cad04); a change that moves any bit of any product, statistic or update fails here.
 // Deliberate, declared exceptions, each re-pinned in the commit that made it:
 // - gpu-amp-bf16's weight gradients sum the image groups' fp32 partial products in fp32 before
 //   their one bf16 output rounding (conv2d.cpp), where they were one sgemm over the whole batch:
@@ -50,8 +50,9 @@ struct Pins {
   std::uint64_t stateHash;    // FNV-1a of the master weights, then the gradients, after step 3
 };
 
-// A pinned run: backend and input shape, each step's loss with the code before issue 17
-// (b8cad04), and the bits of each OpenBLAS kernel set it is pinned for.
+// A pinned run: backend and input shape, each step's loss with the code before the ResNet-18
+// speed work (b8cad04: no fused batch norm, no gathered backward), and the bits of each OpenBLAS
+// kernel set it is pinned for.
 struct PinnedCase {
   const char* backend;
   int channels, side;
@@ -59,8 +60,8 @@ struct PinnedCase {
   Pins skylakeX, zen;
 };
 
-// How far the losses may be from the code before issue 17: the gathered backward reorders fp32
-// sums (a few fp32 ulps of a gradient); under tf32 or bf16 operands the reordered gradients
+// How far the losses may be from the code before the speed work: the gathered backward reorders
+// fp32 sums (a few fp32 ulps of a gradient); under tf32 or bf16 operands the reordered gradients
 // cross a few rounding boundaries of the format more or less, which moves a step's loss by up to
 // a few 1e-4.
 double beforeTolerance(const std::string& backend) {
@@ -149,7 +150,7 @@ const PinnedCase kCases[] = {
 };
 // clang-format on
 
-TEST(ResNet18PinnedSteps, Issue17_2_TrainingIsPinnedBitForBitAndCloseToTheCodeBefore) {
+TEST(ResNet18PinnedSteps, TrainingIsPinnedBitForBitAndCloseToTheCodeBefore) {
   configureBlas();
   const std::string core = blasCoreName();
   const Pins PinnedCase::*pinned = core == "SkylakeX" ? &PinnedCase::skylakeX
@@ -168,15 +169,15 @@ TEST(ResNet18PinnedSteps, Issue17_2_TrainingIsPinnedBitForBitAndCloseToTheCodeBe
           << what << " step " << i << ": loss " << loss << std::hex << " bits 0x" << t.lossBits[i];
       const double before = std::bit_cast<double>(p.beforeBits[i]);
       EXPECT_NEAR(loss, before, beforeTolerance(p.backend) * before)
-          << what << " step " << i << " against the code before issue 17";
+          << what << " step " << i << " against the code before the speed work (b8cad04)";
     }
     EXPECT_EQ(t.stateHash, pins.stateHash) << what << std::hex << " state hash 0x" << t.stateHash;
   }
 }
 
-// Issue 17.3: gpu-amp-bf16's weight gradients are split into image groups whether or not the
+// gpu-amp-bf16's weight gradients are split into image groups whether or not the
 // X-ray is on, so measuring a step changes no bit of training.
-TEST(ResNet18PinnedSteps, Issue17_3_XrayChangesNoBitOfAnAutocastRun) {
+TEST(ResNet18PinnedSteps, XrayChangesNoBitOfAnAutocastRun) {
   const data::Dataset d = testing::syntheticImages(32, 1, 28, 10, 5);
   const ModelSpec spec{"resnet18", 1, 28, 28, 10, 8};
   const backends::PrecisionPolicy policy = backends::presetPolicy("gpu-amp-bf16");

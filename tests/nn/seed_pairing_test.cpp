@@ -1,4 +1,4 @@
-// Covers issue 13 item 1: seed pairing is a guarantee. For one seed, every backend preset starts
+// Seed pairing is a guarantee. For one seed, every backend preset starts
 // from the same initial weights (bit-identical fp32 draws; a preset that stores weights without
 // fp32 master copies holds exactly their bf16 nearest-even rounding) and trains on the same
 // batches in the same order, augmentation included (bit-identical images and labels).

@@ -1,4 +1,4 @@
-// Covers issue 17: a layer learns whether its input went through the store step
+// A layer learns whether its input went through the store step
 // (StepContext::inputStoredAs), which lets a conv under gpu-amp-* read its bf16-stored input as
 // the already rounded operand it is. Sequential must say so only for inputs it stored itself (or
 // that its own input was), never for a model's input, and restore the caller's value afterwards.
@@ -51,7 +51,7 @@ std::vector<std::string> probe(const std::string& preset) {
   return names;
 }
 
-TEST(StoredInput, Issue17_SequentialSaysWhichInputsWentThroughTheStoreStep) {
+TEST(StoredInput, SequentialSaysWhichInputsWentThroughTheStoreStep) {
   // gpu-amp-bf16 stores activations as bf16: every input after the model's input was stored.
   EXPECT_EQ(probe("gpu-amp-bf16"), (std::vector<std::string>{"", "bf16", "bf16"}))
       << "a model's input is not known to be stored; the inner Sequential's input is the outer's "

@@ -1,5 +1,5 @@
-// Covers issue 13 item 2 (per-example predictions from the final evaluation pass) and item 6's
-// source (weights handed at the end of each epoch): the predictions agree with the epoch's own
+// Per-example predictions from the final evaluation pass, and the weight divergence's source
+// (weights handed at the end of each epoch): the predictions agree with the epoch's own
 // accuracy and loss, the probabilities with a softmax of logits computed here, and the callbacks
 // change nothing about training (bit-identical results with and without them).
 #include <gtest/gtest.h>

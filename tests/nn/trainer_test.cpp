@@ -1,4 +1,4 @@
-// Covers issue #3: the trainer — determinism (also with another run on another thread),
+// The trainer — determinism (also with another run on another thread),
 // divergence as a result, cancellation, replicas vs one replica, policy effects (fp32 policy ==
 // cpu-fp32 preset; bf16 operands change results by the expected magnitude), loss scaling with
 // skip-on-overflow, freeze schedule, whole-model finite-difference gradients.

@@ -1,4 +1,4 @@
-// Covers issue #2: bit anatomy (fields, class, exact stored decimal, errors, ulp) and the format
+// Bit anatomy (fields, class, exact stored decimal, errors, ulp) and the format
 // descriptors' derived constants.
 
 #include "core/numerics/bit_anatomy.h"
@@ -43,7 +43,7 @@ TEST(Dissect, OneTenthInBf16) {
   EXPECT_EQ(a.unbiasedExponent, -4);
   EXPECT_EQ(a.stored, 0.10009765625);
   EXPECT_EQ(a.storedExact, "0.10009765625");
-  EXPECT_EQ(a.input, double(0.1f));  // issue 11.3: what a device sees of 0.1
+  EXPECT_EQ(a.input, double(0.1f));  // what a device sees of 0.1
   EXPECT_EQ(a.absoluteError, 0.10009765625 - double(0.1f));
   EXPECT_EQ(a.ulp, std::ldexp(1.0, -11));
   EXPECT_EQ(decodeBits(a.format, encodeBits(a.format, a.stored)), a.stored);

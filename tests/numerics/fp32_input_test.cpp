@@ -1,4 +1,4 @@
-// Covers issue 11.3: the one path of `bits`, `round` and the Formats tab: typed text -> nearest
+// The one path of `bits`, `round` and the Formats tab: typed text -> nearest
 // fp32 (saying when the decimal is not exactly an fp32) -> the same Rounder. Expected fp32 values
 // are written as bit patterns (from IEEE 754 by hand: 0.1 -> 0x3dcccccd), or compared with
 // strtof, glibc's correctly rounded decimal-to-float conversion.
@@ -69,7 +69,7 @@ TEST(ParseFp32Input, SaysWhenTheDecimalIsNotExactlyAnFp32) {
 
 // dissect() (bits, the Formats tab) rounds with the Rounder (round, every product): identical
 // results in every mode, stochastic included (the draw of element 0 under the seed), and in
-// E4M3 toward-zero overflow (issue 11.1) too.
+// E4M3 toward-zero overflow too.
 TEST(Dissect, AgreesWithTheRounderInEveryMode) {
   std::mt19937 gen(3);
   std::uniform_int_distribution<std::uint32_t> pattern;

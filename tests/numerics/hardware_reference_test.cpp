@@ -1,4 +1,4 @@
-// Covers issue #2: fp16 and bf16 nearest-even against third-party conversions over a dense stride
+// fp16 and bf16 nearest-even against third-party conversions over a dense stride
 // through all 2^32 fp32 patterns: the CPU's F16C instruction and Eigen::bfloat16. Outputs measured
 // on real TPUs are pinned through the command line in tests/cli/hardware_outputs_test.cpp.
 

@@ -1,4 +1,4 @@
-// Covers issue #2: stochastic rounding is reproducible, independent of chunking, only returns one
+// Stochastic rounding is reproducible, independent of chunking, only returns one
 // of the two neighbours, and is unbiased.
 
 #include <gtest/gtest.h>
@@ -64,9 +64,9 @@ TEST(Stochastic, OnlyReturnsNeighbours) {
   }
 }
 
-// Issue 11.1 (the same class of bug in the stochastic mode): past max finite, without
-// saturation, a draw gives max finite or the format's overflow value (infinity; NaN in E4M3,
-// which has no infinity), never anything else; at or past the next step up, always overflow.
+// Overflow in the stochastic mode: past max finite, without saturation, a draw gives max finite
+// or the format's overflow value (infinity; NaN in E4M3, which has no infinity), never anything
+// else; at or past the next step up, always overflow.
 TEST(Stochastic, OverflowGivesMaxFiniteOrOverflowValue) {
   for (const char* name : {"bf16", "fp16", "fp8-e4m3", "fp8-e5m2", "e3m2"}) {
     const FloatFormat format = *parseFormat(name);

@@ -1,4 +1,4 @@
-// Issue 14.1 (checks): the X-ray of a tensor against a format, on synthetic tensors whose exponent
+// The X-ray of a tensor against a format, on synthetic tensors whose exponent
 // histograms and underflow / subnormal / overflow fractions are known by construction, for bf16,
 // fp16, fp8-e4m3 and fp8-e5m2 (saturating and not), and the SQNR of a hand-computed case.
 

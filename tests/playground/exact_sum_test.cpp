@@ -1,4 +1,4 @@
-// The exact-sum reference of the reduction experiment (issue 16, item 2).
+// The exact-sum reference of the reduction experiment.
 #include "core/playground/exact_sum.h"
 
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@ double naiveSum(const std::vector<double>& v) {
   return s;
 }
 
-// Issue 16.2 check: exact on catastrophic cancellation, where the naive sum loses everything.
+// Exact on catastrophic cancellation, where the naive sum loses everything.
 TEST(ExactSum, CatastrophicCancellation) {
   const std::vector<double> a = {1e100, 1.0, -1e100};
   EXPECT_EQ(naiveSum(a), 0.0);

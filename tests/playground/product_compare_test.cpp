@@ -1,4 +1,4 @@
-// Any product under every backend (issue 16, item 3) and the matrix text it reads.
+// Any product under every backend and the matrix text it reads.
 #include "core/playground/product_compare.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Reduction length and order (issue 16, item 2).
+// Reduction length and order.
 #include "core/playground/reduction.h"
 
 #include <gtest/gtest.h>
@@ -27,7 +27,7 @@ const OperandRounding& rounding(const std::vector<OperandRounding>& all, const s
   throw std::runtime_error("no operand rounding " + name);
 }
 
-// Issue 16.2 check: sequential fp32 summation of 1 followed by 1000 copies of 2^-24. Every
+// Sequential fp32 summation of 1 followed by 1000 copies of 2^-24. Every
 // 1 + 2^-24 is a tie between 1 and 1 + 2^-23 and rounds to even, 1: the sum stays 1, while the
 // exact sum is 1 + 1000 * 2^-24. By hand: error 1000 * 2^-24 = 5.9604644775390625e-05,
 // normalised by the magnitude sum 1 + 1000 * 2^-24: 5.960109227345744e-05.

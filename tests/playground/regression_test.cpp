@@ -19,7 +19,7 @@
 namespace paritylab::playground {
 namespace {
 
-// Issue 16.1 check: fp64 gradient descent equals the closed-form iteration
+// fp64 gradient descent equals the closed-form iteration
 // c_t = M^t c_0 + sum_{j<t} M^j v with M = I - (2 lr / n) Z^T Z, v = (2 lr / n) Z^T y, Z = [X 1],
 // evaluated through the eigendecomposition of the symmetric M (eigenvalue 1 on the null space of
 // Z, where the sum is t v).
@@ -63,7 +63,7 @@ TEST(RegressionReference, GradientDescentFp64EqualsClosedFormIteration) {
   EXPECT_NEAR(gd.loss[7], loss, 1e-12);
 }
 
-// Issue 16.1: numpy.linalg.lstsq([[1,2,1],[3,4,1],[5,6,1]], [7,9,11]) returns the minimum-norm
+// numpy.linalg.lstsq([[1,2,1],[3,4,1],[5,6,1]], [7,9,11]) returns the minimum-norm
 // solution (-4/3, 7/3, 11/3) with rank 2: (1, 0, 6) fits exactly, the null space is (1, -1, 1).
 TEST(RegressionReference, LeastSquaresIsTheMinimumNormSolutionOfTheRankDeficientExample) {
   const LeastSquares ls = leastSquaresFp64(RegressionProblem{});
@@ -107,7 +107,7 @@ std::vector<float> independentFp32(const RegressionProblem& p, bool fused) {
   return {w0, w1, b};
 }
 
-// Issue 16.1 check: the cpu-fp32 run equals an independent fp32 loop bit for bit.
+// The cpu-fp32 run equals an independent fp32 loop bit for bit.
 TEST(RegressionRun, CpuFp32EqualsAnIndependentFp32LoopBitForBit) {
   RegressionProblem p;
   p.initialWeights = {0.1, -0.3};

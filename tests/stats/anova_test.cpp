@@ -1,4 +1,4 @@
-// Covers issue #4: Welch's ANOVA agrees with statsmodels 0.13 anova_oneway(use_var='unequal') and
+// Welch's ANOVA agrees with statsmodels 0.13 anova_oneway(use_var='unequal') and
 // the classic one-way ANOVA with scipy.stats.f_oneway, to 1e-9 relative.
 #include "core/stats/anova.h"
 

@@ -1,4 +1,4 @@
-// Covers issue 13 item 3: churn between prediction vectors, precision churn over seed-matched
+// Churn between prediction vectors, precision churn over seed-matched
 // pairs vs the seed churn floor with seeded bootstrap CIs (deterministic for a seed), the
 // plain-words headline, and McNemar's exact test per seed-matched pair with Holm (statsmodels
 // 0.13.5 mcnemar(table, exact=True) values).
@@ -98,7 +98,7 @@ TEST(Churn, HeadlineWithoutPairsOrFloorAndIdenticalModels) {
   EXPECT_THROW(seedMatchedPairs(f.a, repeated), std::invalid_argument);
 }
 
-// Issue 13 check "bootstrap determinism for a seed".
+// The same seed gives the same bootstrap CIs.
 TEST(Bootstrap, DeterministicForASeedAndSane) {
   std::vector<double> values;
   for (int i = 0; i < 40; ++i) values.push_back(0.7 + 0.001 * ((i * 37) % 23));

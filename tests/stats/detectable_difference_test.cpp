@@ -1,4 +1,4 @@
-// Covers issue 18.1 and 18.2: the minimum detectable difference (MDD) for the chosen test, alpha,
+// The minimum detectable difference (MDD) for the chosen test, alpha,
 // alternative, actual (possibly unequal) group sizes and power, and the runs needed to show
 // equivalence within the user's margin. References from statsmodels 0.13.5 / SciPy 1.10.1.
 #include "core/stats/detectable_difference.h"
@@ -132,7 +132,7 @@ TEST(DetectableDifference, IsAPropertyOfTheDesignNotOfTheObservedDifference) {
   EXPECT_TRUE(relClose(e.difference, d.difference, 1e-12));
 }
 
-// Runs needed for the margin (issue 18.2): the smallest n whose TOST power bound reaches 80% at
+// Runs needed for the margin: the smallest n whose TOST power bound reaches 80% at
 // no true difference, with the planning SD. SciPy, for n = 2, 3, ...:
 //   s = sd sqrt(2/n); tc = t.isf(0.05, 2n-2)
 //   nct.sf(tc, 2n-2, m/s) + nct.cdf(-tc, 2n-2, -m/s) - 1 >= 0.8

@@ -1,4 +1,4 @@
-// Covers issue 10 item 13 (core part): the Hodges-Lehmann shift estimate and its distribution-free
+// The Hodges-Lehmann shift estimate and its distribution-free
 // CI, checked against an independent brute force in Python: all m n pairwise differences sorted,
 // the median, and the order statistics D_(k), D_(m n + 1 - k) with k the smallest q whose null
 // P(U <= q) reaches alpha / 2 (alpha one-sided), found by a linear scan; the exact null
@@ -95,7 +95,7 @@ TEST(HodgesLehmann, TinySamplesAndBadInput) {
   EXPECT_THROW(hodgesLehmann(a, b, Tail::TwoSided, 1.0), std::invalid_argument);
 }
 
-// Paired (issue 13 item 4, the CI beside the Wilcoxon signed-rank test): the same brute force on
+// Paired (the CI beside the Wilcoxon signed-rank test): the same brute force on
 // the Walsh averages of the non-zero differences, the exact null distribution of R+ enumerated
 // over all 2^n sign patterns (itertools.product), else the normal one with tie correction.
 TEST(HodgesLehmann, PairedWalshAverages) {

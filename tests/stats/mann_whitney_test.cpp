@@ -1,4 +1,4 @@
-// Covers issue #4: Mann-Whitney U agrees with scipy.stats.mannwhitneyu (SciPy 1.10 defaults:
+// Mann-Whitney U agrees with scipy.stats.mannwhitneyu (SciPy 1.10 defaults:
 // method='auto', use_continuity=True) to 1e-9 relative: exact (small, no ties) and asymptotic
 // (ties, or both samples > 8) cases, all tails.
 #include "core/stats/mann_whitney.h"

@@ -1,4 +1,4 @@
-// Covers issue #4: Holm adjustment agrees with statsmodels 0.13 multipletests(method='holm'), and
+// Holm adjustment agrees with statsmodels 0.13 multipletests(method='holm'), and
 // pairwise tests against a reference backend adjust their p-values with it.
 #include "core/stats/multiple_comparisons.h"
 

@@ -1,4 +1,4 @@
-// Covers issue 13 item 4: the paired t-test and the Wilcoxon signed-rank test on seed-matched
+// The paired t-test and the Wilcoxon signed-rank test on seed-matched
 // accuracies, against SciPy 1.10.1 (ttest_rel with confidence_interval; wilcoxon with its
 // defaults: zero_method='wilcox', correction=False, method='auto').
 #include "core/stats/paired_tests.h"

@@ -1,4 +1,4 @@
-// Covers issue 13 items 5 and 6 (statistics): per-class accuracy, its aggregation per backend with
+// Per-class accuracy, its aggregation per backend with
 // Welch + Holm over classes (SciPy ttest_ind(equal_var=False), statsmodels multipletests 'holm'),
 // and the relative weight distance per layer on a hand-made pair of weight sets (NumPy norms).
 #include "core/stats/per_class.h"

@@ -1,4 +1,4 @@
-// Covers issue #4: power analysis. t-test power agrees with statsmodels 0.13 TTestIndPower to
+// Power analysis. t-test power agrees with statsmodels 0.13 TTestIndPower to
 // 1e-9 relative; sample sizes are the ceiling of statsmodels' solve_power; TOST power (a
 // Bonferroni lower bound built from exact noncentral-t marginals) agrees with its closed form in
 // statsmodels terms and with a Monte-Carlo simulation of the actual TOST.

@@ -1,4 +1,4 @@
-// Covers issue #4: the published TPU-vs-GPU ResNet-18 experiment (torchprime, 14 runs per
+// The published TPU-vs-GPU ResNet-18 experiment (torchprime, 14 runs per
 // platform). Welch's t-test on the epoch-25 top-1 accuracies reproduces the tutorial notebook:
 // t = 1.4035, p = 0.17345 (SciPy: ttest_ind(xla, cuda, equal_var=False) ->
 // statistic 1.403482204608231, pvalue 0.17344679058804213).
@@ -118,7 +118,7 @@ TEST_F(ReferenceExperiment, EquivalenceAndRankTest) {
   EXPECT_EQ(u.method, MannWhitneyMethod::Asymptotic);
   EXPECT_EQ(u.u, 125.0);
   EXPECT_REL(u.p_value, 0.22324415728809321);
-  // Hodges-Lehmann shift and CI (issue 10 item 13): the brute force described in
+  // Hodges-Lehmann shift and CI: the brute force described in
   // hodges_lehmann_test.cpp over the 196 differences; ties, so the normal critical value, k = 55.
   const HodgesLehmannResult hl = hodgesLehmann(tpu_, gpu_);
   EXPECT_FALSE(hl.exact);
@@ -129,7 +129,7 @@ TEST_F(ReferenceExperiment, EquivalenceAndRankTest) {
   EXPECT_NEAR(hl.achieved_confidence, 0.9544209927035509, 1e-12);
 }
 
-// Issue 18.3: the verdict for the reference experiment, word for word. What 14 vs 14 runs could
+// The verdict for the reference experiment, word for word. What 14 vs 14 runs could
 // detect (Welch, two-sided, alpha 0.05, 80% power): welch df 23.688172259897822,
 // sd_w 0.007850234475395077, statsmodels
 //   brentq(lambda e: TTestIndPower().power(e, 14, 0.05, ratio=1, df=welch_df) - 0.8, ...)

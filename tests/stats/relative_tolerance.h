@@ -9,7 +9,7 @@
 
 namespace paritylab::stats::testing {
 
-inline constexpr double kRelTol = 1e-9;  // issue #4: agreement to 1e-9 relative
+inline constexpr double kRelTol = 1e-9;  // agreement to 1e-9 relative
 
 inline ::testing::AssertionResult relClose(double actual, double expected, double rel = kRelTol) {
   if (std::isinf(expected) && actual == expected) return ::testing::AssertionSuccess();

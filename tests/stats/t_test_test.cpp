@@ -1,4 +1,4 @@
-// Covers issue #4: Welch/Student t-tests, all tails, CIs, Cohen's d, Hedges' g and the descriptive
+// Welch/Student t-tests, all tails, CIs, Cohen's d, Hedges' g and the descriptive
 // summary agree with SciPy 1.10 / statsmodels 0.13 to 1e-9 relative.
 #include "core/stats/t_test.h"
 

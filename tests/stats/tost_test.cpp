@@ -1,4 +1,4 @@
-// Covers issue #4: TOST equivalence agrees with statsmodels 0.13 ttost_ind (usevar 'unequal' and
+// TOST equivalence agrees with statsmodels 0.13 ttost_ind (usevar 'unequal' and
 // 'pooled') to 1e-9 relative, and its (1 - 2 alpha) CI with CompareMeans.tconfint_diff.
 #include "core/stats/tost.h"
 

@@ -1,6 +1,6 @@
-// Covers issue #4: the plain-language verdict names the backends, the test, p and alpha; says
+// The plain-language verdict names the backends, the test, p and alpha; says
 // which backend is higher by how many accuracy points with the CI; reports equivalence (TOST);
-// explains not-enough-data and zero-variance cases in words (never "nan"). Issue 18.3: when not
+// explains not-enough-data and zero-variance cases in words (never "nan"). When not
 // significant it says what the design could detect (minimum detectable difference) and, with a
 // margin, the runs per backend needed to show equivalence; never "observed power".
 #include <gtest/gtest.h>
@@ -82,7 +82,7 @@ TEST(Verdict, NotSignificantButEquivalent) {
   EXPECT_FALSE(contains(c.verdict, "runs per backend"));
 }
 
-// Issue 18.3. a, b: 4 runs each, Welch p = 0.556 (SciPy), df 5.636218916396772,
+// a and b: 4 runs each, Welch p = 0.556 (SciPy), df 5.636218916396772,
 // sd_w 0.007345633623679677; statsmodels
 //   brentq(lambda e: TTestIndPower().power(e, 4, 0.05, ratio=1, df=welch_df) - 0.8, ...) x sd_w
 // = 0.017727034683102307 (1.77 points); runs for ±0.5 points at planning sd 0.007345633623679677:

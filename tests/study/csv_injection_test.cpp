@@ -1,4 +1,4 @@
-// Covers issue 12.8: CSV formula injection is neutralised in every CSV the project writes (all go
+// CSV formula injection is neutralised in every CSV the project writes (all go
 // through CsvWriter), while numbers, negative ones included, stay numbers.
 
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@ namespace {
 
 using testing::freshTempPath;
 
-// Issue 12.8: a backend or run name like =HYPERLINK(...) was written unescaped into report CSVs.
+// A backend or run name like =HYPERLINK(...) was once written unescaped into report CSVs.
 TEST(Csv, FormulaInjectionIsNeutralisedButNumbersStayNumbers) {
   std::ostringstream out;
   CsvWriter w(out);

@@ -1,4 +1,4 @@
-// Covers issue 13 items 3-6 as analyseDivergence wires them from a results database: a hand-made
+// The divergence analysis as analyseDivergence wires it from a results database: a hand-made
 // store whose churn, McNemar counts, paired t, per-class accuracies and weight distances are worked
 // out by hand below; and every missing piece turning into a note (imported runs, a diverged run,
 // keep_weights none, a seed without both runs, a database without predictions).
@@ -115,7 +115,7 @@ TEST(DivergenceAnalysis, HandMadeStudyGivesTheHandWorkedFigures) {
   options.b = "cpu-fp32";
   const DivergenceReport r = analyseDivergence(*store, options);
 
-  // Item 3: the churn matrix over the backends with predictions (gpu-tf32 has none).
+  // Churn: the churn matrix over the backends with predictions (gpu-tf32 has none).
   ASSERT_EQ(r.backends, (std::vector<std::string>{"cpu-fp32", "tpu-bf16"}));
   ASSERT_EQ(r.churnMatrix.size(), 4u);
   EXPECT_EQ(r.churnMatrix[0].row, "cpu-fp32");
@@ -141,7 +141,7 @@ TEST(DivergenceAnalysis, HandMadeStudyGivesTheHandWorkedFigures) {
   EXPECT_EQ(r.mcnemar[2].test.only_second_correct, 1u);
   EXPECT_DOUBLE_EQ(r.mcnemar[0].test.p_value, 1.0);
 
-  // Item 4: differences -0.1, 0, -0.1: mean -1/15, sd 0.057735, t = -2, df 2; the two-sided p
+  // Paired tests: differences -0.1, 0, -0.1: mean -1/15, sd 0.057735, t = -2, df 2; the two-sided p
   // of t = 2 with 2 df is 1 - 2 / sqrt(6).
   EXPECT_EQ(r.pairedSeeds, (std::vector<std::uint64_t>{0, 1, 2}));
   ASSERT_TRUE(r.pairedT);
@@ -155,7 +155,7 @@ TEST(DivergenceAnalysis, HandMadeStudyGivesTheHandWorkedFigures) {
   EXPECT_NEAR(r.welch->mean_a, 0.8, 1e-12);
   EXPECT_NEAR(r.welch->mean_b, 2.6 / 3, 1e-12);
 
-  // Item 5: per class (cat = 0-4, dog = 5-9).
+  // Per-class accuracy (cat = 0-4, dog = 5-9).
   ASSERT_EQ(r.classes.size(), 2u);
   EXPECT_EQ(r.classNames, (std::vector<std::string>{"cat", "dog"}));
   EXPECT_EQ(r.classes[0].className, "cat");
@@ -166,7 +166,7 @@ TEST(DivergenceAnalysis, HandMadeStudyGivesTheHandWorkedFigures) {
   EXPECT_NEAR(r.classes[1].meanB, 2.6 / 3, 1e-12);
   EXPECT_NEAR(r.classes[1].difference.welch.mean_diff, -0.2 / 3, 1e-12);
 
-  // Item 6: per layer, epochs 1 and 2 (seed 2 kept none: only seeds 0 and 1 pair).
+  // Weight divergence per layer, epochs 1 and 2 (seed 2 kept none: only seeds 0 and 1 pair).
   EXPECT_EQ(r.weightsKept, "epochs");
   ASSERT_EQ(r.layers.size(), 2u);
   EXPECT_EQ(r.layers[0].layer, "w");

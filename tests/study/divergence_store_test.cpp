@@ -1,5 +1,5 @@
-// Covers issue 13 item 2 (per-example predictions stored compactly) and item 6's storage (weight
-// snapshots, keep_weights): round trips through the database, the blobs' precision, a claimed run
+// Per-example predictions stored compactly, and weight snapshots as keep_weights says:
+// round trips through the database, the blobs' precision, a claimed run
 // losing them, and read-only readers of older schema versions finding none.
 #include <gtest/gtest.h>
 #include <sqlite3.h>

@@ -1,4 +1,4 @@
-// Covers issue 12.3: every file write is checked after flush and close, names the file when it
+// Every file write is checked after flush and close, names the file when it
 // fails, and never leaves a partial file under the final name (temporary file + rename).
 
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ std::vector<std::string> filesIn(const std::string& dir) {
   return out;
 }
 
-// Issue 12.3: `report --csv /dev/full` printed "Wrote ..." and exited 0.
+// `report --csv /dev/full` once printed "Wrote ..." and exited 0.
 TEST(FileWrite, ReportToAFullDiskFailsNamingTheFile) {
   const std::string csv = freshTempPath("full-runs.csv");
   std::ofstream(csv) << "backend,seed,final_accuracy\ncpu,0,0.8\ncpu,1,0.85\n";

@@ -1,4 +1,4 @@
-// Covers issue 12.6 for imports: seeds in a CSV go through the one number parser (1e300 and
+// Numbers in imports: seeds in a CSV go through the one number parser (1e300 and
 // 18446744073709551615 used to wrap to -1 and store "seeds: []"), and the stored spec lists the
 // seeds the runs have (a seed of 10^12 used to make it list 10^12 seeds).
 

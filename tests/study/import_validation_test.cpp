@@ -1,7 +1,7 @@
-// Covers issue 12.1 (a long torchprime hyperparameters cell crashed the import; cell sizes are
-// bounded), 12.10's import items (duplicate epoch, nan/inf and
-// out-of-range accuracies, UTF-8 BOM) and issue 10.7 (percent columns, run names and seeds as
-// given, identical runs, idempotent re-import).
+// A long torchprime hyperparameters cell (it crashed the import; cell sizes are bounded), import
+// problems named instead of hidden (duplicate epoch, nan/inf and out-of-range accuracies, UTF-8
+// BOM), and what an import keeps (percent columns, run names and seeds as given, identical runs,
+// idempotent re-import).
 
 #include <gtest/gtest.h>
 
@@ -37,7 +37,7 @@ std::string importError(const std::string& path, const CsvImportOptions& o = {})
   return "";
 }
 
-// Issue 12.1: std::regex_search overflowed the stack on a ~50 KB device string or a long run of
+// std::regex_search overflowed the stack on a ~50 KB device string or a long run of
 // spaces (segfault). The cell is now scanned linearly and the name bounded.
 TEST(Import, LongHyperparametersCellIsAClearErrorNotACrash) {
   const std::string longDevice = "\"{'device': '" + std::string(50'000, 'x') + "'}\"";
@@ -69,7 +69,7 @@ TEST(Import, DeviceIsFoundWithEitherQuoteAndSpacing) {
       << importError(path);
 }
 
-// Issue 12.10: a duplicate epoch surfaced as a raw "UNIQUE constraint failed".
+// A duplicate epoch once surfaced as a raw "UNIQUE constraint failed".
 TEST(Import, DuplicateEpochNamesFileLineAndRun) {
   const std::string path =
       write("dup-epoch.csv", kTorchprimeHeader +
@@ -79,7 +79,7 @@ TEST(Import, DuplicateEpochNamesFileLineAndRun) {
   EXPECT_EQ(importError(path), path + ":4: run 'prod_1@d1' has epoch 2 twice (first at line 3)");
 }
 
-// Issue 12.10: accuracies of +-1e308 were accepted and nan/inf became NULL without a word.
+// Accuracies of +-1e308 were once accepted and nan/inf became NULL without a word.
 TEST(Import, NonFiniteAndOutOfRangeValuesAreRefusedWithRowAndColumn) {
   const std::string head = "run,backend,epoch,accuracy\n";
   EXPECT_EQ(importError(write("nan.csv", head + "r,cpu,1,0.5\nr,cpu,2,nan\n")),
@@ -94,7 +94,7 @@ TEST(Import, NonFiniteAndOutOfRangeValuesAreRefusedWithRowAndColumn) {
             freshTempPath("huge.csv") + ":2: column 4 (accuracy): number out of range: '1e999'");
 }
 
-// Issue 10.7: accuracy 73 (percent) showed as 7300.00%.
+// A percent accuracy column once showed 73 as 7300.00%: it is recognised whole and said.
 TEST(Import, APercentColumnIsRecognisedWholeAndSaid) {
   const std::string path =
       write("percent.csv", "run,backend,epoch,accuracy\na,cpu,1,61.5\na,cpu,2,73\nb,cpu,1,100\n");
@@ -160,7 +160,7 @@ TEST(Import, TheAccuracyUnitCanBeDeclaredAndAnInferredOneIsSaid) {
                    "declared percent)");
 }
 
-// Issue 12.10: a UTF-8 byte order mark (Excel writes one) made the first column unknown.
+// A UTF-8 byte order mark (Excel writes one) once made the first column unknown.
 TEST(Import, Utf8ByteOrderMarkIsSkipped) {
   const std::string path =
       write("bom.csv", "\xEF\xBB\xBFrun,backend,epoch,accuracy\r\na,cpu,1,0.5\r\n");
@@ -169,7 +169,7 @@ TEST(Import, Utf8ByteOrderMarkIsSkipped) {
   EXPECT_EQ(runs[0].run.runName, "a");
 }
 
-// Issue 10.7: run names kept; seeds as the source gives them (none in torchprime files).
+// Run names kept; seeds as the source gives them (none in torchprime files).
 TEST(Import, RunNamesAndSeedsAreKeptAsGiven) {
   auto runs = readResultsCsv(kReference, {});
   ASSERT_EQ(runs.size(), 28u);
@@ -197,7 +197,7 @@ TEST(Import, RunNamesAndSeedsAreKeptAsGiven) {
                                       "1]): '1e300'");
 }
 
-// Issue 10.7: what the published torchprime CSV really holds. Its xla group has two pairs of runs
+// What the published torchprime CSV really holds. Its xla group has two pairs of runs
 // recorded twice with identical 25-epoch curves (prod_42 at 17:22:02 and 18:13:01, prod_3 at
 // 2025-07-22 21:29:51 and 2025-07-23 19:58:33); its cuda repeats of prod_42 and prod_3 differ.
 TEST(Import, ReferenceXlaGroupHoldsTwoPairsOfIdenticalRuns) {
@@ -209,7 +209,7 @@ TEST(Import, ReferenceXlaGroupHoldsTwoPairsOfIdenticalRuns) {
             "12 without them (14 runs)");
 }
 
-// Issue 12.5: importing the same CSV twice appended everything again.
+// Importing the same CSV twice once appended everything again.
 TEST(Import, ReimportIsIdempotent) {
   auto store = ResultsStore::open(freshTempPath("twice.db"), true);
   auto runs = readResultsCsv(kReference, {});

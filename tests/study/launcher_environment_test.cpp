@@ -1,4 +1,4 @@
-// Covers issue 15 item 1: a process started by an MPI launcher is recognised by the variable its
+// A process started by an MPI launcher is recognised by the variable its
 // launcher sets (Open MPI, PMI-2, PMIx), and a build without MPI says how to get it.
 
 #include "core/study/launcher_environment.h"

@@ -1,4 +1,4 @@
-// Covers issue 15 item 2 (the MPI transport's wire format, core/study/run_record_wire.h): every
+// The MPI transport's wire format (core/study/run_record_wire.h): every
 // RunRecorder call survives encoding and decoding bit for bit, on hand-picked edge values and on
 // what a real (tiny) run with the X-ray on records; a damaged record is refused naming its kind.
 
@@ -113,7 +113,7 @@ void expectSameRecords(const CapturingRecorder& a, const CapturingRecorder& b) {
       expectSameXray(x.records[k].xray, y.records[k].xray);
     }
   }
-  ASSERT_EQ(a.predictions.size(), b.predictions.size());  // issue 13's records
+  ASSERT_EQ(a.predictions.size(), b.predictions.size());  // the divergence analysis's records
   for (std::size_t i = 0; i < a.predictions.size(); ++i) {
     EXPECT_EQ(a.predictions[i].first, b.predictions[i].first);
     EXPECT_EQ(a.predictions[i].second.predicted, b.predictions[i].second.predicted);
@@ -222,7 +222,7 @@ TEST(RunRecordWire, RealRunWithXrayRecordsTheSameThroughTheWire) {
   EXPECT_EQ(direct.epochs.size(), 2u);
   EXPECT_FALSE(direct.xrays.empty());
   EXPECT_FALSE(direct.xrays[0].second.records.empty());
-  ASSERT_EQ(direct.predictions.size(), 1u);  // issue 13: the final predictions
+  ASSERT_EQ(direct.predictions.size(), 1u);  // the final predictions
   EXPECT_EQ(direct.predictions[0].second.predicted.size(), 60u);
   EXPECT_EQ(direct.weights.size(), 2u);  // keep_weights "epochs" (the default): both epochs
   // Wall times differ between the two runs: compare the wire's copy of the run it carried.

@@ -1,4 +1,4 @@
-// Covers issue 15 item 4 (shards and merge): `--shard K/N` trains a deterministic share of the
+// Shards and merge: `--shard K/N` trains a deterministic share of the
 // plan and records it; merging the shard databases gives the single-process study's runs, epochs,
 // steps and X-ray samples (wall times aside); bad input and overlapping runs are refused, named.
 
@@ -137,7 +137,7 @@ TEST_F(ShardMerge, ResumingAShardDatabaseNeedsTheSameShard) {
   EXPECT_EQ(summary.skipped, 3);
 }
 
-// Issue 15.4: "merged results equal the single-process study".
+// Merged results equal the single-process study's.
 TEST_F(ShardMerge, ThreeShardsMergedEqualTheSingleProcessStudy) {
   const std::string all = freshTempPath("all.db");
   const MergeReport report = mergeResults(parts_, all);
@@ -154,7 +154,7 @@ TEST_F(ShardMerge, ThreeShardsMergedEqualTheSingleProcessStudy) {
   const auto singleEpochs = single->loadAllEpochs();
   const auto mergedSteps = merged->loadAllSteps();
   const auto singleSteps = single->loadAllSteps();
-  // Issue 13's tables: the test set once, each run's predictions and weight snapshots.
+  // The divergence tables: the test set once, each run's predictions and weight snapshots.
   const auto mergedSet = merged->loadTestSet();
   const auto singleSet = single->loadTestSet();
   ASSERT_TRUE(mergedSet && singleSet);
@@ -311,7 +311,7 @@ TEST_F(ShardMerge, RefusesMissingTruncatedAndForeignFilesNamingThem) {
             std::string::npos);
 }
 
-// Issue 15.4: a table a later schema adds (with a run_id column) is copied with no change to merge;
+// A table a later schema adds (with a run_id column) is copied with no change to merge;
 // one the output cannot store is refused, named.
 TEST_F(ShardMerge, CopiesEveryTableWithARunIdAndRefusesOneTheOutputLacks) {
   const std::string part = freshTempPath("extra-part.db");

@@ -1,4 +1,4 @@
-// Covers issue 11.4: the epochs table records the optimizer steps skipped by loss scaling; a
+// The epochs table records the optimizer steps skipped by loss scaling; a
 // database written before the column existed gains it (0) when opened, keeping its epochs.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -42,7 +42,7 @@ TEST(SkippedSteps, RoundTripPerEpoch) {
 
 TEST(SkippedSteps, OlderDatabaseGainsTheColumn) {
   const std::string path = freshPath("old.db");
-  {  // The schema as it was before issue 11.4, with one run and one epoch.
+  {  // The schema before skipped steps were recorded, with one run and one epoch.
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
     execOrFail(db, R"sql(

@@ -1,4 +1,4 @@
-// Covers issue 10 item 8: a study file's problems are reported all at once, each with the file,
+// A study file's problems are reported all at once, each with the file,
 // the line and the field, including semantic ones (unknown model, -1 epochs, 0 seeds).
 
 #include "core/study/spec_check.h"

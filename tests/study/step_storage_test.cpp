@@ -1,4 +1,4 @@
-// Covers issue 10 item 3: step-level training loss and learning rate are stored in the results
+// Step-level training loss and learning rate are stored in the results
 // database, sampled so a run keeps at most 2,000 points (every k-th step, k = ceil(T / 2000)),
 // written with each epoch, removed when a resumed run starts again.
 

@@ -1,7 +1,7 @@
-// Covers issue 12.4 (no exception swallowed; a full database stops the study with the real cause),
-// 12.5 (one run per (backend, seed); concurrent resumes split the work; schema migration of an
-// existing database; duplicate backends refused) and 12.9 (readers open read-only, never change
-// the file, report a missing table as damage, work in a read-only directory).
+// No exception swallowed (a full database stops the study with the real cause); one run per
+// (backend, seed) (concurrent resumes split the work; schema migration of an existing database;
+// duplicate backends refused); readers open read-only (never change the file, report a missing
+// table as damage, work in a read-only directory).
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -65,7 +65,7 @@ void sql(const std::string& path, const char* statements) {
   sqlite3_close(db);
 }
 
-// Issue 12.4: the pool used to swallow a task's exception.
+// The pool used to swallow a task's exception.
 TEST(ThreadPool, RethrowsTheFirstExceptionFromWaitAndRunsTheOtherTasks) {
   ThreadPool pool(2);
   std::atomic<int> ran{0};
@@ -81,7 +81,7 @@ TEST(ThreadPool, RethrowsTheFirstExceptionFromWaitAndRunsTheOtherTasks) {
   pool.wait();  // reported once
 }
 
-// Issue 12.4: a database that fills mid-study stopped nothing and exited 0 ("cannot rollback - no
+// A database that filled mid-study once stopped nothing and exited 0 ("cannot rollback - no
 // transaction is active" hid SQLITE_FULL). Now the study stops with the real cause.
 TEST(StudyRunner, FullDatabaseStopsTheStudyWithTheRealCause) {
   StudySpec spec = parseStudySpec(kSpec);
@@ -103,7 +103,7 @@ TEST(StudyRunner, FullDatabaseStopsTheStudyWithTheRealCause) {
   }
 }
 
-// Issue 12.5: `--backends cpu-fp32,cpu-fp32` (and a seed listed twice) was accepted.
+// `--backends cpu-fp32,cpu-fp32` (and a seed listed twice) was once accepted.
 TEST(StudyRunner, BackendOrSeedListedTwiceIsRefused) {
   StudySpec spec = parseStudySpec(kSpec);
   spec.backends.push_back(spec.backends.front());
@@ -142,7 +142,7 @@ TEST(ResultsStore, SameBackendAndSeedCannotBeStoredTwice) {
   EXPECT_EQ(store->loadRuns().size(), 1u);
 }
 
-// Issue 12.5: two `run --resume` on a fresh database stored every run twice. Two processes now
+// Two `run --resume` on a fresh database once stored every run twice. Two processes now
 // split the work: every planned run exists once and was trained once.
 TEST(StudyRunner, ConcurrentResumesInTwoProcessesSplitTheWork) {
   const std::string path = freshTempPath("concurrent.db");
@@ -193,7 +193,7 @@ TEST(StudyRunner, ConcurrentResumesInTwoProcessesSplitTheWork) {
   EXPECT_EQ(mine.completed + mine.elsewhere + mine.skipped, 6);
 }
 
-// Issue 12.5: an unfinished run of a process that is gone runs again on --resume; one whose
+// An unfinished run of a process that is gone runs again on --resume; one whose
 // process is alive (another host or pid) is left to it.
 TEST(ResultsStore, ReleasesRunsOfGoneProcessesOnly) {
   const std::string path = freshTempPath("release.db");
@@ -220,7 +220,7 @@ TEST(ResultsStore, ReleasesRunsOfGoneProcessesOnly) {
   EXPECT_EQ(after[3].status, RunState::Pending);
 }
 
-// Issue 15 item 3: a cluster job killed with its rank 0 on another node left runs claimed there;
+// A cluster job killed with its rank 0 on another node left runs claimed there;
 // a resume with --reclaim (the user knows that job is gone) releases them, but never the run of a
 // process alive on this host.
 TEST(ResultsStore, ReclaimReleasesRunsClaimedOnOtherHostsToo) {
@@ -299,7 +299,7 @@ TEST(ResultsStore, Version1DatabaseIsReadAsItIsAndMigratedForWriting) {
   EXPECT_TRUE(ResultsStore::open(path)->openNotes().empty());  // migrated once
 }
 
-// Issue 12.9: report and stats changed the file (schema statements) and recreated a dropped
+// report and stats once changed the file (schema statements) and recreated a dropped
 // table; a dropped table is damage to report.
 TEST(ResultsStore, ReadersNeverChangeTheFileAndReportAMissingTable) {
   const std::string path = freshTempPath("reader.db");
@@ -337,7 +337,7 @@ TEST(ResultsStore, ReadersNeverChangeTheFileAndReportAMissingTable) {
   EXPECT_EQ(bytesOf(path), dropped);
 }
 
-// Issue 12.9: in a read-only directory (a read-only file too) the reader used to fail with "not
+// In a read-only directory (a read-only file too) the reader used to fail with "not
 // a ParityLab results database". Run as an unprivileged user (root ignores permissions).
 TEST(ResultsStore, ReaderWorksInAReadOnlyDirectory) {
   const std::string dir = freshTempPath("ro-dir");
@@ -387,7 +387,7 @@ TEST(ResultsStore, DirectoryAndMissingFileAreNamed) {
   EXPECT_THROW(ResultsStore::openReadOnly(dir + "/missing.db"), StoreError);
 }
 
-// Issue 12.10: "unknown run status" did not name the file.
+// "unknown run status" once did not name the file.
 TEST(ResultsStore, UnknownRunStatusNamesTheFile) {
   const std::string path = freshTempPath("status.db");
   {

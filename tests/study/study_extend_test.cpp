@@ -1,4 +1,4 @@
-// Covers issue 10 item 1 (core): resuming a study's database with the same study plus seeds or
+// Resuming a study's database with the same study plus seeds or
 // backends extends it; any other change is refused, naming the database.
 
 #include <gtest/gtest.h>

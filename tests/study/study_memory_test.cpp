@@ -1,4 +1,4 @@
-// Covers issue 12.7: a study's memory is estimated before it starts, and a study that does not fit
+// A study's memory is estimated before it starts, and a study that does not fit
 // is refused with the figures (never std::bad_alloc).
 
 #include "core/study/study_memory.h"

@@ -1,4 +1,4 @@
-// Covers issue 18.4 (report CSV): the summary's reference comparisons carry the minimum detectable
+// The report CSV: the summary's reference comparisons carry the minimum detectable
 // difference (fraction units) and runs_needed_for_margin (empty without a margin), and the verdict
 // says what the design could detect instead of an observed-power sample size.
 #include "core/study/study_report.h"

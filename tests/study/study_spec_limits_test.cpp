@@ -1,6 +1,6 @@
-// Covers issue 12.2 (deep nesting and duplicate keys in a study spec), 12.6 (every number of the
-// spec checked: finite, in range, integral; seeds never wrap), 12.7 (documented limits on every
-// count, refused before anything is allocated) and 12.10 (UTF-8 BOM, a directory as the study).
+// A study spec's limits: deep nesting and duplicate keys refused, every number checked (finite, in
+// range, integral; seeds never wrap), documented limits on every count (refused before anything
+// is allocated), a UTF-8 BOM skipped and a directory given as the study named.
 
 #include <gtest/gtest.h>
 
@@ -26,7 +26,7 @@ std::string spec(const std::string& extra) {
   return R"({"name": "x", "backends": ["cpu-fp32"])" + (extra.empty() ? "" : ", " + extra) + "}";
 }
 
-TEST(StudySpecLimits, DeepNestingRefusedBeforeAnythingRecurses) {  // issue 12.2
+TEST(StudySpecLimits, DeepNestingRefusedBeforeAnythingRecurses) {
   const std::string deep =
       spec("\"dataset\": " + std::string(500'000, '[') + std::string(500'000, ']'));
   const std::string e = errorOf(deep);
@@ -34,7 +34,7 @@ TEST(StudySpecLimits, DeepNestingRefusedBeforeAnythingRecurses) {  // issue 12.2
   EXPECT_NE(e.find("nested deeper than 64 levels"), std::string::npos) << e.substr(0, 300);
 }
 
-TEST(StudySpecLimits, DuplicateKeysRefusedWithKeyAndPath) {  // issue 12.2 / 12.10
+TEST(StudySpecLimits, DuplicateKeysRefusedWithKeyAndPath) {
   EXPECT_EQ(
       errorOf(R"({"name": "x", "backends": ["cpu-fp32"], "optimizer": {"lr": 0.1, "lr": 1}})"),
       "s.json: optimizer: duplicate key 'lr'");
@@ -42,7 +42,7 @@ TEST(StudySpecLimits, DuplicateKeysRefusedWithKeyAndPath) {  // issue 12.2 / 12.
             "s.json: duplicate key 'name'");
 }
 
-TEST(StudySpecLimits, SeedsNeverWrapAndCountsAreBounded) {  // issue 12.6 / 12.7
+TEST(StudySpecLimits, SeedsNeverWrapAndCountsAreBounded) {
   EXPECT_EQ(errorOf(spec(R"("seeds": [18446744073709551615])")),
             "s.json: seeds[0]: expected an integer in [0, 9223372036854775807], got "
             "18446744073709551615");
@@ -59,7 +59,7 @@ TEST(StudySpecLimits, SeedsNeverWrapAndCountsAreBounded) {  // issue 12.6 / 12.7
   EXPECT_EQ(s.seeds, (std::vector<std::uint64_t>{9223372036854775807ULL, 0}));
 }
 
-TEST(StudySpecLimits, EveryCountHasALimitNamedInTheMessage) {  // issue 12.7
+TEST(StudySpecLimits, EveryCountHasALimitNamedInTheMessage) {
   EXPECT_EQ(errorOf(spec(R"("dataset": {"source": "synthetic", "train_size": 2147483648})")),
             "s.json: dataset.train_size: expected an integer in [0, 10000000], got 2147483648");
   EXPECT_EQ(errorOf(spec(R"("model": "resnet18", "width": 100000)")),
@@ -81,7 +81,7 @@ TEST(StudySpecLimits, EveryCountHasALimitNamedInTheMessage) {  // issue 12.7
             std::string::npos);
 }
 
-TEST(StudySpecLimits, RealsAreFiniteAndInRange) {  // issue 12.6
+TEST(StudySpecLimits, RealsAreFiniteAndInRange) {
   EXPECT_EQ(errorOf(spec(R"("optimizer": {"lr": 0})")),
             "s.json: optimizer.lr: expected a finite number in (0, 1000000], got 0");
   EXPECT_NE(errorOf(spec(R"("optimizer": {"lr": 1e308})")).find("optimizer.lr"), std::string::npos);
@@ -95,13 +95,13 @@ TEST(StudySpecLimits, RealsAreFiniteAndInRange) {  // issue 12.6
             std::string::npos);
 }
 
-TEST(StudySpecLimits, LongValuesAreCutInMessages) {  // issue 12.2: never dump unbounded values
+TEST(StudySpecLimits, LongValuesAreCutInMessages) {  // never dump unbounded values
   const std::string e = errorOf(spec("\"sauce\": \"" + std::string(100'000, 'x') + "\""));
   EXPECT_NE(e.find("s.json: sauce: unknown field"), std::string::npos) << e.substr(0, 200);
   EXPECT_LT(e.size(), 200u);
 }
 
-TEST(StudySpecLimits, BomStrippedAndDirectoriesNamed) {  // issue 12.10
+TEST(StudySpecLimits, BomStrippedAndDirectoriesNamed) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("paritylab-spec-" + std::to_string(getpid()));
   fs::create_directories(dir);
@@ -126,7 +126,7 @@ void writeIdx(const std::filesystem::path& path, std::vector<std::uint32_t> head
   for (std::size_t i = 0; i < bytes; ++i) out.put(char((value + i) % 10));
 }
 
-TEST(StudySpecLimits, SmallRealDatasetWithSizesZeroPassesThePreflight) {  // issue 12.10
+TEST(StudySpecLimits, SmallRealDatasetWithSizesZeroPassesThePreflight) {
   // 20 training and 5 test images: fewer than the preflight's sample of 200 / 100.
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("paritylab-small-" + std::to_string(getpid()));

@@ -1,4 +1,4 @@
-// Covers issue #4: study spec parsing, results store, runner (resume, divergence, failure, cancel,
+// Study spec parsing, results store, runner (resume, divergence, failure, cancel,
 // thread-count independence), torchprime import, RFC 4180 report quoting, runs-CSV reading.
 
 #include <gtest/gtest.h>
@@ -123,7 +123,7 @@ TEST(StudyRunner, RealTinyStudyIsIndependentOfThreadCount) {
   EXPECT_EQ(acc[0], acc[1]);
 }
 
-// Issue #6: one worker starts each seed's costliest backend first (tpu-bf16's 8 replicas before
+// One worker starts each seed's costliest backend first (tpu-bf16's 8 replicas before
 // cpu-fp32), seed by seed; the database keeps the planned order for reports.
 TEST(StudyRunner, StartsEachSeedsCostliestBackendFirst) {
   StudySpec s = parseStudySpec(kTinySpec);

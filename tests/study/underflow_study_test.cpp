@@ -1,4 +1,4 @@
-// Covers issue 14.5 (checks): resources/studies/underflow.json, scaled down to seconds. With fp16
+// resources/studies/underflow.json, scaled down to seconds. With fp16
 // operands and no loss scaling, the X-ray reports gradient underflow on backward products that
 // the same recipe with loss scaling (gpu-amp-fp16) does not, and cpu-fp32 reports none.
 

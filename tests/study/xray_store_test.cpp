@@ -1,7 +1,7 @@
-// Covers issue 14.2 (the "xray" field of a study spec) and 14.3 (X-ray records stored per run,
-// site, operand and sample; `report --xray` long-form CSV; summaries and findings; the xray table
-// is schema version 5: a version-4 database gains it when opened for writing and reads as no
-// samples when opened read-only).
+// The "xray" field of a study spec, and X-ray records stored per run, site, operand and sample:
+// `report --xray` long-form CSV; summaries and findings; the xray table is schema version 5: a
+// version-4 database gains it when opened for writing and reads as no samples when opened
+// read-only.
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -158,7 +158,7 @@ int schemaVersionOfFile(const std::string& path) {
   return version;
 }
 
-// A database as schema version 4 wrote it (issue 10.3: the steps table, no xray table), with one
+// A database as schema version 4 wrote it (the steps table, no xray table), with one
 // run, one epoch and two sampled steps.
 void writeVersion4Database(const std::string& path) {
   sqlite3* db = nullptr;
@@ -231,7 +231,7 @@ TEST(XrayStore, Version4DatabaseGainsTheTableForWritingAndReadsAsNoSamples) {
     EXPECT_EQ(store->loadEpochs(1).size(), 1u);
   }
   EXPECT_EQ(schemaVersionOfFile(path), currentSchemaVersion());
-  EXPECT_GE(currentSchemaVersion(), 5);  // version 6 (issue 13) came after
+  EXPECT_GE(currentSchemaVersion(), 5);  // version 6 (the divergence tables) came after
   auto reader = ResultsStore::openReadOnly(path);
   ASSERT_EQ(reader->loadXray().size(), 1u);
   EXPECT_EQ(reader->loadXray()[0].site, "fc1.fwd");

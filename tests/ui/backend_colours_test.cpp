@@ -1,4 +1,4 @@
-// Issue 10, item 10: a backend keeps one colour everywhere and in every session. Presets own fixed
+// A backend keeps one colour everywhere and in every session. Presets own fixed
 // palette entries; any other name a stable hash; the runs table, curves, histogram and statistics
 // all use BackendColours, whatever order the runs start in.
 #include "ui/backend_colours.h"
@@ -50,7 +50,7 @@ class BackendColoursTest : public QObject {
 
  private slots:
  private slots:
-  // Item 10: presets own fixed palette entries; other names a stable hash (FNV-1a).
+  // Presets own fixed palette entries; other names a stable hash (FNV-1a).
   void presetColoursAreFixed() {
     QCOMPARE(BackendColours::of("cpu-fp32"), QColor(0x1f, 0x77, 0xb4));
     QCOMPARE(BackendColours::of("gpu-tf32"), QColor(0xff, 0x7f, 0x0e));
@@ -72,7 +72,7 @@ class BackendColoursTest : public QObject {
     QVERIFY(BackendColours::of("xla") != BackendColours::of("cuda"));
   }
 
-  // Item 10: a backend has the same colour whichever order runs start in, in every view.
+  // A backend has the same colour whichever order runs start in, in every view.
   void coloursStableAcrossStartOrders() {
     RunData first, second;
     addRun(first, 1, "tpu-bf16", 0.80, 3);

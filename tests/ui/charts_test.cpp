@@ -1,4 +1,4 @@
-// Covers issue #5: charts gain series as runs finish; smoothing and bands are computed right.
+// Charts gain series as runs finish; smoothing and bands are computed right.
 #include <QAreaSeries>
 #include <QLineSeries>
 #include <QValueAxis>
@@ -47,7 +47,7 @@ class ChartsTest : public QObject {
         const auto* line = qobject_cast<QLineSeries*>(s);
         QVERIFY(line);
         QCOMPARE(line->count(), 3);
-        // Mean of 0.82 and 0.84 at the last epoch, in percent (issue 10, item 11).
+        // Mean of 0.82 and 0.84 at the last epoch, in percent.
         QVERIFY(std::abs(line->at(2).y() - 83.0) < 1e-9);
       }
     QVERIFY(found);

@@ -1,4 +1,4 @@
-// Issue 10, item 15: hovering a chart shows a vertical crosshair at the nearest data x and every
+// Hovering a chart shows a vertical crosshair at the nearest data x and every
 // visible series' value there (as TensorBoard and W&B do), not a tooltip needing a 2-pixel hit.
 #include <QLineSeries>
 #include <QtTest>
@@ -31,7 +31,7 @@ class CrosshairTest : public QObject {
   Q_OBJECT
 
  private slots:
-  // Item 15: hovering shows a vertical line at the nearest data x and every visible series'
+  // Hovering shows a vertical line at the nearest data x and every visible series'
   // value there (means with N, and each run).
   void crosshairListsEverySeriesAtX() {
     RunData data;

@@ -1,8 +1,8 @@
-// Issue 10: what the Curves tab draws. Item 2 (points of short series are marked, so a 1-epoch
-// study is not an empty chart), item 4 (bands from the same smoothed per-run series as the mean,
-// debiased EMA), item 5 (at each x only the runs that have it; N per point; cancelled runs dashed
-// and out of the means), item 11 (accuracy in percent, empty charts with a range and a hint, the
-// x axis ends at the data and stays put when a backend is hidden).
+// What the Curves tab draws: points of short series are marked, so a 1-epoch study is not an
+// empty chart; bands come from the same smoothed per-run series as the mean (debiased EMA); at
+// each x only the runs that have it (N per point; cancelled runs dashed and out of the means);
+// accuracy in percent, empty charts with a range and a hint, the x axis ends at the data and
+// stays put when a backend is hidden.
 #include <QAreaSeries>
 #include <QImage>
 #include <QLineSeries>
@@ -99,7 +99,7 @@ class CurveRulesTest : public QObject {
   Q_OBJECT
 
  private slots:
-  // Item 2: markers on series with few points, none on long ones.
+  // Markers on series with few points, none on long ones.
   void fewPointsGetMarkers() {
     QLineSeries one, many;
     one.append(1, 0.5);
@@ -111,7 +111,7 @@ class CurveRulesTest : public QObject {
     QVERIFY(!many.pointsVisible());
   }
 
-  // Item 2: a 1-epoch study shows a marker per run and per mean, drawn in the plot area.
+  // A 1-epoch study shows a marker per run and per mean, drawn in the plot area.
   void oneEpochStudyShowsPoints() {
     RunData data;
     addEpochs(data, 1, "cpu-fp32", {0.81}, study::RunState::Completed);
@@ -140,7 +140,7 @@ class CurveRulesTest : public QObject {
              "no tpu-bf16 point drawn");
   }
 
-  // Item 4: smoothed mean and band come from the same smoothed runs; on the reference
+  // Smoothed mean and band come from the same smoothed runs; on the reference
   // experiment's 28 runs the mean never leaves its min-max band.
   void bandsFollowSmoothedRuns() {
     QTemporaryDir dir;
@@ -193,7 +193,7 @@ class CurveRulesTest : public QObject {
     QCOMPARE(checked, 50);  // 25 epochs x 2 backends
   }
 
-  // Item 5: each x averages only the runs that reach it; N shows per point when it varies;
+  // Each x averages only the runs that reach it; N shows per point when it varies;
   // cancelled runs are dashed and left out of the means unless asked for.
   void meansUseOnlyRunsWithThatX() {
     RunData data;
@@ -229,7 +229,7 @@ class CurveRulesTest : public QObject {
     QCOMPARE(mean->name(), QStringLiteral("cpu-fp32 (N=1–3 per epoch)"));
   }
 
-  // Item 11: accuracy in percent on the axis and in the values.
+  // Accuracy in percent on the axis and in the values.
   void accuracyInPercent() {
     RunData data;
     addEpochs(data, 1, "cpu-fp32", {0.5, 0.8}, study::RunState::Completed);
@@ -246,7 +246,7 @@ class CurveRulesTest : public QObject {
     QVERIFY(near(yAt(meanSeries(curves, "cpu-fp32"), 2), 0.6));
   }
 
-  // Item 11: an empty chart has a sensible range and says what will appear.
+  // An empty chart has a sensible range and says what will appear.
   void emptyChartHasRangeAndHint() {
     RunData data;
     CurvesPanel curves(&data);
@@ -263,7 +263,7 @@ class CurveRulesTest : public QObject {
     QVERIFY(!curves.hint()->isShown());
   }
 
-  // Item 11: the x axis ends at the data and stays put when a backend is hidden.
+  // The x axis ends at the data and stays put when a backend is hidden.
   void xAxisEndsAtDataAndStays() {
     RunData data;
     addEpochs(data, 1, "cpu-fp32", {0.5, 0.6}, study::RunState::Completed);

@@ -1,4 +1,4 @@
-// Covers issue 13 item 8: the Divergence tab as a panel, without a results database (a hand-made
+// The Divergence tab as a panel, without a results database (a hand-made
 // analysis stands in for study::analyseDivergence): the report is computed off the GUI thread,
 // at most one at a time, with the previous report shown meanwhile and one more computation for
 // any number of requests (runs finishing, pair changes) that arrive during it; the pair follows
@@ -155,7 +155,7 @@ class DivergencePanelTest : public QObject {
     QCOMPARE(fake.calls.load(), calls);
   }
 
-  // Issue 13.8: the tab's tests and CIs at the alpha it is given (the Statistics tab's), and
+  // The tab's tests and CIs at the alpha it is given (the Statistics tab's), and
   // the same alpha again computes nothing.
   void alphaReachesTheAnalysis() {
     PanelWithRuns f;

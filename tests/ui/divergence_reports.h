@@ -1,5 +1,5 @@
 #pragma once
-// Hand-made study::DivergenceReports for the Divergence tab's tests (issue 13 item 8), so the
+// Hand-made study::DivergenceReports for the Divergence tab's tests, so the
 // views and the panel are tested without a results database. The statistics inside are computed
 // by core/stats from the small samples below (the views only show them); the churn figures and
 // the headline are written as analyseDivergence would give them.

@@ -1,4 +1,4 @@
-// Covers issue 13 item 8 on real results: a tiny quick study (mlp, 600 training images, 2 epochs,
+// The Divergence tab on real results: a tiny quick study (mlp, 600 training images, 2 epochs,
 // 3 seeds, cpu-fp32 / gpu-tf32 / tpu-bf16, weights kept every epoch) opened in the main window:
 // the Divergence tab shows exactly what study::analyseDivergence gives for its pair (the numbers
 // in the app and the core agree), `report --charts` renders the tab's charts, and imported runs

@@ -1,4 +1,4 @@
-// Covers issue 13 item 8: the Divergence tab's views as pure functions of a hand-made
+// The Divergence tab's views as pure functions of a hand-made
 // DivergenceReport (tests/ui/divergence_reports.h): the churn matrix's cells and why undefined
 // ones are empty, the per-class bars with CI whiskers, seed-noise band and marks, the per-layer
 // weight distances (solid precision, dashed floor, log axis, legend per layer), the headline with

@@ -1,4 +1,4 @@
-// Covers issue #5: exports write valid PNG (QImage loads it) and SVG (QSvgRenderer accepts it)
+// Exports write valid PNG (QImage loads it) and SVG (QSvgRenderer accepts it)
 // files for the charts and the bit-layout diagram; the diagram shows each format's bits and
 // clicking a bit toggles it.
 #include <QDir>
@@ -70,7 +70,7 @@ class ExportTest : public QObject {
     QVERIFY(error.contains("/nonexistent-dir/x.png"));
   }
 
-  // Issue 12.3: a full disk is an error naming the file (was: success, an empty file), and a
+  // A full disk is an error naming the file (was: success, an empty file), and a
   // failed export never leaves a partial file (or a temporary one) under the final name.
   void fullDiskIsAnErrorAndLeavesNoPartialFile() {
     BitLayoutDiagram diagram;

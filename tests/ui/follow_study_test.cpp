@@ -1,4 +1,4 @@
-// Covers issue 15 item 6: the app follows a study another process writes. A second thread writes
+// The app follows a study another process writes. A second thread writes
 // the results database through its own connection (as `paritylab-cli run` in another process
 // would) while the controller follows it: new runs and epochs appear, a run claimed by another
 // live owner reads "running elsewhere", Start is disabled with a tooltip saying why, and enabled

@@ -1,4 +1,4 @@
-// Covers issue #5: the Formats tab adds custom eXmY rows (refusing invalid names with the reason),
+// The Formats tab adds custom eXmY rows (refusing invalid names with the reason),
 // and every row follows the typed value in the chosen rounding mode.
 #include "ui/formats_panel.h"
 
@@ -49,7 +49,7 @@ class FormatsPanelTest : public QObject {
     QCOMPARE(panel.diagram()->anatomies()[2].ulp, std::ldexp(1.0, -7));
   }
 
-  // Issue 11.3: the tab takes the path of `bits` and `round`: text -> nearest fp32 (saying when
+  // The tab takes the path of `bits` and `round`: text -> nearest fp32 (saying when
   // the decimal is not exactly one) -> the same Rounder; NaN keeps its sign.
   void typedDecimalIsReadAsTheNearestFp32() {
     FormatsPanel panel;

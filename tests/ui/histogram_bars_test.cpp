@@ -1,4 +1,4 @@
-// Issue 10, item 14: overlapping histograms stay readable. Bars of different backends never
+// Overlapping histograms stay readable. Bars of different backends never
 // overlap (side by side within a bin), so no fill blends into another colour; each bar is filled
 // and outlined in its backend's colour; the zero line is neutral grey and no backend-coloured line
 // runs along the whole axis.

@@ -1,7 +1,7 @@
-// Covers issue 10.7 in the app: an imported run keeps its name (a Run column), its seed is shown
+// Imported runs in the app: an imported run keeps its name (a Run column), its seed is shown
 // only when the source gives one, the import summary says what the file holds, and the Statistics
 // tab flags the published CSV's identical xla runs ("n would be 12 without them"); viewing a
-// database leaves it unchanged (issue 12.9).
+// database leaves it unchanged.
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -29,7 +29,7 @@ class ImportedRunsTest : public QObject {
                             "prod_3); n would be 12 without them (14 runs)"),
              qPrintable(notes.join('\n')));
 
-    // Issue 12.9: viewing a database never changes it (read-only connection).
+    // Viewing a database never changes it (read-only connection).
     const auto bytes = [&db] {
       QFile file(db);
       return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
@@ -60,7 +60,7 @@ class ImportedRunsTest : public QObject {
     QVERIFY(!panel.verdictText().contains("cuda: "));  // cuda's repeated runs differ
   }
 
-  // Issue 12.4: a stored spec this version cannot parse was silently ignored (and Resume stayed
+  // A stored spec this version cannot parse was once silently ignored (and Resume stayed
   // offered); the runs are still shown, with the reason nothing can be resumed.
   void unreadableStoredSpecIsSaidNotSwallowed() {
     QTemporaryDir dir;

@@ -1,6 +1,6 @@
-// Issue 10, item 16: at 1024x700 nothing in the window is clipped (combo boxes, buttons such as
+// At 1024x700 nothing in the window is clipped (combo boxes, buttons such as
 // Reset zoom, the runs table's Final accuracy column, the Formats values, the Statistics labels,
-// the Divergence tab's controls: issue 13 item 8),
+// the Divergence tab's controls),
 // and at 2560x1440 the bit-layout diagram scales to the width it has, its rounding label whole.
 #include <QAbstractButton>
 #include <QComboBox>
@@ -100,7 +100,7 @@ class LayoutFitTest : public QObject {
     } else {
       fillRuns(window.runData());
     }
-    // The Divergence tab (issue 13.8) with a hand-made report as the analysis would give it:
+    // The Divergence tab with a hand-made report as the analysis would give it:
     // three backends with every part, or imported runs with none.
     window.divergence()->setAnalysis([reference](const QString&, const study::DivergenceOptions&) {
       return reference ? testing::importedReport() : testing::threeBackendReport();
@@ -162,7 +162,7 @@ class LayoutFitTest : public QObject {
     QVERIFY(!scroll->horizontalScrollBar()->isVisible());
   }
 
-  // Item 16: between the narrowest and the wide layout (a 1600-pixel window's Formats tab), the
+  // Between the narrowest and the wide layout (a 1600-pixel window's Formats tab), the
   // stacked layout keeps full-size bits rather than the narrowest ones.
   void diagramMediumWidthKeepsFullBits() {
     BitLayoutDiagram diagram;
@@ -173,7 +173,7 @@ class LayoutFitTest : public QObject {
     QCOMPARE(diagram.bitRect(0, 0).width(), 10);
   }
 
-  // Item 16: the difference plot's title wraps instead of running off both sides.
+  // The difference plot's title wraps instead of running off both sides.
   void differenceTitleWraps() {
     DifferencePlot plot;
     plot.setRows({{"xla − cuda", "p = 0.21 · no significant difference", 0.42, -0.2, 1.03, -0.09,
@@ -212,7 +212,7 @@ class LayoutFitTest : public QObject {
     QCOMPARE(bit, 5);
   }
 
-  // Item 16: the rounding label and the figures are never cut, whatever the value's length, in
+  // The rounding label and the figures are never cut, whatever the value's length, in
   // the wide layout (exports, wide windows) and the compact one (narrow windows).
   void roundingLabelWhole() {
     BitLayoutDiagram diagram;

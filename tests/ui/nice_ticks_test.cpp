@@ -1,4 +1,4 @@
-// Issue 10, item 11: axis ticks are "nice" numbers (1, 2 or 5 x 10^k, with just the decimals the
+// Axis ticks are "nice" numbers (1, 2 or 5 x 10^k, with just the decimals the
 // step needs) at every zoom, and log axes span whole decades with several labelled.
 #include "ui/nice_ticks.h"
 
@@ -24,7 +24,7 @@ class NiceTicksTest : public QObject {
   Q_OBJECT
 
  private slots:
-  // Item 11: 1, 2 or 5 x 10^k, the first tick a multiple of the step, just enough decimals.
+  // 1, 2 or 5 x 10^k, the first tick a multiple of the step, just enough decimals.
   void niceTicksByHand() {
     NiceTicks t = niceTicks(3.09126, 7.4, 8);  // span 4.31 / 8 = 0.54 -> 1
     QCOMPARE(t.step, 1.0);
@@ -44,7 +44,7 @@ class NiceTicksTest : public QObject {
     QVERIFY(std::abs(t.first + 0.3) < 1e-12);
   }
 
-  // Item 11: an axis keeps nice ticks after every range change (zoom, pan).
+  // An axis keeps nice ticks after every range change (zoom, pan).
   void axisTicksStayNiceWhenZoomed() {
     QValueAxis axis;
     keepTicksNice(&axis, 8);
@@ -60,7 +60,7 @@ class NiceTicksTest : public QObject {
     }
   }
 
-  // Item 11: log axes cover whole decades, at least two labelled powers of ten.
+  // Log axes cover whole decades, at least two labelled powers of ten.
   void logAxesSpanDecades() {
     auto r = decadeRange(0.3, 0.9);
     QCOMPARE(r.first, 0.1);

@@ -1,4 +1,4 @@
-// Covers issue #5 (and issue 10 item 2, below): `report --charts` renders the curves, the histogram
+// `report --charts` renders the curves, the histogram
 // and the bit-layout diagram headless from a results database, as valid PNG and SVG files.
 #include "ui/report_charts.h"
 
@@ -95,7 +95,7 @@ class ReportChartsTest : public QObject {
              QImage(freshPng).convertToFormat(QImage::Format_RGB32));
   }
 
-  // Issue 10, item 2: a 1-epoch study's curves are not empty in `report --charts` either: its
+  // A 1-epoch study's curves are not empty in `report --charts` either: its
   // points are drawn, in the backends' colours, inside the plot area.
   void oneEpochCurvesShowPoints() {
     QTemporaryDir dir;

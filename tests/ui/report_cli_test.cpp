@@ -1,8 +1,7 @@
-// Covers issue 10 item 19: `paritylab-cli report --charts` renders with the offscreen platform
-// whatever DISPLAY says (a stale DISPLAY aborted it); item 6: the report takes the Statistics
-// tab's choices (--a/--b or --reference, --test, --alpha, --margin) and names every file it
-// writes; item 3: `report --curves FILE.csv` writes the stored steps in long form. Each runs the
-// command as a user would.
+// `paritylab-cli report --charts` renders with the offscreen platform whatever DISPLAY says (a
+// stale DISPLAY aborted it); the report takes the Statistics tab's choices (--a/--b or
+// --reference, --test, --alpha, --margin) and names every file it writes; `report --curves
+// FILE.csv` writes the stored steps in long form. Each runs the command as a user would.
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -106,7 +105,7 @@ class ReportCliTest : public QObject {
   Q_OBJECT
 
  private slots:
-  // Issue 10.19: a DISPLAY naming no X server must not matter to headless chart rendering.
+  // A DISPLAY naming no X server must not matter to headless chart rendering.
   void chartsIgnoreAStaleDisplay() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -124,7 +123,7 @@ class ReportCliTest : public QObject {
     QVERIFY(!QImage(charts + "/histogram.png").isNull());
   }
 
-  // Issue 10.3: the per-step CSV in long form, exactly the stored steps.
+  // The per-step CSV in long form, exactly the stored steps.
   void curvesCsvIsLongForm() {
     QTemporaryDir dir;
     const QString db = dir.filePath("steps.db");
@@ -151,8 +150,8 @@ class ReportCliTest : public QObject {
                             "1,tpu-bf16,7,6,2,lr,0.002\r\n"));
   }
 
-  // Issue 10.6: a pair with Student's test, alpha and a margin: TOST and the minimum detectable
-  // difference (issue 18; no observed power) are in the summary,
+  // A pair with Student's test, alpha and a margin: TOST and the minimum detectable
+  // difference (no observed power) are in the summary,
   // no "give an equivalence margin", and both files are named on stdout.
   void reportTakesTheStatisticsChoices() {
     QTemporaryDir dir;
@@ -188,7 +187,7 @@ class ReportCliTest : public QObject {
     QVERIFY(std::abs(cell("p_value").toDouble() - 0.06670680196204137) < 1e-9);
     QVERIFY(std::abs(cell("tost_p").toDouble() - 0.03335340098101994) < 1e-9);
     QVERIFY(std::abs(cell("min_detectable_diff").toDouble() - 0.03155143426360225) < 1e-6);
-    QCOMPARE(header.indexOf("power"), -1);  // no observed power anywhere (issue 18)
+    QCOMPARE(header.indexOf("power"), -1);  // no observed power anywhere
     QVERIFY(!cell("verdict").contains("give an equivalence margin"));
 
     // All against a reference: one row per other backend, Holm-adjusted.

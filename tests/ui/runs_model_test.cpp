@@ -1,5 +1,5 @@
-// Covers issue #5: the runs model follows runner events, and redraws are batched (one update
-// signal for many events, never one per event); issue 10 items 3 and 12 (below).
+// The runs model follows runner events, and redraws are batched (one update signal for many
+// events, never one per event); progress per step and the stored step points (below).
 #include <QHeaderView>
 #include <QSignalSpy>
 #include <QTableView>
@@ -50,7 +50,7 @@ class RunsModelTest : public QObject {
     QCOMPARE(model.index(0, RunsTableModel::Epoch).data().toString(), QStringLiteral("1/4"));
     QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
              0.25);
-    // Issue 10.12: the cell says which loss it shows (a batch's while running).
+    // The cell says which loss it shows (a batch's while running).
     QCOMPARE(model.index(0, RunsTableModel::Loss).data().toString(),
              QStringLiteral("0.7500 batch"));
 
@@ -87,7 +87,7 @@ class RunsModelTest : public QObject {
     QCOMPARE(data.runs().front().steps.size(), std::size_t(500));
   }
 
-  // Issue 10.12: progress moves per step, the Epoch column shows the epoch in progress, and the
+  // Progress moves per step, the Epoch column shows the epoch in progress, and the
   // window's overall progress has an ETA.
   void progressMovesPerStep() {
     RunData data;
@@ -125,7 +125,7 @@ class RunsModelTest : public QObject {
     QCOMPARE(formatDuration(3723), QStringLiteral("1:02:03"));
   }
 
-  // Issue 10.3: a reopened study has the stored step points (loss and learning rate).
+  // A reopened study has the stored step points (loss and learning rate).
   void reopenedStudyHasItsSteps() {
     QTemporaryDir dir;
     const QString db = dir.filePath("steps.db");

@@ -1,4 +1,4 @@
-// Covers issue 11.4: the runs table's tooltip shows the optimizer steps a run skipped by loss
+// The runs table's tooltip shows the optimizer steps a run skipped by loss
 // scaling, per epoch, with the run's message.
 #include <QtTest>
 

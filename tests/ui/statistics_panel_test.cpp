@@ -1,7 +1,7 @@
-// Covers issue #5: the statistics panel shows the same numbers as core/stats, and on the
+// The statistics panel shows the same numbers as core/stats, and on the
 // reference experiment's runs the Welch test gives t = 1.4035, p = 0.17 (SciPy: 0.17344679).
-// Issue 10 item 13: one precision per column, the Hodges-Lehmann shift and CI with Mann-Whitney,
-// "runs needed" names the test it assumes. Issue 18: "detectable ≥" replaces observed power.
+// One precision per column, the Hodges-Lehmann shift and CI with Mann-Whitney, "runs needed"
+// names the test it assumes, and "detectable ≥" replaces observed power.
 #include "ui/statistics_panel.h"
 
 #include <QTableWidget>
@@ -75,7 +75,7 @@ class StatisticsPanelTest : public QObject {
     return QStringLiteral("<no column '%1'>").arg(header);
   }
 
-  // Issue 10 item 13: p with 3 significant digits or "< 0.001"; points with 2 decimals.
+  // p with 3 significant digits or "< 0.001"; points with 2 decimals.
   void formatsOnePrecisionPerColumn() {
     QCOMPARE(formatPValue(0.17344679058805318), QStringLiteral("0.173"));
     QCOMPARE(formatPValue(0.03051351864412646), QStringLiteral("0.0305"));

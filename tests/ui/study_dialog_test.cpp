@@ -1,5 +1,5 @@
-// Covers issue #5: the Study dialog refuses invalid values with the reason, and round-trips a
-// valid spec (the quick study) through core/study's parser; issue 10 item 17 (layout, fields).
+// The Study dialog refuses invalid values with the reason, and round-trips a valid spec (the
+// quick study) through core/study's parser; its layout and fields.
 #include "ui/study_dialog.h"
 
 #include <QComboBox>
@@ -40,7 +40,7 @@ class StudyDialogTest : public QObject {
   }
 
  private slots:
-  // Issue 10.17: selecting a backend (short or long description) does not reflow the form.
+  // Selecting a backend (short or long description) does not reflow the form.
   void selectingABackendKeepsTheLayout() {
     StudyDialog dialog(quickSpec());
     dialog.resize(980, 600);
@@ -57,7 +57,7 @@ class StudyDialogTest : public QObject {
     }
   }
 
-  // Issue 10.17: optimizer- and schedule-specific fields are enabled only when they apply;
+  // Optimizer- and schedule-specific fields are enabled only when they apply;
   // "1 epoch" in the singular.
   void fieldsFollowTheOptimizerAndSchedule() {
     StudyDialog dialog(quickSpec());
@@ -143,7 +143,7 @@ class StudyDialogTest : public QObject {
     dialog.backendEditor()->setPlainText(QStringLiteral("{ not json"));
     apply->click();
     QVERIFY(dialog.errorText().contains("does not parse"));
-    // Issue 12.2: 100k levels of nesting are refused before anything recurses over them.
+    // 100k levels of nesting are refused before anything recurses over them.
     dialog.backendEditor()->setPlainText(QString(100000, '[') + QString(100000, ']'));
     apply->click();
     QVERIFY2(dialog.errorText().contains("nested deeper than 64 levels"),

@@ -1,9 +1,9 @@
-// Covers issue 10, the study flow: item 1 (Start acts on what is shown: an opened database is
-// finished with its own spec, imported results cannot start, header and status bar name the
-// database), item 8 (a bad study file lists every problem with file, line and field, and keeps
-// Start disabled), item 9 (one QAction per command in menu, toolbar and panel, disabled while
-// training), item 12 (planned runs listed as pending from load) and item 18 (the database path
-// is asked for, in a visible documents folder, and remembered; tests bypass the dialog).
+// The study flow: Start acts on what is shown (an opened database is finished with its own
+// spec, imported results cannot start, header and status bar name the database); a bad study
+// file lists every problem with file, line and field, and keeps Start disabled; one QAction per
+// command in menu, toolbar and panel, disabled while training; planned runs listed as pending
+// from load; the database path is asked for, in a visible documents folder, and remembered
+// (tests bypass the dialog).
 #include <QAction>
 #include <QFile>
 #include <QLabel>
@@ -111,7 +111,7 @@ class StudyFlowTest : public QObject {
     QVERIFY(dir_.isValid());
   }
 
-  // Item 1: an opened database is what Start acts on, with its own spec, into the same file.
+  // An opened database is what Start acts on, with its own spec, into the same file.
   void startFinishesTheOpenedDatabase() {
     MainWindow w;
     asked_.clear();
@@ -143,7 +143,7 @@ class StudyFlowTest : public QObject {
     QVERIFY(w.actions()->start->toolTip().contains("finished"));
   }
 
-  // Item 1: an opened study edited to more seeds is extended in its own database.
+  // An opened study edited to more seeds is extended in its own database.
   void editedStudyExtendsItsDatabase() {
     MainWindow w;
     asked_.clear();
@@ -174,7 +174,7 @@ class StudyFlowTest : public QObject {
     QVERIFY(w.controller()->databasePath().isEmpty());
   }
 
-  // Item 1 + 18: imported results cannot start; the import asked where its database goes.
+  // Imported results cannot start; the import asked where its database goes.
   void importedResultsCannotStart() {
     MainWindow w;
     asked_.clear();
@@ -195,7 +195,7 @@ class StudyFlowTest : public QObject {
     QCOMPARE(StudyController::databaseFolder(), QFileInfo(db).absolutePath());
   }
 
-  // Item 18: the first Start asks (suggesting a visible documents folder); declining starts
+  // The first Start asks (suggesting a visible documents folder); declining starts
   // nothing and creates nothing.
   void firstStartAsksForTheDatabase() {
     QSettings().remove("databaseFolder");
@@ -214,7 +214,7 @@ class StudyFlowTest : public QObject {
     QVERIFY(w.controller()->databasePath().isEmpty());
   }
 
-  // Item 12: every planned run is listed, pending, from the moment the study is loaded; item 9:
+  // Every planned run is listed, pending, from the moment the study is loaded;
   // one action per command, disabled everywhere while training.
   void plannedRunsAndSharedActions() {
     MainWindow w;
@@ -248,7 +248,7 @@ class StudyFlowTest : public QObject {
       QVERIFY2(!a->isEnabled(), qPrintable(a->objectName()));
     QVERIFY(w.actions()->cancel->isEnabled());
     QVERIFY(w.databaseLabel()->text().contains("tiny-run.db"));
-    // Item 12: overall progress in the title and the status bar while training.
+    // Overall progress in the title and the status bar while training.
     QVERIFY2(w.windowTitle().startsWith(QString::fromUtf8("ParityLab — 0/4 runs")),
              qPrintable(w.windowTitle()));
     QVERIFY(w.databaseLabel()->text().startsWith("Training: 0/4 runs"));
@@ -261,7 +261,7 @@ class StudyFlowTest : public QObject {
     QVERIFY(w.windowTitle().contains("tiny-run.db"));
   }
 
-  // Item 17: after OK in the Study dialog, the header and the status bar show the new spec.
+  // After OK in the Study dialog, the header and the status bar show the new spec.
   void editedSpecIsShown() {
     MainWindow w;
     QVERIFY(w.controller()->loadSpecText(kTinySpec, "tiny.json"));
@@ -280,7 +280,7 @@ class StudyFlowTest : public QObject {
     QCOMPARE(w.runs()->model()->rowCount(), 6);
   }
 
-  // Item 6: Export all writes the difference plot, the step-loss chart, the per-step CSV and the
+  // Export all writes the difference plot, the step-loss chart, the per-step CSV and the
   // spec, and the report takes the Statistics tab's current choices.
   void exportAllWritesEverything() {
     MainWindow w;
@@ -315,7 +315,7 @@ class StudyFlowTest : public QObject {
     QVERIFY(rows.contains(",tpu-bf16,0,completed,1,test_loss,1"));
   }
 
-  // Item 8: every problem at once, with file, line and field; Start disabled until valid.
+  // Every problem at once, with file, line and field; Start disabled until valid.
   void badStudyFileListsEveryProblem() {
     MainWindow w;
     const QString path = writeFile(dir_, "bad.json",

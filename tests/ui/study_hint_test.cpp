@@ -1,4 +1,4 @@
-// Issue 10, item 11: before a study starts, the empty Curves chart has the study's range and
+// Before a study starts, the empty Curves chart has the study's range and
 // says what will appear ("Press Start: 15 runs (3 backends × 5 seeds, 3 epochs each)").
 #include "ui/study_hint.h"
 

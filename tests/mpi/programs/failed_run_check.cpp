@@ -1,4 +1,4 @@
-// Covers issue 15 item 3 (faults): run on 3 MPI ranks, a study whose seed-1 runs throw wherever
+// Faults under MPI: run on 3 MPI ranks, a study whose seed-1 runs throw wherever
 // they train. Every one of them is recorded as failed with its message, every other run completes
 // with its epochs, and the study goes on to the end. The workers train most runs: rank 0's own
 // runs are slowed down, so the failures come from the workers too (checked). Exit code 0 = passed.
