@@ -1,13 +1,13 @@
 // One training step (forward, backward, AdamW, weight storage) of each model
 // under each backend preset, on real Fashion-MNIST batches (images/s). The measuring code is the
-// one `paritylab-cli bench` uses (core/study/training_benchmark.h).
+// one `paritylab-cli bench` uses (core/study/run/training_benchmark.h).
 #include <benchmark/benchmark.h>
 
 #include <string>
 
 #include "core/backends/precision_policy.h"
 #include "core/data/dataset.h"
-#include "core/study/training_benchmark.h"
+#include "core/study/run/training_benchmark.h"
 
 namespace {
 

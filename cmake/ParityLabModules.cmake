@@ -1,10 +1,11 @@
 # paritylab_core_module(NAME [EXCLUDE prefix] [DEPS target...])
-# One static library per core/ folder (paritylab_<NAME>), built from every .cpp in that folder
-# (except those whose name starts with EXCLUDE's prefix: built apart, behind an option).
+# One static library per core/ floor (paritylab_<NAME>), built from every .cpp in that folder and
+# its role folders (except those whose name starts with EXCLUDE's prefix: built apart, behind an
+# option).
 # Each folder builds and tests on its own, so work on one floor never breaks the build of another.
 function(paritylab_core_module name)
   cmake_parse_arguments(ARG "" "EXCLUDE" "DEPS" ${ARGN})
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   if(ARG_EXCLUDE)
     list(FILTER sources EXCLUDE REGEX "/${ARG_EXCLUDE}[^/]*$")
   endif()
@@ -31,8 +32,12 @@ endfunction()
 # paritylab_test_area(NAME [DEPS target...] [ENV var=value...])
 # One GoogleTest executable per tests/ folder (test_<NAME>), registered with CTest test by test.
 function(paritylab_test_area name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "DEPS;ENV" ${ARGN})
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  cmake_parse_arguments(ARG "RECURSE" "TIMEOUT" "DEPS;ENV" ${ARGN})
+  if(ARG_RECURSE)  # tests in folders mirroring the floor's role folders
+    file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  else()
+    file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  endif()
   add_executable(test_${name} ${sources})
   target_link_libraries(test_${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(test_${name} PRIVATE

@@ -1,6 +1,6 @@
 // `paritylab-cli bench --model M --backend B [--batch N] [--steps N] [--threads N] [--json]`:
 // times training steps on real Fashion-MNIST batches after a warm-up and prints images per second,
-// so users can size their studies (core/study/training_benchmark.h does the measuring).
+// so users can size their studies (core/study/run/training_benchmark.h does the measuring).
 // `--input HxWxC` times random images of another shape instead (CIFAR-shaped 32x32x3: timing only,
 // the pixels carry no signal).
 
@@ -19,7 +19,7 @@
 #include "core/input/input_limits.h"
 #include "core/nn/blas_setup.h"
 #include "core/nn/model.h"
-#include "core/study/training_benchmark.h"
+#include "core/study/run/training_benchmark.h"
 
 namespace paritylab::cli {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
-#include "core/study/divergence_export.h"
-#include "core/study/results_store.h"
+#include "core/study/files/divergence_export.h"
+#include "core/study/store/results_store.h"
 
 namespace paritylab::cli {
 namespace {

@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "app/cli/command_registry.h"
-#include "core/study/csv.h"
-#include "core/study/results_import.h"
+#include "core/input/csv.h"
+#include "core/study/files/results_import.h"
 
 namespace paritylab::cli {
 namespace {

@@ -16,7 +16,7 @@
 #include "core/input/input_limits.h"
 #include "core/playground/matrix_text.h"
 #include "core/playground/product_compare.h"
-#include "core/study/csv.h"
+#include "core/input/csv.h"
 
 namespace paritylab::cli {
 namespace {
@@ -42,7 +42,7 @@ void noteValuesNotFp32(const playground::Matrix& m, const std::string& file) {
       (over ? overflow : underflow) += 1;
       if (first.empty())
         first = "row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) + ": " +
-                study::csvNumber(decimal);
+                input::csvNumber(decimal);
     }
   if (overflow + underflow == 0) return;
   std::string what;

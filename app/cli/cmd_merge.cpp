@@ -1,12 +1,12 @@
 // `paritylab-cli merge PART.db... --db ALL.db [--require-complete]`: joins the databases of a
-// study's shards (`run --shard K/N`) into one (core/study/results_merge.h).
+// study's shards (`run --shard K/N`) into one (core/study/cluster/results_merge.h).
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 
 #include "app/cli/command_registry.h"
-#include "core/study/results_merge.h"
+#include "core/study/cluster/results_merge.h"
 
 namespace paritylab::cli {
 namespace {

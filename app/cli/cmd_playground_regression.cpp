@@ -13,7 +13,7 @@
 #include "core/playground/matrix_text.h"
 #include "core/playground/playground_export.h"
 #include "core/playground/regression.h"
-#include "core/study/csv.h"
+#include "core/input/csv.h"
 
 namespace paritylab::cli {
 namespace {
@@ -36,7 +36,7 @@ void requireFiniteFp32(const Matrix& m, const std::string& flag) {
       if (!std::isfinite(m.at(r, c)))
         throw CommandError(flag + ": row " + std::to_string(r + 1) + ", column " +
                            std::to_string(c + 1) + ": " +
-                           study::csvNumber(m.decimals[std::size_t(r) * m.cols + c]) +
+                           input::csvNumber(m.decimals[std::size_t(r) * m.cols + c]) +
                            " is not a finite fp32 (the largest is 3.4028235e+38); every backend "
                            "would read it as " +
                            (std::isnan(m.at(r, c)) ? "nan" : "inf"));
@@ -75,7 +75,7 @@ void printTable(const playground::RegressionExperiment& e) {
   const auto& p = e.problem;
   std::string w0, header;
   for (int j = 0; j < p.features; ++j) {
-    w0 += (j ? ", " : "") + study::csvNumber(p.initialWeights[std::size_t(j)]);
+    w0 += (j ? ", " : "") + input::csvNumber(p.initialWeights[std::size_t(j)]);
     char buf[16];
     std::snprintf(buf, sizeof buf, " %12s", ("w" + std::to_string(j + 1)).c_str());
     header += buf;

@@ -11,13 +11,13 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
-#include "core/study/curves_export.h"
-#include "core/study/report_files.h"
-#include "core/study/study_report.h"
-#include "core/study/xray_rows.h"
+#include "core/study/files/curves_export.h"
+#include "core/study/files/report_files.h"
+#include "core/study/files/study_report.h"
+#include "core/study/files/xray_rows.h"
 
-#if defined(PARITYLAB_HAS_UI) && __has_include("ui/report_charts.h")
-#include "ui/report_charts.h"
+#if defined(PARITYLAB_HAS_UI) && __has_include("ui/shell/report_charts.h")
+#include "ui/shell/report_charts.h"
 #define PARITYLAB_REPORT_CHARTS 1
 #endif
 

@@ -21,9 +21,9 @@
 #include "app/cli/run_study.h"
 #include "core/input/input_limits.h"
 #include "core/stats/statistics.h"
-#include "core/study/launcher_environment.h"
-#include "core/study/study_report.h"
-#include "core/study/study_runner.h"
+#include "core/study/cluster/launcher_environment.h"
+#include "core/study/files/study_report.h"
+#include "core/study/run/study_runner.h"
 
 namespace paritylab::cli {
 namespace {

@@ -15,7 +15,7 @@
 #include "core/input/text_file.h"
 #include "core/stats/hodges_lehmann.h"
 #include "core/stats/statistics.h"
-#include "core/study/results_import.h"
+#include "core/study/files/results_import.h"
 
 namespace paritylab::cli {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
-#include "core/study/xray_findings.h"
+#include "core/study/analysis/xray_findings.h"
 
 namespace paritylab::cli {
 namespace {

@@ -1,5 +1,5 @@
 // `run` on MPI ranks (built with PARITYLAB_MPI only): rank 0 runs the study as the single-process
-// command does, with the other ranks as its remote workers (core/study/mpi_study.h); the other
+// command does, with the other ranks as its remote workers (core/study/cluster/mpi_study.h); the other
 // ranks train the runs rank 0 hands them and print nothing unless they fail.
 
 #include <atomic>
@@ -10,7 +10,7 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/run_study.h"
-#include "core/study/mpi_study.h"
+#include "core/study/cluster/mpi_study.h"
 
 namespace paritylab::cli {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
-#include "core/study/atomic_file.h"
+#include "core/input/atomic_file.h"
 
 namespace paritylab::cli {
 
@@ -26,8 +26,8 @@ void writeTextFile(const std::string& path, const std::string& text) {
     return;
   }
   try {
-    study::writeFileAtomically(path, text);
-  } catch (const study::FileWriteError& e) {
+    input::writeFileAtomically(path, text);
+  } catch (const input::FileWriteError& e) {
     throw CommandError(e.what());
   }
 }

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/study/study_runner.h"
+#include "core/study/run/study_runner.h"
 
 namespace paritylab::cli {
 

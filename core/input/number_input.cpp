@@ -6,18 +6,19 @@
 #include <type_traits>
 
 namespace paritylab::input {
-namespace {
 
-std::string_view trim(std::string_view text) {
+std::string_view trimmed(std::string_view text) {
   constexpr std::string_view kSpace = " \t\r\n";
   const auto first = text.find_first_not_of(kSpace);
   if (first == std::string_view::npos) return {};
   return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
 }
 
+namespace {
+
 template <typename T>
 std::optional<T> parseFloating(std::string_view text) {
-  text = trim(text);
+  text = trimmed(text);
   if (!text.empty() && text.front() == '+') {
     text.remove_prefix(1);  // from_chars takes a '-' only: "+-1" must stay refused
     if (!text.empty() && (text.front() == '-' || text.front() == '+')) return std::nullopt;
@@ -47,7 +48,7 @@ std::string bound(double value) {
 }
 
 std::string quoted(std::string_view text) {
-  return "'" + excerpt(trim(text)) + "'";
+  return "'" + excerpt(trimmed(text)) + "'";
 }
 
 }  // namespace
@@ -103,7 +104,7 @@ std::int64_t requireInteger(double value, const std::string& field, IntegerLimit
 }
 
 std::int64_t requireInteger(std::string_view text, const std::string& field, IntegerLimits limits) {
-  std::string_view digits = trim(text);
+  std::string_view digits = trimmed(text);
   if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
   std::int64_t integer = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), integer);

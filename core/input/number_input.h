@@ -12,6 +12,9 @@
 
 namespace paritylab::input {
 
+// `text` without leading and trailing spaces, tabs and line ends.
+std::string_view trimmed(std::string_view text);
+
 // A refused input. The message names the field (or file and position) and the value.
 class InputError : public std::invalid_argument {
  public:

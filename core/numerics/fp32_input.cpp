@@ -13,13 +13,6 @@
 namespace paritylab::numerics {
 namespace {
 
-std::string_view trim(std::string_view text) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  const auto first = text.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
-}
-
 std::optional<std::uint32_t> parseHexBits(std::string_view text) {
   if (text.size() < 3 || text.size() > 10 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X'))
     return std::nullopt;
@@ -81,7 +74,7 @@ std::optional<Canonical> canonical(std::string_view s) {
 }  // namespace
 
 std::optional<float> parseFp32(std::string_view text) {
-  text = trim(text);
+  text = input::trimmed(text);
   if (auto bits = parseHexBits(text)) return std::bit_cast<float>(*bits);
   if (!text.empty() && text.front() == '+') {
     text.remove_prefix(1);
@@ -101,7 +94,7 @@ std::optional<Fp32Input> parseFp32Input(std::string_view text) {
   const auto value = parseFp32(text);
   if (!value) return std::nullopt;
   Fp32Input input{*value, true};
-  text = trim(text);
+  text = input::trimmed(text);
   if (!text.empty() && (text.front() == '+' || text.front() == '-')) text.remove_prefix(1);
   const auto written = canonical(text);
   if (!written || parseHexBits(text)) return input;  // nan, inf, fp32 bits: exact by definition

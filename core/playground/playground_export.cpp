@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/study/csv.h"
+#include "core/input/csv.h"
 
 namespace paritylab::playground {
 namespace {
 
-using study::csvNumber;
+using input::csvNumber;
 
 nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
@@ -44,22 +44,22 @@ std::string hexBits(float v) {
 
 std::string regressionCsv(const RegressionExperiment& e) {
   std::ostringstream out;
-  study::CsvWriter csv(out);
+  input::CsvWriter csv(out);
   std::vector<std::string> header = {"source", "epoch", "loss"};
   for (int j = 1; j <= e.problem.features; ++j) header.push_back("w" + std::to_string(j));
   header.emplace_back("b");
   csv.writeRow(header);
   auto rows = [&](const std::string& source, const RegressionTrajectory& t) {
     for (std::size_t epoch = 0; epoch < t.coefficients.size(); ++epoch) {
-      std::vector<std::string> row = {source, std::to_string(epoch), csvNumber(t.loss[epoch])};
-      for (double c : t.coefficients[epoch]) row.push_back(csvNumber(c));
+      std::vector<std::string> row = {source, std::to_string(epoch), input::csvNumber(t.loss[epoch])};
+      for (double c : t.coefficients[epoch]) row.push_back(input::csvNumber(c));
       csv.writeRow(row);
     }
   };
   rows("fp64-gd", e.gradientDescent);
   for (const auto& run : e.runs) rows(run.backend, run.trajectory);
   std::vector<std::string> row = {"fp64-lstsq", "", ""};
-  for (double c : e.leastSquares.coefficients) row.push_back(csvNumber(c));
+  for (double c : e.leastSquares.coefficients) row.push_back(input::csvNumber(c));
   csv.writeRow(row);
   return out.str();
 }
@@ -108,15 +108,15 @@ nlohmann::json regressionJson(const RegressionExperiment& e) {
 
 std::string reductionCsv(const ReductionExperiment& e) {
   std::ostringstream out;
-  study::CsvWriter csv(out);
+  input::CsvWriter csv(out);
   csv.writeRow({"curve", "operands", "backends", "order", "accumulation", "length", "trial",
                 "total_error", "accumulation_error"});
   for (const auto& c : e.curves) {
     for (const auto& p : c.points) {
       for (std::size_t t = 0; t < p.totalError.size(); ++t) {
         csv.writeRow({c.label, c.operands, c.backends, c.order, c.accumulation,
-                      std::to_string(p.length), std::to_string(t), csvNumber(p.totalError[t]),
-                      csvNumber(p.accumulationError[t])});
+                      std::to_string(p.length), std::to_string(t), input::csvNumber(p.totalError[t]),
+                      input::csvNumber(p.accumulationError[t])});
       }
     }
   }
@@ -156,7 +156,7 @@ nlohmann::json reductionJson(const ReductionExperiment& e) {
 
 std::string productCsv(const ProductComparison& c) {
   std::ostringstream out;
-  study::CsvWriter csv(out);
+  input::CsvWriter csv(out);
   csv.writeRow({"row", "col", "backend", "value", "bits", "ulps_from_" + c.reference,
                 "backends_differ", "exact"});
   for (int i = 0; i < c.rows(); ++i) {
@@ -164,9 +164,9 @@ std::string productCsv(const ProductComparison& c) {
       const std::size_t e = std::size_t(i) * c.cols() + j;
       for (const auto& p : c.products) {
         csv.writeRow({std::to_string(i), std::to_string(j), p.backend,
-                      csvNumber(p.product.values[e]), hexBits(p.product.values[e]),
+                      input::csvNumber(p.product.values[e]), hexBits(p.product.values[e]),
                       std::to_string(p.ulpsFromReference[e]), c.differs[e] ? "yes" : "no",
-                      csvNumber(c.exact[e])});
+                      input::csvNumber(c.exact[e])});
       }
     }
   }

@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/stats/churn.h"
-#include "core/study/csv.h"
-#include "core/study/divergence_analysis.h"
-#include "core/study/divergence_export.h"
-#include "core/study/results_store.h"
+#include "core/input/csv.h"
+#include "core/study/analysis/divergence_analysis.h"
+#include "core/study/files/divergence_export.h"
+#include "core/study/store/results_store.h"
 #include "tests/cli/cli_runner.h"
 
 namespace paritylab::cli {
@@ -35,8 +35,8 @@ std::string studyJson(const std::string& backends, const std::string& seeds) {
 // CSV rows as maps from the header's names.
 std::vector<std::map<std::string, std::string>> readCsv(const std::string& path) {
   std::ifstream in(path);
-  study::CsvReader reader(in, path);
-  study::CsvRow row;
+  input::CsvReader reader(in, path);
+  input::CsvRow row;
   std::vector<std::string> header;
   std::vector<std::map<std::string, std::string>> rows;
   while (reader.next(row)) {

@@ -1,7 +1,7 @@
 // Fuzz target: importing measured results from a CSV (torchprime or generic columns), as
 // `paritylab-cli import FILE.csv` reads it.
-#include "core/study/csv.h"
-#include "core/study/results_import.h"
+#include "core/input/csv.h"
+#include "core/study/files/results_import.h"
 #include "fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string path = fuzz::scratchFile("import.csv", fuzz::asText(data, size));
   try {
     study::readResultsCsv(path, study::CsvImportOptions{});
-  } catch (const study::CsvError&) {
+  } catch (const input::CsvError&) {
   }
   return 0;
 }

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <string>
 
-#include "core/study/divergence_analysis.h"
-#include "core/study/results_store.h"
-#include "core/study/study_spec.h"
+#include "core/study/analysis/divergence_analysis.h"
+#include "core/study/store/results_store.h"
+#include "core/study/spec/study_spec.h"
 #include "fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,6 +1,6 @@
 // Fuzz target: the study spec (JSON). Accepted specs must survive a round trip through
 // studySpecToJson; refused ones must be a SpecError.
-#include "core/study/study_spec.h"
+#include "core/study/spec/study_spec.h"
 #include "fuzz_target.h"
 
 namespace paritylab::fuzz {

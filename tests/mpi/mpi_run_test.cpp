@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/study/results_store.h"
+#include "core/study/store/results_store.h"
 
 namespace paritylab::study {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "core/study/mpi_study.h"
+#include "core/study/cluster/mpi_study.h"
 
 namespace {
 

@@ -1,0 +1,194 @@
+#include "core/study/analysis/divergence_analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+#include "core/study/analysis/divergence_runs.h"
+#include "core/study/store/results_store.h"
+
+namespace paritylab::study {
+namespace {
+
+const BackendRuns* find(const std::vector<BackendRuns>& all, const std::string& name) {
+  const auto it =
+      std::find_if(all.begin(), all.end(), [&](const BackendRuns& b) { return b.name == name; });
+  return it == all.end() ? nullptr : &*it;
+}
+
+std::string listOf(const std::vector<BackendRuns>& all) {
+  std::string list;
+  for (const BackendRuns& b : all) list += (list.empty() ? "" : ", ") + b.name;
+  return list;
+}
+
+// Paired and unpaired tests on final accuracies.
+void accuracyTests(const BackendRuns& a, const BackendRuns& b, const DivergenceOptions& options,
+                   DivergenceReport& report) {
+  std::vector<double> pairedA, pairedB;
+  std::set<std::uint64_t> seeds;
+  for (const RunRecord& r : a.completed) seeds.insert(r.seed);
+  for (const RunRecord& r : b.completed) seeds.insert(r.seed);
+  for (std::uint64_t seed : seeds) {
+    const auto atSeed = [&](const BackendRuns& x) -> const RunRecord* {
+      for (const RunRecord& r : x.completed)
+        if (r.seed == seed) return &r;
+      return nullptr;
+    };
+    const RunRecord* ra = atSeed(a);
+    const RunRecord* rb = atSeed(b);
+    if (!ra || !rb) {
+      report.notes.push_back("seed " + std::to_string(seed) + " has no completed " +
+                             (ra ? b.name : a.name) + " run: not paired");
+      continue;
+    }
+    const RunRecord* unknown =
+        std::isfinite(ra->finalAccuracy) ? (std::isfinite(rb->finalAccuracy) ? nullptr : rb) : ra;
+    if (unknown) {
+      report.notes.push_back("seed " + std::to_string(seed) + ": " + unknown->backend + " run " +
+                             std::to_string(unknown->id) +
+                             " has no final accuracy: not paired");
+      continue;
+    }
+    report.pairedSeeds.push_back(seed);
+    pairedA.push_back(ra->finalAccuracy);
+    pairedB.push_back(rb->finalAccuracy);
+  }
+  if (pairedA.size() >= 2) {
+    const stats::PairedTTestResult t =
+        stats::pairedTTest(pairedA, pairedB, options.tail, options.alpha);
+    if (t.defined) {
+      report.pairedT = t;
+    } else {
+      report.notes.emplace_back(
+          "paired t-test undefined: every seed-matched pair differs by the same "
+          "amount");
+    }
+  } else {
+    report.notes.push_back("paired tests need at least 2 seeds with completed runs of both " +
+                           a.name + " and " + b.name + " (" + std::to_string(pairedA.size()) +
+                           " here)");
+  }
+  if (!pairedA.empty()) {
+    try {
+      report.wilcoxon = stats::wilcoxonSignedRank(pairedA, pairedB, options.tail);
+    } catch (const std::invalid_argument&) {
+      report.notes.emplace_back(
+          "Wilcoxon signed-rank undefined: every seed-matched pair has equal "
+          "final accuracies");
+    }
+  }
+  if (a.allFinalAccuracies.size() >= 2 && b.allFinalAccuracies.size() >= 2) {
+    report.welch = stats::tTest(a.allFinalAccuracies, b.allFinalAccuracies, stats::TTestKind::Welch,
+                                options.tail, options.alpha);
+  } else {
+    report.notes.emplace_back("Welch's t-test needs at least 2 completed runs of each backend");
+  }
+}
+
+// Per-class accuracy of A and B.
+void classTable(const BackendRuns& a, const BackendRuns& b, const ResultsStore::TestSet& testSet,
+                const DivergenceOptions& options, DivergenceReport& report) {
+  const std::size_t classes = testSet.classNames.size();
+  const auto perRun = [&](const BackendRuns& x) {
+    std::vector<std::vector<double>> out;
+    for (const stats::SeededPredictions& p : x.withPredictions)
+      out.push_back(stats::perClassAccuracy(testSet.labels, p.predicted, classes));
+    return out;
+  };
+  const std::vector<std::vector<double>> runsA = perRun(a), runsB = perRun(b);
+  std::vector<stats::ClassDifference> differences;
+  try {
+    differences = stats::compareClasses(runsA, runsB, options.alpha);
+  } catch (const std::invalid_argument& e) {
+    report.notes.push_back(std::string("no per-class comparison: ") + e.what());
+    return;
+  }
+  for (const stats::ClassDifference& d : differences) {
+    ClassRow row;
+    row.classIndex = d.class_index;
+    row.className =
+        d.class_index < classes ? testSet.classNames[d.class_index] : std::to_string(d.class_index);
+    for (const auto& r : runsA) row.meanA += r[d.class_index] / double(runsA.size());
+    for (const auto& r : runsB) row.meanB += r[d.class_index] / double(runsB.size());
+    row.difference = d;
+    report.classes.push_back(row);
+  }
+}
+
+}  // namespace
+
+DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOptions& options) {
+  DivergenceReport report;
+  report.a = options.a;
+  report.b = options.b;
+  std::vector<std::string> specBackends;
+  if (store.hasStudy()) {
+    const StudySpec spec = store.loadStudySpec();
+    report.weightsKept = spec.keepWeights;
+    for (const BackendEntry& e : spec.backends) specBackends.push_back(e.name);
+  } else {
+    report.weightsKept = "none";
+    report.notes.push_back(store.path() + " holds no study: its runs only");
+  }
+
+  const std::optional<ResultsStore::TestSet> testSet = store.loadTestSet();
+  const std::size_t examples = testSet ? testSet->labels.size() : 0;
+  const std::vector<BackendRuns> all =
+      collectBackendRuns(store, specBackends, examples, report.notes);
+  const BackendRuns* a = find(all, options.a);
+  const BackendRuns* b = find(all, options.b);
+  for (const auto& [name, found] : {std::pair{options.a, a}, std::pair{options.b, b}}) {
+    if (!found) {
+      throw std::invalid_argument("backend '" + name + "' is not in the study " + store.path() +
+                                  " (its backends: " + listOf(all) + ")");
+    }
+  }
+
+  if (!testSet) {
+    report.notes.emplace_back(
+        "the database holds no per-example predictions (a study recorded "
+        "before ParityLab stored them, or imported runs): no churn, McNemar or "
+        "per-class table");
+  } else {
+    report.classNames = testSet->classNames;
+  }
+  stats::BootstrapOptions boot = options.bootstrap;
+  boot.alpha = options.alpha;  // every CI at 1 - alpha
+
+  for (const BackendRuns& row : all)
+    if (!row.withPredictions.empty()) report.backends.push_back(row.name);
+  for (const std::string& row : report.backends) {
+    for (const std::string& column : report.backends) {
+      const BackendRuns& r = *find(all, row);
+      const BackendRuns& c = *find(all, column);
+      ChurnCell cell{row, column, {}};
+      cell.churn = row == column
+                       ? stats::seedChurn(r.withPredictions, boot)
+                       : stats::precisionChurn(r.withPredictions, c.withPredictions, boot);
+      report.churnMatrix.push_back(std::move(cell));
+    }
+  }
+
+  if (!a->withPredictions.empty() && !b->withPredictions.empty()) {
+    report.churn =
+        stats::compareChurn(a->name, a->withPredictions, b->name, b->withPredictions, boot);
+    report.mcnemar = stats::mcnemarSeedPairs(testSet->labels, a->withPredictions,
+                                             b->withPredictions, options.alpha);
+    classTable(*a, *b, *testSet, options, report);
+  } else if (testSet) {
+    for (const BackendRuns* x : {a, b}) {
+      if (x->withPredictions.empty()) {
+        report.notes.push_back(x->name +
+                               " has no completed run with stored predictions: no churn, "
+                               "McNemar or per-class table");
+      }
+    }
+  }
+  accuracyTests(*a, *b, options, report);
+  report.layers = weightDivergence(store, *a, *b, report.weightsKept, report.notes);
+  return report;
+}
+
+}  // namespace paritylab::study

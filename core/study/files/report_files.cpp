@@ -1,0 +1,30 @@
+#include "core/study/files/report_files.h"
+
+#include <filesystem>
+
+#include "core/study/files/curves_export.h"
+#include "core/study/files/divergence_export.h"
+
+namespace paritylab::study {
+
+std::string epochCurvesPathFor(const std::string& runsCsvPath) {
+  const std::filesystem::path p(runsCsvPath);
+  return (p.parent_path() / (p.stem().string() + "-epochs" + p.extension().string())).string();
+}
+
+ReportFiles writeReportFiles(const ResultsStore& store, const std::string& runsCsvPath,
+                             const ReportOptions& options) {
+  ReportFiles files;
+  const std::string summary = writeReport(store, runsCsvPath, options);
+  files.written.push_back({runsCsvPath, "runs"});
+  files.written.push_back({summary, "summary and comparisons"});
+  const DivergenceFiles divergence = writeDivergenceReport(store, runsCsvPath, options);
+  for (const std::string& path : divergence.written) files.written.push_back({path, "divergence"});
+  files.skipped = divergence.skipped;
+  const std::string epochs = epochCurvesPathFor(runsCsvPath);
+  writeEpochCurves(store, epochs);
+  files.written.push_back({epochs, "per-epoch curves"});
+  return files;
+}
+
+}  // namespace paritylab::study

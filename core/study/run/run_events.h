@@ -1,0 +1,56 @@
+#pragma once
+// What the study runner reports while it works. Plain structs and callbacks (no Qt): the ui
+// turns them into queued signals. CONTRACT (owned by core/study; ui relies on these names).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/study/store/run_state.h"
+
+namespace paritylab::study {
+
+
+struct RunKey {
+  std::int64_t runId = 0;  // the results database's id of the run
+  std::string backend;     // backend (preset or custom policy) name
+  std::uint64_t seed = 0;
+};
+
+struct StepEvent {  // throttled: at most a few per second per run
+  RunKey run;
+  int epoch = 0;
+  std::int64_t step = 0;           // global step since the run started
+  double loss = 0.0;               // training loss of that batch
+  double lr = 0.0;                 // learning rate of that step
+  std::int64_t stepsPerEpoch = 0;  // steps in one epoch of this run (0 = unknown)
+  int totalEpochs = 0;             // epochs this run trains (0 = unknown)
+};
+
+struct EpochEvent {
+  RunKey run;
+  int epoch = 0;  // 1-based
+  int totalEpochs = 0;
+  double trainLoss = 0.0, testLoss = 0.0, testAccuracy = 0.0;  // accuracy: fraction in [0, 1]
+  double seconds = 0.0;
+  int skippedSteps = 0;  // loss scaling: optimizer steps skipped on inf/NaN in this epoch
+};
+
+struct RunStateEvent {
+  RunKey run;
+  RunState state = RunState::Pending;
+  int epoch = 0;        // diverged: the epoch it happened in
+  std::string message{};  // failed: why
+  double finalAccuracy = 0.0;
+  double wallSeconds = 0.0;
+};
+
+// Called from worker threads; implementations must be thread-safe and quick.
+struct RunnerCallbacks {
+  std::function<void(const StepEvent&)> onStep;
+  std::function<void(const EpochEvent&)> onEpoch;
+  std::function<void(const RunStateEvent&)> onRunState;
+  std::function<void()> onStudyFinished;
+};
+
+}  // namespace paritylab::study

@@ -1,0 +1,112 @@
+#include "core/study/run/study_runner.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "core/study/run/thread_pool.h"
+
+namespace paritylab::study {
+namespace {
+
+std::string messageOf(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+// The dataset's class names, or "0", "1", ... when it has none (for the per-class tables).
+std::vector<std::string> classNamesOf(const data::Dataset& set) {
+  if (set.classNames.size() == std::size_t(set.numClasses)) return set.classNames;
+  std::vector<std::string> names;
+  for (int c = 0; c < set.numClasses; ++c) names.push_back(std::to_string(c));
+  return names;
+}
+
+}  // namespace
+
+StudyRunner::StudyRunner(StudySpec spec, ResultsStore& store, RunnerCallbacks callbacks,
+                         TrainFunction trainFn)
+    : spec_(std::move(spec)),
+      store_(store),
+      callbacks_(std::move(callbacks)),
+      train_(trainFn ? std::move(trainFn) : TrainFunction(&nn::train)) {}
+
+std::vector<PlannedRun> StudyRunner::plannedRuns() const {
+  return plannedRunsOf(spec_);
+}
+
+void StudyRunner::recordStoreFailure(std::exception_ptr error) {
+  {
+    std::lock_guard lock(storeErrorMutex_);
+    if (!storeError_) storeError_ = std::move(error);
+  }
+  cancel_ = true;  // nothing more can be recorded: stop the other runs
+}
+
+RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
+  requireDistinctRuns(spec_);
+  RunScheduler scheduler(spec_, store_, owner_, shard_);
+  scheduler.adoptSpec(resume);
+  // Everything that can fail on bad input happens before the first run.
+  data::DataSplit data = data::loadDataset(spec_.dataset);
+  // Once per study, so that the divergence analysis needs no dataset files.
+  store_.saveTestSet(data.test.labels, classNamesOf(data.test));
+  scheduler.planRuns(resume, reclaimOtherHosts_);
+
+  StudyCommitter committer(spec_, store_, callbacks_);
+  committer.announcePending(scheduler.todo());
+  RunContext context{spec_, data, train_, cancel_, {}, callbacks_.onStep, stepInterval_};
+  if (spec_.pretrain && !scheduler.todo().empty())
+    context.backboneCheckpoint = pretrainBackbone(spec_, store_.path(), train_, cancel_);
+  if (remote) remote->start(spec_, context.backboneCheckpoint);
+
+  // Every worker thread asks the scheduler for the next run until none is left.
+  const auto work = [&] {
+    try {
+      while (std::optional<RunJob> job = scheduler.next(cancel_)) {
+        committer.runStarted(*job);
+        trainRun(context, *job, committer);
+      }
+    } catch (const StoreError&) {
+      recordStoreFailure(std::current_exception());
+    }
+  };
+  {
+    const int wanted = threads_ > 0        ? threads_
+                       : spec_.threads > 0 ? spec_.threads
+                                           : int(std::thread::hardware_concurrency());
+    const int threads = std::min<int>(wanted, std::max<int>(1, int(scheduler.todo().size())));
+    ThreadPool pool(threads);
+    for (int i = 0; i < threads; ++i) pool.submit(work);
+    if (remote)
+      remote->serve(scheduler, committer, cancel_,
+                    [this](std::exception_ptr e) { recordStoreFailure(std::move(e)); });
+    pool.wait();
+  }
+  if (storeError_) {
+    throw StoreError(messageOf(storeError_) +
+                     " (the study stopped: its results cannot be recorded; runs finished before "
+                     "are kept, continue with --resume once the cause is fixed)");
+  }
+  // Never started: they stay pending in the database (another process may run them).
+  committer.cancelledBeforeStart(scheduler.remaining());
+
+  RunnerSummary summary;
+  summary.planned = scheduler.planned();
+  summary.skipped = scheduler.skipped();
+  summary.elsewhere = scheduler.elsewhere();
+  const RunOutcomes outcomes = committer.outcomes();
+  summary.completed = outcomes.completed;
+  summary.diverged = outcomes.diverged;
+  summary.failed = outcomes.failed;
+  summary.cancelled = outcomes.cancelled;
+  summary.wasCancelled = cancel_;
+  if (callbacks_.onStudyFinished) callbacks_.onStudyFinished();
+  return summary;
+}
+
+}  // namespace paritylab::study

@@ -1,0 +1,142 @@
+#include "core/study/run/training_benchmark.h"
+
+#include <algorithm>
+#include <barrier>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/data/shuffle.h"
+#include "core/nn/optimizer.h"
+#include "core/nn/training_session.h"
+#include "core/study/run/thread_pool.h"
+
+namespace paritylab::study {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void validate(const ThroughputConfig& c, const data::Dataset& train) {
+  auto positive = [](const char* field, int value) {
+    if (value < 1)
+      throw std::invalid_argument(std::string(field) + " must be >= 1, got " +
+                                  std::to_string(value));
+  };
+  positive("batch", c.batchSize);
+  positive("steps", c.steps);
+  positive("threads", c.threads);
+  if (c.warmupSteps < 0)
+    throw std::invalid_argument("warmup must be >= 0, got " + std::to_string(c.warmupSteps));
+  if (train.size() == 0) throw std::invalid_argument("the training data is empty");
+  if (std::size_t(c.batchSize) > train.size())
+    throw std::invalid_argument("batch " + std::to_string(c.batchSize) + " is larger than the " +
+                                std::to_string(train.size()) + " training images");
+}
+
+// One worker: its own session, optimizer and batch buffers; warm-up, then the timed steps.
+struct Worker {
+  nn::TrainingSession session;
+  std::unique_ptr<nn::Optimizer> optimizer;
+  std::vector<nn::ParamStore::Range> ranges;
+  std::vector<std::uint32_t> order;
+  std::vector<float> images;         // [batch, C, H, W]
+  std::vector<std::int32_t> labels;  // [batch]
+  std::size_t cursor = 0;
+  std::uint64_t step = 0;
+  double seconds = 0.0;
+  std::int64_t skipped = 0;
+  std::size_t records = 0;  // X-ray records taken
+  bool diverged = false;
+
+  Worker(const nn::ModelSpec& spec, const backends::PrecisionPolicy& policy,
+         const ThroughputConfig& c, const data::Dataset& train, std::uint64_t seed)
+      : session(spec, policy, seed),
+        optimizer(nn::makeOptimizer(c.optimizer)),
+        ranges(session.model().params.weightRanges(false)),
+        order(data::shuffledIndices(train.size(), seed)),
+        images(std::size_t(c.batchSize) * train.imageSize()),
+        labels(std::size_t(c.batchSize)) {
+    if (c.xrayEverySteps > 0) session.enableXray(c.xrayEverySteps);
+  }
+
+  void trainStep(const data::Dataset& train, double lr) {
+    const std::size_t item = train.imageSize();
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      const std::uint32_t src = order[cursor];
+      cursor = (cursor + 1) % order.size();
+      std::copy(train.image(src), train.image(src) + item, images.data() + i * item);
+      labels[i] = train.labels[src];
+    }
+    const nn::StepOutcome out = session.step(images.data(), labels.data(), int(labels.size()),
+                                             step++, *optimizer, lr, ranges, 0.0);
+    records += session.takeXray().size();  // what a study hands to the store (not written)
+    skipped += out.skipped ? 1 : 0;
+    diverged = diverged || out.diverged;
+  }
+};
+
+}  // namespace
+
+ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
+                                           const backends::PrecisionPolicy& policy,
+                                           const data::Dataset& train) {
+  validate(config, train);
+  nn::ModelSpec spec = config.model;
+  spec.channels = train.channels;
+  spec.height = train.height;
+  spec.width = train.width;
+  spec.numClasses = train.numClasses;
+  nn::makeOptimizer(config.optimizer);  // names a bad optimizer before any thread starts
+
+  std::vector<std::unique_ptr<Worker>> workers;
+  workers.reserve(std::size_t(config.threads));
+  for (int t = 0; t < config.threads; ++t) {
+    workers.push_back(std::make_unique<Worker>(spec, policy, config, train,
+                                               data::mixSeed(config.seed, std::uint64_t(t))));
+  }
+
+  // Everyone warms up, waits for the others, then runs the timed steps from a common start.
+  Clock::time_point start;
+  std::barrier sync(config.threads, [&start]() noexcept { start = Clock::now(); });
+  std::vector<Clock::time_point> ends(workers.size());
+  {
+    ThreadPool pool(config.threads);
+    for (std::size_t t = 0; t < workers.size(); ++t) {
+      pool.submit([&, t] {
+        Worker& w = *workers[t];
+        const double lr = config.optimizer.lr;
+        for (int s = 0; s < config.warmupSteps; ++s) w.trainStep(train, lr);
+        sync.arrive_and_wait();
+        const auto mine = Clock::now();
+        for (int s = 0; s < config.steps; ++s) w.trainStep(train, lr);
+        ends[t] = Clock::now();
+        w.seconds = std::chrono::duration<double>(ends[t] - mine).count();
+      });
+    }
+    pool.wait();
+  }
+
+  ThroughputResult r;
+  r.threads = config.threads;
+  r.batchSize = config.batchSize;
+  r.steps = config.steps;
+  r.wallSeconds =
+      std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) - start).count();
+  const double imagesPerWorker = double(config.steps) * config.batchSize;
+  r.imagesPerSecond = imagesPerWorker * config.threads / r.wallSeconds;
+  std::vector<double> stepMs;
+  for (const auto& w : workers) {
+    r.workerImagesPerSecond.push_back(imagesPerWorker / w->seconds);
+    stepMs.push_back(1000.0 * w->seconds / config.steps);
+    r.skippedSteps += w->skipped;
+    r.diverged = r.diverged || w->diverged;
+  }
+  std::sort(stepMs.begin(), stepMs.end());
+  const std::size_t mid = stepMs.size() / 2;
+  r.stepMilliseconds = stepMs.size() % 2 ? stepMs[mid] : 0.5 * (stepMs[mid - 1] + stepMs[mid]);
+  return r;
+}
+
+}  // namespace paritylab::study

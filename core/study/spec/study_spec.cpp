@@ -1,0 +1,441 @@
+#include "core/study/spec/study_spec.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "core/input/input_limits.h"
+#include "core/input/json_input.h"
+#include "core/input/text_file.h"
+#include "core/study/spec/study_memory.h"
+
+namespace paritylab::study {
+namespace {
+
+using nlohmann::json;
+
+// Reads the fields of one JSON object, checking types and limits (core/input/input_limits.h),
+// and rejects unknown fields. Values in messages are bounded excerpts.
+class ObjectReader {
+ public:
+  ObjectReader(const json& object, std::string path, const std::string& file)
+      : object_(object), path_(std::move(path)), file_(file) {
+    if (!object_.is_object()) fail(path_, "expected an object, got " + input::jsonExcerpt(object_));
+  }
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw SpecError(file_ + ": " + field + ": " + what, field);
+  }
+  std::string fieldPath(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+  // Runs `read` (a core/input check of `field`) with its InputError as a SpecError naming the
+  // field, so that checkStudySpec can locate it and go on to the next problem.
+  template <typename Read>
+  static auto checked(const std::string& field, Read read) -> decltype(read()) {
+    try {
+      return read();
+    } catch (const input::InputError& e) {
+      throw SpecError(e.what(), field);
+    }
+  }
+  const json* find(const std::string& key) {
+    known_.insert(key);
+    auto it = object_.find(key);
+    return it == object_.end() ? nullptr : &*it;
+  }
+  void read(const std::string& key, bool& out) {
+    if (const json* v = find(key)) {
+      if (!v->is_boolean()) fail(fieldPath(key), "expected true/false, got " + excerpt(*v));
+      out = v->get<bool>();
+    }
+  }
+  void read(const std::string& key, std::string& out) {
+    if (const json* v = find(key)) {
+      if (!v->is_string()) fail(fieldPath(key), "expected a string, got " + excerpt(*v));
+      out = v->get<std::string>();
+    }
+  }
+  // An integer within `limits`, converted without overflow into any integer type that holds them.
+  template <typename T>
+  void readInt(const std::string& key, T& out, input::IntegerLimits limits) {
+    if (const json* v = find(key))
+      out = T(checked(fieldPath(key), [&] {
+        return input::requireJsonInteger(*v, file_ + ": " + fieldPath(key), limits);
+      }));
+  }
+  void readReal(const std::string& key, double& out, input::RealLimits limits) {
+    if (const json* v = find(key))
+      out = checked(fieldPath(key), [&] {
+        return input::requireJsonReal(*v, file_ + ": " + fieldPath(key), limits);
+      });
+  }
+  void readChoice(const std::string& key, std::string& out, const std::set<std::string>& choices) {
+    read(key, out);
+    if (!choices.count(out)) {
+      std::string list;
+      for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+      fail(fieldPath(key), "unknown value '" + input::excerpt(out) + "' (one of: " + list + ")");
+    }
+  }
+  // A list of class indices (at most kMaxClasses, each in [0, kMaxClasses)).
+  void readClasses(const std::string& key, std::vector<int>& out) {
+    const json* v = find(key);
+    if (!v) return;
+    if (!v->is_array() || v->size() > std::size_t(input::kMaxClasses))
+      fail(fieldPath(key), "expected an array of at most " + std::to_string(input::kMaxClasses) +
+                               " class indices, got " + excerpt(*v));
+    out.clear();
+    for (std::size_t i = 0; i < v->size(); ++i)
+      out.push_back(int(checked(fieldPath(key) + "[" + std::to_string(i) + "]", [&] {
+        return input::requireJsonInteger(
+            (*v)[i], file_ + ": " + fieldPath(key) + "[" + std::to_string(i) + "]",
+            {0, input::kMaxClasses - 1});
+      })));
+    for (std::size_t i = 0; i < out.size(); ++i)
+      for (std::size_t k = 0; k < i; ++k)
+        if (out[k] == out[i])
+          fail(fieldPath(key) + "[" + std::to_string(i) + "]",
+               "class " + std::to_string(out[i]) + " is listed twice (at " + std::to_string(k) +
+                   " and " + std::to_string(i) + "; each class once)");
+    if (out.size() == 1)
+      fail(fieldPath(key), "a single class (" + std::to_string(out[0]) +
+                               "): a classifier needs at least 2 classes");
+  }
+  void finish() const {
+    for (auto it = object_.begin(); it != object_.end(); ++it)
+      if (!known_.count(it.key()))
+        fail(fieldPath(input::excerpt(it.key())),
+             "unknown field (value " + excerpt(it.value()) + ")");
+  }
+  const std::string& file() const { return file_; }
+  static std::string excerpt(const json& v) { return input::jsonExcerpt(v); }
+
+ private:
+  const json& object_;
+  std::string path_;
+  const std::string& file_;
+  std::set<std::string> known_;
+};
+
+// 5 as "5", 0.5 as "0.5".
+std::string shownNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.10g", value);
+  return buffer;
+}
+
+constexpr input::IntegerLimits kEpochs{1, input::kMaxEpochs};
+constexpr input::IntegerLimits kBatch{1, input::kMaxBatchSize};
+constexpr input::IntegerLimits kSeedValue{0, input::kMaxSeedValue};
+constexpr input::RealLimits kNonNegative{0, input::kMaxHyperparameter};
+constexpr input::RealLimits kPositive{0, input::kMaxHyperparameter, true};
+constexpr input::RealLimits kFraction{0, 1};                   // [0, 1]
+constexpr input::RealLimits kOpenFraction{0, 1, false, true};  // [0, 1)
+
+void readDataset(const json& j, data::DatasetSpec& d, const std::string& file) {
+  ObjectReader r(j, "dataset", file);
+  r.read("source", d.source);
+  r.readInt("train_size", d.trainSize, {0, input::kMaxDatasetImages});
+  r.readInt("test_size", d.testSize, {0, input::kMaxDatasetImages});
+  r.readReal("test_fraction", d.testFraction, kOpenFraction);
+  r.readInt("seed", d.seed, kSeedValue);
+  r.readInt("image_size", d.imageSize, {0, input::kMaxImageSide});
+  r.readInt("celeba_identities", d.celebaIdentities, {1, input::kMaxClasses});
+  r.readClasses("classes", d.classes);
+  r.read("normalize", d.normalize);
+  r.finish();
+}
+
+void readOptimizer(const json& j, nn::OptimizerConfig& o, const std::string& file) {
+  ObjectReader r(j, "optimizer", file);
+  r.readChoice("kind", o.kind, {"adamw", "sgd"});
+  r.readReal("lr", o.lr, kPositive);
+  r.readReal("weight_decay", o.weightDecay, kNonNegative);
+  r.readReal("beta1", o.beta1, kOpenFraction);
+  r.readReal("beta2", o.beta2, kOpenFraction);
+  r.readReal("eps", o.eps, {0, 1, true});
+  r.readReal("momentum", o.momentum, kFraction);
+  r.read("nesterov", o.nesterov);
+  r.finish();
+}
+
+void readSchedule(const json& j, nn::ScheduleConfig& s, const std::string& file) {
+  ObjectReader r(j, "schedule", file);
+  r.readChoice("kind", s.kind, {"constant", "step", "cosine"});
+  r.readReal("warmup_epochs", s.warmupEpochs, {0, double(input::kMaxEpochs)});
+  r.readInt("step_epochs", s.stepEpochs, kEpochs);
+  r.readReal("gamma", s.gamma, kPositive);
+  r.readReal("min_lr_fraction", s.minLrFraction, kFraction);
+  r.finish();
+}
+
+BackendEntry readBackend(const json& j, const std::string& path, const std::string& file) {
+  BackendEntry e;
+  try {
+    if (j.is_string()) {
+      e.policy = backends::policyFromJson(j);
+      e.policyJson = j;
+    } else if (j.is_object() && j.contains("policy")) {
+      ObjectReader r(j, path, file);
+      r.read("name", e.name);
+      const json* p = r.find("policy");
+      e.policyJson = *p;
+      try {
+        e.policy = backends::policyFromJson(*p);
+      } catch (const std::invalid_argument& ex) {
+        r.fail(path + ".policy", ex.what());
+      }
+      if (const json* o = r.find("overrides")) {
+        ObjectReader ro(*o, path + ".overrides", file);
+        double lr = 0, wd = 0;
+        int batch = 0, epochs = 0;
+        if (ro.find("lr")) ro.readReal("lr", lr, kPositive), e.overrides.lr = lr;
+        if (ro.find("weight_decay"))
+          ro.readReal("weight_decay", wd, kNonNegative), e.overrides.weightDecay = wd;
+        if (ro.find("batch_size"))
+          ro.readInt("batch_size", batch, kBatch), e.overrides.batchSize = batch;
+        if (ro.find("epochs")) ro.readInt("epochs", epochs, kEpochs), e.overrides.epochs = epochs;
+        ro.finish();
+      }
+      r.finish();
+    } else {
+      e.policy = backends::policyFromJson(j);  // an inline policy object
+      e.policyJson = j;
+    }
+  } catch (const std::invalid_argument& ex) {
+    throw SpecError(file + ": " + path + ": " + ex.what(), path);
+  }
+  if (e.name.empty()) e.name = e.policy.name;
+  return e;
+}
+
+}  // namespace
+
+std::pair<int, int> lineColumnOf(const std::string& text, std::size_t pos) {
+  return input::lineColumnOf(text, pos);
+}
+
+StudySpec parseStudySpec(const std::string& text, const std::string& file) {
+  json j;
+  try {
+    j = input::parseJsonText(text, file);  // depth, duplicate keys, syntax ("file:line:col")
+  } catch (const input::InputError& ex) {
+    throw SpecError(ex.what());
+  }
+  StudySpec s;
+  ObjectReader r(j, "", file);
+  r.readInt("version", s.version, {1, 1});
+  if (s.version != 1)
+    r.fail("version", "unsupported version " + std::to_string(s.version) + " (this build reads 1)");
+  r.read("name", s.name);
+  if (s.name.empty()) r.fail("name", "missing (a study needs a name)");
+  if (const json* d = r.find("dataset")) readDataset(*d, s.dataset, file);
+  nn::TrainConfig& t = s.train;
+  r.readChoice("model", t.model, {"mlp", "small-cnn", "resnet18"});
+  r.readInt("width", t.width, {1, input::kMaxModelWidth});
+  r.readInt("epochs", t.epochs, kEpochs);
+  r.readInt("batch_size", t.batchSize, kBatch);
+  r.readInt("eval_batch_size", t.evalBatchSize, kBatch);
+  if (const json* o = r.find("optimizer")) readOptimizer(*o, t.optimizer, file);
+  if (const json* o = r.find("schedule")) readSchedule(*o, t.schedule, file);
+  r.readInt("freeze_epochs", t.freezeEpochs, {0, input::kMaxEpochs});
+  if (t.freezeEpochs > t.epochs)
+    r.fail("freeze_epochs", std::to_string(t.freezeEpochs) + " is more than the study's " +
+                                std::to_string(t.epochs) + " epochs");
+  if (t.schedule.warmupEpochs > double(t.epochs))
+    r.fail("schedule.warmup_epochs", shownNumber(t.schedule.warmupEpochs) +
+                                         " is more than the study's " + std::to_string(t.epochs) +
+                                         " epochs");
+  r.readReal("grad_clip", t.gradClipNorm, kNonNegative);
+  r.read("augment", t.augment);
+  s.dataset.augment = t.augment;
+  if (const json* x = r.find("xray")) {
+    // The X-ray: {"every_steps": N} measures every N-th step; {} about 50 samples per run.
+    ObjectReader rx(*x, "xray", file);
+    int every = -1;
+    if (rx.find("every_steps")) rx.readInt("every_steps", every, {1, 1'000'000});
+    rx.finish();
+    t.xrayEverySteps = every;
+  }
+  r.readChoice("keep_weights", s.keepWeights, {"epochs", "final", "none"});
+  if (const json* p = r.find("pretrain")) {
+    PretrainStage st;
+    ObjectReader rp(*p, "pretrain", file);
+    rp.readClasses("classes", st.classes);
+    if (st.classes.empty())
+      rp.fail("pretrain.classes", "must list the classes of the pretraining stage");
+    rp.readInt("epochs", st.epochs, kEpochs);
+    rp.read("policy", st.policy);
+    try {
+      backends::presetPolicy(st.policy);
+    } catch (const std::invalid_argument& ex) {
+      rp.fail("pretrain.policy", ex.what());
+    }
+    rp.readInt("seed", st.seed, kSeedValue);
+    rp.finish();
+    s.pretrain = st;
+  }
+  const json* b = r.find("backends");
+  if (!b || !b->is_array() || b->empty())
+    r.fail("backends", "expected a non-empty array of backends, got " +
+                           (b ? ObjectReader::excerpt(*b) : std::string("nothing")));
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < b->size(); ++i) {
+    std::string path = "backends[" + std::to_string(i) + "]";
+    s.backends.push_back(readBackend((*b)[i], path, file));
+    if (!names.insert(s.backends.back().name).second)
+      r.fail(path, "duplicate backend name '" + s.backends.back().name + "' (give it a \"name\")");
+  }
+  if (const json* sd = r.find("seeds")) {
+    // A count N (seeds 0..N-1) or a list; both at most kMaxSeeds, checked before allocating.
+    if (sd->is_number()) {
+      std::int64_t count = 0;
+      r.readInt("seeds", count, {1, input::kMaxSeeds});
+      for (std::int64_t i = 0; i < count; ++i) s.seeds.push_back(std::uint64_t(i));
+    } else if (sd->is_array() && !sd->empty() && sd->size() <= std::size_t(input::kMaxSeeds)) {
+      for (std::size_t i = 0; i < sd->size(); ++i) {
+        try {
+          s.seeds.push_back(std::uint64_t(input::requireJsonInteger(
+              (*sd)[i], file + ": seeds[" + std::to_string(i) + "]", kSeedValue)));
+        } catch (const input::InputError& ex) {
+          throw SpecError(ex.what(), "seeds[" + std::to_string(i) + "]");
+        }
+      }
+    } else {
+      r.fail("seeds", "expected a count in [1, " + std::to_string(input::kMaxSeeds) +
+                          "] or a list of 1 to " + std::to_string(input::kMaxSeeds) +
+                          " seeds, got " + ObjectReader::excerpt(*sd));
+    }
+  } else {
+    s.seeds = {0, 1, 2};
+  }
+  r.readInt("threads", s.threads, {0, input::kMaxThreads});
+  r.read("origin", s.origin);
+  r.finish();
+  return s;
+}
+
+StudySpec loadStudySpecFile(const std::string& path) {
+  std::string text;
+  try {
+    text = input::readTextFile(path, "study file", input::kMaxJsonFileBytes);
+  } catch (const input::InputError& ex) {
+    throw SpecError(ex.what());
+  }
+  return parseStudySpec(text, path);
+}
+
+nlohmann::json studySpecToJson(const StudySpec& s) {
+  const auto& d = s.dataset;
+  const auto& t = s.train;
+  json j = {{"version", s.version}, {"name", s.name}};
+  j["dataset"] = {{"source", d.source},
+                  {"train_size", d.trainSize},
+                  {"test_size", d.testSize},
+                  {"test_fraction", d.testFraction},
+                  {"seed", d.seed},
+                  {"image_size", d.imageSize},
+                  {"celeba_identities", d.celebaIdentities},
+                  {"classes", d.classes},
+                  {"normalize", d.normalize}};
+  j["model"] = t.model;
+  j["width"] = t.width;
+  j["epochs"] = t.epochs;
+  j["batch_size"] = t.batchSize;
+  j["eval_batch_size"] = t.evalBatchSize;
+  j["optimizer"] = {{"kind", t.optimizer.kind},
+                    {"lr", t.optimizer.lr},
+                    {"weight_decay", t.optimizer.weightDecay},
+                    {"beta1", t.optimizer.beta1},
+                    {"beta2", t.optimizer.beta2},
+                    {"eps", t.optimizer.eps},
+                    {"momentum", t.optimizer.momentum},
+                    {"nesterov", t.optimizer.nesterov}};
+  j["schedule"] = {{"kind", t.schedule.kind},
+                   {"warmup_epochs", t.schedule.warmupEpochs},
+                   {"step_epochs", t.schedule.stepEpochs},
+                   {"gamma", t.schedule.gamma},
+                   {"min_lr_fraction", t.schedule.minLrFraction}};
+  j["freeze_epochs"] = t.freezeEpochs;
+  j["grad_clip"] = t.gradClipNorm;
+  j["augment"] = t.augment;
+  if (s.pretrain)
+    j["pretrain"] = {{"classes", s.pretrain->classes},
+                     {"epochs", s.pretrain->epochs},
+                     {"policy", s.pretrain->policy},
+                     {"seed", s.pretrain->seed}};
+  json bs = json::array();
+  for (const auto& e : s.backends) {
+    json o = json::object();
+    if (e.overrides.lr) o["lr"] = *e.overrides.lr;
+    if (e.overrides.weightDecay) o["weight_decay"] = *e.overrides.weightDecay;
+    if (e.overrides.batchSize) o["batch_size"] = *e.overrides.batchSize;
+    if (e.overrides.epochs) o["epochs"] = *e.overrides.epochs;
+    json pj = e.policyJson.is_null() ? backends::policyToJson(e.policy) : e.policyJson;
+    json b = {{"name", e.name}, {"policy", pj}};
+    if (!o.empty()) b["overrides"] = o;
+    bs.push_back(b);
+  }
+  j["backends"] = bs;
+  j["seeds"] = s.seeds;
+  j["threads"] = s.threads;
+  j["keep_weights"] = s.keepWeights;
+  if (t.xrayEverySteps > 0) j["xray"] = {{"every_steps", t.xrayEverySteps}};
+  if (t.xrayEverySteps < 0) j["xray"] = json::object();
+  if (!s.origin.empty()) j["origin"] = s.origin;
+  return j;
+}
+
+bool extendsStudy(const StudySpec& stored, const StudySpec& next) {
+  json a = studySpecToJson(stored), b = studySpecToJson(next);
+  for (const char* field : {"threads", "seeds", "backends"}) a.erase(field), b.erase(field);
+  if (a != b) return false;
+  for (std::uint64_t seed : stored.seeds)
+    if (std::find(next.seeds.begin(), next.seeds.end(), seed) == next.seeds.end()) return false;
+  const json nextBackends = studySpecToJson(next)["backends"];
+  const json storedBackends = studySpecToJson(stored)["backends"];
+  for (const json& entry : storedBackends)
+    if (std::find(nextBackends.begin(), nextBackends.end(), entry) == nextBackends.end())
+      return false;
+  return true;
+}
+
+void validateDataset(const StudySpec& spec) {
+  data::DatasetSpec probe = spec.dataset;
+  // A small subset proves the files exist and parse without holding the full set twice. A size
+  // of 0 ("all") stays 0: a small real dataset may have fewer images than any fixed sample.
+  probe.trainSize = std::min<std::int64_t>(probe.trainSize, 200);
+  probe.testSize = std::min<std::int64_t>(probe.testSize, 100);
+  data::DataSplit sample;
+  try {
+    sample = data::loadDataset(probe);
+  } catch (const std::exception& ex) {
+    throw SpecError("dataset '" + spec.dataset.source + "': " + ex.what());
+  }
+  // Refuse, with the figure, a study this machine cannot hold.
+  const auto images = [](std::int64_t asked, std::size_t loaded) {
+    return asked > 0 ? std::uint64_t(asked) : std::uint64_t(loaded);
+  };
+  MemoryEstimate estimate;
+  try {
+    estimate =
+        estimateStudyMemory(spec, sample.train, images(spec.dataset.trainSize, sample.train.size()),
+                            images(spec.dataset.testSize, sample.test.size()));
+  } catch (const std::invalid_argument& ex) {
+    throw SpecError(std::string("model: ") + ex.what());
+  }
+  requireStudyFitsMemory(estimate, physicalMemoryBytes());
+}
+
+nn::TrainConfig trainConfigFor(const StudySpec& spec, const BackendEntry& e) {
+  nn::TrainConfig c = spec.train;
+  c.augment = spec.dataset.augment || spec.train.augment;
+  if (e.overrides.lr) c.optimizer.lr = *e.overrides.lr;
+  if (e.overrides.weightDecay) c.optimizer.weightDecay = *e.overrides.weightDecay;
+  if (e.overrides.batchSize) c.batchSize = *e.overrides.batchSize;
+  if (e.overrides.epochs) c.epochs = *e.overrides.epochs;
+  return c;
+}
+
+}  // namespace paritylab::study

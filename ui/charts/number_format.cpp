@@ -1,0 +1,37 @@
+#include "ui/charts/number_format.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace paritylab::ui {
+namespace {
+
+QString dash() {
+  return QStringLiteral("—");
+}
+
+QString fixed(double v, int decimals) {
+  if (std::isnan(v)) return dash();
+  if (std::isinf(v)) return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+  return QString::number(v, 'f', decimals);
+}
+
+}  // namespace
+
+QString formatPValue(double p) {
+  if (std::isnan(p)) return dash();
+  if (p < 0.001) return QStringLiteral("< 0.001");
+  char text[32];  // 0.170, 0.0305, 1.00: always 3 significant digits ('#' keeps trailing zeros)
+  std::snprintf(text, sizeof text, "%#.3g", p);
+  return QString::fromLatin1(text);
+}
+
+QString formatPoints(double fraction) {
+  return fixed(fraction * 100.0, 2);
+}
+
+QString formatInterval(double low, double high) {
+  return QStringLiteral("[%1, %2]").arg(formatPoints(low), formatPoints(high));
+}
+
+}  // namespace paritylab::ui

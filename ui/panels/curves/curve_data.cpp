@@ -1,0 +1,140 @@
+#include "ui/panels/curves/curve_data.h"
+
+#include <QObject>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "ui/session/run_data.h"
+
+namespace paritylab::ui {
+namespace {
+
+std::vector<XY> rawCurve(const ShownRun& run, CurveMetric metric) {
+  std::vector<XY> xy;
+  if (metric == CurveMetric::StepLoss) {
+    xy.reserve(run.steps.size());
+    for (const StepPoint& s : run.steps) xy.push_back({static_cast<double>(s.step), s.loss});
+    return xy;
+  }
+  xy.reserve(run.epochs.size());
+  for (const EpochPoint& e : run.epochs) {
+    const double y = metric == CurveMetric::TestAccuracy ? 100.0 * e.testAccuracy
+                     : metric == CurveMetric::TestLoss   ? e.testLoss
+                                                         : e.trainLoss;
+    xy.push_back({static_cast<double>(e.epoch), y});
+  }
+  return xy;
+}
+
+// Step losses arrive at different steps per run; bucket them (bucket means at bucket centres) so
+// runs can be averaged point by point.
+std::vector<XY> bucketed(const std::vector<XY>& xy, double width) {
+  std::map<long long, std::pair<double, int>> sums;
+  for (const XY& p : xy) {
+    if (!std::isfinite(p.y)) continue;
+    auto& s = sums[static_cast<long long>(std::floor(p.x / width))];
+    s.first += p.y;
+    ++s.second;
+  }
+  std::vector<XY> out;
+  out.reserve(sums.size());
+  for (const auto& [b, s] : sums)
+    out.push_back({(static_cast<double>(b) + 0.5) * width, s.first / s.second});
+  return out;
+}
+
+}  // namespace
+
+QString curveMetricName(CurveMetric metric) {
+  switch (metric) {
+    case CurveMetric::TestAccuracy:
+      return QObject::tr("test accuracy");
+    case CurveMetric::TestLoss:
+      return QObject::tr("test loss");
+    case CurveMetric::TrainLoss:
+      return QObject::tr("train loss");
+    case CurveMetric::StepLoss:
+      return QObject::tr("batch loss per step");  // live, or the stored sample when reopened
+  }
+  return {};
+}
+
+QString curveMetricSlug(CurveMetric metric) {
+  switch (metric) {
+    case CurveMetric::TestAccuracy:
+      return QStringLiteral("accuracy");
+    case CurveMetric::TestLoss:
+      return QStringLiteral("test-loss");
+    case CurveMetric::TrainLoss:
+      return QStringLiteral("train-loss");
+    case CurveMetric::StepLoss:
+      return QStringLiteral("step-loss");
+  }
+  return {};
+}
+
+QString curveAxisTitle(CurveMetric metric) {
+  return metric == CurveMetric::TestAccuracy ? QObject::tr("test accuracy (%)")
+                                             : curveMetricName(metric);
+}
+
+bool isInterrupted(const ShownRun& run) {
+  return run.state == study::RunState::Cancelled || run.state == study::RunState::Failed;
+}
+
+CurveSet buildCurves(const std::vector<ShownRun>& runs, const QStringList& backendOrder,
+                     const CurveOptions& options) {
+  const bool steps = options.metric == CurveMetric::StepLoss;
+  double maxStep = 1.0;
+  if (steps)
+    for (const ShownRun& run : runs)
+      if (!run.steps.empty()) maxStep = std::max(maxStep, double(run.steps.back().step));
+  const double bucketWidth = maxStep / 60.0;
+
+  CurveSet set;
+  std::map<QString, std::vector<std::vector<XY>>> perBackend;
+  std::map<QString, int> leftOut;
+  for (const ShownRun& run : runs) {
+    RunCurve c;
+    c.runId = run.runId;
+    c.backend = run.backend;
+    c.label = run.label();
+    c.interrupted = isInterrupted(run);
+    c.inMean = !c.interrupted || options.includeInterrupted;
+    c.raw = rawCurve(run, options.metric);
+    c.smooth = emaSmooth(c.raw, options.smoothing);
+    if (c.inMean)
+      perBackend[run.backend].push_back(steps ? bucketed(c.smooth, bucketWidth) : c.smooth);
+    else
+      ++leftOut[run.backend];
+    set.runs.push_back(std::move(c));
+  }
+  for (const QString& name : backendOrder) {
+    BackendCurve b;
+    b.backend = name;
+    const auto& curves = perBackend[name];
+    b.runsInMean = static_cast<int>(curves.size());
+    b.runsLeftOut = leftOut[name];
+    b.band = meanBand(curves, options.band);
+    for (const BandPoint& p : b.band) {
+      b.nMin = b.nMin == 0 ? p.n : std::min(b.nMin, p.n);
+      b.nMax = std::max(b.nMax, p.n);
+    }
+    set.backends.push_back(std::move(b));
+  }
+  return set;
+}
+
+QString meanLegendName(const BackendCurve& curve, bool steps) {
+  QString n = curve.nMin == curve.nMax
+                  ? QObject::tr("N=%1").arg(curve.nMax)
+                  : QObject::tr("N=%1–%2 per %3")
+                        .arg(curve.nMin)
+                        .arg(curve.nMax)
+                        .arg(steps ? QObject::tr("point") : QObject::tr("epoch"));
+  if (curve.runsLeftOut > 0) n += QObject::tr(", %1 left out").arg(curve.runsLeftOut);
+  return QObject::tr("%1 (%2)").arg(curve.backend, n);
+}
+
+}  // namespace paritylab::ui

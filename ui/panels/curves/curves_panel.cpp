@@ -1,0 +1,455 @@
+#include "ui/panels/curves/curves_panel.h"
+
+#include <QAreaSeries>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPushButton>
+#include <QSlider>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <cmath>
+#include <limits>
+
+#include "ui/charts/backend_colours.h"
+#include "ui/charts/chart_crosshair.h"
+#include "ui/charts/chart_hint.h"
+#include "ui/charts/chart_view.h"
+#include "ui/charts/nice_ticks.h"
+#include "ui/charts/point_markers.h"
+#include "ui/session/run_data.h"
+
+namespace paritylab::ui {
+namespace {
+
+QColor withAlpha(QColor c, int alpha) {
+  c.setAlpha(alpha);
+  return c;
+}
+
+QList<QPointF> toPoints(const std::vector<XY>& xy, bool logX, bool logY) {
+  QList<QPointF> points;
+  points.reserve(static_cast<qsizetype>(xy.size()));
+  for (const XY& p : xy) {
+    if (!std::isfinite(p.y) || (logX && p.x <= 0) || (logY && p.y <= 0)) continue;
+    points.append(QPointF(p.x, p.y));
+  }
+  return points;
+}
+
+}  // namespace
+
+CurvesPanel::CurvesPanel(RunData* data, QWidget* parent)
+    : QWidget(parent),
+      data_(data),
+      chart_(new QChart),
+      view_(new ChartView(chart_, this)),
+      crosshair_(new ChartCrosshair(view_)),
+      hint_(new ChartHint(chart_)) {
+  chart_->legend()->setAlignment(Qt::AlignBottom);
+  chart_->legend()->setShowToolTips(true);  // a label cut short reads whole on hover
+  chart_->setMargins(QMargins(6, 6, 6, 6));
+  chart_->setAnimationOptions(QChart::NoAnimation);
+  buildControls();
+  setUpCrosshair();
+  connect(data_, &RunData::reset, this, &CurvesPanel::rebuild);
+  connect(data_, &RunData::rowsAppended, this, &CurvesPanel::rebuild);
+  connect(data_, &RunData::updated, this, &CurvesPanel::refreshPoints);
+  rebuild();
+}
+
+void CurvesPanel::buildControls() {
+  metricBox_ = new QComboBox;
+  for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss,
+                        CurveMetric::StepLoss})
+    metricBox_->addItem(curveMetricName(m), static_cast<int>(m));
+  bandBox_ = new QComboBox;
+  bandBox_->addItem(tr("band: ± std dev"), 0);
+  bandBox_->addItem(tr("band: ± std error"), 1);
+  bandBox_->addItem(tr("band: min–max"), 2);
+  bandBox_->addItem(tr("no band"), 3);
+  for (QComboBox* box : {metricBox_, bandBox_})
+    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  runsCheck_ = new QCheckBox(tr("each run"));
+  runsCheck_->setChecked(true);
+  interruptedCheck_ = new QCheckBox(tr("cancelled in means"));
+  interruptedCheck_->setToolTip(
+      tr("Cancelled and failed runs are drawn dashed and, unless this is checked, left out of "
+         "the means and bands"));
+  smoothSlider_ = new QSlider(Qt::Horizontal);
+  smoothSlider_->setRange(0, 99);
+  smoothSlider_->setFixedWidth(100);
+  smoothSlider_->setToolTip(
+      tr("EMA smoothing weight (debiased, as TensorBoard); means and bands are computed from the "
+         "smoothed runs; the raw curves stay faint behind"));
+  smoothLabel_ = new QLabel;
+  smoothLabel_->setMinimumWidth(
+      smoothLabel_->fontMetrics().horizontalAdvance(QStringLiteral("0.00")));
+  logXCheck_ = new QCheckBox(tr("log x"));
+  logYCheck_ = new QCheckBox(tr("log y"));
+  auto* reset = new QPushButton(tr("Reset zoom"));
+  reset->setToolTip(
+      tr("Drag: zoom to box · wheel: zoom · Shift/middle drag: pan · "
+         "double click or Home: reset"));
+  // Two rows, so nothing is squeezed in a 1024-pixel window.
+  auto* row1 = new QHBoxLayout;
+  row1->addWidget(new QLabel(tr("Metric")));
+  row1->addWidget(metricBox_);
+  row1->addWidget(bandBox_);
+  row1->addWidget(runsCheck_);
+  row1->addStretch(1);
+  row1->addWidget(reset);
+  auto* row2 = new QHBoxLayout;
+  row2->addWidget(interruptedCheck_);
+  row2->addSpacing(8);
+  row2->addWidget(new QLabel(tr("Smoothing")));
+  row2->addWidget(smoothSlider_);
+  row2->addWidget(smoothLabel_);
+  row2->addSpacing(8);
+  row2->addWidget(logXCheck_);
+  row2->addWidget(logYCheck_);
+  row2->addStretch(1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->setSpacing(2);
+  layout->addLayout(row1);
+  layout->addLayout(row2);
+  layout->addWidget(view_, 1);
+  const auto changed = [this] { readControls(); };
+  connect(metricBox_, &QComboBox::currentIndexChanged, this, changed);
+  connect(bandBox_, &QComboBox::currentIndexChanged, this, changed);
+  for (QCheckBox* box : {runsCheck_, interruptedCheck_, logXCheck_, logYCheck_})
+    connect(box, &QCheckBox::toggled, this, changed);
+  connect(smoothSlider_, &QSlider::valueChanged, this, changed);
+  connect(reset, &QPushButton::clicked, view_, &ChartView::resetZoom);
+  smoothLabel_->setText(QStringLiteral("0.00"));
+}
+
+void CurvesPanel::setUpCrosshair() {
+  crosshair_->setXText([this](double x) {
+    return options_.metric == CurveMetric::StepLoss ? tr("step %1").arg(std::llround(x))
+                                                    : tr("epoch %1").arg(std::llround(x));
+  });
+  // Means first (with N at this x), then the runs; each group by value, highest first.
+  const auto isMean = [this](const QXYSeries* s) {
+    for (const BackendSeries& b : backends_)
+      if (b.mean == s) return true;
+    return false;
+  };
+  crosshair_->setRowOrder([isMean](const CrosshairRow& a, const CrosshairRow& b) {
+    const bool ma = isMean(a.series), mb = isMean(b.series);
+    return ma != mb ? ma : a.y > b.y;
+  });
+  crosshair_->setRowText([this, isMean](const CrosshairRow& row, double x) {
+    if (!isMean(row.series)) return tr("%1: %2").arg(row.name, valueText(row.y));
+    for (const BackendCurve& b : curves_.backends)
+      if (backends_.value(b.backend).mean == row.series)
+        for (const BandPoint& p : b.band)
+          if (std::abs(p.x - x) < 1e-9 * std::max(1.0, std::abs(x)))
+            return tr("%1 mean: %2 (N=%3)").arg(b.backend, valueText(row.y)).arg(p.n);
+    return tr("%1: %2").arg(row.name, valueText(row.y));
+  });
+}
+
+QString CurvesPanel::valueText(double y) const {
+  return options_.metric == CurveMetric::TestAccuracy ? QStringLiteral("%1%").arg(y, 0, 'f', 2)
+                                                      : QString::number(y, 'g', 4);
+}
+
+void CurvesPanel::readControls() {
+  CurveOptions o;
+  o.metric = static_cast<CurveMetric>(metricBox_->currentData().toInt());
+  const int band = bandBox_->currentData().toInt();
+  o.showBand = band != 3;
+  o.band = band == 1 ? BandKind::StdErr : band == 2 ? BandKind::MinMax : BandKind::StdDev;
+  o.showRuns = runsCheck_->isChecked();
+  o.includeInterrupted = interruptedCheck_->isChecked();
+  o.logX = logXCheck_->isChecked();
+  o.logY = logYCheck_->isChecked();
+  o.smoothing = smoothSlider_->value() / 100.0;
+  smoothLabel_->setText(QString::number(o.smoothing, 'f', 2));
+  options_ = o;
+  rebuild();
+}
+
+void CurvesPanel::setOptions(const CurveOptions& o) {
+  const QSignalBlocker b1(metricBox_), b2(bandBox_), b3(runsCheck_), b4(logXCheck_), b5(logYCheck_),
+      b6(smoothSlider_), b7(interruptedCheck_);
+  metricBox_->setCurrentIndex(static_cast<int>(o.metric));
+  bandBox_->setCurrentIndex(!o.showBand ? 3 : static_cast<int>(o.band));
+  runsCheck_->setChecked(o.showRuns);
+  interruptedCheck_->setChecked(o.includeInterrupted);
+  logXCheck_->setChecked(o.logX);
+  logYCheck_->setChecked(o.logY);
+  smoothSlider_->setValue(static_cast<int>(std::lround(o.smoothing * 100)));
+  smoothLabel_->setText(QString::number(o.smoothing, 'f', 2));
+  options_ = o;
+  rebuild();
+}
+
+void CurvesPanel::setEmptyHint(const QString& text, int expectedEpochs) {
+  expectedEpochs_ = expectedEpochs;
+  hint_->setText(text);
+  autoRange();
+}
+
+void CurvesPanel::attach(QAbstractSeries* series, bool inLegend) {
+  chart_->addSeries(series);
+  series->attachAxis(xAxis_);
+  series->attachAxis(yAxis_);
+  if (!inLegend)
+    for (QLegendMarker* m : chart_->legend()->markers(series)) m->setVisible(false);
+}
+
+void CurvesPanel::rebuild() {
+  crosshair_->hide();
+  chart_->removeAllSeries();
+  runs_.clear();
+  backends_.clear();
+  for (QAbstractAxis* axis : chart_->axes()) {
+    chart_->removeAxis(axis);
+    delete axis;
+  }
+  const bool steps = options_.metric == CurveMetric::StepLoss;
+  auto makeAxis = [](bool log, const QString& title, int maxTicks, double minStep) {
+    QAbstractAxis* axis = nullptr;
+    if (log) {
+      axis = new QLogValueAxis;
+    } else {
+      auto* value = new QValueAxis;
+      keepTicksNice(value, maxTicks, minStep);
+      axis = value;
+    }
+    axis->setTitleText(title);
+    return axis;
+  };
+  xAxis_ = makeAxis(options_.logX, steps ? tr("step") : tr("epoch"), 10, 1.0);
+  yAxis_ = makeAxis(options_.logY, curveAxisTitle(options_.metric), 8, 0.0);
+  chart_->addAxis(xAxis_, Qt::AlignBottom);
+  chart_->addAxis(yAxis_, Qt::AlignLeft);
+  chart_->setTitle(data_->title().isEmpty()
+                       ? curveMetricName(options_.metric)
+                       : tr("%1 — %2").arg(data_->title(), curveMetricName(options_.metric)));
+
+  const QStringList names = data_->backends();
+  // Bands first (beneath), then runs, then means on top.
+  for (const QString& name : names) {
+    BackendSeries b;
+    b.upper = new QLineSeries(chart_);
+    b.lower = new QLineSeries(chart_);
+    if (options_.showBand) {
+      b.band = new QAreaSeries(b.upper, b.lower);
+      b.band->setName(name + tr(" band"));
+      b.band->setPen(Qt::NoPen);
+      b.band->setBrush(withAlpha(BackendColours::of(name), 55));
+      attach(b.band, false);
+    }
+    backends_.insert(name, b);
+  }
+  // Runs beneath the means, except the highlighted ones, drawn thick above everything.
+  std::vector<std::pair<int, const ShownRun*>> onTop;
+  const auto addRun = [this](int row, const ShownRun& run, bool highlighted) {
+    const QColor color = BackendColours::of(run.backend);
+    const Qt::PenStyle style = isInterrupted(run) ? Qt::DashLine : Qt::SolidLine;
+    const double width = highlighted ? 2.4 : 1.0;
+    RunSeries s;
+    s.backend = run.backend;
+    s.raw = new QLineSeries;
+    // With smoothing the raw line is only the faint trace: the crosshair reads the smooth one.
+    if (options_.smoothing <= 0) s.raw->setName(run.label());
+    s.raw->setPen(QPen(withAlpha(color, options_.smoothing > 0 ? 40
+                                        : highlighted          ? 255
+                                                               : 120),
+                       width, style));
+    attach(s.raw, false);
+    if (options_.smoothing > 0) {
+      s.smooth = new QLineSeries;
+      s.smooth->setName(run.label());
+      s.smooth->setPen(QPen(withAlpha(color, highlighted ? 255 : 140), width, style));
+      attach(s.smooth, false);
+    }
+    runs_[row] = s;
+  };
+  if (options_.showRuns) {
+    int row = 0;
+    for (const ShownRun& run : data_->runs()) {
+      if (highlightedRuns_.contains(run.runId))
+        onTop.emplace_back(row, &run);
+      else
+        addRun(row, run, false);
+      ++row;
+    }
+  }
+  for (const QString& name : names) {
+    BackendSeries& b = backends_[name];
+    b.mean = new QLineSeries;
+    b.mean->setPen(QPen(BackendColours::of(name), 2.6));
+    attach(b.mean, true);
+    for (QLegendMarker* m : chart_->legend()->markers(b.mean))
+      connect(m, &QLegendMarker::clicked, this,
+              [this, name] { setBackendHidden(name, !hidden_.contains(name)); });
+  }
+  for (const auto& [row, run] : onTop) addRun(row, *run, true);
+  for (const QString& name : names) applyVisibility(name);
+  refreshPoints();
+}
+
+void CurvesPanel::refreshPoints() {
+  curves_ = buildCurves(data_->runs(), data_->backends(), options_);
+  const bool steps = options_.metric == CurveMetric::StepLoss;
+  const bool logX = options_.logX, logY = options_.logY;
+  for (std::size_t row = 0; row < curves_.runs.size(); ++row) {  // one curve per row, in order
+    const RunCurve& c = curves_.runs[row];
+    auto it = runs_.find(static_cast<int>(row));
+    if (it == runs_.end()) continue;
+    it->second.raw->replace(toPoints(c.raw, logX, logY));
+    markPointsIfFew(it->second.raw, 5);
+    if (it->second.smooth) {
+      it->second.smooth->replace(toPoints(c.smooth, logX, logY));
+      markPointsIfFew(it->second.smooth, 5);
+    }
+  }
+  for (const BackendCurve& c : curves_.backends) {
+    auto it = backends_.find(c.backend);
+    if (it == backends_.end()) continue;
+    std::vector<XY> mean, low, high;
+    for (const BandPoint& b : c.band) {
+      mean.push_back({b.x, b.mean});
+      low.push_back({b.x, b.low});
+      high.push_back({b.x, b.high});
+    }
+    it->mean->replace(toPoints(mean, logX, logY));
+    markPointsIfFew(it->mean, 9);
+    // A band of one point has no width: drawn as a narrow box around it, so the spread shows.
+    if (c.band.size() == 1) {
+      const double halfWidth = 0.06 * std::max(1.0, c.band.front().x);
+      const XY h = high.front(), l = low.front();
+      high = {{h.x - halfWidth, h.y}, {h.x + halfWidth, h.y}};
+      low = {{l.x - halfWidth, l.y}, {l.x + halfWidth, l.y}};
+    }
+    it->upper->replace(toPoints(high, logX, logY));
+    it->lower->replace(toPoints(low, logX, logY));
+    it->mean->setName(meanLegendName(c, steps));
+  }
+  autoRange();
+}
+
+void CurvesPanel::autoRange() {
+  // x: every run's data, visible or not, so hiding a backend never moves the x axis.
+  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0;
+  for (const RunCurve& c : curves_.runs)
+    for (const XY& p : c.raw)
+      if (std::isfinite(p.y) && (!options_.logX || p.x > 0))
+        x0 = std::min(x0, p.x), x1 = std::max(x1, p.x);
+  hint_->setChartEmpty(!std::isfinite(x0));
+  if (view_->userZoomed()) return;
+  // y: what is visible.
+  double y0 = std::numeric_limits<double>::infinity(), y1 = -y0;
+  auto scan = [&](QLineSeries* s, bool visible) {
+    if (!s || !visible) return;
+    for (const QPointF& p : s->points()) y0 = std::min(y0, p.y()), y1 = std::max(y1, p.y());
+  };
+  for (auto& [id, s] : runs_) scan(s.raw, s.raw->isVisible());
+  for (auto it = backends_.begin(); it != backends_.end(); ++it) {
+    const bool visible = !hidden_.contains(it.key());
+    scan(it->mean, visible);
+    if (it->band) scan(it->upper, visible), scan(it->lower, visible);
+  }
+  const bool steps = options_.metric == CurveMetric::StepLoss;
+  const bool accuracy = options_.metric == CurveMetric::TestAccuracy;
+  if (!std::isfinite(x0))
+    x0 = options_.logX ? 1 : 0, x1 = expectedEpochs_ > 0 ? expectedEpochs_ : 10;
+  if (!std::isfinite(y0)) y0 = options_.logY ? (accuracy ? 1 : 0.01) : 0, y1 = accuracy ? 100 : 1;
+  if (options_.logX) {
+    setDecadeRange(static_cast<QLogValueAxis*>(xAxis_), x0, x1);
+  } else {
+    // From 0 (epochs, steps) to the last x.
+    const double lo = std::min(0.0, x0);
+    double hi = std::max(x1, lo + (steps ? 10 : 1));
+    // Every point at one x (a 1-epoch study): that x in the middle, not on the right edge.
+    if (x1 == x0 && x0 > 0) hi = 2 * x0;
+    // Room after the last x for the mean's marker (about 9 px) in a narrow window too.
+    xAxis_->setRange(lo, hi + (hi - lo) * 0.04);
+  }
+  if (options_.logY) {
+    setFittedLogRange(static_cast<QLogValueAxis*>(yAxis_), y0, y1);
+    return;
+  }
+  if (y1 <= y0) y1 = y0 + (y0 == 0 ? 1 : std::abs(y0) * 0.1);
+  const double pad = (y1 - y0) * 0.05;
+  // Never pad a non-negative quantity below zero, nor an accuracy above 100%.
+  double lo = y0 >= 0 ? std::max(0.0, y0 - pad) : y0 - pad, hi = y1 + pad;
+  if (accuracy) hi = std::min(hi, std::max(100.0, y1));
+  yAxis_->setRange(lo, hi);
+}
+
+void CurvesPanel::setHighlightedRuns(const QSet<qint64>& runIds) {
+  if (runIds == highlightedRuns_) return;
+  highlightedRuns_ = runIds;
+  rebuild();
+}
+
+void CurvesPanel::setHiddenRuns(const QSet<qint64>& runIds) {
+  if (runIds == hiddenRuns_) return;
+  hiddenRuns_ = runIds;
+  for (const QString& name : data_->backends()) applyVisibility(name);
+  autoRange();
+}
+
+bool CurvesPanel::runDrawn(qint64 runId) const {
+  for (const auto& [row, s] : runs_)
+    if (runIdAt(row) == runId) return s.raw->isVisible() && !s.raw->points().isEmpty();
+  return false;
+}
+
+qint64 CurvesPanel::runIdAt(int row) const {
+  // The id now: a planned run takes its database id once the runner starts it.
+  return row < static_cast<int>(data_->runs().size())
+             ? data_->runs()[static_cast<std::size_t>(row)].runId
+             : 0;
+}
+
+void CurvesPanel::setBackendHidden(const QString& backend, bool hidden) {
+  if (hidden)
+    hidden_.insert(backend);
+  else
+    hidden_.remove(backend);
+  applyVisibility(backend);
+  autoRange();
+}
+
+void CurvesPanel::applyVisibility(const QString& backend) {
+  const bool visible = !hidden_.contains(backend);
+  auto it = backends_.find(backend);
+  if (it == backends_.end()) return;
+  for (auto& [row, s] : runs_)
+    if (s.backend == backend)
+      for (QLineSeries* line : {s.raw, s.smooth})
+        if (line) {
+          line->setVisible(visible && !hiddenRuns_.contains(runIdAt(row)));
+          for (QLegendMarker* m : chart_->legend()->markers(line)) m->setVisible(false);
+        }
+  if (it->band) {
+    it->band->setVisible(visible);
+    for (QLegendMarker* m : chart_->legend()->markers(it->band)) m->setVisible(false);
+  }
+  it->mean->setVisible(visible);
+  // Keep the legend entry so it can be clicked back; fade it while hidden.
+  for (QLegendMarker* m : chart_->legend()->markers(it->mean)) {
+    m->setVisible(true);
+    QColor label = m->labelBrush().color();
+    label.setAlpha(visible ? 255 : 90);
+    m->setLabelBrush(label);
+    QBrush brush = m->brush();
+    QColor c = brush.color();
+    c.setAlpha(visible ? 255 : 60);
+    brush.setColor(c);
+    m->setBrush(brush);
+  }
+}
+
+}  // namespace paritylab::ui

@@ -1,0 +1,315 @@
+#include "ui/panels/divergence/divergence_panel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPromise>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTextDocument>
+#include <QVBoxLayout>
+#include <memory>
+
+#include "core/study/store/results_store.h"
+#include "core/study/files/study_report.h"
+#include "ui/charts/backend_pair_choosers.h"
+#include "ui/charts/chart_view.h"
+#include "ui/panels/divergence/churn_matrix_view.h"
+#include "ui/panels/divergence/class_difference_view.h"
+#include "ui/panels/divergence/divergence_text.h"
+#include "ui/session/run_data.h"
+#include "ui/panels/divergence/weight_divergence_view.h"
+
+namespace paritylab::ui {
+
+study::DivergenceReport analyseDatabase(const QString& dbPath,
+                                        const study::DivergenceOptions& options) {
+  const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
+  return study::analyseDivergence(*store, options);
+}
+
+DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
+    : QWidget(parent),
+      data_(data),
+      analysis_(analyseDatabase),
+      aBox_(new QComboBox),
+      bBox_(new QComboBox),
+      status_(new QLabel),
+      summary_(new QLabel),
+      stack_(new QStackedWidget),
+      message_(new QLabel),
+      charts_(new QTabWidget),
+      churn_(new ChurnMatrixView),
+      classes_(new ClassDifferenceView),
+      weights_(new WeightDivergenceView) {
+  pool_.setMaxThreadCount(1);
+  aBox_->setToolTip(tr("The backend examined"));
+  bBox_->setToolTip(tr("The reference: its seed-to-seed variation is the noise floor"));
+  for (QComboBox* box : {aBox_, bBox_}) box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(tr("Backend A")));
+  controls->addWidget(aBox_);
+  controls->addSpacing(12);
+  controls->addWidget(new QLabel(tr("against reference B")));
+  controls->addWidget(bBox_);
+  controls->addSpacing(12);
+  controls->addWidget(status_, 1);
+
+  // "Updating… (showing the previous analysis)" takes the room right of the choosers and wraps
+  // there: it never widens the window.
+  status_->setWordWrap(true);
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  summary_->setWordWrap(true);
+  summary_->setTextFormat(Qt::RichText);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  summary_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  summary_->setStyleSheet(
+      QStringLiteral("QLabel { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; "
+                     "padding: 8px; }"));
+  auto* summaryScroll = new QScrollArea;
+  summaryScroll->setWidget(summary_);
+  summaryScroll->setWidgetResizable(true);
+  summaryScroll->setFrameShape(QFrame::NoFrame);
+
+  auto* classScroll = new QScrollArea;  // many classes scroll rather than squeeze
+  classScroll->setWidget(classes_);
+  classScroll->setWidgetResizable(true);
+  classScroll->setFrameShape(QFrame::NoFrame);
+  auto* churnScroll = new QScrollArea;  // a narrow window scrolls the matrix, never grows
+  churnScroll->setWidget(churn_);
+  churnScroll->setWidgetResizable(true);
+  churnScroll->setFrameShape(QFrame::NoFrame);
+  charts_->addTab(churnScroll, tr("Churn matrix"));
+  charts_->addTab(classScroll, tr("Per class"));
+  charts_->addTab(weights_, tr("Weights"));
+  charts_->setDocumentMode(true);
+
+  message_->setWordWrap(true);
+  message_->setAlignment(Qt::AlignCenter);
+  stack_->addWidget(message_);
+  stack_->addWidget(charts_);
+
+  // The summary above the charts; drag the handle to read more of either.
+  auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->addWidget(summaryScroll);
+  splitter->addWidget(stack_);
+  splitter->setChildrenCollapsible(false);
+  splitter->setStretchFactor(0, 0);
+  splitter->setStretchFactor(1, 1);
+  splitter->setSizes({150, 560});
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(controls);
+  layout->addWidget(splitter, 1);
+
+  for (QComboBox* box : {aBox_, bBox_})
+    connect(box, &QComboBox::activated, this, [this] {
+      userPicked_ = true;
+      recompute();
+    });
+  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &DivergencePanel::takeResult);
+  if (data_) {
+    // A reset (another database) comes with setDatabase, from the window that knows the path.
+    connect(data_, &RunData::rowsAppended, this, [this] {
+      if (refillBackends()) recompute();  // a new backend: the pair may change
+    });
+    // Batched by RunData's timer: one recomputation for any number of runs finishing at once.
+    connect(data_, &RunData::runFinished, this, &DivergencePanel::recompute);
+  }
+  refillBackends();
+  recompute();
+}
+
+DivergencePanel::~DivergencePanel() {
+  pool_.waitForDone();
+}
+
+void DivergencePanel::setAnalysis(Analysis analysis) {
+  analysis_ = std::move(analysis);
+  recompute();
+}
+
+void DivergencePanel::setDatabase(const QString& dbPath) {
+  dbPath_ = dbPath;
+  hasReport_ = false;  // another database: the old report says nothing about it
+  refillBackends();
+  recompute();
+}
+
+void DivergencePanel::suggestPair(const QString& a, const QString& b) {
+  suggestedA_ = a;
+  suggestedB_ = b;
+  if (userPicked_) return;
+  if (backendA() == a && backendB() == b) return;
+  applyDefaultPair();
+  recompute();
+}
+
+void DivergencePanel::setPair(const QString& a, const QString& b) {
+  userPicked_ = true;
+  aBox_->setCurrentText(a);
+  bBox_->setCurrentText(b);
+  recompute();
+}
+
+void DivergencePanel::setAlpha(double alpha) {
+  if (alpha == alpha_) return;  // nothing to recompute
+  alpha_ = alpha;
+  recompute();
+}
+
+QString DivergencePanel::backendA() const {
+  return aBox_->currentText();
+}
+
+QString DivergencePanel::backendB() const {
+  return bBox_->currentText();
+}
+
+bool DivergencePanel::refillBackends() {
+  const QStringList names = data_ ? data_->backends() : QStringList();
+  const QString a = backendA(), b = backendB();
+  if (!relistBackendPair(*aBox_, *bBox_, names)) return false;
+  if (userPicked_ && names.contains(a) && names.contains(b)) {
+    const QSignalBlocker ba(aBox_), bb(bBox_);
+    aBox_->setCurrentText(a);
+    bBox_->setCurrentText(b);
+  } else {
+    userPicked_ = false;
+    applyDefaultPair();
+  }
+  return true;
+}
+
+void DivergencePanel::applyDefaultPair() {
+  QStringList names;
+  for (int i = 0; i < aBox_->count(); ++i) names << aBox_->itemText(i);
+  auto [a, b] = defaultBackendPair(names);
+  if (names.contains(suggestedA_) && names.contains(suggestedB_) && suggestedA_ != suggestedB_)
+    a = suggestedA_, b = suggestedB_;
+  const QSignalBlocker ba(aBox_), bb(bBox_);
+  aBox_->setCurrentText(a);
+  bBox_->setCurrentText(b);
+}
+
+bool DivergencePanel::busy() const {
+  return watcher_.isRunning() || pending_;
+}
+
+void DivergencePanel::recompute() {
+  if (watcher_.isRunning()) {
+    pending_ = true;  // once more when the computation in flight ends, never once per event
+    return;
+  }
+  pending_ = false;
+  if (dbPath_.isEmpty() || backendA().isEmpty() || backendB().isEmpty() || !analysis_) {
+    hasReport_ = false;
+    showMessage(dbPath_.isEmpty() || backendA().isEmpty()
+                    ? tr("Run a study or open a results database: once runs finish, this tab "
+                         "shows whether the precision changes the model itself — which test "
+                         "predictions change, which classes move, how far the weights drift — "
+                         "against the noise of the seed.")
+                    : tr("No divergence analysis is set."));
+    return;
+  }
+  study::DivergenceOptions options;
+  options.a = backendA().toStdString();
+  options.b = backendB().toStdString();
+  options.alpha = alpha_;
+  options.bootstrap.alpha = alpha_;
+  auto promise = std::make_shared<QPromise<Outcome>>();
+  promise->start();  // running before the watcher sees it: busy() and settle() rely on it
+  watcher_.setFuture(promise->future());
+  ++started_;
+  inFlightPath_ = dbPath_;
+  status_->setText(hasReport_ ? tr("Updating… (showing the previous analysis)") : tr("Analysing…"));
+  pool_.start([promise, analysis = analysis_, path = dbPath_, options] {
+    Outcome outcome;
+    try {
+      outcome.report = analysis(path, options);
+    } catch (const std::exception& e) {
+      outcome.error = QString::fromUtf8(e.what());
+    }
+    promise->addResult(std::move(outcome));
+    promise->finish();
+  });
+}
+
+void DivergencePanel::settle() {
+  for (;;) {
+    watcher_.waitForFinished();  // at once when nothing runs
+    takeResult();                // a finished result not shown yet (its signal may be queued)
+    // takeResult may have started another analysis (a stale one, or one pending) that may even
+    // have finished already: return only when nothing runs and every result was taken.
+    if (!watcher_.isRunning() && shown_ == started_) return;
+  }
+}
+
+void DivergencePanel::takeResult() {
+  if (shown_ == started_ || watcher_.isRunning() || watcher_.future().resultCount() == 0) return;
+  shown_ = started_;
+  const Outcome outcome = watcher_.result();
+  status_->clear();
+  if (inFlightPath_ != dbPath_) {  // computed for the database shown before: never shown
+    recompute();
+    return;
+  }
+  if (!outcome.error.isEmpty()) {
+    hasReport_ = false;
+    error_ = outcome.error;
+    showMessage(tr("Cannot analyse %1 against %2: %3").arg(backendA(), backendB(), error_));
+  } else {
+    error_.clear();
+    showReport(outcome.report);
+  }
+  if (pending_) recompute();
+  emit reportShown();
+}
+
+void DivergencePanel::showReport(const study::DivergenceReport& report) {
+  report_ = report;
+  hasReport_ = true;
+  summary_->setText(divergenceSummaryHtml(summarizeDivergence(report_, alpha_)));
+  churn_->setReport(report_);
+  classes_->setReport(report_, alpha_);
+  weights_->setReport(report_);
+  stack_->setCurrentWidget(charts_);
+}
+
+void DivergencePanel::showMessage(const QString& text) {
+  summary_->setText(text.toHtmlEscaped());
+  message_->setText(text);
+  stack_->setCurrentWidget(message_);
+}
+
+QString DivergencePanel::messageText() const {
+  return message_->text();
+}
+
+QString DivergencePanel::summaryText() const {
+  QTextDocument doc;
+  doc.setHtml(summary_->text());
+  return doc.toPlainText();
+}
+
+std::vector<Exportable> DivergencePanel::exportables() const {
+  std::vector<Exportable> items;
+  if (!hasReport_) return items;
+  if (!report_.backends.empty()) items.push_back(exportableChurnMatrix(churn_));
+  if (!report_.classes.empty()) items.push_back(exportableClassDifferences(classes_));
+  if (!report_.layers.empty())
+    items.push_back(
+        exportableChart(weights_->view(), QStringLiteral("divergence-weights"), QSize(1100, 680)));
+  return items;
+}
+
+Exportable DivergencePanel::currentExportable() const {
+  if (charts_->currentWidget() == weights_)
+    return exportableChart(weights_->view(), QStringLiteral("divergence-weights"),
+                           QSize(1100, 680));
+  if (charts_->currentIndex() == 1) return exportableClassDifferences(classes_);
+  return exportableChurnMatrix(churn_);
+}
+
+}  // namespace paritylab::ui

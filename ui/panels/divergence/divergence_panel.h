@@ -1,0 +1,128 @@
+#pragma once
+// The Divergence tab: beyond the mean accuracy, does the precision change the
+// model? Backends A and the reference B; the plain-words headline with the McNemar and paired-test
+// summary and the report's notes; below, the churn matrix, the per-class differences and the
+// per-layer weight divergence (ChurnMatrixView, ClassDifferenceView, WeightDivergenceView).
+// The report is computed by an Analysis (study::analyseDivergence on the results database) on a
+// worker thread, at most one at a time: when a database is opened, when runs finish (RunData's
+// batched runFinished) and when A or B changes; the previous report stays shown meanwhile.
+
+#include <QFutureWatcher>
+#include <QThreadPool>
+#include <QWidget>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "core/study/analysis/divergence_analysis.h"
+#include "ui/charts/chart_export.h"
+
+class QComboBox;
+class QLabel;
+class QStackedWidget;
+class QTabWidget;
+
+namespace paritylab::ui {
+
+class ChurnMatrixView;
+class ClassDifferenceView;
+class RunData;
+class WeightDivergenceView;
+
+class DivergencePanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  // Computes the report of the results database at `dbPath`; called on a worker thread, so it
+  // must not touch widgets. A thrown std::exception's message is shown instead of the report.
+  using Analysis = std::function<study::DivergenceReport(const QString& dbPath,
+                                                         const study::DivergenceOptions&)>;
+
+  explicit DivergencePanel(RunData* data, QWidget* parent = nullptr);
+  ~DivergencePanel() override;  // waits for a computation in flight
+
+  void setAnalysis(Analysis analysis);  // analyseDatabase unless set
+  // The database whose runs RunData now holds ("" = none): refills the backends, recomputes.
+  void setDatabase(const QString& dbPath);
+  QString database() const { return dbPath_; }
+  // The Statistics tab's A and B: adopted while the user has not picked a pair in this tab.
+  void suggestPair(const QString& a, const QString& b);
+  void setPair(const QString& a, const QString& b);  // as the user picking them
+  // McNemar/Holm, per-class Holm and the CIs at this level (MainWindow passes the Statistics
+  // tab's); recomputes when it changes.
+  void setAlpha(double alpha);
+  QString backendA() const;
+  QString backendB() const;
+
+  // Waits for the computation in flight (and a pending one) and shows its result (exports).
+  void settle();
+  bool busy() const;
+  int analysesStarted() const { return started_; }
+  // The report shown (its own a and b), and the alpha it was computed at.
+  const study::DivergenceReport& report() const { return report_; }
+  bool hasReport() const { return hasReport_; }
+  // Without a report: why (no predictions stored, one backend, no database), in words.
+  QString messageText() const;
+  QString analysisError() const { return error_; }  // the analysis failed: why, else ""
+  QString summaryText() const;                      // the headline area as plain text
+  QString errorText() const { return error_; }
+
+  ChurnMatrixView* churnView() const { return churn_; }
+  ClassDifferenceView* classView() const { return classes_; }
+  WeightDivergenceView* weightView() const { return weights_; }
+  QTabWidget* charts() const { return charts_; }
+  // The charts with something to show (Export all), and the chart on screen (Export PNG/SVG).
+  std::vector<Exportable> exportables() const;
+  Exportable currentExportable() const;
+
+ public slots:
+  void recompute();
+
+ signals:
+  void reportShown();  // a computed report (or its error) is on screen
+
+ private:
+  struct Outcome {
+    study::DivergenceReport report;
+    QString error;
+  };
+  bool refillBackends();  // true when the backends changed
+  void applyDefaultPair();
+  void takeResult();
+  void showReport(const study::DivergenceReport& report);
+  void showMessage(const QString& text);
+
+  RunData* data_;
+  Analysis analysis_;
+  QString dbPath_;
+  double alpha_ = 0.05;
+  QString suggestedA_, suggestedB_;
+  bool userPicked_ = false;
+
+  QComboBox* aBox_;
+  QComboBox* bBox_;
+  QLabel* status_;
+  QLabel* summary_;
+  QStackedWidget* stack_;
+  QLabel* message_;
+  QTabWidget* charts_;
+  ChurnMatrixView* churn_;
+  ClassDifferenceView* classes_;
+  WeightDivergenceView* weights_;
+
+  QThreadPool pool_;  // one worker: the analysis in flight
+  QFutureWatcher<Outcome> watcher_;
+  QString inFlightPath_;  // the database of the computation in flight
+  bool pending_ = false;  // asked again while computing: once more when it ends
+  int started_ = 0, shown_ = 0;
+  study::DivergenceReport report_;
+  bool hasReport_ = false;
+  QString error_;
+};
+
+// The report of the results database at dbPath, opened read-only (study::analyseDivergence): the
+// panel's analysis unless a test gives another.
+study::DivergenceReport analyseDatabase(const QString& dbPath,
+                                        const study::DivergenceOptions& options);
+
+}  // namespace paritylab::ui

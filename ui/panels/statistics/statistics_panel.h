@@ -1,0 +1,72 @@
+#pragma once
+// The Statistics tab: backends A and B (or every backend against a reference), the test, alpha,
+// the equivalence margin and the power; a table of means, difference with CI (Hodges-Lehmann shift
+// and CI with Mann-Whitney), t, df, p, Hedges' g, TOST p, what the study could detect and the runs
+// needed for the margin, and core/stats' verdict in plain words. Recomputed whenever runs finish.
+// One precision per column: percentages, differences and CIs to 2 decimals in
+// points, p values to 3 significant digits or "< 0.001".
+
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "core/stats/mann_whitney.h"
+#include "core/stats/verdict.h"
+#include "core/study/files/study_report.h"
+#include "ui/panels/statistics/statistics_table.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QTableWidget;
+
+namespace paritylab::ui {
+
+class DifferencePlot;
+class RunData;
+
+enum class StatTest { Welch, Student, MannWhitney };
+
+class StatisticsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit StatisticsPanel(RunData* data, QWidget* parent = nullptr);
+
+  void setSelection(const QString& a, const QString& b);
+  void setTest(StatTest test);
+  void setAlpha(double alpha);
+  void setMarginPoints(double points);  // 0 = no equivalence test
+  void setPower(double power);          // for "detectable ≥" and "runs needed", in (alpha, 1)
+  void setAllAgainstReference(bool on);
+  const std::vector<StatRow>& rows() const { return rows_; }
+  QTableWidget* table() const { return table_; }
+  DifferencePlot* plot() const { return plot_; }
+  QString verdictText() const;
+  // The tab's current choices as the CSV report takes them (so the report agrees with the tab).
+  study::ReportOptions reportOptions() const;
+
+ public slots:
+  void recompute();
+
+ private:
+  void refillBackends();
+  void fillTable();
+
+  RunData* data_;
+  QComboBox* aBox_;
+  QComboBox* bBox_;
+  QCheckBox* allBox_;
+  QComboBox* testBox_;
+  QComboBox* tailBox_;
+  QDoubleSpinBox* alphaBox_;
+  QDoubleSpinBox* marginBox_;
+  QDoubleSpinBox* powerBox_;
+  QTableWidget* table_;
+  QLabel* verdict_;
+  DifferencePlot* plot_;
+  std::vector<StatRow> rows_;
+};
+
+}  // namespace paritylab::ui

@@ -1,0 +1,40 @@
+#include "ui/session/spec_description.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStringList>
+
+namespace paritylab::ui {
+
+QString describeSpec(const QString& json, QString* name) {
+  const QJsonObject o = QJsonDocument::fromJson(json.toUtf8()).object();
+  *name = o.value(QStringLiteral("name")).toString(QObject::tr("study"));
+  QStringList backends;
+  for (const QJsonValue b : o.value(QStringLiteral("backends")).toArray()) {
+    backends << (b.isString()
+                     ? b.toString()
+                     : b.toObject()
+                           .value(QStringLiteral("name"))
+                           .toString(b.toObject().value(QStringLiteral("preset")).toString()));
+  }
+  const QJsonValue seeds = o.value(QStringLiteral("seeds"));
+  const int nSeeds = seeds.isArray()       ? static_cast<int>(seeds.toArray().size())
+                     : seeds.isUndefined() ? 3
+                                           : seeds.toInt();
+  const QJsonValue dataset = o.value(QStringLiteral("dataset"));
+  const QString datasetName = dataset.isString() ? dataset.toString()
+                                                 : dataset.toObject()
+                                                       .value(QStringLiteral("source"))
+                                                       .toString(QStringLiteral("fashion-mnist"));
+  const int epochs = o.value(QStringLiteral("epochs")).toInt(2);
+  return QObject::tr("<b>%1</b> — %2 on %3 · %4 · %5 · %6")
+      .arg(name->toHtmlEscaped(),
+           o.value(QStringLiteral("model")).toString(QStringLiteral("mlp")).toHtmlEscaped(),
+           datasetName.toHtmlEscaped(), backends.join(QStringLiteral(", ")).toHtmlEscaped(),
+           nSeeds == 1 ? QObject::tr("1 seed") : QObject::tr("%1 seeds").arg(nSeeds),
+           epochs == 1 ? QObject::tr("1 epoch") : QObject::tr("%1 epochs").arg(epochs));
+}
+
+}  // namespace paritylab::ui

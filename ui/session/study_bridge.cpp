@@ -1,0 +1,231 @@
+#include "ui/session/study_bridge.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryFile>
+#include <cmath>
+#include <filesystem>
+
+#include "core/input/atomic_file.h"
+#include "core/study/store/database_file.h"
+#include "core/study/files/curves_export.h"
+#include "core/study/files/report_files.h"
+#include "core/study/files/results_import.h"
+#include "core/study/store/results_store.h"
+#include "core/study/files/study_report.h"
+#include "core/study/run/study_runner.h"
+#include "core/study/files/xray_rows.h"
+
+namespace paritylab::ui {
+namespace {
+
+template <typename F>
+bool guarded(QString* error, F&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+}
+
+}  // namespace
+
+bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
+  return guarded(error, [&] {
+    if (!QFileInfo::exists(dbPath)) {
+      if (error) *error = QObject::tr("%1: no such file").arg(dbPath);
+      return false;
+    }
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
+    const auto runs = store->loadRuns();
+    const auto epochs = store->loadAllEpochs();
+    const auto steps = store->loadAllSteps();
+    const auto owners = store->runningOwners();
+    out->runs.clear();
+    out->warning.clear();
+    bool unfinished = false, imported = false;
+    for (const study::RunRecord& r : runs) {
+      ShownRun run;
+      run.runId = r.id;
+      run.backend = QString::fromStdString(r.backend);
+      run.seed = r.seed;
+      run.state = r.status;
+      run.epoch = r.status == study::RunState::Diverged ? r.divergedEpoch : r.epochsDone;
+      run.finalAccuracy = r.finalAccuracy;
+      run.wallSeconds = r.wallSeconds;
+      run.message = QString::fromStdString(r.message);
+      run.runName = QString::fromStdString(r.runName);
+      run.seedGiven = r.seedGiven;
+      run.currentLoss = std::nan("");
+      if (auto it = owners.find(r.id); it != owners.end()) {
+        if (study::ownerIsGone(it->second)) {
+          // Nobody trains it any more: shown as the cancelled run it is (dashed, out of the
+          // means), labelled "interrupted"; Start (resume) redoes it.
+          run.ownerGone = true;
+          run.state = study::RunState::Cancelled;
+        } else
+          run.runningElsewhere = QString::fromStdString(it->second);
+      }
+      if (auto it = epochs.find(r.id); it != epochs.end())
+        for (const study::EpochRecord& e : it->second)
+          run.epochs.push_back({e.epoch, e.trainLoss, e.testLoss, e.testAccuracy, e.skippedSteps});
+      // The stored step sample, as live step events would have brought it.
+      if (auto it = steps.find(r.id); it != steps.end())
+        for (const study::StepRecord& st : it->second)
+          run.steps.push_back({st.step, st.trainLoss, st.lr, st.epoch});
+      run.totalEpochs = std::max(run.epoch, static_cast<int>(run.epochs.size()));
+      unfinished |= !run.finished() || r.status == study::RunState::Cancelled ||
+                    r.status == study::RunState::Failed;
+      imported |= r.source == "imported";
+      out->runs.push_back(std::move(run));
+    }
+    out->specJson = QString::fromStdString(store->loadStudySpecJson());
+    out->title = QFileInfo(dbPath).completeBaseName();
+    if (!out->specJson.isEmpty()) {
+      try {
+        const study::StudySpec spec = store->loadStudySpec();
+        if (!spec.name.empty()) out->title = QString::fromStdString(spec.name);
+        if (!spec.origin.empty()) {
+          imported = true;
+          out->title = QFileInfo(QString::fromStdString(spec.origin)).fileName();
+        }
+        for (ShownRun& run : out->runs)
+          if (run.totalEpochs < spec.train.epochs && !imported) run.totalEpochs = spec.train.epochs;
+      } catch (const std::exception& e) {
+        // A spec this version cannot parse: show the runs, say why nothing can be resumed.
+        out->warning = QObject::tr("The stored study cannot be resumed by this version: %1")
+                           .arg(QString::fromUtf8(e.what()));
+        out->specJson.clear();
+      }
+    }
+    if (imported) out->specJson.clear();  // nothing to re-run for results from real hardware
+    out->canResume = unfinished && !imported && !out->specJson.isEmpty();
+    return true;
+  });
+}
+
+bool plannedRuns(const QString& specJson, std::vector<ShownRun>* out, QString* error) {
+  return guarded(error, [&] {
+    const study::StudySpec spec = study::parseStudySpec(specJson.toStdString(), "study");
+    out->clear();
+    std::int64_t pendingId = 0;  // ids < 0 until the runner gives database ids
+    for (const study::PlannedRun& p : study::plannedRunsOf(spec)) {
+      const study::BackendEntry& entry = spec.backends[p.backendIndex];
+      ShownRun run;
+      run.runId = --pendingId;
+      run.backend = QString::fromStdString(entry.name);
+      run.seed = p.seed;
+      run.totalEpochs = study::trainConfigFor(spec, entry).epochs;
+      run.currentLoss = std::nan("");
+      out->push_back(std::move(run));
+    }
+    return true;
+  });
+}
+
+bool readImportCsv(const QString& csvPath, CsvImport* out, QString* error) {
+  return guarded(error, [&] {
+    // The reference torchprime file is detected by its header; other CSVs use the generic
+    // long-format columns (run, backend, epoch, accuracy).
+    study::ImportNotes found;
+    out->runs = study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{}, &found);
+    for (const std::string& note : study::identicalRunNotes(out->runs)) found.push_back(note);
+    out->csvPath = csvPath;
+    out->notes.clear();
+    for (const std::string& note : found) out->notes << QString::fromStdString(note);
+    return true;
+  });
+}
+
+bool writeImportedDatabase(CsvImport& import, const QString& dbPath, QString* error) {
+  namespace fs = std::filesystem;
+  const fs::path target = fs::absolute(fs::path(dbPath.toStdString()));
+  fs::path temporary;
+  try {
+    // A name of our own beside the target, so the final rename never crosses file systems.
+    QTemporaryFile reserve(QString::fromStdString(
+        (target.parent_path() / ("." + target.filename().string() + ".importing-XXXXXX.db"))
+            .string()));
+    if (!reserve.open()) {
+      if (error)
+        *error = QObject::tr("%1: cannot create a file beside it: %2")
+                     .arg(dbPath, reserve.errorString());
+      return false;
+    }
+    reserve.setAutoRemove(false);
+    temporary = reserve.fileName().toStdString();
+    reserve.close();
+    fs::remove(temporary);  // the store creates its own file
+    {
+      const auto store = study::ResultsStore::open(temporary.string(), true);
+      study::importRuns(*store, import.csvPath.toStdString(), import.runs);
+    }  // closed: the last connection folds the -wal into the file
+    study::commitDatabaseFile(temporary.string(), target.string());
+    return true;
+  } catch (const std::exception& e) {
+    std::error_code ignored;
+    if (!temporary.empty())
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        fs::remove(fs::path(temporary.string() + suffix), ignored);
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+}
+
+bool importCsv(const QString& csvPath, const QString& dbPath, QString* error, QStringList* notes) {
+  CsvImport import;
+  if (!readImportCsv(csvPath, &import, error) || !writeImportedDatabase(import, dbPath, error))
+    return false;
+  if (notes) *notes = import.notes;
+  return true;
+}
+
+int storedRunCount(const QString& path) {
+  try {
+    return static_cast<int>(
+        study::ResultsStore::openReadOnly(path.toStdString())->loadRuns().size());
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+QString unusedDatabaseName(const QString& folder, const QString& stem) {
+  const QDir dir(folder);
+  QString name = stem + QStringLiteral(".db");
+  for (int n = 2; dir.exists(name); ++n) name = QStringLiteral("%1-%2.db").arg(stem).arg(n);
+  return name;
+}
+
+bool writeCsvReport(const QString& dbPath, const QString& csvPath,
+                    const study::ReportOptions& options, QStringList* written, QString* note,
+                    QString* error) {
+  return guarded(error, [&] {
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
+    const study::ReportFiles files =
+        study::writeReportFiles(*store, csvPath.toStdString(), options);
+    if (written)
+      for (const study::ReportFile& file : files.written)
+        *written << QString::fromStdString(file.path);
+    if (note) *note = QString::fromStdString(files.skipped);
+    return true;
+  });
+}
+
+bool writeXrayCsv(const QString& dbPath, const QString& csvPath, QString* error) {
+  return guarded(error, [&] {
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
+    study::writeXrayCsv(*store, csvPath.toStdString());
+    return true;
+  });
+}
+
+bool writeStepCurvesCsv(const QString& dbPath, const QString& csvPath, QString* error) {
+  return guarded(error, [&] {
+    const auto store = study::ResultsStore::openReadOnly(dbPath.toStdString());
+    study::writeStepCurves(*store, csvPath.toStdString());
+    return true;
+  });
+}
+
+}  // namespace paritylab::ui

@@ -1,0 +1,60 @@
+#pragma once
+// The ui's door to core/study's results store, CSV import and CSV report: plain functions that
+// turn a database into RunData records. Qt types at the surface, core types inside.
+
+#include <QString>
+#include <QStringList>
+#include <vector>
+
+#include "core/study/files/results_import.h"
+#include "core/study/files/study_report.h"
+#include "ui/session/run_data.h"
+
+namespace paritylab::ui {
+
+struct LoadedStudy {
+  std::vector<ShownRun> runs;  // every run with its epoch metrics, in database order
+  QString title;                // the study's name (or the imported file's name)
+  QString specJson;             // the study spec stored in the database (empty for imports)
+  bool canResume = false;       // some runs are not finished and the spec can be re-run
+  QString warning;              // what the user must know (a stored spec this version can't read)
+};
+
+// Reads every run and epoch of the results database at `dbPath`.
+bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error);
+// The runs a study spec plans (backend x seed, in the runner's order), pending, with ids < 0
+// until the runner gives them database ids. False with the parser's reason for a bad spec.
+bool plannedRuns(const QString& specJson, std::vector<ShownRun>* out, QString* error);
+// A CSV of results from real hardware, read and checked whole before anything is written.
+struct CsvImport {
+  QString csvPath;
+  std::vector<study::ImportedRun> runs;
+  QStringList notes;  // what reading found (a percent column, identical runs)
+};
+// Reads and checks every row of `csvPath`; false with the reader's reason (file:line, column).
+bool readImportCsv(const QString& csvPath, CsvImport* out, QString* error);
+// Writes `import` as a new results database at `dbPath`: built beside it under a temporary name
+// and renamed over `dbPath` only once complete, so a failure leaves an existing `dbPath` (and its
+// -wal) as it was. Replacing an existing file is the caller's decision (ask first).
+bool writeImportedDatabase(CsvImport& import, const QString& dbPath, QString* error);
+// readImportCsv, then writeImportedDatabase: the CSV's runs as a new database at `dbPath`
+// (replacing it: the caller asked first). `notes` receives what reading found.
+bool importCsv(const QString& csvPath, const QString& dbPath, QString* error,
+               QStringList* notes = nullptr);
+// The runs stored in the results database at `path` (read-only), or -1 when `path` is not one.
+int storedRunCount(const QString& path);
+// A file name in `folder` that does not exist yet: `stem`.db, else `stem`-2.db, `stem`-3.db, ...
+QString unusedDatabaseName(const QString& folder, const QString& stem);
+// Writes the CSV report of a database, the same files as `paritylab-cli report --csv`
+// (study::writeReportFiles): the runs CSV, <stem>-summary.csv (per-backend summary and the
+// comparisons chosen in `options`), the divergence tables and <stem>-epochs.csv. `written`
+// receives every path; `note` why the divergence tables were not written, else "".
+bool writeCsvReport(const QString& dbPath, const QString& csvPath,
+                    const study::ReportOptions& options, QStringList* written, QString* note,
+                    QString* error);
+// Writes the X-ray samples CSV (`paritylab-cli report --xray`).
+bool writeXrayCsv(const QString& dbPath, const QString& csvPath, QString* error);
+// Writes the per-step curves (long form: run_id, backend, seed, step, epoch, metric, value).
+bool writeStepCurvesCsv(const QString& dbPath, const QString& csvPath, QString* error);
+
+}  // namespace paritylab::ui

@@ -1,0 +1,33 @@
+#include "ui/session/study_hint.h"
+
+#include <QObject>
+#include <algorithm>
+#include <exception>
+
+#include "core/study/spec/study_spec.h"
+
+namespace paritylab::ui {
+
+StudyHint studyStartHint(const QString& specJson) {
+  StudyHint hint;
+  try {
+    const study::StudySpec spec = study::parseStudySpec(specJson.toStdString());
+    const int backends = static_cast<int>(spec.backends.size());
+    const int seeds = static_cast<int>(spec.seeds.size());
+    hint.epochs = spec.train.epochs;
+    for (const study::BackendEntry& b : spec.backends)
+      hint.epochs = std::max(hint.epochs, b.overrides.epochs.value_or(0));
+    const auto count = [](int n, const char* one, const char* many) {
+      return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? QObject::tr(one) : QObject::tr(many));
+    };
+    hint.text =
+        QObject::tr("Press Start: %1 (%2 × %3, %4 each)")
+            .arg(count(backends * seeds, "run", "runs"), count(backends, "backend", "backends"),
+                 count(seeds, "seed", "seeds"), count(spec.train.epochs, "epoch", "epochs"));
+  } catch (const std::exception&) {
+    hint = {};
+  }
+  return hint;
+}
+
+}  // namespace paritylab::ui

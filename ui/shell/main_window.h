@@ -1,0 +1,88 @@
+#pragma once
+// Assembles the panels (runs, curves, distributions, statistics, divergence, formats, X-ray), the
+// menus and the study session; the logic lives in the panels and models.
+
+#include <QMainWindow>
+#include <vector>
+
+#include "ui/charts/chart_export.h"
+
+class QLabel;
+class QMenu;
+class QTabWidget;
+
+namespace paritylab::ui {
+
+class CurvesPanel;
+class DivergencePanel;
+class DistributionsPanel;
+class FormatsPanel;
+class RunData;
+class RunsPanel;
+class StatisticsPanel;
+class StudyActions;
+class StudyController;
+class XrayPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  bool openDatabase(const QString& path);
+  // `target` = "" asks where the new database goes (see StudyController::importCsv).
+  bool importCsvFile(const QString& csvPath, const QString& target = {});
+  bool loadStudySpec(const QString& path);  // a spec JSON file (or ":/studies/quick.json")
+  // Writes every chart and report into `dir`; `written` receives the files' names, `notes` what
+  // was not written and why (no divergence charts without stored predictions). A chart that
+  // cannot be made from the data (a damaged database) is an error, not a note.
+  bool exportAllTo(const QString& dir, QString* error, QStringList* written = nullptr,
+                   QStringList* notes = nullptr);
+
+  RunData* runData() const { return data_; }
+  StudyActions* actions() const { return actions_; }
+  StudyController* controller() const { return controller_; }
+  QTabWidget* tabs() const { return tabs_; }
+  CurvesPanel* curves() const { return curves_; }
+  DistributionsPanel* distributions() const { return distributions_; }
+  StatisticsPanel* statistics() const { return statistics_; }
+  DivergencePanel* divergence() const { return divergence_; }
+  FormatsPanel* formats() const { return formats_; }
+  RunsPanel* runs() const { return runs_; }
+  XrayPanel* xray() const { return xray_; }
+  QLabel* databaseLabel() const { return location_; }  // the status bar's database
+  std::vector<Exportable> exportables() const;
+
+ private:
+  void buildMenus();
+  void updateRecentMenu();
+  void addRecent(const QString& path);
+  void setEmulated(bool emulated, const QString& source);
+  void showError(const QString& what, const QString& error);
+  void showState();
+  void updateEmptyHint();
+  void editStudy();
+  void exportCurrent(const QString& suffix);
+  void exportReport();
+  void updateTitle();
+  void suggestDivergencePair();
+
+  RunData* data_;
+  StudyActions* actions_;
+  StudyController* controller_;
+  RunsPanel* runs_;
+  CurvesPanel* curves_;
+  DistributionsPanel* distributions_;
+  StatisticsPanel* statistics_;
+  DivergencePanel* divergence_;
+  FormatsPanel* formats_;
+  XrayPanel* xray_;
+  QTabWidget* tabs_;
+  QLabel* banner_;
+  QLabel* location_;
+  QMenu* recentMenu_ = nullptr;
+};
+
+}  // namespace paritylab::ui

@@ -1,0 +1,439 @@
+#include "ui/shell/study_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <nlohmann/json.hpp>
+
+#include "core/backends/precision_policy.h"
+#include "core/input/json_input.h"
+#include "core/study/spec/spec_check.h"
+#include "ui/session/study_bridge.h"
+#include "ui/shell/study_spec_fields.h"
+
+namespace paritylab::ui {
+namespace {
+
+using nlohmann::json;
+constexpr int kEntryRole = Qt::UserRole + 1;  // the backend's spec entry as JSON text
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QDoubleSpinBox* doubleBox(double lo, double hi, int decimals, double step) {
+  auto* box = new QDoubleSpinBox;
+  box->setRange(lo, hi);
+  box->setDecimals(decimals);
+  box->setSingleStep(step);
+  return box;
+}
+QSpinBox* intBox(int lo, int hi) {
+  auto* box = new QSpinBox;
+  box->setRange(lo, hi);
+  return box;
+}
+
+}  // namespace
+
+StudyDialog::StudyDialog(const QString& specJson, QWidget* parent) : QDialog(parent) {
+  setWindowTitle(tr("Study"));
+  buildForm();
+  QString reason;
+  if (!loadSpec(specJson, &reason)) error_->setText(reason);
+  resize(980, 660);
+}
+
+void StudyDialog::buildForm() {
+  name_ = new QLineEdit;
+  dataset_ = new QComboBox;
+  dataset_->addItem(tr("Fashion-MNIST (installed)"), "fashion-mnist");
+  dataset_->addItem(tr("MNIST (folder)"), "mnist");
+  dataset_->addItem(tr("CIFAR-10 (folder)"), "cifar10");
+  dataset_->addItem(tr("CelebA (folder)"), "celeba");
+  dataset_->addItem(tr("Image folder"), "folder");
+  dataset_->addItem(tr("Synthetic"), "synthetic");
+  datasetDir_ = new QLineEdit;
+  datasetDir_->setPlaceholderText(tr("folder with the dataset's files"));
+  trainSize_ = intBox(0, 10'000'000);
+  trainSize_->setSpecialValueText(tr("all"));
+  testSize_ = intBox(0, 10'000'000);
+  testSize_->setSpecialValueText(tr("all"));
+  model_ = new QComboBox;
+  for (const char* m : {"mlp", "small-cnn", "resnet18"}) model_->addItem(m, m);
+  width_ = intBox(1, 1024);
+  epochs_ = intBox(1, 10'000);
+  batch_ = intBox(1, 65'536);
+  evalBatch_ = intBox(1, 1'000'000);
+  optimizer_ = new QComboBox;
+  optimizer_->addItem("adamw", "adamw");
+  optimizer_->addItem("sgd", "sgd");
+  lr_ = doubleBox(0.0, 10.0, 6, 1e-4);
+  weightDecay_ = doubleBox(0.0, 1.0, 6, 1e-4);
+  momentum_ = doubleBox(0.0, 0.9999, 4, 0.01);
+  schedule_ = new QComboBox;
+  for (const char* s : {"constant", "step", "cosine"}) schedule_->addItem(s, s);
+  warmup_ = doubleBox(0.0, 1000.0, 2, 0.5);
+  stepEpochs_ = intBox(1, 10'000);
+  gamma_ = doubleBox(0.0, 1.0, 4, 0.05);
+  freeze_ = intBox(0, 10'000);
+  freeze_->setToolTip(tr("Backbone frozen (head only) for the first K epochs, then all layers"));
+  seeds_ = new QLineEdit;
+  seeds_->setPlaceholderText(tr("a count (5) or a list (0, 1, 2, 42)"));
+  threads_ = intBox(0, 1024);
+  threads_->setSpecialValueText(tr("one per core"));
+
+  backends_ = new QListWidget;
+  backends_->setMinimumWidth(260);
+  for (const auto& p : backends::presetPolicies()) {
+    auto* item = new QListWidgetItem(q(p.name));
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Unchecked);
+    item->setToolTip(q(p.description));
+    item->setData(kEntryRole, q(json(p.name).dump()));
+    backends_->addItem(item);
+  }
+  // Read-only text of a fixed height (four lines, scrolling beyond): a word-wrapped label's
+  // height follows its text, and selecting a backend with a longer description reflowed the
+  // dialog and squeezed the spin boxes above.
+  backendDescription_ = new QPlainTextEdit;
+  backendDescription_->setReadOnly(true);
+  backendDescription_->setFrameShape(QFrame::NoFrame);
+  backendDescription_->viewport()->setAutoFillBackground(false);
+  backendDescription_->setFixedHeight(backendDescription_->fontMetrics().lineSpacing() * 4 + 8);
+  backendJson_ = new QPlainTextEdit;
+  backendJson_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  backendJson_->setPlaceholderText(
+      tr("\"tpu-bf16\", or {\"preset\": \"tpu-bf16\", ...fields to adjust}, or a full custom "
+         "policy; per-backend hyperparameters go in \"overrides\""));
+  auto* addCustom = new QPushButton(tr("Add custom policy…"));
+  auto* applyBackend = new QPushButton(tr("Apply edit"));
+
+  auto* data = new QGroupBox(tr("Data and model"));
+  auto* f1 = new QFormLayout(data);
+  f1->addRow(tr("Name"), name_);
+  f1->addRow(tr("Dataset"), dataset_);
+  f1->addRow(tr("Dataset folder"), datasetDir_);
+  f1->addRow(tr("Train examples"), trainSize_);
+  f1->addRow(tr("Test examples"), testSize_);
+  f1->addRow(tr("Model"), model_);
+  f1->addRow(tr("Width"), width_);
+  // Seeds and threads on the left: two columns of similar height fit a 700-pixel screen.
+  f1->addRow(tr("Seeds"), seeds_);
+  f1->addRow(tr("Threads"), threads_);
+  auto* training = new QGroupBox(tr("Training"));
+  auto* f2 = new QFormLayout(training);
+  f2->addRow(tr("Epochs"), epochs_);
+  f2->addRow(tr("Batch size"), batch_);
+  f2->addRow(tr("Eval batch size"), evalBatch_);
+  f2->addRow(tr("Optimizer"), optimizer_);
+  f2->addRow(tr("Learning rate"), lr_);
+  f2->addRow(tr("Weight decay"), weightDecay_);
+  f2->addRow(tr("Momentum (SGD)"), momentum_);
+  f2->addRow(tr("Schedule"), schedule_);
+  f2->addRow(tr("Warmup epochs"), warmup_);
+  f2->addRow(tr("Step every"), stepEpochs_);
+  f2->addRow(tr("Step gamma"), gamma_);
+  f2->addRow(tr("Freeze backbone"), freeze_);
+
+  auto* backendBox = new QGroupBox(tr("Backends (check to include; select to adjust)"));
+  auto* bl = new QVBoxLayout(backendBox);
+  auto* split = new QHBoxLayout;
+  split->addWidget(backends_, 2);
+  auto* editor = new QVBoxLayout;
+  editor->addWidget(backendDescription_);
+  editor->addWidget(backendJson_, 1);
+  auto* editorButtons = new QHBoxLayout;
+  editorButtons->addWidget(addCustom);
+  editorButtons->addStretch(1);
+  editorButtons->addWidget(applyBackend);
+  editor->addLayout(editorButtons);
+  split->addLayout(editor, 3);
+  bl->addLayout(split);
+
+  error_ = new QLabel;
+  error_->setWordWrap(true);
+  error_->setStyleSheet(QStringLiteral("color: #b00020; font-weight: bold;"));
+  buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  auto* load = buttons_->addButton(tr("Load JSON…"), QDialogButtonBox::ActionRole);
+  auto* save = buttons_->addButton(tr("Save JSON…"), QDialogButtonBox::ActionRole);
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(data, 1);
+  top->addWidget(training, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(backendBox, 1);
+  layout->addWidget(error_);
+  layout->addWidget(buttons_);
+
+  connect(buttons_, &QDialogButtonBox::accepted, this, &StudyDialog::accept);
+  connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(load, &QPushButton::clicked, this, &StudyDialog::loadFromFile);
+  connect(save, &QPushButton::clicked, this, &StudyDialog::saveToFile);
+  connect(backends_, &QListWidget::currentRowChanged, this, &StudyDialog::onBackendSelected);
+  connect(backends_, &QListWidget::itemChanged, this, &StudyDialog::revalidate);
+  connect(applyBackend, &QPushButton::clicked, this, &StudyDialog::storeBackendEdit);
+  connect(addCustom, &QPushButton::clicked, this, &StudyDialog::addCustomBackend);
+  connect(seeds_, &QLineEdit::textChanged, this, &StudyDialog::revalidate);
+  connect(datasetDir_, &QLineEdit::textChanged, this, &StudyDialog::revalidate);
+  connect(dataset_, &QComboBox::currentIndexChanged, this, [this] {
+    const QString d = dataset_->currentData().toString();
+    datasetDir_->setEnabled(d != "fashion-mnist" && d != "synthetic");
+    revalidate();
+  });
+  for (QSpinBox* box : {epochs_, freeze_, batch_})
+    connect(box, &QSpinBox::valueChanged, this, &StudyDialog::revalidate);
+  for (QSpinBox* box : {epochs_, freeze_, stepEpochs_})
+    connect(box, &QSpinBox::valueChanged, this,
+            [box] { box->setSuffix(box->value() == 1 ? tr(" epoch") : tr(" epochs")); });
+  connect(optimizer_, &QComboBox::currentIndexChanged, this, &StudyDialog::updateEnabledFields);
+  connect(schedule_, &QComboBox::currentIndexChanged, this, &StudyDialog::updateEnabledFields);
+  connect(lr_, &QDoubleSpinBox::valueChanged, this, &StudyDialog::revalidate);
+}
+
+void StudyDialog::onBackendSelected() {
+  QListWidgetItem* item = backends_->currentItem();
+  if (!item) return;
+  backendDescription_->setPlainText(item->toolTip());
+  const json entry = json::parse(item->data(kEntryRole).toString().toStdString(), nullptr, false);
+  backendJson_->setPlainText(q(entry.is_discarded() ? std::string() : entry.dump(2)));
+}
+
+void StudyDialog::storeBackendEdit() {
+  QListWidgetItem* item = backends_->currentItem();
+  if (!item) return;
+  QString reason;
+  const QString text = backendJson_->toPlainText();
+  json entry;
+  try {  // typed text: no unbounded nesting (dump() recurses), no duplicate keys
+    entry = input::parseJsonText(text.toStdString(), "backend JSON");
+  } catch (const input::InputError& e) {
+    error_->setText(tr("Backend %1: the JSON does not parse (%2)")
+                        .arg(item->text(), QString::fromUtf8(e.what())));
+    return;
+  }
+  if (!validateBackendEntry(entry, &reason)) {
+    error_->setText(tr("Backend %1: %2").arg(item->text(), reason));
+    return;
+  }
+  item->setData(kEntryRole, q(entry.dump()));
+  item->setText(q(backendEntryName(entry)));
+  item->setCheckState(Qt::Checked);
+  revalidate();
+}
+
+void StudyDialog::addCustomBackend() {
+  bool ok = false;
+  const QString name = QInputDialog::getText(this, tr("Custom policy"), tr("Name"),
+                                             QLineEdit::Normal, tr("my-policy"), &ok);
+  if (!ok || name.trimmed().isEmpty()) return;
+  json entry = backends::policyToJson(backends::presetPolicy("cpu-fp32"));
+  entry["name"] = name.trimmed().toStdString();
+  entry["description"] = "custom policy";
+  auto* item = new QListWidgetItem(name.trimmed());
+  item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+  item->setCheckState(Qt::Checked);
+  item->setToolTip(tr("Custom policy (edit its JSON on the right)"));
+  item->setData(kEntryRole, q(entry.dump()));
+  backends_->addItem(item);
+  backends_->setCurrentItem(item);
+}
+
+bool StudyDialog::loadSpec(const QString& text, QString* reason) {
+  json spec;
+  try {  // no unbounded nesting (dump() recurses), no duplicate keys
+    spec = input::parseJsonText(text.toStdString(), "study spec");
+  } catch (const input::InputError& e) {
+    if (reason) *reason = QString::fromUtf8(e.what());
+    return false;
+  }
+  if (!spec.is_object()) {
+    if (reason) *reason = tr("The study spec is not a JSON object");
+    return false;
+  }
+  SpecFields f;
+  if (!readSpecFields(spec, &f, reason)) return false;
+  extraJson_ = text;
+  name_->setText(q(f.name));
+  dataset_->setCurrentIndex(std::max(0, dataset_->findData(q(f.dataset))));
+  datasetDir_->setText(q(f.datasetDir));
+  datasetDir_->setEnabled(f.dataset != "fashion-mnist" && f.dataset != "synthetic");
+  trainSize_->setValue(f.trainSize);
+  testSize_->setValue(f.testSize);
+  model_->setCurrentIndex(std::max(0, model_->findData(q(f.model))));
+  width_->setValue(f.width);
+  epochs_->setValue(f.epochs);
+  batch_->setValue(f.batch);
+  evalBatch_->setValue(f.evalBatch);
+  optimizer_->setCurrentIndex(std::max(0, optimizer_->findData(q(f.optimizer))));
+  lr_->setValue(f.lr);
+  weightDecay_->setValue(f.weightDecay);
+  momentum_->setValue(f.momentum);
+  schedule_->setCurrentIndex(std::max(0, schedule_->findData(q(f.schedule))));
+  warmup_->setValue(f.warmupEpochs);
+  stepEpochs_->setValue(f.stepEpochs);
+  gamma_->setValue(f.gamma);
+  freeze_->setValue(f.freezeEpochs);
+  seeds_->setText(q(f.seeds));
+  threads_->setValue(f.threads);
+  const QSignalBlocker block(backends_);
+  for (int i = 0; i < backends_->count(); ++i) backends_->item(i)->setCheckState(Qt::Unchecked);
+  for (const json& entry : f.backends) {
+    const QString name = q(backendEntryName(entry));
+    QListWidgetItem* item = nullptr;
+    for (int i = 0; i < backends_->count(); ++i)
+      if (backends_->item(i)->text() == name) item = backends_->item(i);
+    if (!item) {
+      item = new QListWidgetItem(name);
+      item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+      item->setToolTip(tr("Custom policy"));
+      backends_->addItem(item);
+    }
+    item->setCheckState(Qt::Checked);
+    item->setData(kEntryRole, q(entry.dump()));
+  }
+  for (QSpinBox* box : {epochs_, freeze_, stepEpochs_})
+    box->setSuffix(box->value() == 1 ? tr(" epoch") : tr(" epochs"));
+  updateEnabledFields();
+  revalidate();
+  return true;
+}
+
+void StudyDialog::updateEnabledFields() {
+  // Fields of one optimizer or schedule are editable only when it is the one chosen.
+  const bool sgd = optimizer_->currentData().toString() == QLatin1String("sgd");
+  momentum_->setEnabled(sgd);
+  momentum_->setToolTip(sgd ? QString() : tr("Momentum applies to SGD only"));
+  const bool step = schedule_->currentData().toString() == QLatin1String("step");
+  stepEpochs_->setEnabled(step);
+  gamma_->setEnabled(step);
+  for (QWidget* w : {static_cast<QWidget*>(stepEpochs_), static_cast<QWidget*>(gamma_)})
+    w->setToolTip(step ? QString() : tr("Applies to the step schedule only"));
+}
+
+QString StudyDialog::specJson() const {
+  json spec = json::parse(extraJson_.toStdString(), nullptr, false);
+  if (!spec.is_object()) spec = json::object();
+  SpecFields f;
+  f.name = name_->text().toStdString();
+  f.dataset = dataset_->currentData().toString().toStdString();
+  f.datasetDir = datasetDir_->isEnabled() ? datasetDir_->text().toStdString() : std::string();
+  f.trainSize = trainSize_->value();
+  f.testSize = testSize_->value();
+  f.model = model_->currentData().toString().toStdString();
+  f.width = width_->value();
+  f.epochs = epochs_->value();
+  f.batch = batch_->value();
+  f.evalBatch = evalBatch_->value();
+  f.optimizer = optimizer_->currentData().toString().toStdString();
+  f.lr = lr_->value();
+  f.weightDecay = weightDecay_->value();
+  f.momentum = momentum_->value();
+  f.schedule = schedule_->currentData().toString().toStdString();
+  f.warmupEpochs = warmup_->value();
+  f.stepEpochs = stepEpochs_->value();
+  f.gamma = gamma_->value();
+  f.freezeEpochs = freeze_->value();
+  f.seeds = seeds_->text().toStdString();
+  f.threads = threads_->value();
+  for (int i = 0; i < backends_->count(); ++i)
+    if (backends_->item(i)->checkState() == Qt::Checked)
+      f.backends.push_back(
+          json::parse(backends_->item(i)->data(kEntryRole).toString().toStdString()));
+  writeSpecFields(f, &spec);
+  return q(spec.dump(2));
+}
+
+bool StudyDialog::validate(QString* reason) const {
+  // Every problem at once, one a line: the fields' own checks, then (when they pass) every
+  // problem the core parser finds, as `paritylab-cli run` would report them.
+  QStringList problems;
+  if (name_->text().trimmed().isEmpty()) problems << tr("Name: the study needs a name");
+  const QString d = dataset_->currentData().toString();
+  if (datasetDir_->isEnabled() && d != QLatin1String("fashion-mnist") &&
+      d != QLatin1String("synthetic") && datasetDir_->text().trimmed().isEmpty())
+    problems << tr("Dataset folder: %1 needs the folder holding its files").arg(d);
+  if (lr_->value() <= 0) problems << tr("Learning rate: must be > 0 (got %1)").arg(lr_->value());
+  if (freeze_->value() >= epochs_->value() && freeze_->value() > 0)
+    problems << tr("Freeze backbone: %1 epochs frozen leaves none of the %2 epochs to train the "
+                   "whole model")
+                    .arg(freeze_->value())
+                    .arg(epochs_->value());
+  std::vector<std::uint64_t> seeds;
+  QString seedError;
+  if (!parseSeeds(seeds_->text(), &seeds, &seedError)) problems << tr("Seeds: %1").arg(seedError);
+  int checked = 0;
+  for (int i = 0; i < backends_->count(); ++i)
+    checked += backends_->item(i)->checkState() == Qt::Checked ? 1 : 0;
+  if (checked == 0) problems << tr("Backends: check at least one backend");
+  if (problems.isEmpty())  // core has the last word: the checks `paritylab-cli run` makes
+    for (const study::SpecIssue& issue : study::checkStudySpec(specJson().toStdString(), "study"))
+      problems << QString::fromStdString(issue.message);
+  if (reason) *reason = problems.join(QLatin1Char('\n'));
+  return problems.isEmpty();
+}
+
+QString StudyDialog::errorText() const {
+  return error_->text();
+}
+
+void StudyDialog::revalidate() {
+  QString reason;
+  const bool ok = validate(&reason);
+  error_->setText(ok ? QString() : reason);
+  buttons_->button(QDialogButtonBox::Ok)->setEnabled(ok);
+}
+
+void StudyDialog::accept() {
+  QString reason;
+  if (!validate(&reason)) {
+    error_->setText(reason);  // refused, with the reason; the dialog stays open
+    return;
+  }
+  QDialog::accept();
+}
+
+void StudyDialog::loadFromFile() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Load study spec"), {}, tr("Study (*.json)"));
+  if (path.isEmpty()) return;
+  QFile file(path);
+  QString reason;
+  if (!file.open(QIODevice::ReadOnly)) {
+    error_->setText(tr("%1: %2").arg(path, file.errorString()));
+    return;
+  }
+  if (!loadSpec(QString::fromUtf8(file.readAll()), &reason))
+    error_->setText(tr("%1: %2").arg(path, reason));
+}
+
+void StudyDialog::saveToFile() {
+  QString reason;
+  if (!validate(&reason)) {
+    error_->setText(reason);
+    return;
+  }
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Save study spec"), name_->text() + QStringLiteral(".json"), tr("Study (*.json)"));
+  if (path.isEmpty()) return;
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(specJson().toUtf8()) < 0)
+    error_->setText(tr("%1: %2").arg(path, file.errorString()));
+}
+
+}  // namespace paritylab::ui
