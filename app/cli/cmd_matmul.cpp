@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/cli/backend_argument.h"
@@ -26,34 +27,6 @@ struct Options {
   bool bits = false;
 };
 
-// A decimal beyond fp32's range is read as inf (as a device would see it) and a nonzero one below
-// its smallest subnormal as zero: said on stderr, with the first such value's place, so the CSV on
-// stdout stays the product alone.
-void noteValuesNotFp32(const playground::Matrix& m, const std::string& file) {
-  int overflow = 0, underflow = 0;
-  std::string first;
-  for (int r = 0; r < m.rows; ++r)
-    for (int c = 0; c < m.cols; ++c) {
-      const double decimal = m.decimals[std::size_t(r) * m.cols + c];
-      const float value = m.at(r, c);
-      const bool over = std::isfinite(decimal) && std::isinf(value);
-      const bool under = decimal != 0.0 && value == 0.0f;
-      if (!over && !under) continue;
-      (over ? overflow : underflow) += 1;
-      if (first.empty())
-        first = "row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) + ": " +
-                input::csvNumber(decimal);
-    }
-  if (overflow + underflow == 0) return;
-  std::string what;
-  if (overflow > 0) what = std::to_string(overflow) + " value(s) beyond fp32's range read as inf";
-  if (underflow > 0)
-    what += (what.empty() ? "" : ", ") + std::to_string(underflow) +
-            " nonzero value(s) below its smallest subnormal read as 0";
-  std::cerr << "Note: " << file << ": " << what << " (first at " << first
-            << "): not exactly an fp32, as a device would see them\n";
-}
-
 void run(const Options& o) {
   const auto policy = loadBackendArgument(o.backend);
   playground::Matrix A, B;
@@ -63,8 +36,11 @@ void run(const Options& o) {
   } catch (const std::invalid_argument& e) {
     throw CommandError(e.what());
   }
-  noteValuesNotFp32(A, o.a);
-  noteValuesNotFp32(B, o.b);
+  // Said on stderr, so the CSV on stdout stays the product alone.
+  for (const auto& [matrix, file] : {std::pair{&A, &o.a}, std::pair{&B, &o.b}}) {
+    const std::string note = playground::valuesNotFp32Note(*matrix, *file);
+    if (!note.empty()) std::cerr << "Note: " << note << "\n";
+  }
   if (A.cols != B.rows)
     throw CommandError("inner dimensions differ: " + o.a + " is " + std::to_string(A.rows) + "x" +
                        std::to_string(A.cols) + " but " + o.b + " is " + std::to_string(B.rows) +

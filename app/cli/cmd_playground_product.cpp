@@ -6,9 +6,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "app/cli/command_registry.h"
 #include "app/cli/playground_arguments.h"
+#include "core/playground/matrix_text.h"
 #include "core/playground/playground_export.h"
 #include "core/playground/product_compare.h"
 
@@ -50,6 +53,10 @@ void run(const Options& o) {
   const bool jax = o.a.empty();
   const playground::Matrix a = jax ? playground::jaxExampleA() : playground::readMatrixFile(o.a);
   const playground::Matrix b = jax ? playground::jaxExampleB() : playground::readMatrixFile(o.b);
+  for (const auto& [matrix, file] : {std::pair{&a, &o.a}, std::pair{&b, &o.b}}) {
+    const std::string note = jax ? "" : playground::valuesNotFp32Note(*matrix, *file);
+    if (!note.empty()) std::cerr << "Note: " << note << "\n";
+  }
   const playground::ProductComparison c =
       playground::compareProducts(a, b, playgroundBackends(o.backends));
   if (!o.csv.empty()) writeTextFile(o.csv, playground::productCsv(c));

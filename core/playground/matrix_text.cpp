@@ -1,8 +1,10 @@
 #include "core/playground/matrix_text.h"
 
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 
+#include "core/input/csv.h"
 #include "core/input/input_limits.h"
 #include "core/input/number_input.h"
 #include "core/input/text_file.h"
@@ -110,6 +112,31 @@ std::string formatMatrix(const Matrix& m) {
     }
   }
   return out;
+}
+
+std::string valuesNotFp32Note(const Matrix& m, const std::string& source) {
+  int overflow = 0, underflow = 0;
+  std::string first;
+  for (int r = 0; r < m.rows; ++r)
+    for (int c = 0; c < m.cols; ++c) {
+      const double decimal = m.decimals[std::size_t(r) * m.cols + c];
+      const float value = m.at(r, c);
+      const bool over = std::isfinite(decimal) && std::isinf(value);
+      const bool under = decimal != 0.0 && value == 0.0f;
+      if (!over && !under) continue;
+      (over ? overflow : underflow) += 1;
+      if (first.empty())
+        first = "row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) + ": " +
+                input::csvNumber(decimal);
+    }
+  if (overflow + underflow == 0) return "";
+  std::string what;
+  if (overflow > 0) what = std::to_string(overflow) + " value(s) beyond fp32's range read as inf";
+  if (underflow > 0)
+    what += (what.empty() ? "" : ", ") + std::to_string(underflow) +
+            " nonzero value(s) below its smallest subnormal read as 0";
+  return source + ": " + what + " (first at " + first +
+         "): not exactly an fp32, as a device would see them";
 }
 
 }  // namespace paritylab::playground

@@ -23,6 +23,12 @@ Matrix parseMatrix(std::string_view text, const std::string& source);
 // Reads and parses a file; throws std::invalid_argument naming the file when it cannot be read.
 Matrix readMatrixFile(const std::string& path);
 
+// What reading the decimals as fp32 changed that a reader should be told, "" when nothing: a value
+// beyond fp32's range read as inf, a nonzero one below its smallest subnormal read as 0, e.g.
+// "A.csv: 1 value(s) beyond fp32's range read as inf (first at row 2, column 1: 1e+39): not
+// exactly an fp32, as a device would see them". `source` names the file or field.
+std::string valuesNotFp32Note(const Matrix& m, const std::string& source);
+
 // The matrix as text parseMatrix reads back: rows on lines, shortest round-trip decimals.
 std::string formatMatrix(const Matrix& m);
 

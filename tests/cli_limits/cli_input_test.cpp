@@ -194,4 +194,18 @@ TEST(CliInput, MatmulNotesValuesBeyondFp32) {
   EXPECT_NE(r.output.find("inf,nan"), std::string::npos) << r.output;
 }
 
+// `playground product` read the same files as matmul without the note.
+TEST(CliInput, PlaygroundProductNotesValuesBeyondFp32) {
+  TempDir dir;
+  const std::string a = dir.file("a.csv", "1e39,2\n3,4\n");
+  const std::string b = dir.file("b.csv", "1,0\n0,1\n");
+  const Result r = cli("playground product " + a + " " + b);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("a.csv: 1 value(s) beyond fp32's range read as inf (first at row 1, "
+                          "column 1: 1e+39): not exactly an fp32"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("b.csv:"), std::string::npos) << r.output;
+}
+
 }  // namespace
