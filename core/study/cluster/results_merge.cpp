@@ -174,6 +174,14 @@ MergeReport mergeResults(const std::vector<std::string>& inputPaths, const std::
       if (samePath(earlier.path, path)) throw StoreError(path + ": is given twice");
     inputs.push_back(openInput(path));
   }
+  // Every stored study parses (its error names the file) before two of them are compared.
+  for (const Input& in : inputs) {
+    try {
+      if (in.store->hasStudy()) in.store->loadStudySpec();
+    } catch (const StoreError& e) {
+      throw StoreError(std::string(e.what()) + "; nothing merged");
+    }
+  }
   const std::string specJson = inputs.front().store->loadStudySpecJson();
   for (const Input& in : inputs) {
     const std::string d = firstSpecDifference(specJson, in.store->loadStudySpecJson());
@@ -212,6 +220,7 @@ MergeReport mergeResults(const std::vector<std::string>& inputPaths, const std::
   if (outputExisted) {
     out = ResultsStore::open(output, false);  // names the file when foreign or damaged
     if (out->hasStudy()) {
+      out->loadStudySpec();  // a stored study that does not parse is named with its file
       const std::string d = firstSpecDifference(out->loadStudySpecJson(), specJson);
       if (!d.empty()) {
         throw StoreError(output + ": holds a different study than the inputs: " + d +

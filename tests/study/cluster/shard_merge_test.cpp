@@ -137,6 +137,28 @@ TEST_F(ShardMerge, ResumingAShardDatabaseNeedsTheSameShard) {
   EXPECT_EQ(summary.skipped, 3);
 }
 
+// A shard whose stored study is not JSON is named with its file before any comparison.
+TEST_F(ShardMerge, AStoredStudyThatDoesNotParseIsNamedWithItsFile) {
+  const std::string broken = freshTempPath("broken-part.db");
+  std::filesystem::copy_file(parts_[1], broken);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(broken.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE study SET spec = '{\"version\": 1, \"name\": '", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const std::string all = freshTempPath("broken-all.db");
+  try {
+    mergeResults({parts_[0], broken, parts_[2]}, all);
+    FAIL() << "merged a shard whose study does not parse";
+  } catch (const StoreError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind(broken + " (stored study)", 0), 0u) << what;
+    EXPECT_NE(what.find("; nothing merged"), std::string::npos) << what;
+  }
+  EXPECT_FALSE(std::filesystem::exists(all));
+}
+
 // Merged results equal the single-process study's.
 TEST_F(ShardMerge, ThreeShardsMergedEqualTheSingleProcessStudy) {
   const std::string all = freshTempPath("all.db");
