@@ -1,8 +1,11 @@
 // Fuzz target: a results database as `report`, `compare`, `xray` and the app read it. Opened
 // read-only, then every table is loaded and the divergence analysis run for the first two
 // backends. A damaged file must be refused with StoreError naming it (or SpecError for a stored
-// study that does not parse); the file is never changed.
+// study that does not parse); the file is never changed (compared byte for byte).
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 
 #include "core/study/analysis/divergence_analysis.h"
@@ -37,6 +40,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const study::StoreError&) {
   } catch (const study::SpecError&) {
   }
+  // Readers never change a database, damaged or not.
+  std::ifstream after(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(after)), {});
+  if (bytes != fuzz::asText(data, size)) throw std::logic_error(path + ": a reader changed the file");
   for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
   return 0;
 }

@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
   for (int i = 1; i < argc; ++i) {
+    if (!fs::exists(argv[i])) {  // a corpus that is not there must not pass as one empty input
+      std::fprintf(stderr, "%s: no such corpus file or folder\n", argv[i]);
+      return 1;
+    }
     if (fs::is_directory(argv[i])) {
       for (const auto& entry : fs::recursive_directory_iterator(argv[i]))
         if (entry.is_regular_file()) files.push_back(entry.path());
