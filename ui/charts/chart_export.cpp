@@ -24,7 +24,7 @@ bool writeWhole(const QString& path, const QByteArray& bytes, QString* error) {
                                std::string_view(bytes.constData(), std::size_t(bytes.size())));
     return true;
   } catch (const input::FileWriteError& e) {
-    if (error) *error = errorText(e);
+    if (error) *error = ui::errorText(e);
     return false;
   }
 }

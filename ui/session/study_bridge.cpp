@@ -83,7 +83,7 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       } catch (const std::exception& e) {
         // A spec this version cannot parse: show the runs, say why nothing can be resumed.
         out->warning = QObject::tr("The stored study cannot be resumed by this version: %1")
-                           .arg(errorText(e));
+                           .arg(ui::errorText(e));
         out->specJson.clear();
       }
     }
@@ -156,7 +156,7 @@ bool writeImportedDatabase(CsvImport& import, const QString& dbPath, QString* er
     if (!temporary.empty())
       for (const char* suffix : {"", "-wal", "-shm", "-journal"})
         fs::remove(fs::path(temporary.string() + suffix), ignored);
-    if (error) *error = errorText(e);
+    if (error) *error = ui::errorText(e);
     return false;
   }
 }

@@ -42,7 +42,7 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
     // The dataset opens and the study fits in memory, before the database is created.
     study::validateDataset(spec);
   } catch (const std::exception& e) {
-    if (error) *error = errorText(e);
+    if (error) *error = ui::errorText(e);
     return false;
   }
 
@@ -67,7 +67,7 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
     impl_->runner =
         std::make_unique<study::StudyRunner>(std::move(spec), *impl_->store, std::move(callbacks));
   } catch (const std::exception& e) {
-    if (error) *error = errorText(e);
+    if (error) *error = ui::errorText(e);
     return false;
   }
   dbPath_ = dbPath;
@@ -80,7 +80,7 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
     try {
       runner->run(resume);
     } catch (const std::exception& e) {
-      failure = errorText(e);
+      failure = ui::errorText(e);
     }
     QMetaObject::invokeMethod(
         this, [this, failure] { onFinished(failure); }, Qt::QueuedConnection);

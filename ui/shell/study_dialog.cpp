@@ -225,7 +225,7 @@ void StudyDialog::storeBackendEdit() {
     entry = input::parseJsonText(text.toStdString(), "backend JSON");
   } catch (const input::InputError& e) {
     error_->setText(tr("Backend %1: the JSON does not parse (%2)")
-                        .arg(item->text(), errorText(e)));
+                        .arg(item->text(), ui::errorText(e)));
     return;
   }
   if (!validateBackendEntry(entry, &reason)) {
@@ -260,7 +260,7 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   try {  // no unbounded nesting (dump() recurses), no duplicate keys
     spec = input::parseJsonText(text.toStdString(), "study spec");
   } catch (const input::InputError& e) {
-    if (reason) *reason = errorText(e);
+    if (reason) *reason = ui::errorText(e);
     return false;
   }
   if (!spec.is_object()) {

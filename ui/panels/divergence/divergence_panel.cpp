@@ -230,7 +230,7 @@ void DivergencePanel::recompute() {
     try {
       outcome.report = analysis(path, options);
     } catch (const std::exception& e) {
-      outcome.error = errorText(e);
+      outcome.error = ui::errorText(e);
     }
     promise->addResult(std::move(outcome));
     promise->finish();

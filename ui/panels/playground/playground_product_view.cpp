@@ -99,7 +99,7 @@ bool PlaygroundProductView::run() {
                                   "paritylab-cli playground product for larger ones)");
     comparison_ = playground::compareProducts(a, b, backends::presetPolicies());
   } catch (const std::invalid_argument& e) {
-    error_->setText(tr("Not multiplied: %1").arg(errorText(e)));
+    error_->setText(tr("Not multiplied: %1").arg(ui::errorText(e)));
     error_->show();
     return false;
   }

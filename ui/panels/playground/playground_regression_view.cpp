@@ -208,7 +208,7 @@ bool PlaygroundRegressionView::run() {
     p.initialBias = parseNumber(biasEdit_->text(), "initial b");
     experiment_ = playground::runRegressionExperiment(p, backends::presetPolicies());
   } catch (const std::invalid_argument& e) {
-    error_->setText(tr("Not run: %1").arg(errorText(e)));
+    error_->setText(tr("Not run: %1").arg(ui::errorText(e)));
     error_->show();
     return false;
   }

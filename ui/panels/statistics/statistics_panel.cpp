@@ -264,7 +264,7 @@ void StatisticsPanel::recompute() {
       }
     }
   } catch (const std::exception& e) {
-    sentences << tr("Cannot compute: %1").arg(errorText(e));
+    sentences << tr("Cannot compute: %1").arg(ui::errorText(e));
   }
   if (samePair)
     sentences

@@ -56,7 +56,7 @@ bool loadXrayRows(const QString& dbPath, std::vector<study::XrayRow>* rows,
     *runs = store->loadRuns();
     return true;
   } catch (const std::exception& e) {
-    if (error) *error = errorText(e);
+    if (error) *error = ui::errorText(e);
     return false;
   }
 }
