@@ -21,6 +21,7 @@
 #include "ui/panels/divergence/divergence_text.h"
 #include "ui/session/run_data.h"
 #include "ui/panels/divergence/weight_divergence_view.h"
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 
@@ -229,7 +230,7 @@ void DivergencePanel::recompute() {
     try {
       outcome.report = analysis(path, options);
     } catch (const std::exception& e) {
-      outcome.error = QString::fromUtf8(e.what());
+      outcome.error = ui::errorText(e);
     }
     promise->addResult(std::move(outcome));
     promise->finish();
