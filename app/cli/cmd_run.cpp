@@ -19,6 +19,7 @@
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
 #include "app/cli/run_study.h"
+#include "core/study/analysis/accuracies_by_backend.h"
 #include "core/input/input_limits.h"
 #include "core/stats/statistics.h"
 #include "core/study/cluster/launcher_environment.h"
@@ -142,7 +143,7 @@ class Progress {
 };
 
 void printSummary(const study::ResultsStore& store) {
-  auto groups = store.finalAccuraciesByBackend();
+  auto groups = study::finalAccuraciesByBackend(store);
   std::printf("\n%-16s %4s %10s %8s %10s %10s\n", "backend", "n", "mean %", "sd", "min %", "max %");
   std::vector<std::string> names;
   for (auto& [name, v] : groups) {

@@ -12,6 +12,7 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "core/study/analysis/accuracies_by_backend.h"
 #include "core/input/text_file.h"
 #include "core/stats/hodges_lehmann.h"
 #include "core/stats/statistics.h"
@@ -40,7 +41,7 @@ std::map<std::string, std::vector<double>> loadGroups(const std::string& path) {
   std::map<std::string, std::vector<double>> groups;
   if (isSqlite(path)) {
     auto store = study::ResultsStore::openReadOnly(path);
-    for (auto& [name, v] : store->finalAccuraciesByBackend()) groups[name] = v;
+    for (auto& [name, v] : study::finalAccuraciesByBackend(*store)) groups[name] = v;
     return groups;
   }
   study::CsvImportOptions o;

@@ -7,14 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "core/input/error.h"
+
 namespace paritylab::data {
 
 // Every loading failure: the message names the file (or the spec field/value) and what is wrong,
 // e.g. "/d/train-labels-idx1-ubyte.gz: truncated: header says 60000 labels, file ends after 12
 // bytes".
-class DataError : public std::runtime_error {
+class DataError : public ErrorOf<std::runtime_error> {
  public:
-  using std::runtime_error::runtime_error;
+  using ErrorOf::ErrorOf;
 };
 
 // N images, each [channels, height, width]; pixels as float, normalised (see normalize()).

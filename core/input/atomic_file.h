@@ -11,12 +11,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/input/error.h"
+
 namespace paritylab::input {
 
 // "PATH: cannot write: <reason>" (reason from the OS, e.g. "No space left on device").
-class FileWriteError : public std::runtime_error {
+class FileWriteError : public ErrorOf<std::runtime_error> {
  public:
-  using std::runtime_error::runtime_error;
+  using ErrorOf::ErrorOf;
 };
 
 // Calls write(stream) and commits; throws FileWriteError naming `path` when any step fails (the

@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "core/input/error.h"
+
 namespace paritylab::input {
 
-class CsvError : public std::runtime_error {
+class CsvError : public ErrorOf<std::runtime_error> {
  public:
-  using std::runtime_error::runtime_error;
+  using ErrorOf::ErrorOf;
 };
 
 struct CsvRow {

@@ -10,15 +10,17 @@
 #include <string>
 #include <string_view>
 
+#include "core/input/error.h"
+
 namespace paritylab::input {
 
 // `text` without leading and trailing spaces, tabs and line ends.
 std::string_view trimmed(std::string_view text);
 
 // A refused input. The message names the field (or file and position) and the value.
-class InputError : public std::invalid_argument {
+class InputError : public ErrorOf<std::invalid_argument> {
  public:
-  using std::invalid_argument::invalid_argument;
+  using ErrorOf::ErrorOf;
 };
 
 // A decimal as people and programs write it: optional sign, digits with an optional point and

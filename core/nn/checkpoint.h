@@ -7,13 +7,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/input/error.h"
 #include "core/nn/param_store.h"
 
 namespace paritylab::nn {
 
-class CheckpointError : public std::runtime_error {
+class CheckpointError : public ErrorOf<std::runtime_error> {
  public:
-  using std::runtime_error::runtime_error;
+  using ErrorOf::ErrorOf;
 };
 
 // Writes the master values. Throws CheckpointError naming the file when it cannot be written.

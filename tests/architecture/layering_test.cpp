@@ -30,9 +30,9 @@ const std::map<std::string, int> kCoreFloors = {
     {"nn", 4},    {"study", 5},    {"playground", 5}};
 const std::map<std::string, int> kStudyRoles = {{"spec", 0},     {"store", 1}, {"analysis", 2},
                                                 {"run", 2},      {"cluster", 3}, {"files", 3}};
-// ui: session (what is shown and what runs) and charts (the kit) below the panels, the shell on top.
-const std::map<std::string, int> kUiRoles = {{"session", 0}, {"charts", 0}, {"panels", 1},
-                                             {"shell", 2}};
+// ui: session (what is shown and what runs), the chart kit over it, the panels, the shell on top.
+const std::map<std::string, int> kUiRoles = {{"session", 0}, {"charts", 1}, {"panels", 2},
+                                             {"shell", 3}};
 
 std::optional<Place> placeOf(const std::string& path) {
   std::vector<std::string> parts;
@@ -127,6 +127,7 @@ TEST(Layering, UpwardAndSidewaysIncludesAreRefused) {
   EXPECT_NE(violation("ui/panels/xray/x.cpp", "ui/panels/formats/y.h"), "");
   EXPECT_NE(violation("ui/session/x.cpp", "ui/shell/main_window.h"), "");
   EXPECT_NE(violation("ui/charts/x.cpp", "ui/panels/curves/y.h"), "");
+  EXPECT_NE(violation("ui/session/x.cpp", "ui/charts/y.h"), "");
   EXPECT_EQ(violation("ui/shell/main_window.cpp", "ui/panels/xray/xray_panel.h"), "");
   EXPECT_EQ(violation("app/cli/cmd_run.cpp", "core/study/run/study_runner.h"), "");
 }

@@ -12,6 +12,7 @@
 
 #include "core/input/atomic_file.h"
 #include "ui/charts/bit_layout_diagram.h"
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 namespace {
@@ -23,7 +24,7 @@ bool writeWhole(const QString& path, const QByteArray& bytes, QString* error) {
                                std::string_view(bytes.constData(), std::size_t(bytes.size())));
     return true;
   } catch (const input::FileWriteError& e) {
-    if (error) *error = QString::fromStdString(e.what());
+    if (error) *error = ui::errorText(e);
     return false;
   }
 }

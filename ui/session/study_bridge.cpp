@@ -15,21 +15,9 @@
 #include "core/study/files/study_report.h"
 #include "core/study/run/study_runner.h"
 #include "core/study/files/xray_rows.h"
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
-namespace {
-
-template <typename F>
-bool guarded(QString* error, F&& body) {
-  try {
-    return body();
-  } catch (const std::exception& e) {
-    if (error) *error = QString::fromUtf8(e.what());
-    return false;
-  }
-}
-
-}  // namespace
 
 bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
   return guarded(error, [&] {
@@ -95,7 +83,7 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       } catch (const std::exception& e) {
         // A spec this version cannot parse: show the runs, say why nothing can be resumed.
         out->warning = QObject::tr("The stored study cannot be resumed by this version: %1")
-                           .arg(QString::fromUtf8(e.what()));
+                           .arg(ui::errorText(e));
         out->specJson.clear();
       }
     }
@@ -168,7 +156,7 @@ bool writeImportedDatabase(CsvImport& import, const QString& dbPath, QString* er
     if (!temporary.empty())
       for (const char* suffix : {"", "-wal", "-shm", "-journal"})
         fs::remove(fs::path(temporary.string() + suffix), ignored);
-    if (error) *error = QString::fromUtf8(e.what());
+    if (error) *error = ui::errorText(e);
     return false;
   }
 }

@@ -14,6 +14,7 @@
 #include "core/study/spec/spec_check.h"
 #include "core/study/spec/study_spec.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 #include "ui/session/spec_description.h"
 #include "ui/session/study_actions.h"
 #include "ui/session/study_bridge.h"
@@ -38,13 +39,14 @@ bool extendsStoredStudy(const QString& stored, const QString& next) {
 
 }  // namespace
 
-StudyController::StudyController(RunData* data, StudyActions* actions, QObject* parent)
+StudyController::StudyController(ShownStudy* shown, StudyActions* actions, QObject* parent)
     : QObject(parent),
-      data_(data),
+      shown_(shown),
+      data_(shown->runs()),
       actions_(actions),
-      session_(new StudySession(data, this)),
-      follower_(new StudyFollower(data, this)),
-      progress_(data) {
+      session_(new StudySession(data_, this)),
+      follower_(new StudyFollower(data_, this)),
+      progress_(data_) {
   connect(follower_, &StudyFollower::writersChanged, this, [this] {
     updateActions();
     emit changed();
@@ -52,26 +54,26 @@ StudyController::StudyController(RunData* data, StudyActions* actions, QObject* 
   connect(follower_, &StudyFollower::runsChanged, this, [this](int added, int) {
     if (added > 0)
       emit statusMessage(tr("%1 added to %2 by another process")
-                             .arg(countedRuns(added), QFileInfo(dbPath_).fileName()));
+                             .arg(countedRuns(added), QFileInfo(shown_->database()).fileName()));
   });
   connect(follower_, &StudyFollower::databaseReplaced, this, [this](const QString& why) {
-    const QString path = dbPath_;
+    const QString path = shown_->database();
     if (!openDatabase(path)) return;
     emit statusMessage(
         tr("%1: reloaded %2, now %3 of %4")
-            .arg(why, QFileInfo(path).fileName(), countedRuns(data_->runs().size()), specName_));
+            .arg(why, QFileInfo(path).fileName(), countedRuns(data_->runs().size()), shown_->specName()));
   });
   connect(follower_, &StudyFollower::databaseMissing, this, [this] {
-    emit errorOccurred(tr("%1 is gone").arg(QFileInfo(dbPath_).fileName()),
+    emit errorOccurred(tr("%1 is gone").arg(QFileInfo(shown_->database()).fileName()),
                        tr("%1 was deleted or moved by another program. The runs shown are what it "
                           "held when last read; they are not saved anywhere else.")
-                           .arg(QDir::toNativeSeparators(QFileInfo(dbPath_).absoluteFilePath())));
+                           .arg(QDir::toNativeSeparators(QFileInfo(shown_->database()).absoluteFilePath())));
   });
   connect(session_, &StudySession::runningChanged, this, [this](bool running) {
     updateFollowing();
     if (running) {
       progress_.start();
-      emit statusMessage(tr("Training %1 · %2").arg(specName_, databaseText()));
+      emit statusMessage(tr("Training %1 · %2").arg(shown_->specName(), databaseText()));
     } else {
       progress_.stop();
     }
@@ -148,12 +150,12 @@ QString StudyController::chooseDatabase(const QString& title, const QString& fil
 bool StudyController::loadSpecFile(const QString& path) {
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly)) {
-    specJson_.clear();
+    shown_->setSpec({}, shown_->specName());
     specSource_ = path;
-    specName_ = QFileInfo(path).fileName();
+    shown_->setSpec(shown_->specJson(), QFileInfo(path).fileName());
     problems_ = QStringList{tr("%1: %2").arg(path, file.errorString())};
-    dbPath_.clear();
-    data_->clear(specName_);
+    shown_->setDatabase({});
+    data_->clear(shown_->specName());
     setMode(Mode::InvalidSpec);
     emit errorOccurred(tr("Cannot open the study"), problems_.front());
     return false;
@@ -162,44 +164,44 @@ bool StudyController::loadSpecFile(const QString& path) {
 }
 
 bool StudyController::loadSpecText(const QString& json, const QString& sourceName) {
-  specJson_ = json;
+  shown_->setSpec(json, shown_->specName());
   specSource_ = sourceName;
-  dbPath_.clear();
+  shown_->setDatabase({});
   importedFrom_.clear();
   problems_.clear();
   for (const study::SpecIssue& issue :
        study::checkStudySpec(json.toStdString(), sourceName.toStdString()))
     problems_ << QString::fromStdString(issue.message);
   if (!problems_.isEmpty()) {
-    specName_ = QFileInfo(sourceName).fileName();
-    data_->clear(specName_);
+    shown_->setSpec(shown_->specJson(), QFileInfo(sourceName).fileName());
+    data_->clear(shown_->specName());
     setMode(Mode::InvalidSpec);
     emit errorOccurred(tr("The study %1 has %2").arg(sourceName, countedProblems(problems_.size())),
                        problems_.join(QLatin1Char('\n')));
     return false;
   }
-  describeSpec(specJson_, &specName_);
+  describeShownSpec();
   std::vector<ShownRun> planned;
   QString error;
-  plannedRuns(specJson_, &planned, &error);
-  data_->setRuns(std::move(planned), specName_);
+  plannedRuns(shown_->specJson(), &planned, &error);
+  data_->setRuns(std::move(planned), shown_->specName());
   setMode(Mode::Spec);
   emit statusMessage(tr("Study %1 ready: %2 runs · %3")
-                         .arg(specName_)
+                         .arg(shown_->specName())
                          .arg(data_->runs().size())
                          .arg(databaseText()));
   return true;
 }
 
 void StudyController::setEditedSpec(const QString& json) {
-  if (mode_ == Mode::Study && extendsStoredStudy(specJson_, json)) {
+  if (shown_->mode() == Mode::Study && extendsStoredStudy(shown_->specJson(), json)) {
     // The same study (e.g. another thread count) or more seeds/backends: the same database, the
     // new runs listed as pending.
-    specJson_ = json;
-    describeSpec(specJson_, &specName_);
+    shown_->setSpec(json, shown_->specName());
+    describeShownSpec();
     std::vector<ShownRun> planned;
     QString error;
-    plannedRuns(specJson_, &planned, &error);
+    plannedRuns(shown_->specJson(), &planned, &error);
     std::int64_t nextId = 0;
     for (const ShownRun& run : data_->runs()) nextId = std::min(nextId, run.runId);
     int added = 0;
@@ -216,7 +218,7 @@ void StudyController::setEditedSpec(const QString& json) {
     setMode(Mode::Study);
     emit statusMessage(added > 0 ? tr("%1 runs added to %2; Start runs them")
                                        .arg(added)
-                                       .arg(QFileInfo(dbPath_).fileName())
+                                       .arg(QFileInfo(shown_->database()).fileName())
                                  : tr("Same study: %1").arg(databaseText()));
     return;
   }
@@ -234,16 +236,15 @@ bool StudyController::openDatabase(const QString& path) {
     emit errorOccurred(tr("Cannot open the database"), error);
     return false;
   }
-  dbPath_ = path;
+  shown_->setDatabase(path);
   problems_.clear();
   if (!loaded.specJson.isEmpty()) {
-    specJson_ = loaded.specJson;
+    shown_->setSpec(loaded.specJson, shown_->specName());
     specSource_ = path;
     importedFrom_.clear();
-    describeSpec(specJson_, &specName_);
+    describeShownSpec();
   } else {
-    specJson_.clear();
-    specName_ = loaded.title;
+    shown_->setSpec({}, loaded.title);
     importedFrom_ = loaded.title;
   }
   data_->setRuns(std::move(loaded.runs), loaded.title);
@@ -320,16 +321,18 @@ bool StudyController::confirmReplace(const QString& db, const CsvImport& import)
 
 bool StudyController::startSession(const QString& path, bool resume) {
   // The database is named before the session starts, so that every text written while it
-  // starts (the status bar's "Training …", the header) names it.
-  const QString previous = dbPath_;
-  dbPath_ = path;
+  // starts (the status bar's "Training …", the header) names it; the shown study (and the panels
+  // that read it) gets it once it exists.
+  startingDatabase_ = path;
   QString error;
-  if (!session_->start(specJson_, path, resume, &error)) {
-    dbPath_ = previous;
+  const bool started = session_->start(shown_->specJson(), path, resume, &error);
+  startingDatabase_.clear();
+  if (!started) {
     emit errorOccurred(tr("Cannot start the study"), error);
     emit changed();
     return false;
   }
+  shown_->setDatabase(path);
   emit databaseUsed(path);
   setMode(Mode::Study);
   return true;
@@ -342,14 +345,14 @@ void StudyController::setStartDatabase(const QString& path) {
 
 bool StudyController::start() {
   if (isRunning()) return false;
-  switch (mode_) {
+  switch (shown_->mode()) {
     case Mode::Spec: {
       const QString stamp =
           QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
       const QString path = !startDatabase_.isEmpty()
                                ? startDatabase_
-                               : chooseDatabase(tr("Save the results of %1 as").arg(specName_),
-                                                QStringLiteral("%1-%2.db").arg(specName_, stamp));
+                               : chooseDatabase(tr("Save the results of %1 as").arg(shown_->specName()),
+                                                QStringLiteral("%1-%2.db").arg(shown_->specName(), stamp));
       if (path.isEmpty()) {
         emit statusMessage(tr("Not started: no database chosen"));
         return false;
@@ -359,10 +362,10 @@ bool StudyController::start() {
     case Mode::Study:
       if (!hasUnfinishedRuns()) {
         emit errorOccurred(tr("Nothing to run"),
-                           tr("Every run of %1 in %2 is finished.").arg(specName_, dbPath_));
+                           tr("Every run of %1 in %2 is finished.").arg(shown_->specName(), shown_->database()));
         return false;
       }
-      return startSession(dbPath_, true);
+      return startSession(shown_->database(), true);
     case Mode::Imported:
       emit errorOccurred(tr("Nothing to run"), actions_->start->toolTip());
       return false;
@@ -375,12 +378,18 @@ bool StudyController::start() {
 }
 
 bool StudyController::resume() {
-  if (isRunning() || mode_ != Mode::Study || !hasUnfinishedRuns()) return false;
-  return startSession(dbPath_, true);
+  if (isRunning() || shown_->mode() != Mode::Study || !hasUnfinishedRuns()) return false;
+  return startSession(shown_->database(), true);
 }
 
 void StudyController::cancel() {
   session_->cancel();
+}
+
+void StudyController::describeShownSpec() {
+  QString name = shown_->specName();
+  describeSpec(shown_->specJson(), &name);
+  shown_->setSpec(shown_->specJson(), name);
 }
 
 bool StudyController::hasUnfinishedRuns() const {
@@ -391,15 +400,15 @@ bool StudyController::hasUnfinishedRuns() const {
 }
 
 void StudyController::setMode(Mode mode) {
-  mode_ = mode;
+  shown_->setMode(mode);
   updateFollowing();
   updateActions();
   emit changed();
 }
 
 void StudyController::updateFollowing() {
-  if (mode_ == Mode::Study && !dbPath_.isEmpty() && !isRunning()) {
-    if (!follower_->isFollowing() || follower_->path() != dbPath_) follower_->follow(dbPath_);
+  if (shown_->mode() == Mode::Study && !shown_->database().isEmpty() && !isRunning()) {
+    if (!follower_->isFollowing() || follower_->path() != shown_->database()) follower_->follow(shown_->database());
   } else {
     follower_->stop();
   }
@@ -407,15 +416,15 @@ void StudyController::updateFollowing() {
 
 void StudyController::updateActions() {
   const bool running = isRunning();
-  const bool unfinished = mode_ == Mode::Study && hasUnfinishedRuns();
+  const bool unfinished = shown_->mode() == Mode::Study && hasUnfinishedRuns();
   QString tip;
-  switch (mode_) {
+  switch (shown_->mode()) {
     case Mode::Empty:
       tip = tr("Open a study spec or edit one first");
       break;
     case Mode::Spec:
       tip = tr("Run %1 (%2 runs); asks where to save the results database")
-                .arg(specName_)
+                .arg(shown_->specName())
                 .arg(data_->runs().size());
       break;
     case Mode::InvalidSpec:
@@ -425,9 +434,9 @@ void StudyController::updateActions() {
     case Mode::Study:
       tip = unfinished ? tr("Run the unfinished runs of %1 in %2 with its own spec, keeping its "
                             "finished runs")
-                             .arg(specName_, QFileInfo(dbPath_).fileName())
+                             .arg(shown_->specName(), QFileInfo(shown_->database()).fileName())
                        : tr("Every run of %1 in %2 is finished; edit the study to run a new one")
-                             .arg(specName_, QFileInfo(dbPath_).fileName());
+                             .arg(shown_->specName(), QFileInfo(shown_->database()).fileName());
       break;
     case Mode::Imported:
       tip =
@@ -436,14 +445,14 @@ void StudyController::updateActions() {
       break;
   }
   // Another process is training into this database: Start would compete for its runs.
-  const bool writtenElsewhere = mode_ == Mode::Study && follower_->runningElsewhere() > 0;
+  const bool writtenElsewhere = shown_->mode() == Mode::Study && follower_->runningElsewhere() > 0;
   if (writtenElsewhere)
     tip = tr("Another process is writing %1: %2 running elsewhere (%3). Start is available once "
              "none is; the runs shown here follow the database as it commits them.")
-              .arg(QFileInfo(dbPath_).fileName(), countedRuns(follower_->runningElsewhere()),
+              .arg(QFileInfo(shown_->database()).fileName(), countedRuns(follower_->runningElsewhere()),
                    follower_->writers().join(QStringLiteral(", ")));
   if (running) tip = tr("A study is running");
-  actions_->start->setEnabled(!running && !writtenElsewhere && (mode_ == Mode::Spec || unfinished));
+  actions_->start->setEnabled(!running && !writtenElsewhere && (shown_->mode() == Mode::Spec || unfinished));
   actions_->start->setToolTip(tip);
   actions_->start->setStatusTip(tip);
   actions_->resume->setEnabled(!running && !writtenElsewhere && unfinished);
@@ -455,11 +464,11 @@ void StudyController::updateActions() {
   for (QAction* a : {actions_->openSpec, actions_->openDatabase, actions_->importCsv})
     a->setEnabled(!running);
   // Results from real hardware have no study to edit (Open study spec starts one).
-  actions_->editStudy->setEnabled(!running && mode_ != Mode::Imported);
+  actions_->editStudy->setEnabled(!running && shown_->mode() != Mode::Imported);
   if (!actions_->editStudy->property("usualTip").isValid())
     actions_->editStudy->setProperty("usualTip", actions_->editStudy->toolTip());
   actions_->editStudy->setToolTip(
-      mode_ == Mode::Imported
+      shown_->mode() == Mode::Imported
           ? tr("Imported results from real hardware have no study to edit; open a study spec to "
                "train one")
           : actions_->editStudy->property("usualTip").toString());

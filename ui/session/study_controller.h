@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <functional>
 
+#include "ui/session/shown_study.h"
 #include "ui/session/study_progress.h"
 
 namespace paritylab::ui {
@@ -25,17 +26,12 @@ class StudyController : public QObject {
   Q_OBJECT
 
  public:
-  enum class Mode {
-    Empty,        // nothing loaded
-    Spec,         // a valid spec, not started: Start asks for a database and runs it
-    InvalidSpec,  // a spec with problems: Start disabled until it is fixed (Edit study…)
-    Study,        // a study in a database (opened or started): Start/Resume finish it there
-    Imported,     // results from real hardware: nothing to run
-  };
+  using Mode = ShownStudy::Mode;
   // Asks for a results database path; returns "" when the user declines.
   using DatabaseChooser = std::function<QString(const QString& title, const QString& suggested)>;
 
-  StudyController(RunData* data, StudyActions* actions, QObject* parent = nullptr);
+  // Changes `shown` (the window's one shown study) as studies are loaded, started and imported.
+  StudyController(ShownStudy* shown, StudyActions* actions, QObject* parent = nullptr);
 
   // Asks before a file is replaced (its name and run count in `text`); true = replace.
   using Confirmation = std::function<bool(const QString& title, const QString& text)>;
@@ -63,15 +59,19 @@ class StudyController : public QObject {
   bool resume();
   void cancel();
 
-  Mode mode() const { return mode_; }
+  Mode mode() const { return shown_->mode(); }
+  ShownStudy* shown() const { return shown_; }
   bool isRunning() const;
   StudySession* session() const { return session_; }
   // Follows the opened database while this window is not training into it: what another process
   // commits appears live, and Start is disabled while runs are running elsewhere.
   StudyFollower* follower() const { return follower_; }
-  QString specJson() const { return specJson_; }
-  QString specName() const { return specName_; }
-  QString databasePath() const { return dbPath_; }  // "" until the first Start of a new spec
+  QString specJson() const { return shown_->specJson(); }
+  QString specName() const { return shown_->specName(); }
+  // "" until the first Start of a new spec; while a session starts, the database it starts in.
+  QString databasePath() const {
+    return startingDatabase_.isEmpty() ? shown_->database() : startingDatabase_;
+  }
   QString importedFrom() const { return importedFrom_; }
   QStringList problems() const { return problems_; }
   QString headerHtml() const;     // the study line above the runs table
@@ -87,6 +87,7 @@ class StudyController : public QObject {
 
  private:
   void setMode(Mode mode);
+  void describeShownSpec();  // the shown spec's name, from its JSON
   void updateActions();
   void updateFollowing();  // follow the database in Study mode while not training here
   bool hasUnfinishedRuns() const;
@@ -95,15 +96,16 @@ class StudyController : public QObject {
                          bool dialogConfirmsOverwrite = true);
   bool confirmReplace(const QString& db, const CsvImport& import);
 
-  RunData* data_;
+  ShownStudy* shown_;
+  RunData* data_;  // shown_->runs()
   StudyActions* actions_;
   StudySession* session_;
   StudyFollower* follower_;
   StudyProgress progress_;
   DatabaseChooser chooser_;
   Confirmation confirmation_;
-  Mode mode_ = Mode::Empty;
-  QString specJson_, specName_, specSource_, dbPath_, importedFrom_;
+  QString specSource_, importedFrom_;
+  QString startingDatabase_;  // while a session starts: the database it starts in
   QString startDatabase_;  // --db: where the first Start writes
   QStringList problems_;
 };

@@ -7,6 +7,7 @@
 #include "ui/session/spec_description.h"
 #include "ui/session/study_controller.h"
 #include "ui/session/study_follower.h"
+#include "ui/session/shown_study.h"
 
 namespace paritylab::ui {
 
@@ -19,25 +20,26 @@ QString countedRuns(qsizetype n) {
 }
 
 QString StudyController::databaseText() const {
-  if (!dbPath_.isEmpty())
-    return tr("Results: %1").arg(QDir::toNativeSeparators(QFileInfo(dbPath_).absoluteFilePath()));
-  if (mode_ == Mode::Spec && !startDatabase_.isEmpty())
+  const QString database = databasePath();
+  if (!database.isEmpty())
+    return tr("Results: %1").arg(QDir::toNativeSeparators(QFileInfo(database).absoluteFilePath()));
+  if (shown_->mode() == Mode::Spec && !startDatabase_.isEmpty())
     return tr("Results: %1 (Start writes there)")
         .arg(QDir::toNativeSeparators(QFileInfo(startDatabase_).absoluteFilePath()));
-  if (mode_ == Mode::Spec) return tr("Results: not saved yet (Start asks where)");
+  if (shown_->mode() == Mode::Spec) return tr("Results: not saved yet (Start asks where)");
   return tr("Results: none");
 }
 
 QString StudyController::headerHtml() const {
   const QString where = databaseText().toHtmlEscaped();
-  switch (mode_) {
+  switch (shown_->mode()) {
     case Mode::Empty:
       return tr("<b>No study</b> — open a study spec, a results database or a CSV");
     case Mode::Spec:
     case Mode::Study: {
       QString name;
-      QString html = describeSpec(specJson_, &name) + QStringLiteral("<br>") + where;
-      if (mode_ == Mode::Study && follower_->runningElsewhere() > 0) {
+      QString html = describeSpec(shown_->specJson(), &name) + QStringLiteral("<br>") + where;
+      if (shown_->mode() == Mode::Study && follower_->runningElsewhere() > 0) {
         html += QStringLiteral("<br><span style='color:#0969da'>") +
                 tr("Following: %1 running elsewhere (%2); new runs and epochs appear as they "
                    "are committed")
@@ -51,7 +53,7 @@ QString StudyController::headerHtml() const {
     case Mode::InvalidSpec: {
       QString html = tr("<b>%1</b> — <span style='color:#b00020'>%2; fix the file or use Edit "
                         "study…</span>")
-                         .arg(specName_.toHtmlEscaped(), countedProblems(problems_.size()));
+                         .arg(shown_->specName().toHtmlEscaped(), countedProblems(problems_.size()));
       html += QStringLiteral("<ul style='margin:0; color:#b00020'>");
       for (const QString& p : problems_)
         html += QStringLiteral("<li>%1</li>").arg(p.toHtmlEscaped());

@@ -8,7 +8,6 @@
 #include <set>
 
 #include "ui/session/run_data.h"
-#include "ui/session/study_bridge.h"
 
 namespace paritylab::ui {
 namespace {
@@ -32,9 +31,12 @@ bool differs(const ShownRun& shown, const ShownRun& read) {
 
 }  // namespace
 
-StudyFollower::StudyFollower(RunData* data, QObject* parent) : QObject(parent), data_(data) {
+StudyFollower::StudyFollower(RunData* data, QObject* parent)
+    : QObject(parent),
+      data_(data),
+      reader_([this](const Read* read, const QString&) { apply(*read); }) {
   timer_.setInterval(2000);
-  connect(&timer_, &QTimer::timeout, this, [this] { pollNow(); });
+  connect(&timer_, &QTimer::timeout, this, [this] { poll(false); });
 }
 
 void StudyFollower::follow(const QString& dbPath) {
@@ -75,53 +77,71 @@ quint64 StudyFollower::fileIdentity(const QString& path) {
 }
 
 bool StudyFollower::pollNow(bool force) {
-  if (path_.isEmpty()) return false;
+  reader_.settle();  // a read the timer started, perhaps before the files changed
+  lastReadChanged_ = false;
+  poll(force);
+  reader_.settle();
+  return lastReadChanged_;
+}
+
+void StudyFollower::poll(bool force) {
+  if (path_.isEmpty() || reader_.busy()) return;  // a read in flight: the next poll looks again
   const quint64 identity = fileIdentity(path_);
   if (identity == 0) {
     if (!missing_) {
       missing_ = true;
       emit databaseMissing();
     }
-    return false;
+    return;
   }
   missing_ = false;
   if (identity != identity_) {
     identity_ = identity;
     emit databaseReplaced(tr("%1 was replaced by another file").arg(QFileInfo(path_).fileName()));
-    return false;
+    return;
   }
   const QString signature = fileSignature();
-  if (!force && signature == signature_ && ++pollsSinceRead_ < kPollsBetweenForcedReads)
-    return false;
+  if (!force && signature == signature_ && ++pollsSinceRead_ < kPollsBetweenForcedReads) return;
   pollsSinceRead_ = 0;
-  LoadedStudy loaded;
-  QString error;
-  if (!loadDatabase(path_, &loaded, &error)) return false;  // retried at the next poll
-  signature_ = signature;
+  reader_.start([path = path_, signature] {
+    Read read{path, signature, {}, false};
+    QString error;
+    read.ok = loadDatabase(path, &read.loaded, &error);
+    return read;
+  });
+}
+
+void StudyFollower::apply(const Read& read) {
+  lastReadChanged_ = false;
+  // Failed (the file is being replaced: retried at the next poll), or read from a database this
+  // follower no longer follows.
+  if (!read.ok || read.path != path_) return;
+  signature_ = read.signature;
+  const LoadedStudy& loaded = read.loaded;
   std::set<std::int64_t> stored;
-  for (const ShownRun& read : loaded.runs) stored.insert(read.runId);
+  for (const ShownRun& run : loaded.runs) stored.insert(run.runId);
   int removed = 0;
   for (const ShownRun& shown : data_->runs())
     removed += shown.runId > 0 && !stored.count(shown.runId) ? 1 : 0;
   if (removed > 0) {
     int added = 0;
-    for (const ShownRun& read : loaded.runs) added += data_->rowOf(read.runId) < 0 ? 1 : 0;
+    for (const ShownRun& run : loaded.runs) added += data_->rowOf(run.runId) < 0 ? 1 : 0;
     emit databaseReplaced(tr("another process removed %1 from %2 and added %3")
                               .arg(removed == 1 ? tr("1 run") : tr("%1 runs").arg(removed),
                                    QFileInfo(path_).fileName())
                               .arg(added));
-    return false;
+    return;
   }
   int added = 0, changed = 0;
-  for (const ShownRun& read : loaded.runs) {
-    const int row = data_->rowOf(read.runId);
-    if (row >= 0 && !differs(data_->runs()[std::size_t(row)], read)) continue;
+  for (const ShownRun& run : loaded.runs) {
+    const int row = data_->rowOf(run.runId);
+    if (row >= 0 && !differs(data_->runs()[std::size_t(row)], run)) continue;
     (row < 0 ? added : changed) += 1;
-    data_->upsertRun(read);  // batched: the views redraw on RunData's timer
+    data_->upsertRun(run);  // batched: the views redraw on RunData's timer
   }
   updateWriters();
   if (added + changed > 0) emit runsChanged(added, changed);
-  return added + changed > 0;
+  lastReadChanged_ = added + changed > 0;
 }
 
 void StudyFollower::updateWriters() {

@@ -16,6 +16,9 @@
 #include <QStringList>
 #include <QTimer>
 
+#include "ui/session/background_read.h"
+#include "ui/session/study_bridge.h"
+
 namespace paritylab::ui {
 
 class RunData;
@@ -33,8 +36,9 @@ class StudyFollower : public QObject {
   QString path() const { return path_; }
   void setPollInterval(int ms) { timer_.setInterval(ms); }  // default 2,000 ms
 
-  // Reads the database now when its files changed since the last read (or `force`); true when
-  // RunData changed. A read that fails (the file is being replaced) is retried at the next poll.
+  // Reads the database now when its files changed since the last read (or `force`) and waits for
+  // the read; true when RunData changed. A read that fails (the file is being replaced) is
+  // retried at the next poll.
   bool pollNow(bool force = false);
 
   // As of the last read: the runs running in another live process, and those processes.
@@ -51,6 +55,14 @@ class StudyFollower : public QObject {
   void databaseMissing();  // the file is gone (deleted or moved); said once until it is back
 
  private:
+  struct Read {
+    QString path, signature;  // what was read, and its files' signature before the read
+    LoadedStudy loaded;
+    bool ok = false;
+  };
+  // Looks at the files (cheap, on the GUI thread) and starts a read when they changed.
+  void poll(bool force);
+  void apply(const Read& read);  // on the GUI thread
   QString fileSignature() const;  // size and time of the database and its -wal file
   static quint64 fileIdentity(const QString& path);  // device and inode; 0 when missing
   void updateWriters();
@@ -63,6 +75,8 @@ class StudyFollower : public QObject {
   bool missing_ = false;
   int runningElsewhere_ = 0;
   QStringList writers_;
+  bool lastReadChanged_ = false;  // the last read applied changed RunData
+  BackgroundRead<Read> reader_;
 };
 
 }  // namespace paritylab::ui

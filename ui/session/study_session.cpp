@@ -11,6 +11,7 @@
 #include "core/study/run/study_runner.h"
 #include "core/study/spec/study_spec.h"
 #include "ui/session/run_data.h"
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 
@@ -41,7 +42,7 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
     // The dataset opens and the study fits in memory, before the database is created.
     study::validateDataset(spec);
   } catch (const std::exception& e) {
-    if (error) *error = QString::fromUtf8(e.what());
+    if (error) *error = ui::errorText(e);
     return false;
   }
 
@@ -66,7 +67,7 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
     impl_->runner =
         std::make_unique<study::StudyRunner>(std::move(spec), *impl_->store, std::move(callbacks));
   } catch (const std::exception& e) {
-    if (error) *error = QString::fromUtf8(e.what());
+    if (error) *error = ui::errorText(e);
     return false;
   }
   dbPath_ = dbPath;
@@ -79,7 +80,7 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
     try {
       runner->run(resume);
     } catch (const std::exception& e) {
-      failure = QString::fromUtf8(e.what());
+      failure = ui::errorText(e);
     }
     QMetaObject::invokeMethod(
         this, [this, failure] { onFinished(failure); }, Qt::QueuedConnection);

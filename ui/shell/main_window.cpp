@@ -2,15 +2,10 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QCloseEvent>
-#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QLayout>
 #include <QMenuBar>
@@ -18,7 +13,6 @@
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
@@ -36,6 +30,7 @@
 #include "ui/panels/formats/formats_panel.h"
 #include "ui/panels/playground/playground_panel.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 #include "ui/panels/runs/runs_panel.h"
 #include "ui/panels/statistics/statistics_panel.h"
 #include "ui/session/study_actions.h"
@@ -57,16 +52,17 @@ const char* kRecentKey = "recentDatabases";
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
-      data_(new RunData(this)),
+      shown_(new ShownStudy(this)),
+      data_(shown_->runs()),
       actions_(new StudyActions(this)),
-      controller_(new StudyController(data_, actions_, this)),
+      controller_(new StudyController(shown_, actions_, this)),
       runs_(new RunsPanel(data_)),
       curves_(new CurvesPanel(data_)),
       distributions_(new DistributionsPanel(data_)),
       statistics_(new StatisticsPanel(data_)),
-      divergence_(new DivergencePanel(data_)),
+      divergence_(new DivergencePanel(shown_)),
       formats_(new FormatsPanel),
-      xray_(new XrayPanel),
+      xray_(new XrayPanel(shown_)),
       tabs_(new QTabWidget),
       banner_(new QLabel),
       location_(new QLabel) {
@@ -107,21 +103,13 @@ MainWindow::MainWindow(QWidget* parent)
           [this](const QString& text) { statusBar()->showMessage(text); });
   connect(controller_, &StudyController::errorOccurred, this, &MainWindow::showError);
   connect(controller_, &StudyController::databaseUsed, this, &MainWindow::addRecent);
-  // A database Start creates or picks reaches the panels that read it themselves at once (a
-  // reset, below, brings the database of an opened study with its runs).
-  connect(controller_, &StudyController::databaseUsed, this, [this](const QString& path) {
-    if (xray_->database() != path) xray_->setDatabase(path);
-    if (divergence_->database() != path) divergence_->setDatabase(path);
-  });
-  // The X-ray tab reads the shown database itself (read-only), again as runs finish.
-  connect(data_, &RunData::reset, this,
-          [this] { xray_->setDatabase(controller_->databasePath()); });
-  connect(data_, &RunData::runFinished, xray_, &XrayPanel::reload);
-  // The Divergence tab analyses the shown database (read-only) off the GUI thread; it recomputes
-  // on RunData's batched runFinished itself. Its pair follows the Statistics tab's until picked.
-  connect(data_, &RunData::reset, this, [this] {
-    suggestDivergencePair();
-    divergence_->setDatabase(controller_->databasePath());
+  // The X-ray and Divergence tabs follow the shown study's database themselves. The Divergence
+  // tab's pair and alpha follow the Statistics tab's until a pair is picked there.
+  divergence_->setSuggestion([this] {
+    const study::ReportOptions o = statistics_->reportOptions();
+    return DivergencePanel::Suggestion{QString::fromStdString(o.a),
+                                       QString::fromStdString(o.b.empty() ? o.reference : o.b),
+                                       o.alpha};
   });
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
     if (tabs_->currentWidget() == divergence_) suggestDivergencePair();
@@ -395,6 +383,8 @@ std::vector<Exportable> MainWindow::exportables() const {
 }
 
 void MainWindow::exportCurrent(const QString& suffix) {
+  divergence_->settle();  // the reads in flight: the chart exported is the one they end with
+  xray_->settle();
   QWidget* current = tabs_->currentWidget();
   std::optional<Exportable> item;
   if (current == curves_)
@@ -450,7 +440,8 @@ bool MainWindow::exportAllTo(const QString& dir, QString* error, QStringList* wr
                              QStringList* notes) {
   data_->flush();
   statistics_->recompute();
-  divergence_->settle();  // the analysis in flight, so the exported charts are the latest
+  divergence_->settle();  // the reads in flight, so the exported charts are the latest
+  xray_->settle();
   if (!divergence_->analysisError().isEmpty()) {
     if (error)
       *error = tr("the divergence charts cannot be made: %1").arg(divergence_->analysisError());

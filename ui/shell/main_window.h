@@ -19,6 +19,7 @@ class DistributionsPanel;
 class FormatsPanel;
 class RunData;
 class RunsPanel;
+class ShownStudy;
 class StatisticsPanel;
 class StudyActions;
 class StudyController;
@@ -41,6 +42,7 @@ class MainWindow : public QMainWindow {
   bool exportAllTo(const QString& dir, QString* error, QStringList* written = nullptr,
                    QStringList* notes = nullptr);
 
+  ShownStudy* shownStudy() const { return shown_; }
   RunData* runData() const { return data_; }
   StudyActions* actions() const { return actions_; }
   StudyController* controller() const { return controller_; }
@@ -69,7 +71,8 @@ class MainWindow : public QMainWindow {
   void updateTitle();
   void suggestDivergencePair();
 
-  RunData* data_;
+  ShownStudy* shown_;  // the one study every panel observes
+  RunData* data_;      // shown_->runs()
   StudyActions* actions_;
   StudyController* controller_;
   RunsPanel* runs_;

@@ -24,6 +24,7 @@
 #include "core/study/spec/spec_check.h"
 #include "ui/session/study_bridge.h"
 #include "ui/shell/study_spec_fields.h"
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 namespace {
@@ -224,7 +225,7 @@ void StudyDialog::storeBackendEdit() {
     entry = input::parseJsonText(text.toStdString(), "backend JSON");
   } catch (const input::InputError& e) {
     error_->setText(tr("Backend %1: the JSON does not parse (%2)")
-                        .arg(item->text(), QString::fromUtf8(e.what())));
+                        .arg(item->text(), ui::errorText(e)));
     return;
   }
   if (!validateBackendEntry(entry, &reason)) {
@@ -259,7 +260,7 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   try {  // no unbounded nesting (dump() recurses), no duplicate keys
     spec = input::parseJsonText(text.toStdString(), "study spec");
   } catch (const input::InputError& e) {
-    if (reason) *reason = QString::fromUtf8(e.what());
+    if (reason) *reason = ui::errorText(e);
     return false;
   }
   if (!spec.is_object()) {

@@ -6,6 +6,7 @@
 
 #include "core/backends/precision_policy.h"
 #include "core/study/spec/study_spec.h"
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 
@@ -64,7 +65,7 @@ bool readSpecFields(const nlohmann::json& json, SpecFields* f, QString* reason) 
   try {
     spec = study::parseStudySpec(json.dump());
   } catch (const std::exception& e) {
-    if (reason) *reason = QString::fromUtf8(e.what());
+    if (reason) *reason = ui::errorText(e);
     return false;
   }
   f->name = spec.name;
@@ -141,7 +142,7 @@ bool validateBackendEntry(const nlohmann::json& entry, QString* reason) {
     nlohmann::json probe = {{"version", 1}, {"name", "probe"}, {"backends", {entry}}, {"seeds", 1}};
     study::parseStudySpec(probe.dump(), "backend");
   } catch (const std::exception& e) {
-    if (reason) *reason = QString::fromUtf8(e.what());
+    if (reason) *reason = ui::errorText(e);
     return false;
   }
   return true;

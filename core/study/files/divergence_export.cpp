@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/study/analysis/accuracies_by_backend.h"
 #include "core/input/atomic_file.h"
 #include "core/input/csv.h"
 
@@ -239,7 +240,7 @@ DivergenceFiles writeDivergenceReport(const ResultsStore& store, const std::stri
     pairs.emplace_back(options.a, options.b);
   } else {
     std::vector<std::string> backends;
-    for (const auto& [name, accuracies] : store.finalAccuraciesByBackend())
+    for (const auto& [name, accuracies] : finalAccuraciesByBackend(store))
       backends.push_back(name);
     const std::string reference =
         options.reference.empty() ? referenceBackend(backends) : options.reference;

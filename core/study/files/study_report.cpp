@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/study/analysis/accuracies_by_backend.h"
 #include "core/stats/statistics.h"
 #include "core/input/atomic_file.h"
 #include "core/input/csv.h"
@@ -62,7 +63,7 @@ std::string summaryPathFor(const std::string& runsCsvPath) {
 
 std::string writeReport(const ResultsStore& store, const std::string& runsCsvPath,
                         const ReportOptions& options) {
-  auto groups = store.finalAccuraciesByBackend();
+  auto groups = finalAccuraciesByBackend(store);
   std::vector<std::string> names;
   for (auto& [name, values] : groups) names.push_back(name);
 

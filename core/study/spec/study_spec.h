@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/input/error.h"
 #include "core/backends/precision_policy.h"
 #include "core/data/dataset.h"
 #include "core/nn/trainer.h"
@@ -17,11 +18,11 @@ namespace paritylab::study {
 
 // Every spec problem: names the file (when known), the field path and the value, e.g.
 // "quick.json: backends[1]: unknown preset 'gpu-tf33'", or "quick.json:3:7: JSON syntax error ...".
-class SpecError : public std::runtime_error {
+class SpecError : public ErrorOf<std::runtime_error> {
  public:
-  using std::runtime_error::runtime_error;
+  using ErrorOf::ErrorOf;
   SpecError(const std::string& message, std::string field)
-      : std::runtime_error(message), field_(std::move(field)) {}
+      : ErrorOf(message), field_(std::move(field)) {}
   // The field path the problem is in ("backends[1].policy", "epochs"); "" when not one field
   // (bad JSON syntax, the dataset's files).
   const std::string& field() const { return field_; }

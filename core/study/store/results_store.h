@@ -20,6 +20,7 @@
 #include "core/nn/test_predictions.h"
 #include "core/stats/weight_divergence.h"
 #include "core/study/store/process_owner.h"
+#include "core/study/store/store_error.h"
 #include "core/study/store/run_state.h"
 #include "core/study/spec/study_spec.h"
 
@@ -27,10 +28,6 @@ struct sqlite3;
 
 namespace paritylab::study {
 
-class StoreError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct RunRecord {
   std::int64_t id = 0;
@@ -193,8 +190,6 @@ class ResultsStore {
   std::map<std::int64_t, std::vector<EpochRecord>> loadAllEpochs() const;
   // Every run's sampled steps, by run id and step (empty for databases from before the table).
   std::map<std::int64_t, std::vector<StepRecord>> loadAllSteps() const;
-  // Completed runs' final accuracies per backend, backends in first-appearance order.
-  std::vector<std::pair<std::string, std::vector<double>>> finalAccuraciesByBackend() const;
 
  private:
   explicit ResultsStore(std::string path);

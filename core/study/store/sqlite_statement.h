@@ -9,7 +9,7 @@
 #include <limits>
 #include <string>
 
-#include "core/study/store/results_store.h"
+#include "core/study/store/store_error.h"
 
 namespace paritylab::study {
 

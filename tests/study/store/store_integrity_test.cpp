@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/study/analysis/accuracies_by_backend.h"
 #include "core/study/store/results_schema.h"
 #include "core/study/files/study_report.h"
 #include "core/study/run/study_runner.h"
@@ -361,7 +362,7 @@ TEST(ResultsStore, ReaderWorksInAReadOnlyDirectory) {
         if (::access(dir.c_str(), W_OK) == 0) ::_exit(4);  // the directory must be read-only
         try {
           auto reader = ResultsStore::openReadOnly(path);
-          ::_exit(reader->loadRuns().size() == 1 && reader->finalAccuraciesByBackend().size() == 1
+          ::_exit(reader->loadRuns().size() == 1 && finalAccuraciesByBackend(*reader).size() == 1
                       ? 0
                       : 1);
         } catch (const std::exception& e) {

@@ -3,7 +3,6 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPromise>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -20,7 +19,9 @@
 #include "ui/panels/divergence/class_difference_view.h"
 #include "ui/panels/divergence/divergence_text.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 #include "ui/panels/divergence/weight_divergence_view.h"
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 
@@ -30,9 +31,9 @@ study::DivergenceReport analyseDatabase(const QString& dbPath,
   return study::analyseDivergence(*store, options);
 }
 
-DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
+DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
-      data_(data),
+      data_(study ? study->runs() : nullptr),
       analysis_(analyseDatabase),
       aBox_(new QComboBox),
       bBox_(new QComboBox),
@@ -43,7 +44,8 @@ DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
       charts_(new QTabWidget),
       churn_(new ChurnMatrixView),
       classes_(new ClassDifferenceView),
-      weights_(new WeightDivergenceView) {
+      weights_(new WeightDivergenceView),
+      reader_([this](const Analysed* analysed, const QString&) { takeResult(*analysed); }) {
   pool_.setMaxThreadCount(1);
   aBox_->setToolTip(tr("The backend examined"));
   bBox_->setToolTip(tr("The reference: its seed-to-seed variation is the noise floor"));
@@ -108,9 +110,10 @@ DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
       userPicked_ = true;
       recompute();
     });
-  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &DivergencePanel::takeResult);
-  if (data_) {
-    // A reset (another database) comes with setDatabase, from the window that knows the path.
+  if (study) {
+    // The shown study's database: a database Start creates, or one opened (with a reset).
+    connect(study, &ShownStudy::databaseChanged, this, &DivergencePanel::setDatabase);
+    connect(data_, &RunData::reset, this, [this, study] { setDatabase(study->database()); });
     connect(data_, &RunData::rowsAppended, this, [this] {
       if (refillBackends()) recompute();  // a new backend: the pair may change
     });
@@ -121,9 +124,7 @@ DivergencePanel::DivergencePanel(RunData* data, QWidget* parent)
   recompute();
 }
 
-DivergencePanel::~DivergencePanel() {
-  pool_.waitForDone();
-}
+DivergencePanel::~DivergencePanel() = default;
 
 void DivergencePanel::setAnalysis(Analysis analysis) {
   analysis_ = std::move(analysis);
@@ -132,6 +133,12 @@ void DivergencePanel::setAnalysis(Analysis analysis) {
 
 void DivergencePanel::setDatabase(const QString& dbPath) {
   dbPath_ = dbPath;
+  if (suggestion_) {
+    const Suggestion suggested = suggestion_();
+    suggestedA_ = suggested.a;
+    suggestedB_ = suggested.b;
+    alpha_ = suggested.alpha;
+  }
   hasReport_ = false;  // another database: the old report says nothing about it
   refillBackends();
   recompute();
@@ -193,16 +200,7 @@ void DivergencePanel::applyDefaultPair() {
   bBox_->setCurrentText(b);
 }
 
-bool DivergencePanel::busy() const {
-  return watcher_.isRunning() || pending_;
-}
-
 void DivergencePanel::recompute() {
-  if (watcher_.isRunning()) {
-    pending_ = true;  // once more when the computation in flight ends, never once per event
-    return;
-  }
-  pending_ = false;
   if (dbPath_.isEmpty() || backendA().isEmpty() || backendB().isEmpty() || !analysis_) {
     hasReport_ = false;
     showMessage(dbPath_.isEmpty() || backendA().isEmpty()
@@ -218,52 +216,36 @@ void DivergencePanel::recompute() {
   options.b = backendB().toStdString();
   options.alpha = alpha_;
   options.bootstrap.alpha = alpha_;
-  auto promise = std::make_shared<QPromise<Outcome>>();
-  promise->start();  // running before the watcher sees it: busy() and settle() rely on it
-  watcher_.setFuture(promise->future());
-  ++started_;
-  inFlightPath_ = dbPath_;
   status_->setText(hasReport_ ? tr("Updating… (showing the previous analysis)") : tr("Analysing…"));
-  pool_.start([promise, analysis = analysis_, path = dbPath_, options] {
-    Outcome outcome;
+  reader_.start([analysis = analysis_, path = dbPath_, options] {
+    Analysed analysed{path, {}, {}};
     try {
-      outcome.report = analysis(path, options);
+      analysed.report = analysis(path, options);
     } catch (const std::exception& e) {
-      outcome.error = QString::fromUtf8(e.what());
+      analysed.error = ui::errorText(e);
     }
-    promise->addResult(std::move(outcome));
-    promise->finish();
+    return analysed;
   });
 }
 
 void DivergencePanel::settle() {
-  for (;;) {
-    watcher_.waitForFinished();  // at once when nothing runs
-    takeResult();                // a finished result not shown yet (its signal may be queued)
-    // takeResult may have started another analysis (a stale one, or one pending) that may even
-    // have finished already: return only when nothing runs and every result was taken.
-    if (!watcher_.isRunning() && shown_ == started_) return;
-  }
+  reader_.settle();
 }
 
-void DivergencePanel::takeResult() {
-  if (shown_ == started_ || watcher_.isRunning() || watcher_.future().resultCount() == 0) return;
-  shown_ = started_;
-  const Outcome outcome = watcher_.result();
+void DivergencePanel::takeResult(const Analysed& analysed) {
   status_->clear();
-  if (inFlightPath_ != dbPath_) {  // computed for the database shown before: never shown
+  if (analysed.path != dbPath_) {  // computed for the database shown before: never shown
     recompute();
     return;
   }
-  if (!outcome.error.isEmpty()) {
+  if (!analysed.error.isEmpty()) {
     hasReport_ = false;
-    error_ = outcome.error;
+    error_ = analysed.error;
     showMessage(tr("Cannot analyse %1 against %2: %3").arg(backendA(), backendB(), error_));
   } else {
     error_.clear();
-    showReport(outcome.report);
+    showReport(analysed.report);
   }
-  if (pending_) recompute();
   emit reportShown();
 }
 

@@ -3,12 +3,11 @@
 // model? Backends A and the reference B; the plain-words headline with the McNemar and paired-test
 // summary and the report's notes; below, the churn matrix, the per-class differences and the
 // per-layer weight divergence (ChurnMatrixView, ClassDifferenceView, WeightDivergenceView).
-// The report is computed by an Analysis (study::analyseDivergence on the results database) on a
-// worker thread, at most one at a time: when a database is opened, when runs finish (RunData's
-// batched runFinished) and when A or B changes; the previous report stays shown meanwhile.
+// The report is computed by an Analysis (study::analyseDivergence on the shown study's results
+// database) off the GUI thread (BackgroundRead), at most one at a time: when the shown database
+// changes, when runs finish (RunData's batched runFinished) and when A or B changes; the previous
+// report stays shown meanwhile.
 
-#include <QFutureWatcher>
-#include <QThreadPool>
 #include <QWidget>
 #include <functional>
 #include <optional>
@@ -16,6 +15,7 @@
 
 #include "core/study/analysis/divergence_analysis.h"
 #include "ui/charts/chart_export.h"
+#include "ui/session/background_read.h"
 
 class QComboBox;
 class QLabel;
@@ -27,6 +27,7 @@ namespace paritylab::ui {
 class ChurnMatrixView;
 class ClassDifferenceView;
 class RunData;
+class ShownStudy;
 class WeightDivergenceView;
 
 class DivergencePanel : public QWidget {
@@ -38,15 +39,21 @@ class DivergencePanel : public QWidget {
   using Analysis = std::function<study::DivergenceReport(const QString& dbPath,
                                                          const study::DivergenceOptions&)>;
 
-  explicit DivergencePanel(RunData* data, QWidget* parent = nullptr);
+  // Follows `study`: its database and its runs (null: no study, as in a bare test).
+  explicit DivergencePanel(ShownStudy* study, QWidget* parent = nullptr);
   ~DivergencePanel() override;  // waits for a computation in flight
 
   void setAnalysis(Analysis analysis);  // analyseDatabase unless set
-  // The database whose runs RunData now holds ("" = none): refills the backends, recomputes.
-  void setDatabase(const QString& dbPath);
-  QString database() const { return dbPath_; }
+  QString database() const { return dbPath_; }  // the database analysed ("" = none)
   // The Statistics tab's A and B: adopted while the user has not picked a pair in this tab.
   void suggestPair(const QString& a, const QString& b);
+  // Where the suggested pair and the alpha come from, asked whenever the database changes (the
+  // window passes the Statistics tab's choices).
+  struct Suggestion {
+    QString a, b;
+    double alpha = 0.05;
+  };
+  void setSuggestion(std::function<Suggestion()> suggestion) { suggestion_ = std::move(suggestion); }
   void setPair(const QString& a, const QString& b);  // as the user picking them
   // McNemar/Holm, per-class Holm and the CIs at this level (MainWindow passes the Statistics
   // tab's); recomputes when it changes.
@@ -56,8 +63,8 @@ class DivergencePanel : public QWidget {
 
   // Waits for the computation in flight (and a pending one) and shows its result (exports).
   void settle();
-  bool busy() const;
-  int analysesStarted() const { return started_; }
+  bool busy() const { return reader_.busy(); }
+  int analysesStarted() const { return reader_.started(); }
   // The report shown (its own a and b), and the alpha it was computed at.
   const study::DivergenceReport& report() const { return report_; }
   bool hasReport() const { return hasReport_; }
@@ -82,18 +89,22 @@ class DivergencePanel : public QWidget {
   void reportShown();  // a computed report (or its error) is on screen
 
  private:
-  struct Outcome {
+  struct Analysed {
+    QString path;  // the database it was computed for
     study::DivergenceReport report;
-    QString error;
+    QString error;  // the analysis failed: why
   };
+  // The database whose runs RunData now holds ("" = none): refills the backends, recomputes.
+  void setDatabase(const QString& dbPath);
   bool refillBackends();  // true when the backends changed
   void applyDefaultPair();
-  void takeResult();
+  void takeResult(const Analysed& analysed);
   void showReport(const study::DivergenceReport& report);
   void showMessage(const QString& text);
 
   RunData* data_;
   Analysis analysis_;
+  std::function<Suggestion()> suggestion_;
   QString dbPath_;
   double alpha_ = 0.05;
   QString suggestedA_, suggestedB_;
@@ -110,11 +121,7 @@ class DivergencePanel : public QWidget {
   ClassDifferenceView* classes_;
   WeightDivergenceView* weights_;
 
-  QThreadPool pool_;  // one worker: the analysis in flight
-  QFutureWatcher<Outcome> watcher_;
-  QString inFlightPath_;  // the database of the computation in flight
-  bool pending_ = false;  // asked again while computing: once more when it ends
-  int started_ = 0, shown_ = 0;
+  BackgroundRead<Analysed> reader_;  // the analysis in flight, and the next one asked for
   study::DivergenceReport report_;
   bool hasReport_ = false;
   QString error_;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/playground/playground_export.h"
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 namespace {
@@ -98,7 +99,7 @@ bool PlaygroundProductView::run() {
                                   "paritylab-cli playground product for larger ones)");
     comparison_ = playground::compareProducts(a, b, backends::presetPolicies());
   } catch (const std::invalid_argument& e) {
-    error_->setText(tr("Not multiplied: %1").arg(qs(e.what())));
+    error_->setText(tr("Not multiplied: %1").arg(ui::errorText(e)));
     error_->show();
     return false;
   }

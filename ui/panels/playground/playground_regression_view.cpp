@@ -22,6 +22,7 @@
 #include "core/playground/playground_export.h"
 #include "ui/charts/backend_colours.h"
 #include "ui/charts/chart_view.h"
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 namespace {
@@ -207,7 +208,7 @@ bool PlaygroundRegressionView::run() {
     p.initialBias = parseNumber(biasEdit_->text(), "initial b");
     experiment_ = playground::runRegressionExperiment(p, backends::presetPolicies());
   } catch (const std::invalid_argument& e) {
-    error_->setText(tr("Not run: %1").arg(qs(e.what())));
+    error_->setText(tr("Not run: %1").arg(ui::errorText(e)));
     error_->show();
     return false;
   }

@@ -17,6 +17,7 @@
 #include "ui/panels/statistics/difference_plot.h"
 #include "ui/panels/statistics/identical_runs_note.h"
 #include "ui/session/run_data.h"
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 
@@ -263,7 +264,7 @@ void StatisticsPanel::recompute() {
       }
     }
   } catch (const std::exception& e) {
-    sentences << tr("Cannot compute: %1").arg(QString::fromUtf8(e.what()));
+    sentences << tr("Cannot compute: %1").arg(ui::errorText(e));
   }
   if (samePair)
     sentences

@@ -1,4 +1,5 @@
 #include "ui/panels/xray/xray_grid.h"
+#include "ui/session/core_errors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -55,7 +56,7 @@ bool loadXrayRows(const QString& dbPath, std::vector<study::XrayRow>* rows,
     *runs = store->loadRuns();
     return true;
   } catch (const std::exception& e) {
-    if (error) *error = QString::fromStdString(e.what());
+    if (error) *error = ui::errorText(e);
     return false;
   }
 }

@@ -11,10 +11,12 @@
 
 #include "ui/panels/xray/xray_heatmap.h"
 #include "ui/panels/xray/xray_histogram.h"
+#include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 namespace paritylab::ui {
 
-XrayPanel::XrayPanel(QWidget* parent)
+XrayPanel::XrayPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
       statisticBox_(new QComboBox),
       operandBox_(new QComboBox),
@@ -24,7 +26,8 @@ XrayPanel::XrayPanel(QWidget* parent)
       caption_(new QLabel),
       heatmap_(new XrayHeatmap),
       histogram_(new XrayHistogram),
-      showInFormats_(new QPushButton(tr("Show in Formats"))) {
+      showInFormats_(new QPushButton(tr("Show in Formats"))),
+      reader_([this](const XrayRead* read, const QString&) { showRead(*read); }) {
   for (XrayStatistic s : {XrayStatistic::Underflow, XrayStatistic::Overflow,
                           XrayStatistic::Subnormal, XrayStatistic::SqnrDb, XrayStatistic::Amax})
     statisticBox_->addItem(xrayStatisticName(s), static_cast<int>(s));
@@ -78,24 +81,44 @@ XrayPanel::XrayPanel(QWidget* parent)
   connect(heatmap_, &XrayHeatmap::cellClicked, this, &XrayPanel::selectCell);
   connect(showInFormats_, &QPushButton::clicked, this,
           [this] { emit showInFormatsRequested(selectedAmax_); });
-  setDatabase({});
+  showRead({});
+  if (study) {
+    connect(study, &ShownStudy::databaseChanged, this, &XrayPanel::setDatabase);
+    connect(study->runs(), &RunData::reset, this, [this, study] { setDatabase(study->database()); });
+    connect(study->runs(), &RunData::runFinished, this, &XrayPanel::reload);
+  }
 }
 
 void XrayPanel::setDatabase(const QString& dbPath) {
+  if (dbPath.isEmpty()) {
+    dbPath_.clear();
+    showRead({});
+    return;
+  }
+  reader_.start([dbPath] {
+    XrayRead read{dbPath, {}, {}, {}};
+    loadXrayRows(dbPath, &read.rows, &read.runs, &read.error);
+    return read;
+  });
+  dbPath_ = dbPath;
+}
+
+void XrayPanel::showRead(const XrayRead& read) {
+  if (read.path != dbPath_) return;  // read for the database shown before (a newer read follows)
   // Another database, or the first X-ray of this one (a study that just started sampling):
   // start at its worst case. A reload of the same X-ray keeps what the user chose.
-  const bool fresh = dbPath != dbPath_ || !hasXray();
-  dbPath_ = dbPath;
+  const bool fresh = read.path != shownPath_ || !hasXray();
+  shownPath_ = read.path;
   grid_ = {};
   runs_.clear();
-  QString error;
-  if (!dbPath.isEmpty() && !loadXrayRows(dbPath, &grid_.rows, &runs_, &error)) {
-    empty_->setText(tr("Cannot read the X-ray of %1: %2").arg(dbPath, error));
-    grid_ = {};
+  if (!read.error.isEmpty()) {
+    empty_->setText(tr("Cannot read the X-ray of %1: %2").arg(read.path, read.error));
     stack_->setCurrentWidget(empty_);
     heatmap_->setGrid(nullptr, XrayStatistic::Underflow);
     return;
   }
+  grid_.rows = read.rows;
+  runs_ = read.runs;
   fillSeeds();
   if (fresh && hasXray())
     showView(worstXrayView(grid_.rows, runs_));

@@ -3,11 +3,14 @@
 // operand and seed on one colour scale; clicking a cell shows that tensor's exponent histogram
 // against its format's ranges, and "Show in Formats" asks for the Formats tab at the tensor's
 // amax. A newly opened X-ray starts at its worst case (worstXrayView), not at whatever the first
-// entries of the choosers show.
+// entries of the choosers show. It reads the shown study's database itself, read-only and off the
+// GUI thread (BackgroundRead): when the database changes, when the runs are replaced and as runs
+// finish.
 
 #include <QWidget>
 
 #include "ui/panels/xray/xray_grid.h"
+#include "ui/session/background_read.h"
 
 class QComboBox;
 class QLabel;
@@ -16,6 +19,7 @@ class QStackedWidget;
 
 namespace paritylab::ui {
 
+class ShownStudy;
 class XrayHeatmap;
 class XrayHistogram;
 
@@ -23,11 +27,12 @@ class XrayPanel : public QWidget {
   Q_OBJECT
 
  public:
-  explicit XrayPanel(QWidget* parent = nullptr);
-  // Reads the X-ray of the database at `dbPath` (read-only); an empty path: no results.
-  void setDatabase(const QString& dbPath);
-  void reload() { setDatabase(dbPath_); }
-  QString database() const { return dbPath_; }
+  // Follows `study` (null: no study, nothing to show).
+  explicit XrayPanel(ShownStudy* study, QWidget* parent = nullptr);
+  QString database() const { return dbPath_; }  // the database shown ("" = none)
+  // Waits for the read in flight and shows it (exports, tests); busy() while one runs.
+  void settle() { reader_.settle(); }
+  bool busy() const { return reader_.busy(); }
   void setStatistic(XrayStatistic statistic);
   void setOperand(const QString& operand);         // "input", "weight", "grad", "output"
   void setSeed(std::uint64_t seed);                // one of the seeds the chooser lists
@@ -46,11 +51,22 @@ class XrayPanel : public QWidget {
   void showInFormatsRequested(double amax);
 
  private:
+  struct XrayRead {
+    QString path;  // the database read
+    std::vector<study::XrayRow> rows;
+    std::vector<study::RunRecord> runs;
+    QString error;  // it could not be read: why
+  };
+  // Reads the X-ray of the database at `dbPath` (read-only); an empty path: no results.
+  void setDatabase(const QString& dbPath);
+  void reload() { setDatabase(dbPath_); }
+  void showRead(const XrayRead& read);
   void rebuild();
   void fillSeeds();
   void showView(const XrayView& view);
 
-  QString dbPath_;
+  QString dbPath_;     // the database asked for
+  QString shownPath_;  // the database whose X-ray is on screen
   std::vector<study::RunRecord> runs_;
   XrayGrid grid_;
   QComboBox* statisticBox_;
@@ -63,6 +79,7 @@ class XrayPanel : public QWidget {
   XrayHistogram* histogram_;
   QPushButton* showInFormats_;
   double selectedAmax_ = 0.0;
+  BackgroundRead<XrayRead> reader_;
 };
 
 }  // namespace paritylab::ui

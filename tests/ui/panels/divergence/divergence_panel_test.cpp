@@ -23,6 +23,7 @@
 #include "ui/panels/divergence/churn_matrix_view.h"
 #include "ui/shell/main_window.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 static void initResources() {
   Q_INIT_RESOURCE(paritylab);
@@ -86,13 +87,14 @@ bool waitShown(DivergencePanel& panel) {
 // A panel over RunData (three backends' finished runs, or none), analysed by a FakeAnalysis that
 // outlives it. batchIntervalMs > 0: RunData's redraw batching interval, set before the runs.
 struct PanelWithRuns {
-  RunData data;
+  ShownStudy study;
+  RunData& data = *study.runs();
   FakeAnalysis fake;
   std::unique_ptr<DivergencePanel> owned;
   explicit PanelWithRuns(bool withRuns = true, int batchIntervalMs = 0) {
     if (batchIntervalMs > 0) data.setBatchInterval(batchIntervalMs);
     if (withRuns) fillRuns(&data);
-    owned = std::make_unique<DivergencePanel>(&data);
+    owned = std::make_unique<DivergencePanel>(&study);
     owned->setAnalysis(fake.function());
   }
   DivergencePanel& panel() { return *owned; }
@@ -119,7 +121,7 @@ class DivergencePanelTest : public QObject {
     PanelWithRuns f;
     DivergencePanel& panel = f.panel();
     FakeAnalysis& fake = f.fake;
-    panel.setDatabase("study.db");
+    f.study.setDatabase("study.db");
     QVERIFY(waitShown(panel));
     QVERIFY(!fake.onGuiThread);
     QCOMPARE(fake.calls.load(), 1);
@@ -139,7 +141,7 @@ class DivergencePanelTest : public QObject {
     DivergencePanel& panel = f.panel();
     FakeAnalysis& fake = f.fake;
     panel.suggestPair("tpu-bf16", "cpu-fp32");
-    panel.setDatabase("study.db");
+    f.study.setDatabase("study.db");
     QVERIFY(waitShown(panel));
     QCOMPARE(panel.report().a, std::string("tpu-bf16"));
     panel.suggestPair("gpu-tf32", "tpu-bf16");
@@ -161,7 +163,7 @@ class DivergencePanelTest : public QObject {
     PanelWithRuns f;
     DivergencePanel& panel = f.panel();
     FakeAnalysis& fake = f.fake;
-    panel.setDatabase("study.db");
+    f.study.setDatabase("study.db");
     QVERIFY(waitShown(panel));
     QCOMPARE(fake.alpha.load(), 0.05);
     panel.setAlpha(0.01);
@@ -180,7 +182,7 @@ class DivergencePanelTest : public QObject {
     DivergencePanel& panel = f.panel();
     FakeAnalysis& fake = f.fake;
     RunData& data = f.data;
-    panel.setDatabase("study.db");
+    f.study.setDatabase("study.db");
     QVERIFY(waitShown(panel));
     QCOMPARE(fake.calls.load(), 1);
     const QString before = panel.summaryText();
@@ -210,14 +212,14 @@ class DivergencePanelTest : public QObject {
   void errorsAndImportedRunsInWords() {
     PanelWithRuns f;
     DivergencePanel& panel = f.panel();
-    panel.setDatabase("bad.db");
+    f.study.setDatabase("bad.db");
     QVERIFY(waitShown(panel));
     QVERIFY(!panel.hasReport());
     QVERIFY(panel.summaryText().contains("Cannot analyse tpu-bf16 against cpu-fp32"));
     QVERIFY(panel.summaryText().contains("bad.db: not a results database"));
     QVERIFY(panel.exportables().empty());
 
-    panel.setDatabase("imported.db");
+    f.study.setDatabase("imported.db");
     QVERIFY(waitShown(panel));
     QVERIFY(panel.hasReport());
     QVERIFY(panel.summaryText().contains("These runs carry no per-example predictions"));
@@ -229,7 +231,7 @@ class DivergencePanelTest : public QObject {
     PanelWithRuns f;
     DivergencePanel& panel = f.panel();
     panel.resize(1000, 700);
-    panel.setDatabase("study.db");
+    f.study.setDatabase("study.db");
     panel.settle();
     const std::vector<Exportable> items = panel.exportables();
     QStringList names;
@@ -257,7 +259,7 @@ class DivergencePanelTest : public QObject {
     fillRuns(window.runData());
     FakeAnalysis fake;
     window.divergence()->setAnalysis(fake.function());
-    window.divergence()->setDatabase("study.db");
+    window.shownStudy()->setDatabase("study.db");
     bool found = false;
     for (int t = 0; t < window.tabs()->count(); ++t)
       found |= window.tabs()->tabText(t) == "Divergence";

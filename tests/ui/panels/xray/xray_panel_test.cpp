@@ -59,6 +59,7 @@ class XrayPanelTest : public QObject {
   void heatmapBlocksMatchTheStore() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     XrayPanel* panel = window.xray();
     QVERIFY(panel->hasXray());
     panel->setOperand("grad");
@@ -114,6 +115,7 @@ class XrayPanelTest : public QObject {
   void xraySeedChooserShowsEverySeed() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     XrayPanel* panel = window.xray();
     QComboBox* seeds = panel->seedChooser();
     QCOMPARE(seeds->count(), 2);
@@ -154,6 +156,7 @@ class XrayPanelTest : public QObject {
 
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     const XrayView view = window.xray()->view();
     QCOMPARE(view.statistic, XrayStatistic::Underflow);
     QCOMPARE(view.operand, QString::fromStdString(worst->operand));
@@ -169,6 +172,7 @@ class XrayPanelTest : public QObject {
   void xrayUniformViewShowsOneColourScale() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     XrayPanel* panel = window.xray();
     panel->setOperand("input");
     panel->setStatistic(XrayStatistic::Overflow);
@@ -203,6 +207,7 @@ class XrayPanelTest : public QObject {
   void exportedXrayNamesOperandStatisticAndSeed() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     XrayPanel* panel = window.xray();
     panel->setOperand("weight");
     panel->setStatistic(XrayStatistic::SqnrDb);
@@ -226,6 +231,7 @@ class XrayPanelTest : public QObject {
   void xrayTitlesFitAt1024x700() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     window.resize(1024, 700);
     window.tabs()->setCurrentWidget(window.xray());
     window.show();
@@ -267,11 +273,13 @@ class XrayPanelTest : public QObject {
   void xrayReloadKeepsTheChosenView() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     XrayPanel* panel = window.xray();
     panel->setOperand("output");
     panel->setStatistic(XrayStatistic::Amax);
     panel->setSeed(0);
-    panel->reload();
+    emit window.runData()->runFinished();  // as when runs finish: the X-ray is read again
+    panel->settle();
     QCOMPARE(panel->view().operand, QStringLiteral("output"));
     QCOMPARE(panel->view().statistic, XrayStatistic::Amax);
     QCOMPARE(panel->view().seed, std::uint64_t(0));
@@ -300,6 +308,7 @@ class XrayPanelTest : public QObject {
     MainWindow window;
     window.resize(1600, 1000);
     QVERIFY(window.openDatabase(db_));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     window.show();
     window.tabs()->setCurrentWidget(window.xray());
     XrayPanel* panel = window.xray();
@@ -331,6 +340,7 @@ class XrayPanelTest : public QObject {
   void fitsA1024x700Window() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     window.resize(1024, 700);
     window.tabs()->setCurrentWidget(window.xray());
     window.show();
@@ -358,6 +368,7 @@ class XrayPanelTest : public QObject {
   void exportsTheHeatmap() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     bool found = false;
     for (const Exportable& e : window.exportables())
       if (e.name == "xray-underflow") found = true;
@@ -388,6 +399,7 @@ class XrayPanelTest : public QObject {
     }
     MainWindow window;
     QVERIFY(window.openDatabase(plain));
+    window.xray()->settle();  // the X-ray is read off the GUI thread
     QVERIFY(!window.xray()->hasXray());
     QVERIFY(window.xray()->emptyMessage()->text().startsWith("No X-ray in these results"));
     for (const Exportable& e : window.exportables()) QVERIFY(!e.name.startsWith("xray"));

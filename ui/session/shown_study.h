@@ -1,0 +1,51 @@
+#pragma once
+// The one study the window shows, the document every panel observes (as Tiled's Document): its
+// runs (RunData), the results database they live in, the spec and what kind of study it is. The
+// StudyController changes it; panels take it in their constructor and follow its signals, so the
+// window never forwards a database path to a panel by hand.
+
+#include <QObject>
+#include <QString>
+
+namespace paritylab::ui {
+
+class RunData;
+
+class ShownStudy : public QObject {
+  Q_OBJECT
+
+ public:
+  enum class Mode {
+    Empty,        // nothing loaded
+    Spec,         // a valid spec, not started: Start asks for a database and runs it
+    InvalidSpec,  // a spec with problems: Start disabled until it is fixed (Edit study…)
+    Study,        // a study in a database (opened or started): Start/Resume finish it there
+    Imported,     // results from real hardware: nothing to run
+  };
+
+  explicit ShownStudy(QObject* parent = nullptr);
+
+  RunData* runs() const { return runs_; }  // the runs shown, with their curves
+  // The results database the runs are in (read-only for the panels); "" before the first Start of
+  // a new spec.
+  QString database() const { return database_; }
+  QString specJson() const { return specJson_; }  // "" for imported results
+  QString specName() const { return specName_; }
+  Mode mode() const { return mode_; }
+
+  void setDatabase(const QString& path);
+  void setSpec(const QString& json, const QString& name);
+  void setMode(Mode mode);
+
+ signals:
+  void databaseChanged(const QString& path);
+  void specChanged();
+  void modeChanged(paritylab::ui::ShownStudy::Mode mode);
+
+ private:
+  RunData* runs_;
+  QString database_, specJson_, specName_;
+  Mode mode_ = Mode::Empty;
+};
+
+}  // namespace paritylab::ui
