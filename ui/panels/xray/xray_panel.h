@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+#include "ui/charts/chart_export.h"
 #include "ui/panels/xray/xray_grid.h"
 
 class QComboBox;
@@ -19,7 +20,7 @@ namespace paritylab::ui {
 class XrayHeatmap;
 class XrayHistogram;
 
-class XrayPanel : public QWidget {
+class XrayPanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
@@ -41,6 +42,9 @@ class XrayPanel : public QWidget {
   QPushButton* showInFormatsButton() const { return showInFormats_; }
   QLabel* emptyMessage() const { return empty_; }
   QComboBox* seedChooser() const { return seedBox_; }
+  // The heatmaps (xray-<statistic>) when the results hold X-ray samples, else nothing.
+  std::vector<Exportable> exportables() const override;
+  std::optional<Exportable> currentExportable() const override;
 
  signals:
   void showInFormatsRequested(double amax);
