@@ -140,7 +140,9 @@ const CommandRegistration reg{
                       "metric, value)");
       cmd->add_option("--xray", a->xray,
                       "X-ray CSV to write (long form: run, step, site, operand, statistics)");
-      cmd->add_option("--charts", a->charts, "Directory for PNG/SVG charts");
+      cmd->add_option(
+          "--charts", a->charts,
+          "Directory for the charts as PNG/SVG (the same ones as the app's Export all)");
       cmd->add_option("--a", a->a, "Compare this backend ...");
       cmd->add_option("--b", a->b, "... against this one (instead of all against a reference)");
       cmd->add_option("--reference", a->reference,

@@ -31,6 +31,13 @@ bool writeWhole(const QString& path, const QByteArray& bytes, QString* error) {
 
 }  // namespace
 
+std::optional<Exportable> exportableNamed(const std::vector<Exportable>& items,
+                                          const QString& name) {
+  for (const Exportable& item : items)
+    if (item.name == name) return item;
+  return std::nullopt;
+}
+
 Exportable exportableChart(QChartView* view, const QString& name, QSize size) {
   if (!size.isValid()) size = view->size().expandedTo(QSize(900, 560));
   return {name, size, [view](QPainter& p, const QSize& s) {

@@ -4,6 +4,7 @@
 #include <QSize>
 #include <QString>
 #include <functional>
+#include <optional>
 #include <vector>
 
 class QChartView;
@@ -19,6 +20,22 @@ struct Exportable {
   QSize size;    // logical pixels
   std::function<void(QPainter&, const QSize&)> paint;
 };
+
+// What a panel can export, the one list File > Export, Export all and `report --charts` take:
+// every chart it can draw now (a chart without data is left out) and the one on screen, which is
+// one of them. A chart drawn by changing the panel's options (each curve metric) puts them back.
+class ChartExports {
+ public:
+  virtual std::vector<Exportable> exportables() const = 0;
+  virtual std::optional<Exportable> currentExportable() const = 0;
+
+ protected:
+  ~ChartExports() = default;
+};
+
+// The item of `items` called `name`, if any (a panel's currentExportable from its exportables).
+std::optional<Exportable> exportableNamed(const std::vector<Exportable>& items,
+                                          const QString& name);
 
 Exportable exportableChart(QChartView* view, const QString& name, QSize size = {});
 Exportable exportableDiagram(const BitLayoutDiagram* diagram, const QString& name);

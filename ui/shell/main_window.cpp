@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLayout>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
@@ -21,26 +22,22 @@
 #include <cstdio>
 #include <optional>
 
-#include "ui/charts/bit_layout_diagram.h"
-#include "ui/charts/chart_view.h"
 #include "ui/panels/curves/curves_panel.h"
-#include "ui/panels/statistics/difference_plot.h"
 #include "ui/panels/distributions/distributions_panel.h"
 #include "ui/panels/divergence/divergence_panel.h"
 #include "ui/panels/formats/formats_panel.h"
 #include "ui/panels/playground/playground_panel.h"
-#include "ui/session/run_data.h"
 #include "ui/session/shown_study.h"
 #include "ui/panels/runs/runs_panel.h"
 #include "ui/panels/statistics/statistics_panel.h"
+#include "ui/panels/xray/xray_panel.h"
+#include "ui/session/run_data.h"
 #include "ui/session/study_actions.h"
 #include "ui/session/study_bridge.h"
 #include "ui/session/study_controller.h"
-#include "ui/shell/study_dialog.h"
 #include "ui/session/study_hint.h"
 #include "ui/session/study_session.h"
-#include "ui/panels/xray/xray_heatmap.h"
-#include "ui/panels/xray/xray_panel.h"
+#include "ui/shell/study_dialog.h"
 
 namespace paritylab::ui {
 namespace {
@@ -124,6 +121,7 @@ MainWindow::MainWindow(QWidget* parent)
   // At most the screen's available area (a 1024x700 screen shows the whole window).
   resize(screen() ? QSize(1600, 980).boundedTo(screen()->availableSize()) : QSize(1600, 980));
   showState();
+  updateExportActions();
 }
 
 MainWindow::~MainWindow() = default;
@@ -188,6 +186,9 @@ void MainWindow::buildMenus() {
   exportMenu->addAction(a->exportSvg);
   exportMenu->addAction(a->exportReport);
   exportMenu->addAction(a->exportAll);
+  // The current chart's entries name the visible tab's chart, or are off when it has none.
+  connect(exportMenu, &QMenu::aboutToShow, this, &MainWindow::updateExportActions);
+  connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::updateExportActions);
   file->addSeparator();
   file->addAction(a->quit);
 
@@ -340,67 +341,33 @@ void MainWindow::updateRecentMenu() {
   recentMenu_->setEnabled(!recent.isEmpty());
 }
 
+ResultPanels MainWindow::resultPanels() const {
+  return {curves_, distributions_, statistics_, divergence_, formats_, xray_};
+}
+
 std::vector<Exportable> MainWindow::exportables() const {
-  std::vector<Exportable> items;
-  // Each curve metric is rendered by switching the panel's metric, then restoring it.
-  auto* curves = curves_;
-  for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss,
-                        CurveMetric::StepLoss}) {
-    Exportable e = exportableChart(curves->view(), QStringLiteral("curves-") + curveMetricSlug(m),
-                                   QSize(1100, 680));
-    auto paint = e.paint;
-    e.paint = [curves, m, paint](QPainter& p, const QSize& s) {
-      const CurveOptions saved = curves->options();
-      CurveOptions o = saved;
-      o.metric = m;
-      curves->setOptions(o);
-      paint(p, s);
-      curves->setOptions(saved);
-    };
-    items.push_back(std::move(e));
+  return resultPanels().exportables();
+}
+
+std::optional<Exportable> MainWindow::currentExportable() const {
+  const auto* panel = dynamic_cast<const ChartExports*>(tabs_->currentWidget());
+  if (!panel) return std::nullopt;
+  return panel->currentExportable();
+}
+
+void MainWindow::updateExportActions() {
+  const std::optional<Exportable> item = currentExportable();
+  for (QAction* action : {actions_->exportPng, actions_->exportSvg}) {
+    action->setEnabled(item.has_value());
+    action->setStatusTip(item ? tr("Save the current chart (%1)").arg(item->name)
+                              : tr("This tab has no chart to save yet"));
   }
-  items.push_back(
-      exportableChart(distributions_->view(), QStringLiteral("histogram"), QSize(1100, 680)));
-  items.push_back(exportableDiagram(formats_->diagram(), QStringLiteral("bit-layout")));
-  if (xray_->hasXray()) items.push_back(exportableXray(xray_->heatmap()));
-  for (Exportable& e : divergence_->exportables()) items.push_back(std::move(e));
-  // The Statistics tab's difference plot (differences with CIs and the TOST margin).
-  DifferencePlot* plot = statistics_->plot();
-  // One 44-pixel row per comparison below a 34-pixel title, and the axis labels.
-  const int comparisons = std::max<int>(1, static_cast<int>(statistics_->rows().size()));
-  items.push_back(Exportable{QStringLiteral("difference"), QSize(900, 34 + 44 * comparisons + 40),
-                             [plot](QPainter& p, const QSize& s) {
-                               // Settle the tab's pending layout first, or render() would lay
-                               // the plot out again at its on-screen size.
-                               if (QWidget* parent = plot->parentWidget())
-                                 if (parent->layout()) parent->layout()->activate();
-                               const QSize saved = plot->size();
-                               plot->resize(s);
-                               plot->render(&p);
-                               plot->resize(saved);
-                             }});
-  return items;
 }
 
 void MainWindow::exportCurrent(const QString& suffix) {
   divergence_->settle();  // the reads in flight: the chart exported is the one they end with
   xray_->settle();
-  QWidget* current = tabs_->currentWidget();
-  std::optional<Exportable> item;
-  if (current == curves_)
-    item = exportableChart(curves_->view(),
-                           QStringLiteral("curves-") + curveMetricSlug(curves_->options().metric));
-  else if (current == distributions_)
-    item = exportableChart(distributions_->view(), QStringLiteral("histogram"));
-  else if (current == formats_)
-    item = exportableDiagram(formats_->diagram(), QStringLiteral("bit-layout"));
-  else if (current == xray_ && xray_->hasXray())
-    item = exportableXray(xray_->heatmap());
-  else if (current == divergence_ && divergence_->hasReport())
-    item = divergence_->currentExportable();
-  else if (current == statistics_)
-    item = Exportable{QStringLiteral("statistics"), statistics_->size(),
-                      [this](QPainter& p, const QSize&) { statistics_->render(&p); }};
+  const std::optional<Exportable> item = currentExportable();
   if (!item) return;
   const QString path = QFileDialog::getSaveFileName(
       this, tr("Export chart"), item->name + QLatin1Char('.') + suffix,
@@ -454,8 +421,11 @@ bool MainWindow::exportAllTo(const QString& dir, QString* error, QStringList* wr
     skipped << tr(
         "no X-ray chart: these results hold no X-ray samples (a study records them "
         "when its spec asks for \"xray\")");
+  // The charts as `report --charts` writes them, for the pair and alpha the Divergence tab shows.
   QStringList files;
-  if (!exportAll(exportables(), dir, &files, error)) return false;
+  const ReportChartOptions shown{divergence_->backendA().toStdString(),
+                                 divergence_->backendB().toStdString(), divergence_->alpha()};
+  if (!writeReportCharts(resultPanels(), shown, dir, &files, error)) return false;
   const QString db = controller_->databasePath();
   if (!db.isEmpty()) {
     // The same tables as `report --csv`, then the data behind the remaining charts.

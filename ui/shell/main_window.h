@@ -3,9 +3,11 @@
 // menus and the study session; the logic lives in the panels and models.
 
 #include <QMainWindow>
+#include <optional>
 #include <vector>
 
 #include "ui/charts/chart_export.h"
+#include "ui/shell/report_charts.h"
 
 class QLabel;
 class QMenu;
@@ -55,7 +57,11 @@ class MainWindow : public QMainWindow {
   RunsPanel* runs() const { return runs_; }
   XrayPanel* xray() const { return xray_; }
   QLabel* databaseLabel() const { return location_; }  // the status bar's database
+  // The tabs whose charts Export all writes (all but the Playground), the same ones as
+  // `report --charts`; their charts, in tab order; and the visible tab's chart (Export PNG/SVG).
+  ResultPanels resultPanels() const;
   std::vector<Exportable> exportables() const;
+  std::optional<Exportable> currentExportable() const;
 
  private:
   void buildMenus();
@@ -66,6 +72,7 @@ class MainWindow : public QMainWindow {
   void showState();
   void updateEmptyHint();
   void editStudy();
+  void updateExportActions();
   void exportCurrent(const QString& suffix);
   void exportReport();
   void updateTitle();

@@ -7,19 +7,91 @@
 #include <memory>
 
 #include "ui/charts/backend_pair_choosers.h"
-#include "ui/charts/bit_layout_diagram.h"
-#include "ui/charts/chart_export.h"
 #include "ui/charts/chart_view.h"
-#include "ui/panels/divergence/churn_matrix_view.h"
-#include "ui/panels/divergence/class_difference_view.h"
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/panels/distributions/distributions_panel.h"
 #include "ui/panels/divergence/divergence_panel.h"
+#include "ui/panels/formats/formats_panel.h"
+#include "ui/panels/statistics/statistics_panel.h"
+#include "ui/panels/xray/xray_panel.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 #include "ui/session/study_bridge.h"
-#include "ui/panels/divergence/weight_divergence_view.h"
 
 namespace paritylab::ui {
+namespace {
+
+// Sets the Divergence tab to options' pair and alpha (ReportChartOptions says which pair);
+// `db` names the results in the error about a backend they do not hold.
+bool choosePair(DivergencePanel& panel, const ReportChartOptions& options, const QString& db,
+                QString* error) {
+  const QStringList backends = panel.backends();
+  QString a = QString::fromStdString(options.a), b = QString::fromStdString(options.b);
+  for (const QString& name : {a, b})
+    if (!name.isEmpty() && !backends.contains(name)) {
+      if (error)
+        *error = QStringLiteral("backend '%1' is not in %2 (its backends: %3)")
+                     .arg(name, db, backends.join(QStringLiteral(", ")));
+      return false;
+    }
+  if (!a.isEmpty() || !b.isEmpty()) {
+    if (b.isEmpty()) b = defaultBackendPair(backends).second;
+    for (const QString& name : backends)
+      if (a.isEmpty() && name != b) a = name;
+    if (!a.isEmpty() && (panel.backendA() != a || panel.backendB() != b)) panel.setPair(a, b);
+  }
+  panel.setAlpha(options.alpha);
+  return true;
+}
+
+}  // namespace
+
+std::vector<const ChartExports*> ResultPanels::sources() const {
+  std::vector<const ChartExports*> all;
+  for (const ChartExports* panel : std::initializer_list<const ChartExports*>{
+           curves, distributions, statistics, divergence, formats, xray})
+    if (panel) all.push_back(panel);
+  return all;
+}
+
+std::vector<Exportable> ResultPanels::exportables() const {
+  std::vector<Exportable> items;
+  for (const ChartExports* panel : sources())
+    for (Exportable& e : panel->exportables()) items.push_back(std::move(e));
+  return items;
+}
+
+bool writeReportCharts(const ResultPanels& panels, const ReportChartOptions& options,
+                       const QString& outDir, QStringList* written, QString* error) {
+  DivergencePanel* divergence = panels.divergence;
+  struct {
+    bool picked = false;
+    QString a, b;
+    double alpha = 0.05;
+  } own;
+  if (divergence) {
+    own = {divergence->pairPicked(), divergence->backendA(), divergence->backendB(),
+           divergence->alpha()};
+    if (!choosePair(*divergence, options, divergence->database(), error)) return false;
+    divergence->settle();  // the report of that pair, not the one in flight
+  }
+  if (panels.xray) panels.xray->settle();  // the X-ray read in flight
+  if (panels.statistics) panels.statistics->recompute();
+  QStringList files;
+  const bool ok = exportAll(panels.exportables(), outDir, &files, error);
+  if (divergence && (divergence->alpha() != own.alpha || divergence->backendA() != own.a ||
+                     divergence->backendB() != own.b || divergence->pairPicked() != own.picked)) {
+    // The tab shows its own pair again, at its own alpha.
+    divergence->setAlpha(own.alpha);
+    if (own.picked)
+      divergence->setPair(own.a, own.b);
+    else
+      divergence->unpickPair();
+    divergence->settle();
+  }
+  if (ok && written) *written << files;
+  return ok;
+}
 
 bool renderReportCharts(const std::string& dbPath, const std::string& outDir, std::string* error,
                         std::vector<std::string>* written, const ReportChartOptions& options) {
@@ -40,78 +112,35 @@ bool renderReportCharts(const std::string& dbPath, const std::string& outDir, st
     return fail(QStringLiteral("charts need a QApplication, but a non-GUI application exists"));
   }
 
+  const QString db = QString::fromStdString(dbPath);
   LoadedStudy loaded;
   QString message;
-  if (!loadDatabase(QString::fromStdString(dbPath), &loaded, &message)) return fail(message);
+  if (!loadDatabase(db, &loaded, &message)) return fail(message);
 
-  RunData data;
+  ShownStudy study;
+  RunData& data = *study.runs();
   data.setRuns(std::move(loaded.runs), loaded.title);
+  // The tabs as the app shows this database, at the size of the exported charts.
   const QSize size(1100, 680);
-  std::vector<Exportable> items;
-
   CurvesPanel curves(&data);
-  curves.resize(size);
-  curves.view()->resize(size);
-  for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss,
-                        CurveMetric::StepLoss}) {
-    Exportable e =
-        exportableChart(curves.view(), QStringLiteral("curves-") + curveMetricSlug(m), size);
-    auto paint = e.paint;
-    CurvesPanel* panel = &curves;
-    e.paint = [panel, m, paint](QPainter& p, const QSize& s) {
-      CurveOptions o = panel->options();
-      o.metric = m;
-      panel->setOptions(o);
-      paint(p, s);
-    };
-    items.push_back(std::move(e));
-  }
   DistributionsPanel histogram(&data);
-  histogram.resize(size);
+  StatisticsPanel statistics(&data);
+  DivergencePanel divergence(&study);
+  FormatsPanel formats;
+  XrayPanel xray(&study);
+  for (QWidget* panel : std::initializer_list<QWidget*>{&curves, &histogram, &statistics,
+                                                        &divergence, &formats, &xray})
+    panel->resize(size);
+  curves.view()->resize(size);
   histogram.view()->resize(size);
-  items.push_back(exportableChart(histogram.view(), QStringLiteral("histogram"), size));
-  BitLayoutDiagram diagram;
-  items.push_back(exportableDiagram(&diagram, QStringLiteral("bit-layout")));
-
-  // The Divergence tab's charts, as the tab draws them, for the parts the runs carry.
-  ChurnMatrixView churn;
-  ClassDifferenceView classes;
-  WeightDivergenceView weights;
-  weights.resize(size);
-  weights.view()->resize(size);
-  QString a = QString::fromStdString(options.a), b = QString::fromStdString(options.b);
-  const QStringList backends = data.backends();
-  for (const QString& name : {a, b})
-    if (!name.isEmpty() && !backends.contains(name))
-      return fail(QStringLiteral("backend '%1' is not in %2 (its backends: %3)")
-                      .arg(name, QString::fromStdString(dbPath), backends.join(", ")));
-  if (b.isEmpty()) b = defaultBackendPair(backends).second;
-  for (const QString& name : backends)
-    if (a.isEmpty() && name != b) a = name;
-  if (!a.isEmpty() && a != b) {
-    study::DivergenceOptions divergence;
-    divergence.a = a.toStdString();
-    divergence.b = b.toStdString();
-    divergence.alpha = options.alpha;
-    divergence.bootstrap.alpha = options.alpha;
-    study::DivergenceReport report;
-    try {
-      report = analyseDatabase(QString::fromStdString(dbPath), divergence);
-    } catch (const std::exception&) {
-      // A database without a study (or damaged divergence tables): no divergence charts, the
-      // others as before; `compare` names the cause.
-    }
-    churn.setReport(report);
-    classes.setReport(report, options.alpha);
-    weights.setReport(report);
-    if (!report.backends.empty()) items.push_back(exportableChurnMatrix(&churn));
-    if (!report.classes.empty()) items.push_back(exportableClassDifferences(&classes));
-    if (!report.layers.empty())
-      items.push_back(exportableChart(weights.view(), QStringLiteral("divergence-weights"), size));
-  }
+  // The pair before the database: one analysis, of that pair (then writeReportCharts keeps it).
+  if (!choosePair(divergence, options, db, &message)) return fail(message);
+  study.setDatabase(db);  // the Divergence and X-ray tabs read it (writeReportCharts waits)
 
   QStringList files;
-  if (!exportAll(items, QString::fromStdString(outDir), &files, &message)) return fail(message);
+  if (!writeReportCharts({&curves, &histogram, &statistics, &divergence, &formats, &xray}, options,
+                         QString::fromStdString(outDir), &files, &message))
+    return fail(message);
   if (written)
     for (const QString& file : files) written->push_back(file.toStdString());
   return true;

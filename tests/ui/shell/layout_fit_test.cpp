@@ -105,7 +105,7 @@ class LayoutFitTest : public QObject {
     window.divergence()->setAnalysis([reference](const QString&, const study::DivergenceOptions&) {
       return reference ? testing::importedReport() : testing::threeBackendReport();
     });
-    window.divergence()->setDatabase("layout.db");
+    window.shownStudy()->setDatabase("layout.db");
     window.divergence()->settle();
     QVERIFY(window.divergence()->hasReport());
     window.resize(1024, 700);

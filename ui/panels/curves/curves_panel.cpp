@@ -452,4 +452,33 @@ void CurvesPanel::applyVisibility(const QString& backend) {
   }
 }
 
+std::vector<Exportable> CurvesPanel::exportables() const {
+  std::vector<Exportable> items;
+  auto* panel = const_cast<CurvesPanel*>(this);  // switching the metric to draw one, then back
+  for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss,
+                        CurveMetric::StepLoss}) {
+    Exportable e =
+        exportableChart(view_, QStringLiteral("curves-") + curveMetricSlug(m), QSize(1100, 680));
+    e.paint = [panel, m, paint = e.paint](QPainter& p, const QSize& s) {
+      if (panel->options().metric == m) {  // on screen: drawn as it is, zoom included
+        paint(p, s);
+        return;
+      }
+      const CurveOptions saved = panel->options();
+      CurveOptions o = saved;
+      o.metric = m;
+      panel->setOptions(o);
+      paint(p, s);
+      panel->setOptions(saved);
+    };
+    items.push_back(std::move(e));
+  }
+  return items;
+}
+
+std::optional<Exportable> CurvesPanel::currentExportable() const {
+  return exportableNamed(exportables(),
+                         QStringLiteral("curves-") + curveMetricSlug(options_.metric));
+}
+
 }  // namespace paritylab::ui

@@ -11,6 +11,7 @@
 #include <QWidget>
 #include <map>
 
+#include "ui/charts/chart_export.h"
 #include "ui/panels/curves/curve_data.h"
 
 class QAreaSeries;
@@ -28,7 +29,7 @@ class ChartHint;
 class ChartView;
 class RunData;
 
-class CurvesPanel : public QWidget {
+class CurvesPanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
@@ -54,6 +55,10 @@ class CurvesPanel : public QWidget {
   // Runs whose own curves are not drawn (the means still count them), by database id.
   void setHiddenRuns(const QSet<qint64>& runIds);
   bool runDrawn(qint64 runId) const;  // a visible series shows this run's curve
+  // Every metric, curves-<metric slug> (each drawn by switching the metric and back), and the
+  // metric shown.
+  std::vector<Exportable> exportables() const override;
+  std::optional<Exportable> currentExportable() const override;
 
  public slots:
   void rebuild();        // series structure changed (runs added, options changed)

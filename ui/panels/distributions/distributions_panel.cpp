@@ -189,4 +189,12 @@ void DistributionsPanel::rebuild() {
   for (int c = 0; c <= maxCount; c += step) y->append(QString::number(c), c);
 }
 
+std::vector<Exportable> DistributionsPanel::exportables() const {
+  return {exportableChart(view_, QStringLiteral("histogram"), QSize(1100, 680))};
+}
+
+std::optional<Exportable> DistributionsPanel::currentExportable() const {
+  return exportables().front();
+}
+
 }  // namespace paritylab::ui

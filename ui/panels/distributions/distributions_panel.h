@@ -9,6 +9,8 @@
 #include <QWidget>
 #include <vector>
 
+#include "ui/charts/chart_export.h"
+
 class QSpinBox;
 
 namespace paritylab::ui {
@@ -23,7 +25,7 @@ struct HistogramBar {
   int count = 0;
 };
 
-class DistributionsPanel : public QWidget {
+class DistributionsPanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
@@ -34,6 +36,9 @@ class DistributionsPanel : public QWidget {
   void setBins(int bins);
   int histogramCount() const { return histograms_; }  // backends with at least one finished run
   const std::vector<HistogramBar>& bars() const { return bars_; }  // the drawn bars (count > 0)
+  // The histogram ("histogram").
+  std::vector<Exportable> exportables() const override;
+  std::optional<Exportable> currentExportable() const override;
 
  public slots:
   void rebuild();

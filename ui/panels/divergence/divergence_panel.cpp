@@ -160,6 +160,14 @@ void DivergencePanel::setPair(const QString& a, const QString& b) {
   recompute();
 }
 
+void DivergencePanel::unpickPair() {
+  if (!userPicked_) return;
+  userPicked_ = false;
+  const QString a = backendA(), b = backendB();
+  applyDefaultPair();
+  if (backendA() != a || backendB() != b) recompute();
+}
+
 void DivergencePanel::setAlpha(double alpha) {
   if (alpha == alpha_) return;  // nothing to recompute
   alpha_ = alpha;
@@ -172,6 +180,12 @@ QString DivergencePanel::backendA() const {
 
 QString DivergencePanel::backendB() const {
   return bBox_->currentText();
+}
+
+QStringList DivergencePanel::backends() const {
+  QStringList names;
+  for (int i = 0; i < aBox_->count(); ++i) names << aBox_->itemText(i);
+  return names;
 }
 
 bool DivergencePanel::refillBackends() {
@@ -190,8 +204,7 @@ bool DivergencePanel::refillBackends() {
 }
 
 void DivergencePanel::applyDefaultPair() {
-  QStringList names;
-  for (int i = 0; i < aBox_->count(); ++i) names << aBox_->itemText(i);
+  const QStringList names = backends();
   auto [a, b] = defaultBackendPair(names);
   if (names.contains(suggestedA_) && names.contains(suggestedB_) && suggestedA_ != suggestedB_)
     a = suggestedA_, b = suggestedB_;
@@ -286,12 +299,11 @@ std::vector<Exportable> DivergencePanel::exportables() const {
   return items;
 }
 
-Exportable DivergencePanel::currentExportable() const {
-  if (charts_->currentWidget() == weights_)
-    return exportableChart(weights_->view(), QStringLiteral("divergence-weights"),
-                           QSize(1100, 680));
-  if (charts_->currentIndex() == 1) return exportableClassDifferences(classes_);
-  return exportableChurnMatrix(churn_);
+std::optional<Exportable> DivergencePanel::currentExportable() const {
+  const QString name = charts_->currentWidget() == weights_ ? QStringLiteral("divergence-weights")
+                       : charts_->currentIndex() == 1       ? QStringLiteral("divergence-classes")
+                                                            : QStringLiteral("divergence-churn");
+  return exportableNamed(exportables(), name);
 }
 
 }  // namespace paritylab::ui

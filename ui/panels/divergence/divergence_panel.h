@@ -30,7 +30,7 @@ class RunData;
 class ShownStudy;
 class WeightDivergenceView;
 
-class DivergencePanel : public QWidget {
+class DivergencePanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
@@ -55,11 +55,16 @@ class DivergencePanel : public QWidget {
   };
   void setSuggestion(std::function<Suggestion()> suggestion) { suggestion_ = std::move(suggestion); }
   void setPair(const QString& a, const QString& b);  // as the user picking them
+  bool pairPicked() const { return userPicked_; }    // by the user (setPair), else suggested
+  // Back to the suggested (or default) pair, as before the user picked one.
+  void unpickPair();
   // McNemar/Holm, per-class Holm and the CIs at this level (MainWindow passes the Statistics
   // tab's); recomputes when it changes.
   void setAlpha(double alpha);
+  double alpha() const { return alpha_; }
   QString backendA() const;
   QString backendB() const;
+  QStringList backends() const;  // the ones A and B are chosen from
 
   // Waits for the computation in flight (and a pending one) and shows its result (exports).
   void settle();
@@ -78,9 +83,10 @@ class DivergencePanel : public QWidget {
   ClassDifferenceView* classView() const { return classes_; }
   WeightDivergenceView* weightView() const { return weights_; }
   QTabWidget* charts() const { return charts_; }
-  // The charts with something to show (Export all), and the chart on screen (Export PNG/SVG).
-  std::vector<Exportable> exportables() const;
-  Exportable currentExportable() const;
+  // The charts with something to show (divergence-churn, -classes, -weights), and the one on
+  // screen when it is one of them.
+  std::vector<Exportable> exportables() const override;
+  std::optional<Exportable> currentExportable() const override;
 
  public slots:
   void recompute();

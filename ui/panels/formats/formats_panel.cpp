@@ -189,4 +189,12 @@ bool FormatsPanel::addFormat(const QString& name, QString* error) {
   return true;
 }
 
+std::vector<Exportable> FormatsPanel::exportables() const {
+  return {exportableDiagram(diagram_, QStringLiteral("bit-layout"))};
+}
+
+std::optional<Exportable> FormatsPanel::currentExportable() const {
+  return exportables().front();
+}
+
 }  // namespace paritylab::ui

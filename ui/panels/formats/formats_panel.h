@@ -3,6 +3,8 @@
 
 #include <QWidget>
 
+#include "ui/charts/chart_export.h"
+
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -11,7 +13,7 @@ namespace paritylab::ui {
 
 class BitLayoutDiagram;
 
-class FormatsPanel : public QWidget {
+class FormatsPanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
@@ -23,6 +25,9 @@ class FormatsPanel : public QWidget {
   // "Show in Formats").
   void setValue(double value);
   QString valueText() const;
+  // The bit-layout diagram ("bit-layout") at the value shown.
+  std::vector<Exportable> exportables() const override;
+  std::optional<Exportable> currentExportable() const override;
 
  private:
   void applyValueText();

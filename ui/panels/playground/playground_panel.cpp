@@ -76,32 +76,58 @@ PlaygroundPanel::PlaygroundPanel(QWidget* parent)
          "regression | reduction | product"));
 }
 
-bool PlaygroundPanel::exportTo(const QString& dir, bool allSections, QStringList* written,
-                               QString* error) {
+const QWidget* PlaygroundPanel::currentSection() const {
   const QWidget* current = sections_->currentWidget();
   if (const auto* area = qobject_cast<const QScrollArea*>(current)) current = area->widget();
+  return current;
+}
+
+std::vector<Exportable> PlaygroundPanel::sectionExportables(const QWidget* section) const {
+  if (section == regression_) return regression_->exportables();
+  if (section == product_) return product_->exportables();
+  if (section != reduction_) return {};
+  std::vector<Exportable> items = reduction_->exportables();
+  for (Exportable& e : items)
+    e.paint = [reduction = reduction_, paint = e.paint](QPainter& p, const QSize& s) {
+      if (!reduction->hasRun()) reduction->run();  // not an empty chart
+      paint(p, s);
+    };
+  return items;
+}
+
+std::vector<Exportable> PlaygroundPanel::exportables() const {
   std::vector<Exportable> items;
-  auto add = [&](const std::vector<Exportable>& more) {
-    items.insert(items.end(), more.begin(), more.end());
-  };
+  const std::initializer_list<const QWidget*> sections = {regression_, reduction_, product_};
+  for (const QWidget* section : sections)
+    for (Exportable& e : sectionExportables(section)) items.push_back(std::move(e));
+  return items;
+}
+
+std::optional<Exportable> PlaygroundPanel::currentExportable() const {
+  const std::vector<Exportable> items = sectionExportables(currentSection());
+  if (items.empty()) return std::nullopt;
+  if (currentSection() == regression_)
+    return exportableNamed(items, QStringLiteral("playground-regression-loss"));
+  return items.front();
+}
+
+bool PlaygroundPanel::exportTo(const QString& dir, bool allSections, QStringList* written,
+                               QString* error) {
+  const QWidget* current = currentSection();
   struct Csv {
     QString name, text;
   };
   std::vector<Csv> csvs;
-  if (allSections || current == regression_) {
-    add(regression_->exportables());
+  if (allSections || current == regression_)
     csvs.push_back({QStringLiteral("playground-regression.csv"), regression_->csv()});
-  }
   if (allSections || current == reduction_) {
     if (!reduction_->hasRun()) reduction_->run();
-    add(reduction_->exportables());
     csvs.push_back({QStringLiteral("playground-reduction.csv"), reduction_->csv()});
   }
-  if (allSections || current == product_) {
-    add(product_->exportables());
+  if (allSections || current == product_)
     csvs.push_back({QStringLiteral("playground-product.csv"), product_->csv()});
-  }
-  if (!exportAll(items, dir, written, error)) return false;
+  if (!exportAll(allSections ? exportables() : sectionExportables(current), dir, written, error))
+    return false;
   for (const Csv& c : csvs) {
     const QString path = QDir(dir).filePath(c.name);
     if (!writeText(path, c.text, error)) return false;

@@ -6,6 +6,8 @@
 
 #include <QWidget>
 
+#include "ui/charts/chart_export.h"
+
 class QLabel;
 class QTabWidget;
 
@@ -15,7 +17,7 @@ class PlaygroundRegressionView;
 class PlaygroundReductionView;
 class PlaygroundProductView;
 
-class PlaygroundPanel : public QWidget {
+class PlaygroundPanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
@@ -29,8 +31,14 @@ class PlaygroundPanel : public QWidget {
   // Writes the current section (or all) into `dir`: <name>.png and .svg per chart/table and
   // <section>.csv. The reduction runs first if it has not yet. False with *error naming the file.
   bool exportTo(const QString& dir, bool allSections, QStringList* written, QString* error);
+  // Every section's charts and tables (playground-*; the reduction runs first if it has not yet),
+  // and the chart of the section shown (the regression's loss chart).
+  std::vector<Exportable> exportables() const override;
+  std::optional<Exportable> currentExportable() const override;
 
  private:
+  const QWidget* currentSection() const;
+  std::vector<Exportable> sectionExportables(const QWidget* section) const;
   void exportInteractively(bool allSections);
 
   QTabWidget* sections_;

@@ -7,9 +7,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLayout>
 #include <QScrollArea>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "core/stats/multiple_comparisons.h"
@@ -326,6 +328,27 @@ void StatisticsPanel::fillTable() {
   context.tTestName = test == StatTest::Student ? tr("Student") : tr("Welch");
   context.marginPoints = marginBox_->value();
   fillStatisticsTable(table_, rows_, context);
+}
+
+std::vector<Exportable> StatisticsPanel::exportables() const {
+  DifferencePlot* plot = plot_;
+  // One 44-pixel row per comparison below a 34-pixel title, and the axis labels.
+  const int comparisons = std::max<int>(1, static_cast<int>(rows_.size()));
+  return {Exportable{QStringLiteral("difference"), QSize(900, 34 + 44 * comparisons + 40),
+                     [plot](QPainter& p, const QSize& s) {
+                       // Settle the tab's pending layout first, or render() would lay the plot
+                       // out again at its on-screen size.
+                       if (QWidget* parent = plot->parentWidget())
+                         if (parent->layout()) parent->layout()->activate();
+                       const QSize saved = plot->size();
+                       plot->resize(s);
+                       plot->render(&p);
+                       plot->resize(saved);
+                     }}};
+}
+
+std::optional<Exportable> StatisticsPanel::currentExportable() const {
+  return exportables().front();
 }
 
 }  // namespace paritylab::ui

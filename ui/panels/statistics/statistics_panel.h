@@ -13,6 +13,7 @@
 #include "core/stats/mann_whitney.h"
 #include "core/stats/verdict.h"
 #include "core/study/files/study_report.h"
+#include "ui/charts/chart_export.h"
 #include "ui/panels/statistics/statistics_table.h"
 
 class QCheckBox;
@@ -28,7 +29,7 @@ class RunData;
 
 enum class StatTest { Welch, Student, MannWhitney };
 
-class StatisticsPanel : public QWidget {
+class StatisticsPanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
@@ -46,6 +47,9 @@ class StatisticsPanel : public QWidget {
   QString verdictText() const;
   // The tab's current choices as the CSV report takes them (so the report agrees with the tab).
   study::ReportOptions reportOptions() const;
+  // The difference plot ("difference": each comparison's difference with its CI and the margin).
+  std::vector<Exportable> exportables() const override;
+  std::optional<Exportable> currentExportable() const override;
 
  public slots:
   void recompute();

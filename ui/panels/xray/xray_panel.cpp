@@ -226,4 +226,15 @@ void XrayPanel::selectCell(int block, int site, int step) {
                         .arg(row.xray.sqnrDb(), 0, 'g', 4));
 }
 
+std::vector<Exportable> XrayPanel::exportables() const {
+  if (!hasXray()) return {};
+  return {exportableXray(heatmap_)};
+}
+
+std::optional<Exportable> XrayPanel::currentExportable() const {
+  const std::vector<Exportable> items = exportables();
+  if (items.empty()) return std::nullopt;
+  return items.front();
+}
+
 }  // namespace paritylab::ui

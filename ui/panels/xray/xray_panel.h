@@ -9,6 +9,7 @@
 
 #include <QWidget>
 
+#include "ui/charts/chart_export.h"
 #include "ui/panels/xray/xray_grid.h"
 #include "ui/session/background_read.h"
 
@@ -23,7 +24,7 @@ class ShownStudy;
 class XrayHeatmap;
 class XrayHistogram;
 
-class XrayPanel : public QWidget {
+class XrayPanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
@@ -46,6 +47,9 @@ class XrayPanel : public QWidget {
   QPushButton* showInFormatsButton() const { return showInFormats_; }
   QLabel* emptyMessage() const { return empty_; }
   QComboBox* seedChooser() const { return seedBox_; }
+  // The heatmaps (xray-<statistic>) when the results hold X-ray samples, else nothing.
+  std::vector<Exportable> exportables() const override;
+  std::optional<Exportable> currentExportable() const override;
 
  signals:
   void showInFormatsRequested(double amax);

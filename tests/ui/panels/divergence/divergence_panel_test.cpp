@@ -249,7 +249,8 @@ class DivergencePanelTest : public QObject {
     }
     for (int tab = 0; tab < 3; ++tab) {
       panel.charts()->setCurrentIndex(tab);
-      QCOMPARE(panel.currentExportable().name, names[tab]);
+      QVERIFY(panel.currentExportable());
+      QCOMPARE(panel.currentExportable()->name, names[tab]);
     }
   }
 
