@@ -4,8 +4,10 @@
 // time; a start() while one runs is kept as the next read (only the newest), so a burst of
 // events costs one more read, never one per event. When a read ends, `deliver` gets its value,
 // or the text of the error it threw (errorText), on the GUI thread; then the next read starts. settle() waits until nothing
-// runs and every result was delivered (exports and tests, which need the answer now).
+// runs and every result was delivered (exports and tests, which need the answer now);
+// waitResponsive() waits the same way while the window keeps repainting.
 
+#include <QEventLoop>
 #include <QFutureWatcher>
 #include <QPromise>
 #include <QString>
@@ -62,6 +64,19 @@ class BackgroundRead {
       watcher_.waitForFinished();  // at once when nothing runs
       take();                      // a finished result not delivered yet (its signal may be queued)
       if (!watcher_.isRunning() && delivered_ == started_ && !next_) return;
+    }
+  }
+
+  // As settle(), but the GUI thread keeps repainting meanwhile (user input waits): for a read the
+  // caller needs before it goes on, such as an import's CSV.
+  void waitResponsive() {
+    while (busy()) {
+      if (watcher_.isRunning()) {
+        QEventLoop loop;
+        QObject::connect(&watcher_, &QFutureWatcher<Outcome>::finished, &loop, &QEventLoop::quit);
+        if (watcher_.isRunning()) loop.exec(QEventLoop::ExcludeUserInputEvents);
+      }
+      take();
     }
   }
 

@@ -13,6 +13,7 @@
 
 #include "core/study/spec/spec_check.h"
 #include "core/study/spec/study_spec.h"
+#include "ui/session/background_read.h"
 #include "ui/session/run_data.h"
 #include "ui/session/shown_study.h"
 #include "ui/session/spec_description.h"
@@ -263,13 +264,31 @@ bool StudyController::importCsv(const QString& csvPath, const QString& target) {
                        tr("A study is running; cancel it first."));
     return false;
   }
-  // Every row is read and checked before a database is chosen or touched.
-  CsvImport import;
-  QString error;
-  if (!readImportCsv(csvPath, &import, &error)) {
-    emit errorOccurred(tr("Cannot import %1 (nothing was written)").arg(csvName), error);
+  // Every row is read and checked before a database is chosen or touched, off the GUI thread
+  // (the window keeps repainting while a large file is read).
+  struct Read {
+    CsvImport import;
+    QString error;
+    bool ok = false;
+  };
+  Read read;
+  BackgroundRead<Read> reader([&read](const Read* done, const QString& error) {
+    if (done) read = *done;
+    else read.error = error;
+  });
+  reader.start([csvPath] {
+    Read r;
+    r.ok = readImportCsv(csvPath, &r.import, &r.error);
+    return r;
+  });
+  emit statusMessage(tr("Reading %1…").arg(csvName));
+  reader.waitResponsive();
+  if (!read.ok) {
+    emit errorOccurred(tr("Cannot import %1 (nothing was written)").arg(csvName), read.error);
     return false;
   }
+  CsvImport& import = read.import;
+  QString error;
   QString db = target;
   if (db.isEmpty()) {
     db = chooseDatabase(tr("Save the imported results as"),
