@@ -29,9 +29,9 @@ struct RoundOptions {
 };
 
 // Buffered stdout writer.
-class input::CsvWriter {
+class CsvWriter {
  public:
-  ~input::CsvWriter() { flush(); }
+  ~CsvWriter() { flush(); }
   void row(float input, float output) {
     if (buffer_.size() - used_ < 64) flush();
     char* p = buffer_.data() + used_;
@@ -75,7 +75,7 @@ void runRound(const RoundOptions& o) {
   std::size_t batched = 0;
   std::uint64_t lineIndex = 0;     // 0-based index of the current number: the stochastic counter
   std::uint64_t firstInexact = 0;  // 1-based line of the first decimal that is not an fp32
-  input::CsvWriter writer;
+  CsvWriter writer;
   writer.text("input_bits,output_bits,output\n");
   auto flushBatch = [&] {
     rounder.applyCopy(std::span(inputs.data(), batched), std::span(outputs.data(), batched), o.seed,
