@@ -73,16 +73,13 @@ class ObjectReader {
         return input::requireJsonReal(*v, file_ + ": " + fieldPath(key), limits);
       });
   }
-  // One of `choices`; an unknown value is named with the choices in alphabetical order.
+  // One of `choices`; an unknown value is named with the choices in their order.
   void readChoice(const std::string& key, std::string& out,
                   std::span<const std::string_view> choices) {
     read(key, out);
-    if (std::find(choices.begin(), choices.end(), out) == choices.end()) {
-      const std::set<std::string_view> sorted(choices.begin(), choices.end());
-      std::string list;
-      for (std::string_view c : sorted) (list += list.empty() ? "" : ", ") += c;
-      fail(fieldPath(key), "unknown value '" + input::excerpt(out) + "' (one of: " + list + ")");
-    }
+    if (!nn::isOneOf(out, choices))
+      fail(fieldPath(key), "unknown value '" + input::excerpt(out) +
+                               "' (one of: " + nn::joinedNames(choices) + ")");
   }
   // A list of class indices (at most kMaxClasses, each in [0, kMaxClasses)).
   void readClasses(const std::string& key, std::vector<int>& out) {
