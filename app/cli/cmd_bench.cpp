@@ -19,6 +19,7 @@
 #include "core/input/input_limits.h"
 #include "core/nn/blas_setup.h"
 #include "core/nn/model.h"
+#include "core/nn/training_choices.h"
 #include "core/study/run/training_benchmark.h"
 
 namespace paritylab::cli {
@@ -168,7 +169,8 @@ const CommandRegistration reg{
           "batches (after a warm-up) and print images per second");
       auto a = std::make_shared<BenchArgs>();
       cmd->add_option("--model,-m", a->model, "Model to train")
-          ->check(CLI::IsMember({"mlp", "small-cnn", "resnet18"}))
+          ->check(CLI::IsMember(
+              std::vector<std::string>(nn::kModelNames.begin(), nn::kModelNames.end())))
           ->capture_default_str();
       cmd->add_option("--backend,-b", a->backend, "Preset name or a policy .json file")
           ->capture_default_str();

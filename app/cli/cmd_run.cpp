@@ -20,7 +20,9 @@
 #include "app/cli/number_options.h"
 #include "app/cli/run_study.h"
 #include "core/study/analysis/accuracies_by_backend.h"
+#include "core/data/dataset_kinds.h"
 #include "core/input/input_limits.h"
+#include "core/nn/training_choices.h"
 #include "core/stats/statistics.h"
 #include "core/study/cluster/launcher_environment.h"
 #include "core/study/files/study_report.h"
@@ -50,8 +52,9 @@ study::StudySpec buildSpec(const RunArgs& a) {
   if (a.trainSize) spec.dataset.trainSize = *a.trainSize;
   if (a.testSize) spec.dataset.testSize = *a.testSize;
   if (!a.model.empty()) {
-    if (a.model != "mlp" && a.model != "small-cnn" && a.model != "resnet18")
-      throw study::SpecError("--model: unknown model '" + a.model + "' (mlp, small-cnn, resnet18)");
+    if (!nn::isOneOf(a.model, nn::kModelNames))
+      throw study::SpecError("--model: unknown model '" + a.model + "' (" +
+                             nn::joinedNames(nn::kModelNames) + ")");
     spec.train.model = a.model;
   }
   if (!a.backends.empty()) {
@@ -275,12 +278,12 @@ const CommandRegistration reg{
                       "K/N: train only the K-th of N shares of the study (K = 1..N; join the "
                       "shard databases with `merge`)");
       cmd->add_option("--dataset", a->dataset,
-                      "Dataset source (fashion-mnist, synthetic, mnist:DIR...)");
+                      "Dataset source (" + data::datasetSourceForms() + ")");
       addIntegerOption(cmd, "--train-size", a->trainSize, {0, input::kMaxDatasetImages},
                        "Training images (0 = all)");
       addIntegerOption(cmd, "--test-size", a->testSize, {0, input::kMaxDatasetImages},
                        "Test images (0 = all)");
-      cmd->add_option("--model", a->model, "mlp | small-cnn | resnet18");
+      cmd->add_option("--model", a->model, nn::joinedNames(nn::kModelNames, " | "));
       cmd->add_option("--backends", a->backends, "Comma-separated presets, e.g. cpu-fp32,tpu-bf16");
       addIntegerOption(cmd, "--seeds", a->seeds, {1, input::kMaxSeeds}, "Seeds 0..N-1");
       addIntegerOption(cmd, "--epochs", a->epochs, {1, input::kMaxEpochs}, "Epochs");

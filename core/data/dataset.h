@@ -47,14 +47,8 @@ struct DataSplit {
   Dataset test;
 };
 
-// What a study asks for. `source` is one of:
-//   "fashion-mnist"        the Debian package's files (/usr/share/datasets/fashion-mnist)
-//   "fashion-mnist:DIR"    Fashion-MNIST IDX files (gz or raw) in DIR
-//   "mnist:DIR"            MNIST IDX files in DIR
-//   "cifar10:DIR"          CIFAR-10 binary batches in DIR
-//   "celeba:DIR"           DIR/img_align_celeba/ + DIR/identity_CelebA.txt
-//   "folder:DIR"           one subfolder per class, images decoded and resized with OpenCV
-//   "synthetic"            a small generated set (deterministic in `seed`)
+// What a study asks for. `source` is "KIND" or "KIND:DIR", KIND one of kDatasetKinds
+// (core/data/dataset_kinds.h, which says what each reads and whether it needs DIR).
 struct DatasetSpec {
   std::string source = "fashion-mnist";
   std::int64_t trainSize = 0;  // 0 = all available; otherwise a stratified subset by `seed`

@@ -5,6 +5,7 @@
 #include "core/data/celeba_loader.h"
 #include "core/data/cifar10_loader.h"
 #include "core/data/dataset.h"
+#include "core/data/dataset_kinds.h"
 #include "core/data/idx_loader.h"
 #include "core/data/image_folder_loader.h"
 #include "core/data/shuffle.h"
@@ -15,8 +16,6 @@ namespace paritylab::data {
 namespace {
 
 constexpr double kDefaultTestFraction = 0.2;  // sources without a split of their own
-constexpr const char* kValidSources =
-    "fashion-mnist, fashion-mnist:DIR, mnist:DIR, cifar10:DIR, celeba:DIR, folder:DIR, synthetic";
 
 // Seed streams, so that the split, subsets and sources draw independently.
 enum Stream : std::uint64_t { kSplit = 101, kTrainSubset = 102, kTestSubset = 103, kGen = 104 };
@@ -29,22 +28,28 @@ SourceData readSource(const DatasetSpec& spec, bool& generated) {
   const bool hasDir = colon != std::string::npos;
   if (hasDir && dir.empty())
     throw DataError("source \"" + source + "\": the directory after ':' is empty");
+  // Whether a folder may, must or must not follow is the kinds table's rule.
+  const DatasetKind* known = findDatasetKind(kind);
+  const auto unknown = [&source] {
+    return DataError("unknown dataset source \"" + source + "\" (valid: " + datasetSourceForms() +
+                     ")");
+  };
+  if (!known || (known->folder == DatasetFolder::None && hasDir)) throw unknown();
+  if (known->folder == DatasetFolder::Required && !hasDir)
+    throw DataError("source \"" + source + "\": needs a directory, e.g. \"" + kind +
+                    ":/path/to/data\"");
   generated = false;
   if (kind == "fashion-mnist")
     return loadIdxDirectory(hasDir ? dir : kDefaultFashionMnistDir, IdxFlavor::FashionMnist);
-  if (kind == "mnist" && hasDir) return loadIdxDirectory(dir, IdxFlavor::Mnist);
-  if (kind == "cifar10" && hasDir) return loadCifar10Directory(dir);
-  if (kind == "celeba" && hasDir)
-    return loadCelebaIdentities(dir, spec.celebaIdentities, spec.imageSize);
-  if (kind == "folder" && hasDir) return loadImageFolder(dir, spec.imageSize);
-  if (kind == "synthetic" && !hasDir) {
+  if (kind == "mnist") return loadIdxDirectory(dir, IdxFlavor::Mnist);
+  if (kind == "cifar10") return loadCifar10Directory(dir);
+  if (kind == "celeba") return loadCelebaIdentities(dir, spec.celebaIdentities, spec.imageSize);
+  if (kind == "folder") return loadImageFolder(dir, spec.imageSize);
+  if (kind == "synthetic") {
     generated = true;  // generated for exactly these classes, at exactly these sizes
     return generateSynthetic(spec.trainSize, spec.testSize, mixSeed(spec.seed, kGen), spec.classes);
   }
-  if ((kind == "mnist" || kind == "cifar10" || kind == "celeba" || kind == "folder") && !hasDir)
-    throw DataError("source \"" + source + "\": needs a directory, e.g. \"" + kind +
-                    ":/path/to/data\"");
-  throw DataError("unknown dataset source \"" + source + "\" (valid: " + kValidSources + ")");
+  throw unknown();  // a kind of the table without a reader here
 }
 
 void checkSpec(const DatasetSpec& spec) {

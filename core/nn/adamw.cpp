@@ -3,6 +3,7 @@
 
 #include "core/nn/gemm.h"
 #include "core/nn/optimizer.h"
+#include "core/nn/training_choices.h"
 
 namespace paritylab::nn {
 
@@ -50,7 +51,8 @@ std::unique_ptr<Optimizer> makeOptimizer(const OptimizerConfig& config) {
       throw std::invalid_argument("optimizer: sgd nesterov needs momentum > 0");
     return std::make_unique<Sgd>(config);
   }
-  throw std::invalid_argument("unknown optimizer '" + config.kind + "' (known: adamw, sgd)");
+  throw std::invalid_argument("unknown optimizer '" + config.kind +
+                              "' (known: " + joinedNames(kOptimizerKinds) + ")");
 }
 
 }  // namespace paritylab::nn

@@ -4,14 +4,16 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/nn/training_choices.h"
+
 namespace paritylab::nn {
 
 LrSchedule::LrSchedule(const ScheduleConfig& config, double baseLr, std::int64_t stepsPerEpoch,
                        int epochs)
     : config_(config), base_(baseLr), perEpoch_(std::max<std::int64_t>(1, stepsPerEpoch)) {
-  if (config.kind != "constant" && config.kind != "step" && config.kind != "cosine")
+  if (!isOneOf(config.kind, kScheduleKinds))
     throw std::invalid_argument("unknown schedule '" + config.kind +
-                                "' (known: constant, step, cosine)");
+                                "' (known: " + joinedNames(kScheduleKinds) + ")");
   if (config.warmupEpochs < 0)
     throw std::invalid_argument("schedule: warmupEpochs must be >= 0, got " +
                                 std::to_string(config.warmupEpochs));

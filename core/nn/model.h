@@ -12,7 +12,7 @@
 namespace paritylab::nn {
 
 struct ModelSpec {
-  std::string name = "mlp";  // "mlp" | "small-cnn" | "resnet18"
+  std::string name = "mlp";  // one of kModelNames (core/nn/training_choices.h)
   int channels = 1, height = 28, width = 28;
   int numClasses = 10;
   int resnetWidth = 16;  // resnet18: channels of stage 1 (torchvision: 64)

@@ -1,6 +1,7 @@
 #include <stdexcept>
 
 #include "core/nn/model.h"
+#include "core/nn/training_choices.h"
 
 namespace paritylab::nn {
 
@@ -33,7 +34,7 @@ std::unique_ptr<Model> buildStructure(const ModelSpec& spec) {
     buildResNet18(builder, *model->net, spec);
   else
     throw std::invalid_argument("unknown model '" + spec.name +
-                                "' (known: mlp, small-cnn, resnet18)");
+                                "' (known: " + joinedNames(kModelNames) + ")");
   model->gemmSites = builder.nextSite;
   model->siteNames = std::move(builder.siteNames);
   model->siteNames.resize(std::size_t(builder.nextSite));

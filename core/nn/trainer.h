@@ -16,7 +16,7 @@
 namespace paritylab::nn {
 
 struct OptimizerConfig {
-  std::string kind = "adamw";  // "adamw" | "sgd"
+  std::string kind = "adamw";  // one of kOptimizerKinds (core/nn/training_choices.h)
   double lr = 1e-3;
   double weightDecay = 0.0;                       // AdamW: decoupled; SGD: L2 added to the gradient
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // AdamW
@@ -25,7 +25,7 @@ struct OptimizerConfig {
 };
 
 struct ScheduleConfig {
-  std::string kind = "constant";  // "constant" | "step" | "cosine"
+  std::string kind = "constant";  // one of kScheduleKinds (core/nn/training_choices.h)
   double warmupEpochs = 0.0;      // linear warmup from 0, stepped per batch (cosine, constant)
   int stepEpochs = 10;            // step: multiply by gamma every stepEpochs
   double gamma = 0.1;
@@ -33,7 +33,7 @@ struct ScheduleConfig {
 };
 
 struct TrainConfig {
-  std::string model = "mlp";  // "mlp" | "small-cnn" | "resnet18"
+  std::string model = "mlp";  // one of kModelNames (core/nn/training_choices.h)
   int width = 16;  // resnet18: channels of the first stage (torchvision: 64; 16 trains on a CPU)
   int epochs = 2;
   int batchSize = 128;

@@ -7,17 +7,32 @@
 #include <filesystem>
 
 #include "core/input/atomic_file.h"
-#include "core/study/store/database_file.h"
 #include "core/study/files/curves_export.h"
 #include "core/study/files/report_files.h"
 #include "core/study/files/results_import.h"
-#include "core/study/store/results_store.h"
 #include "core/study/files/study_report.h"
-#include "core/study/run/study_runner.h"
 #include "core/study/files/xray_rows.h"
+#include "core/study/run/study_extension.h"
+#include "core/study/run/study_runner.h"
+#include "core/study/store/database_file.h"
+#include "core/study/store/results_store.h"
 #include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
+namespace {
+
+// A planned run as the ui lists it before it starts: pending, no loss yet.
+ShownRun pendingRun(const study::StudySpec& spec, const study::PlannedRun& planned) {
+  const study::BackendEntry& entry = spec.backends[planned.backendIndex];
+  ShownRun run;
+  run.backend = QString::fromStdString(entry.name);
+  run.seed = planned.seed;
+  run.totalEpochs = study::trainConfigFor(spec, entry).epochs;
+  run.currentLoss = std::nan("");
+  return run;
+}
+
+}  // namespace
 
 bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
   return guarded(error, [&] {
@@ -99,15 +114,25 @@ bool plannedRuns(const QString& specJson, std::vector<ShownRun>* out, QString* e
     out->clear();
     std::int64_t pendingId = 0;  // ids < 0 until the runner gives database ids
     for (const study::PlannedRun& p : study::plannedRunsOf(spec)) {
-      const study::BackendEntry& entry = spec.backends[p.backendIndex];
-      ShownRun run;
+      ShownRun run = pendingRun(spec, p);
       run.runId = --pendingId;
-      run.backend = QString::fromStdString(entry.name);
-      run.seed = p.seed;
-      run.totalEpochs = study::trainConfigFor(spec, entry).epochs;
-      run.currentLoss = std::nan("");
       out->push_back(std::move(run));
     }
+    return true;
+  });
+}
+
+bool runsAddedByEdit(const QString& storedJson, const QString& nextJson,
+                     const std::vector<ShownRun>& present, std::vector<ShownRun>* added) {
+  return guarded(nullptr, [&] {
+    const study::StudySpec next = study::parseStudySpec(nextJson.toStdString());
+    std::vector<study::RunIdentity> have;
+    for (const ShownRun& run : present) have.push_back({run.backend.toStdString(), run.seed});
+    const auto runs =
+        study::runsAddedByExtending(study::parseStudySpec(storedJson.toStdString()), next, have);
+    if (!runs) return false;
+    added->clear();
+    for (const study::PlannedRun& p : *runs) added->push_back(pendingRun(next, p));
     return true;
   });
 }

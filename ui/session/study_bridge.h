@@ -14,10 +14,10 @@ namespace paritylab::ui {
 
 struct LoadedStudy {
   std::vector<ShownRun> runs;  // every run with its epoch metrics, in database order
-  QString title;                // the study's name (or the imported file's name)
-  QString specJson;             // the study spec stored in the database (empty for imports)
-  bool canResume = false;       // some runs are not finished and the spec can be re-run
-  QString warning;              // what the user must know (a stored spec this version can't read)
+  QString title;               // the study's name (or the imported file's name)
+  QString specJson;            // the study spec stored in the database (empty for imports)
+  bool canResume = false;      // some runs are not finished and the spec can be re-run
+  QString warning;             // what the user must know (a stored spec this version can't read)
 };
 
 // Reads every run and epoch of the results database at `dbPath`.
@@ -25,6 +25,12 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error);
 // The runs a study spec plans (backend x seed, in the runner's order), pending, with ids < 0
 // until the runner gives them database ids. False with the parser's reason for a bad spec.
 bool plannedRuns(const QString& specJson, std::vector<ShownRun>* out, QString* error);
+// Editing the study of an open database from `storedJson` to `nextJson`: true when the edit
+// extends it (study::runsAddedByExtending: the same study with more seeds or backends), with the
+// runs it adds to `present` in `added` (pending, runId 0 until given one). False when it is
+// another study or a spec does not parse.
+bool runsAddedByEdit(const QString& storedJson, const QString& nextJson,
+                     const std::vector<ShownRun>& present, std::vector<ShownRun>* added);
 // A CSV of results from real hardware, read and checked whole before anything is written.
 struct CsvImport {
   QString csvPath;

@@ -27,17 +27,6 @@ namespace {
 
 const char* kFolderKey = "databaseFolder";
 
-// `next` is the stored study, or the same with more seeds or backends (thread count aside:
-// results do not depend on it): Start then finishes and extends the same database.
-bool extendsStoredStudy(const QString& stored, const QString& next) {
-  try {
-    return study::extendsStudy(study::parseStudySpec(stored.toStdString()),
-                               study::parseStudySpec(next.toStdString()));
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 }  // namespace
 
 StudyController::StudyController(ShownStudy* shown, StudyActions* actions, QObject* parent)
@@ -195,25 +184,20 @@ bool StudyController::loadSpecText(const QString& json, const QString& sourceNam
 }
 
 void StudyController::setEditedSpec(const QString& json) {
-  if (shown_->mode() == Mode::Study && extendsStoredStudy(shown_->specJson(), json)) {
-    // The same study (e.g. another thread count) or more seeds/backends: the same database, the
-    // new runs listed as pending.
+  std::vector<ShownRun> newRuns;
+  if (shown_->mode() == Mode::Study &&
+      runsAddedByEdit(shown_->specJson(), json, data_->runs(), &newRuns)) {
+    // The same study (e.g. another thread count; results do not depend on it) or more
+    // seeds/backends: the same database, which Start finishes and extends; the new runs are
+    // listed as pending, with ids < 0 below those already listed.
     shown_->setSpec(json, shown_->specName());
     describeShownSpec();
-    std::vector<ShownRun> planned;
-    QString error;
-    plannedRuns(shown_->specJson(), &planned, &error);
     std::int64_t nextId = 0;
     for (const ShownRun& run : data_->runs()) nextId = std::min(nextId, run.runId);
-    int added = 0;
-    for (ShownRun& run : planned) {
-      bool known = false;
-      for (const ShownRun& have : data_->runs())
-        known |= have.backend == run.backend && have.seed == run.seed;
-      if (known) continue;
+    const int added = int(newRuns.size());
+    for (ShownRun& run : newRuns) {
       run.runId = --nextId;
       data_->upsertRun(run);
-      ++added;
     }
     data_->flush();
     setMode(Mode::Study);

@@ -18,9 +18,13 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
+#include <span>
+#include <string_view>
 
 #include "core/backends/precision_policy.h"
+#include "core/data/dataset_kinds.h"
 #include "core/input/json_input.h"
+#include "core/nn/training_choices.h"
 #include "core/study/spec/spec_check.h"
 #include "ui/session/study_bridge.h"
 #include "ui/shell/study_spec_fields.h"
@@ -34,6 +38,19 @@ constexpr int kEntryRole = Qt::UserRole + 1;  // the backend's spec entry as JSO
 
 QString q(const std::string& s) {
   return QString::fromStdString(s);
+}
+
+// One item per name, shown as written (the names of the spec file), in core's order.
+void addNames(QComboBox* box, std::span<const std::string_view> names) {
+  for (std::string_view name : names) {
+    const QString text = QString::fromUtf8(name.data(), qsizetype(name.size()));
+    box->addItem(text, text);
+  }
+}
+
+// Whether the dataset kind chosen in `box` reads only a folder the user gives (core's rule).
+bool needsFolder(const QComboBox* box) {
+  return data::datasetNeedsFolder(box->currentData().toString().toStdString());
 }
 
 QDoubleSpinBox* doubleBox(double lo, double hi, int decimals, double step) {
@@ -62,12 +79,8 @@ StudyDialog::StudyDialog(const QString& specJson, QWidget* parent) : QDialog(par
 void StudyDialog::buildForm() {
   name_ = new QLineEdit;
   dataset_ = new QComboBox;
-  dataset_->addItem(tr("Fashion-MNIST (installed)"), "fashion-mnist");
-  dataset_->addItem(tr("MNIST (folder)"), "mnist");
-  dataset_->addItem(tr("CIFAR-10 (folder)"), "cifar10");
-  dataset_->addItem(tr("CelebA (folder)"), "celeba");
-  dataset_->addItem(tr("Image folder"), "folder");
-  dataset_->addItem(tr("Synthetic"), "synthetic");
+  for (const data::DatasetKind& kind : data::kDatasetKinds)
+    dataset_->addItem(tr(kind.label), QString::fromUtf8(kind.name));
   datasetDir_ = new QLineEdit;
   datasetDir_->setPlaceholderText(tr("folder with the dataset's files"));
   trainSize_ = intBox(0, 10'000'000);
@@ -75,19 +88,18 @@ void StudyDialog::buildForm() {
   testSize_ = intBox(0, 10'000'000);
   testSize_->setSpecialValueText(tr("all"));
   model_ = new QComboBox;
-  for (const char* m : {"mlp", "small-cnn", "resnet18"}) model_->addItem(m, m);
+  addNames(model_, nn::kModelNames);
   width_ = intBox(1, 1024);
   epochs_ = intBox(1, 10'000);
   batch_ = intBox(1, 65'536);
   evalBatch_ = intBox(1, 1'000'000);
   optimizer_ = new QComboBox;
-  optimizer_->addItem("adamw", "adamw");
-  optimizer_->addItem("sgd", "sgd");
+  addNames(optimizer_, nn::kOptimizerKinds);
   lr_ = doubleBox(0.0, 10.0, 6, 1e-4);
   weightDecay_ = doubleBox(0.0, 1.0, 6, 1e-4);
   momentum_ = doubleBox(0.0, 0.9999, 4, 0.01);
   schedule_ = new QComboBox;
-  for (const char* s : {"constant", "step", "cosine"}) schedule_->addItem(s, s);
+  addNames(schedule_, nn::kScheduleKinds);
   warmup_ = doubleBox(0.0, 1000.0, 2, 0.5);
   stepEpochs_ = intBox(1, 10'000);
   gamma_ = doubleBox(0.0, 1.0, 4, 0.05);
@@ -193,8 +205,7 @@ void StudyDialog::buildForm() {
   connect(seeds_, &QLineEdit::textChanged, this, &StudyDialog::revalidate);
   connect(datasetDir_, &QLineEdit::textChanged, this, &StudyDialog::revalidate);
   connect(dataset_, &QComboBox::currentIndexChanged, this, [this] {
-    const QString d = dataset_->currentData().toString();
-    datasetDir_->setEnabled(d != "fashion-mnist" && d != "synthetic");
+    datasetDir_->setEnabled(needsFolder(dataset_));
     revalidate();
   });
   for (QSpinBox* box : {epochs_, freeze_, batch_})
@@ -273,7 +284,7 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   name_->setText(q(f.name));
   dataset_->setCurrentIndex(std::max(0, dataset_->findData(q(f.dataset))));
   datasetDir_->setText(q(f.datasetDir));
-  datasetDir_->setEnabled(f.dataset != "fashion-mnist" && f.dataset != "synthetic");
+  datasetDir_->setEnabled(needsFolder(dataset_));
   trainSize_->setValue(f.trainSize);
   testSize_->setValue(f.testSize);
   model_->setCurrentIndex(std::max(0, model_->findData(q(f.model))));
@@ -365,10 +376,9 @@ bool StudyDialog::validate(QString* reason) const {
   // problem the core parser finds, as `paritylab-cli run` would report them.
   QStringList problems;
   if (name_->text().trimmed().isEmpty()) problems << tr("Name: the study needs a name");
-  const QString d = dataset_->currentData().toString();
-  if (datasetDir_->isEnabled() && d != QLatin1String("fashion-mnist") &&
-      d != QLatin1String("synthetic") && datasetDir_->text().trimmed().isEmpty())
-    problems << tr("Dataset folder: %1 needs the folder holding its files").arg(d);
+  if (needsFolder(dataset_) && datasetDir_->text().trimmed().isEmpty())
+    problems << tr("Dataset folder: %1 needs the folder holding its files")
+                    .arg(dataset_->currentData().toString());
   if (lr_->value() <= 0) problems << tr("Learning rate: must be > 0 (got %1)").arg(lr_->value());
   if (freeze_->value() >= epochs_->value() && freeze_->value() > 0)
     problems << tr("Freeze backbone: %1 epochs frozen leaves none of the %2 epochs to train the "

@@ -12,10 +12,9 @@ namespace paritylab::ui {
 
 struct SpecFields {
   std::string name;
-  std::string dataset =
-      "fashion-mnist";              // fashion-mnist | mnist | cifar10 | celeba | folder | synthetic
-  std::string datasetDir;           // for the folder-based datasets
-  int trainSize = 0, testSize = 0;  // 0 = all
+  std::string dataset = "fashion-mnist";  // a kind of core/data/dataset_kinds.h
+  std::string datasetDir;                 // the folder of a kind that takes one
+  int trainSize = 0, testSize = 0;        // 0 = all
   std::string model = "mlp";
   int width = 64;
   int epochs = 2, batch = 128, evalBatch = 1000;

@@ -4,10 +4,13 @@
 #include <cstdio>
 #include <fstream>
 #include <set>
+#include <span>
+#include <string_view>
 
 #include "core/input/input_limits.h"
 #include "core/input/json_input.h"
 #include "core/input/text_file.h"
+#include "core/nn/training_choices.h"
 #include "core/study/spec/study_memory.h"
 
 namespace paritylab::study {
@@ -70,13 +73,13 @@ class ObjectReader {
         return input::requireJsonReal(*v, file_ + ": " + fieldPath(key), limits);
       });
   }
-  void readChoice(const std::string& key, std::string& out, const std::set<std::string>& choices) {
+  // One of `choices`; an unknown value is named with the choices in their order.
+  void readChoice(const std::string& key, std::string& out,
+                  std::span<const std::string_view> choices) {
     read(key, out);
-    if (!choices.count(out)) {
-      std::string list;
-      for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-      fail(fieldPath(key), "unknown value '" + input::excerpt(out) + "' (one of: " + list + ")");
-    }
+    if (!nn::isOneOf(out, choices))
+      fail(fieldPath(key), "unknown value '" + input::excerpt(out) +
+                               "' (one of: " + nn::joinedNames(choices) + ")");
   }
   // A list of class indices (at most kMaxClasses, each in [0, kMaxClasses)).
   void readClasses(const std::string& key, std::vector<int>& out) {
@@ -132,6 +135,8 @@ constexpr input::RealLimits kNonNegative{0, input::kMaxHyperparameter};
 constexpr input::RealLimits kPositive{0, input::kMaxHyperparameter, true};
 constexpr input::RealLimits kFraction{0, 1};                   // [0, 1]
 constexpr input::RealLimits kOpenFraction{0, 1, false, true};  // [0, 1)
+// StudySpec::keepWeights.
+constexpr std::string_view kKeepWeights[] = {"epochs", "final", "none"};
 
 void readDataset(const json& j, data::DatasetSpec& d, const std::string& file) {
   ObjectReader r(j, "dataset", file);
@@ -149,7 +154,7 @@ void readDataset(const json& j, data::DatasetSpec& d, const std::string& file) {
 
 void readOptimizer(const json& j, nn::OptimizerConfig& o, const std::string& file) {
   ObjectReader r(j, "optimizer", file);
-  r.readChoice("kind", o.kind, {"adamw", "sgd"});
+  r.readChoice("kind", o.kind, nn::kOptimizerKinds);
   r.readReal("lr", o.lr, kPositive);
   r.readReal("weight_decay", o.weightDecay, kNonNegative);
   r.readReal("beta1", o.beta1, kOpenFraction);
@@ -162,7 +167,7 @@ void readOptimizer(const json& j, nn::OptimizerConfig& o, const std::string& fil
 
 void readSchedule(const json& j, nn::ScheduleConfig& s, const std::string& file) {
   ObjectReader r(j, "schedule", file);
-  r.readChoice("kind", s.kind, {"constant", "step", "cosine"});
+  r.readChoice("kind", s.kind, nn::kScheduleKinds);
   r.readReal("warmup_epochs", s.warmupEpochs, {0, double(input::kMaxEpochs)});
   r.readInt("step_epochs", s.stepEpochs, kEpochs);
   r.readReal("gamma", s.gamma, kPositive);
@@ -232,7 +237,7 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   if (s.name.empty()) r.fail("name", "missing (a study needs a name)");
   if (const json* d = r.find("dataset")) readDataset(*d, s.dataset, file);
   nn::TrainConfig& t = s.train;
-  r.readChoice("model", t.model, {"mlp", "small-cnn", "resnet18"});
+  r.readChoice("model", t.model, nn::kModelNames);
   r.readInt("width", t.width, {1, input::kMaxModelWidth});
   r.readInt("epochs", t.epochs, kEpochs);
   r.readInt("batch_size", t.batchSize, kBatch);
@@ -258,7 +263,7 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
     rx.finish();
     t.xrayEverySteps = every;
   }
-  r.readChoice("keep_weights", s.keepWeights, {"epochs", "final", "none"});
+  r.readChoice("keep_weights", s.keepWeights, kKeepWeights);
   if (const json* p = r.find("pretrain")) {
     PretrainStage st;
     ObjectReader rp(*p, "pretrain", file);

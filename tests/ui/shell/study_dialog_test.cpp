@@ -13,6 +13,8 @@
 #include <QSpinBox>
 #include <QtTest>
 
+#include "core/data/dataset_kinds.h"
+#include "core/nn/training_choices.h"
 #include "core/study/spec/study_spec.h"
 
 using namespace paritylab::ui;
@@ -157,6 +159,31 @@ class StudyDialogTest : public QObject {
     QString reason;
     QVERIFY(!dialog.validate(&reason));
     QVERIFY2(reason.contains("folder"), qPrintable(reason));
+  }
+
+  // The choices are core's lists, in their order; the folder field is editable exactly for the
+  // dataset kinds that need a folder.
+  void offersCoreChoicesAndItsFolderRule() {
+    StudyDialog dialog(quickSpec());
+    QComboBox* datasets = dialog.datasetBox();
+    QCOMPARE(datasets->count(), int(paritylab::data::kDatasetKinds.size()));
+    for (int i = 0; i < datasets->count(); ++i) {
+      const paritylab::data::DatasetKind& kind = paritylab::data::kDatasetKinds[std::size_t(i)];
+      QCOMPARE(datasets->itemData(i).toString(), QString::fromUtf8(kind.name));
+      QCOMPARE(datasets->itemText(i), QString::fromUtf8(kind.label));
+      datasets->setCurrentIndex(i);
+      QCOMPARE(dialog.datasetDirEdit()->isEnabled(),
+               kind.folder == paritylab::data::DatasetFolder::Required);
+    }
+    const auto namesOf = [](const QComboBox* box) {
+      QStringList names;
+      for (int i = 0; i < box->count(); ++i) names << box->itemData(i).toString();
+      return names.join(", ").toStdString();
+    };
+    QCOMPARE(namesOf(dialog.optimizerBox()),
+             paritylab::nn::joinedNames(paritylab::nn::kOptimizerKinds));
+    QCOMPARE(namesOf(dialog.scheduleBox()),
+             paritylab::nn::joinedNames(paritylab::nn::kScheduleKinds));
   }
 
   // Several fields wrong at once: every problem is listed, one a line, not only the first.

@@ -1,0 +1,26 @@
+#include "core/data/dataset_kinds.h"
+
+namespace paritylab::data {
+
+const DatasetKind* findDatasetKind(std::string_view name) {
+  for (const DatasetKind& kind : kDatasetKinds)
+    if (name == kind.name) return &kind;
+  return nullptr;
+}
+
+bool datasetNeedsFolder(std::string_view name) {
+  const DatasetKind* kind = findDatasetKind(name);
+  return kind && kind->folder == DatasetFolder::Required;
+}
+
+std::string datasetSourceForms() {
+  std::string text;
+  const auto add = [&text](const std::string& form) { text += (text.empty() ? "" : ", ") + form; };
+  for (const DatasetKind& kind : kDatasetKinds) {
+    if (kind.folder != DatasetFolder::Required) add(kind.name);
+    if (kind.folder != DatasetFolder::None) add(std::string(kind.name) + ":DIR");
+  }
+  return text;
+}
+
+}  // namespace paritylab::data
