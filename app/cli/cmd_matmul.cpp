@@ -14,10 +14,10 @@
 
 #include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
+#include "core/input/csv.h"
 #include "core/input/input_limits.h"
 #include "core/playground/matrix_text.h"
 #include "core/playground/product_compare.h"
-#include "core/input/csv.h"
 
 namespace paritylab::cli {
 namespace {

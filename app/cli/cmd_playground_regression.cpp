@@ -10,10 +10,10 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/playground_arguments.h"
+#include "core/input/csv.h"
 #include "core/playground/matrix_text.h"
 #include "core/playground/playground_export.h"
 #include "core/playground/regression.h"
-#include "core/input/csv.h"
 
 namespace paritylab::cli {
 namespace {

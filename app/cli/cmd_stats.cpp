@@ -12,10 +12,10 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
-#include "core/study/analysis/accuracies_by_backend.h"
 #include "core/input/text_file.h"
 #include "core/stats/hodges_lehmann.h"
 #include "core/stats/statistics.h"
+#include "core/study/analysis/accuracies_by_backend.h"
 #include "core/study/files/results_import.h"
 
 namespace paritylab::cli {

@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
     std::cerr << "paritylab-cli: error: " << printableMessage(e.what()) << "\n";
     return e.exitCode();
   } catch (const std::bad_alloc&) {
-    std::cerr << "paritylab-cli: error: " << printableMessage(sizeFailure(argc, argv, "out of memory"))
-              << "\n";
+    std::cerr << "paritylab-cli: error: "
+              << printableMessage(sizeFailure(argc, argv, "out of memory")) << "\n";
     return 1;
   } catch (const std::length_error&) {
     std::cerr << "paritylab-cli: error: "

@@ -1,6 +1,6 @@
 // `run` on MPI ranks (built with PARITYLAB_MPI only): rank 0 runs the study as the single-process
-// command does, with the other ranks as its remote workers (core/study/cluster/mpi_study.h); the other
-// ranks train the runs rank 0 hands them and print nothing unless they fail.
+// command does, with the other ranks as its remote workers (core/study/cluster/mpi_study.h); the
+// other ranks train the runs rank 0 hands them and print nothing unless they fail.
 
 #include <atomic>
 #include <csignal>

@@ -13,8 +13,8 @@
 #include <cstring>
 
 #include "core/nn/blas_setup.h"
-#include "ui/shell/main_window.h"
 #include "ui/session/study_controller.h"
+#include "ui/shell/main_window.h"
 
 namespace {
 

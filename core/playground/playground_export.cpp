@@ -51,7 +51,8 @@ std::string regressionCsv(const RegressionExperiment& e) {
   csv.writeRow(header);
   auto rows = [&](const std::string& source, const RegressionTrajectory& t) {
     for (std::size_t epoch = 0; epoch < t.coefficients.size(); ++epoch) {
-      std::vector<std::string> row = {source, std::to_string(epoch), input::csvNumber(t.loss[epoch])};
+      std::vector<std::string> row = {source, std::to_string(epoch),
+                                      input::csvNumber(t.loss[epoch])};
       for (double c : t.coefficients[epoch]) row.push_back(input::csvNumber(c));
       csv.writeRow(row);
     }
@@ -115,8 +116,8 @@ std::string reductionCsv(const ReductionExperiment& e) {
     for (const auto& p : c.points) {
       for (std::size_t t = 0; t < p.totalError.size(); ++t) {
         csv.writeRow({c.label, c.operands, c.backends, c.order, c.accumulation,
-                      std::to_string(p.length), std::to_string(t), input::csvNumber(p.totalError[t]),
-                      input::csvNumber(p.accumulationError[t])});
+                      std::to_string(p.length), std::to_string(t),
+                      input::csvNumber(p.totalError[t]), input::csvNumber(p.accumulationError[t])});
       }
     }
   }

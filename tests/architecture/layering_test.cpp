@@ -25,14 +25,14 @@ struct Place {
   int level = 0;
 };
 
-const std::map<std::string, int> kCoreFloors = {
-    {"input", 0}, {"numerics", 1}, {"stats", 1}, {"data", 2}, {"backends", 3},
-    {"nn", 4},    {"study", 5},    {"playground", 5}};
-const std::map<std::string, int> kStudyRoles = {{"spec", 0},     {"store", 1}, {"analysis", 2},
-                                                {"run", 2},      {"cluster", 3}, {"files", 3}};
+const std::map<std::string, int> kCoreFloors = {{"input", 0}, {"numerics", 1},  {"stats", 1},
+                                                {"data", 2},  {"backends", 3},  {"nn", 4},
+                                                {"study", 5}, {"playground", 5}};
+const std::map<std::string, int> kStudyRoles = {{"spec", 0}, {"store", 1},   {"analysis", 2},
+                                                {"run", 2},  {"cluster", 3}, {"files", 3}};
 // ui: session (what is shown and what runs), the chart kit over it, the panels, the shell on top.
-const std::map<std::string, int> kUiRoles = {{"session", 0}, {"charts", 1}, {"panels", 2},
-                                             {"shell", 3}};
+const std::map<std::string, int> kUiRoles = {
+    {"session", 0}, {"charts", 1}, {"panels", 2}, {"shell", 3}};
 
 std::optional<Place> placeOf(const std::string& path) {
   std::vector<std::string> parts;
@@ -47,9 +47,8 @@ std::optional<Place> placeOf(const std::string& path) {
   if (parts[0] == "ui" && parts.size() >= 3) {
     const auto role = kUiRoles.find(parts[1]);
     if (role == kUiRoles.end()) return std::nullopt;
-    const std::string folder = parts[1] == "panels" && parts.size() >= 4
-                                   ? "panels/" + parts[2]
-                                   : parts[1];
+    const std::string folder =
+        parts[1] == "panels" && parts.size() >= 4 ? "panels/" + parts[2] : parts[1];
     return Place{"ui", folder, role->second};
   }
   return std::nullopt;

@@ -11,8 +11,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "core/stats/churn.h"
 #include "core/input/csv.h"
+#include "core/stats/churn.h"
 #include "core/study/analysis/divergence_analysis.h"
 #include "core/study/files/divergence_export.h"
 #include "core/study/store/results_store.h"

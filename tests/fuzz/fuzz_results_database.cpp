@@ -9,8 +9,8 @@
 #include <string>
 
 #include "core/study/analysis/divergence_analysis.h"
-#include "core/study/store/results_store.h"
 #include "core/study/spec/study_spec.h"
+#include "core/study/store/results_store.h"
 #include "fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -28,8 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const study::RunRecord& r : runs) store->loadWeightSnapshots(r.id);
     std::string a, b;
     for (const study::RunRecord& r : runs) {
-      if (a.empty()) a = r.backend;
-      else if (b.empty() && r.backend != a) b = r.backend;
+      if (a.empty())
+        a = r.backend;
+      else if (b.empty() && r.backend != a)
+        b = r.backend;
     }
     if (!b.empty()) {
       study::DivergenceOptions options;
@@ -43,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Readers never change a database, damaged or not.
   std::ifstream after(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(after)), {});
-  if (bytes != fuzz::asText(data, size)) throw std::logic_error(path + ": a reader changed the file");
+  if (bytes != fuzz::asText(data, size))
+    throw std::logic_error(path + ": a reader changed the file");
   for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
   return 0;
 }

@@ -5,10 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/numerics/rounding.h"

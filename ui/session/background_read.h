@@ -3,9 +3,9 @@
 // freezing the window. start(read) runs `read` on the reader's own worker thread, one read at a
 // time; a start() while one runs is kept as the next read (only the newest), so a burst of
 // events costs one more read, never one per event. When a read ends, `deliver` gets its value,
-// or the text of the error it threw (errorText), on the GUI thread; then the next read starts. settle() waits until nothing
-// runs and every result was delivered (exports and tests, which need the answer now);
-// waitResponsive() waits the same way while the window keeps repainting.
+// or the text of the error it threw (errorText), on the GUI thread; then the next read starts.
+// settle() waits until nothing runs and every result was delivered (exports and tests, which need
+// the answer now); waitResponsive() waits the same way while the window keeps repainting.
 
 #include <QEventLoop>
 #include <QFutureWatcher>
@@ -31,8 +31,7 @@ class BackgroundRead {
 
   explicit BackgroundRead(Deliver deliver) : deliver_(std::move(deliver)) {
     pool_.setMaxThreadCount(1);
-    QObject::connect(&watcher_, &QFutureWatcher<Outcome>::finished, &watcher_,
-                     [this] { take(); });
+    QObject::connect(&watcher_, &QFutureWatcher<Outcome>::finished, &watcher_, [this] { take(); });
   }
   ~BackgroundRead() { pool_.waitForDone(); }
   BackgroundRead(const BackgroundRead&) = delete;

@@ -49,15 +49,16 @@ StudyController::StudyController(ShownStudy* shown, StudyActions* actions, QObje
   connect(follower_, &StudyFollower::databaseReplaced, this, [this](const QString& why) {
     const QString path = shown_->database();
     if (!openDatabase(path)) return;
-    emit statusMessage(
-        tr("%1: reloaded %2, now %3 of %4")
-            .arg(why, QFileInfo(path).fileName(), countedRuns(data_->runs().size()), shown_->specName()));
+    emit statusMessage(tr("%1: reloaded %2, now %3 of %4")
+                           .arg(why, QFileInfo(path).fileName(), countedRuns(data_->runs().size()),
+                                shown_->specName()));
   });
   connect(follower_, &StudyFollower::databaseMissing, this, [this] {
-    emit errorOccurred(tr("%1 is gone").arg(QFileInfo(shown_->database()).fileName()),
-                       tr("%1 was deleted or moved by another program. The runs shown are what it "
-                          "held when last read; they are not saved anywhere else.")
-                           .arg(QDir::toNativeSeparators(QFileInfo(shown_->database()).absoluteFilePath())));
+    emit errorOccurred(
+        tr("%1 is gone").arg(QFileInfo(shown_->database()).fileName()),
+        tr("%1 was deleted or moved by another program. The runs shown are what it "
+           "held when last read; they are not saved anywhere else.")
+            .arg(QDir::toNativeSeparators(QFileInfo(shown_->database()).absoluteFilePath())));
   });
   connect(session_, &StudySession::runningChanged, this, [this](bool running) {
     updateFollowing();
@@ -257,8 +258,10 @@ bool StudyController::importCsv(const QString& csvPath, const QString& target) {
   };
   Read read;
   BackgroundRead<Read> reader([&read](const Read* done, const QString& error) {
-    if (done) read = *done;
-    else read.error = error;
+    if (done)
+      read = *done;
+    else
+      read.error = error;
   });
   reader.start([csvPath] {
     Read r;
@@ -352,10 +355,11 @@ bool StudyController::start() {
     case Mode::Spec: {
       const QString stamp =
           QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-      const QString path = !startDatabase_.isEmpty()
-                               ? startDatabase_
-                               : chooseDatabase(tr("Save the results of %1 as").arg(shown_->specName()),
-                                                QStringLiteral("%1-%2.db").arg(shown_->specName(), stamp));
+      const QString path =
+          !startDatabase_.isEmpty()
+              ? startDatabase_
+              : chooseDatabase(tr("Save the results of %1 as").arg(shown_->specName()),
+                               QStringLiteral("%1-%2.db").arg(shown_->specName(), stamp));
       if (path.isEmpty()) {
         emit statusMessage(tr("Not started: no database chosen"));
         return false;
@@ -364,8 +368,9 @@ bool StudyController::start() {
     }
     case Mode::Study:
       if (!hasUnfinishedRuns()) {
-        emit errorOccurred(tr("Nothing to run"),
-                           tr("Every run of %1 in %2 is finished.").arg(shown_->specName(), shown_->database()));
+        emit errorOccurred(
+            tr("Nothing to run"),
+            tr("Every run of %1 in %2 is finished.").arg(shown_->specName(), shown_->database()));
         return false;
       }
       return startSession(shown_->database(), true);
@@ -411,7 +416,8 @@ void StudyController::setMode(Mode mode) {
 
 void StudyController::updateFollowing() {
   if (shown_->mode() == Mode::Study && !shown_->database().isEmpty() && !isRunning()) {
-    if (!follower_->isFollowing() || follower_->path() != shown_->database()) follower_->follow(shown_->database());
+    if (!follower_->isFollowing() || follower_->path() != shown_->database())
+      follower_->follow(shown_->database());
   } else {
     follower_->stop();
   }
@@ -452,10 +458,12 @@ void StudyController::updateActions() {
   if (writtenElsewhere)
     tip = tr("Another process is writing %1: %2 running elsewhere (%3). Start is available once "
              "none is; the runs shown here follow the database as it commits them.")
-              .arg(QFileInfo(shown_->database()).fileName(), countedRuns(follower_->runningElsewhere()),
+              .arg(QFileInfo(shown_->database()).fileName(),
+                   countedRuns(follower_->runningElsewhere()),
                    follower_->writers().join(QStringLiteral(", ")));
   if (running) tip = tr("A study is running");
-  actions_->start->setEnabled(!running && !writtenElsewhere && (shown_->mode() == Mode::Spec || unfinished));
+  actions_->start->setEnabled(!running && !writtenElsewhere &&
+                              (shown_->mode() == Mode::Spec || unfinished));
   actions_->start->setToolTip(tip);
   actions_->start->setStatusTip(tip);
   actions_->resume->setEnabled(!running && !writtenElsewhere && unfinished);

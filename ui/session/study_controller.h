@@ -106,7 +106,7 @@ class StudyController : public QObject {
   Confirmation confirmation_;
   QString specSource_, importedFrom_;
   QString startingDatabase_;  // while a session starts: the database it starts in
-  QString startDatabase_;  // --db: where the first Start writes
+  QString startDatabase_;     // --db: where the first Start writes
   QStringList problems_;
 };
 

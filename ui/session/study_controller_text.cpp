@@ -4,10 +4,10 @@
 #include <QFileInfo>
 
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 #include "ui/session/spec_description.h"
 #include "ui/session/study_controller.h"
 #include "ui/session/study_follower.h"
-#include "ui/session/shown_study.h"
 
 namespace paritylab::ui {
 
@@ -51,9 +51,10 @@ QString StudyController::headerHtml() const {
       return html;
     }
     case Mode::InvalidSpec: {
-      QString html = tr("<b>%1</b> — <span style='color:#b00020'>%2; fix the file or use Edit "
-                        "study…</span>")
-                         .arg(shown_->specName().toHtmlEscaped(), countedProblems(problems_.size()));
+      QString html =
+          tr("<b>%1</b> — <span style='color:#b00020'>%2; fix the file or use Edit "
+             "study…</span>")
+              .arg(shown_->specName().toHtmlEscaped(), countedProblems(problems_.size()));
       html += QStringLiteral("<ul style='margin:0; color:#b00020'>");
       for (const QString& p : problems_)
         html += QStringLiteral("<li>%1</li>").arg(p.toHtmlEscaped());

@@ -62,7 +62,7 @@ class StudyFollower : public QObject {
   };
   // Looks at the files (cheap, on the GUI thread) and starts a read when they changed.
   void poll(bool force);
-  void apply(const Read& read);  // on the GUI thread
+  void apply(const Read& read);   // on the GUI thread
   QString fileSignature() const;  // size and time of the database and its -wal file
   static quint64 fileIdentity(const QString& path);  // device and inode; 0 when missing
   void updateWriters();

@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "core/study/store/results_store.h"
 #include "core/study/run/run_events.h"
 #include "core/study/run/study_runner.h"
 #include "core/study/spec/study_spec.h"
-#include "ui/session/run_data.h"
+#include "core/study/store/results_store.h"
 #include "ui/session/core_errors.h"
+#include "ui/session/run_data.h"
 
 namespace paritylab::ui {
 

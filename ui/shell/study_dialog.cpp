@@ -26,9 +26,9 @@
 #include "core/input/json_input.h"
 #include "core/nn/training_choices.h"
 #include "core/study/spec/spec_check.h"
+#include "ui/session/core_errors.h"
 #include "ui/session/study_bridge.h"
 #include "ui/shell/study_spec_fields.h"
-#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 namespace {
@@ -235,8 +235,8 @@ void StudyDialog::storeBackendEdit() {
   try {  // typed text: no unbounded nesting (dump() recurses), no duplicate keys
     entry = input::parseJsonText(text.toStdString(), "backend JSON");
   } catch (const input::InputError& e) {
-    error_->setText(tr("Backend %1: the JSON does not parse (%2)")
-                        .arg(item->text(), ui::errorText(e)));
+    error_->setText(
+        tr("Backend %1: the JSON does not parse (%2)").arg(item->text(), ui::errorText(e)));
     return;
   }
   if (!validateBackendEntry(entry, &reason)) {

@@ -47,8 +47,7 @@ void accuracyTests(const BackendRuns& a, const BackendRuns& b, const DivergenceO
         std::isfinite(ra->finalAccuracy) ? (std::isfinite(rb->finalAccuracy) ? nullptr : rb) : ra;
     if (unknown) {
       report.notes.push_back("seed " + std::to_string(seed) + ": " + unknown->backend + " run " +
-                             std::to_string(unknown->id) +
-                             " has no final accuracy: not paired");
+                             std::to_string(unknown->id) + " has no final accuracy: not paired");
       continue;
     }
     report.pairedSeeds.push_back(seed);

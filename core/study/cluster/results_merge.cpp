@@ -11,9 +11,9 @@
 #include <set>
 
 #include "core/input/atomic_file.h"
-#include "core/study/store/database_file.h"
 #include "core/study/run/study_runner.h"
 #include "core/study/run/study_shard.h"
+#include "core/study/store/database_file.h"
 
 namespace paritylab::study {
 namespace {
@@ -162,7 +162,6 @@ MergeReport copyInputs(const std::vector<Input>& inputs, const std::string& spec
                        const std::string& output);
 
 }  // namespace
-
 
 MergeReport mergeResults(const std::vector<std::string>& inputPaths, const std::string& output) {
   if (inputPaths.empty()) throw StoreError("merge: no input databases given");

@@ -39,5 +39,4 @@ struct MergeReport {
 // is written to the output before every check passed.
 MergeReport mergeResults(const std::vector<std::string>& inputs, const std::string& output);
 
-
 }  // namespace paritylab::study

@@ -19,7 +19,8 @@ std::size_t writeStepCurves(const ResultsStore& store, const std::string& csvPat
       const std::string id = std::to_string(run.id), seed = std::to_string(run.seed);
       for (const StepRecord& s : it->second) {
         const std::string step = std::to_string(s.step), epoch = std::to_string(s.epoch);
-        w.writeRow({id, run.backend, seed, step, epoch, "train_loss", input::csvNumber(s.trainLoss)});
+        w.writeRow(
+            {id, run.backend, seed, step, epoch, "train_loss", input::csvNumber(s.trainLoss)});
         w.writeRow({id, run.backend, seed, step, epoch, "lr", input::csvNumber(s.lr)});
         rows += 2;
       }

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/study/analysis/accuracies_by_backend.h"
 #include "core/input/atomic_file.h"
 #include "core/input/csv.h"
+#include "core/study/analysis/accuracies_by_backend.h"
 
 namespace paritylab::study {
 namespace {
@@ -240,8 +240,7 @@ DivergenceFiles writeDivergenceReport(const ResultsStore& store, const std::stri
     pairs.emplace_back(options.a, options.b);
   } else {
     std::vector<std::string> backends;
-    for (const auto& [name, accuracies] : finalAccuraciesByBackend(store))
-      backends.push_back(name);
+    for (const auto& [name, accuracies] : finalAccuraciesByBackend(store)) backends.push_back(name);
     const std::string reference =
         options.reference.empty() ? referenceBackend(backends) : options.reference;
     for (const std::string& name : options.tests.empty() ? backends : options.tests)

@@ -52,8 +52,8 @@ std::string deviceOf(std::string_view text) {
 
 std::string AccuracyColumn::resolve(std::vector<ImportedRun>& runs) const {
   const auto outside = [&](const Cell& c, const std::string& why) {
-    throw input::CsvError(where(file_, c.line, col_, name_) + ": accuracy " + input::csvNumber(c.value) + " " +
-                   why);
+    throw input::CsvError(where(file_, c.line, col_, name_) + ": accuracy " +
+                          input::csvNumber(c.value) + " " + why);
   };
   if (unit_ != AccuracyUnit::Inferred) {
     const bool percent = unit_ == AccuracyUnit::Percent;
@@ -68,8 +68,9 @@ std::string AccuracyColumn::resolve(std::vector<ImportedRun>& runs) const {
   if (cells_.empty()) return "";
   const std::string count =
       std::to_string(cells_.size()) + (cells_.size() == 1 ? " value, " : " values, all ");
-  const bool allPercent = std::all_of(cells_.begin(), cells_.end(),
-                                      [](const Cell& c) { return c.value > 1.0 && c.value <= 100.0; });
+  const bool allPercent = std::all_of(cells_.begin(), cells_.end(), [](const Cell& c) {
+    return c.value > 1.0 && c.value <= 100.0;
+  });
   if (allPercent) {
     for (const Cell& c : cells_) runs[c.run].epochs[c.epoch].testAccuracy = c.value / 100.0;
     return "column '" + name_ + "' read as percent (" + count +
@@ -93,8 +94,8 @@ void EpochLines::add(const std::string& file, std::size_t run, const std::string
   auto [it, added] = lines_[run].try_emplace(epoch, line);
   if (!added) {
     throw input::CsvError(file + ":" + std::to_string(line) + ": run " + shownValue(runName) +
-                   " has epoch " + std::to_string(epoch) + " twice (first at line " +
-                   std::to_string(it->second) + ")");
+                          " has epoch " + std::to_string(epoch) + " twice (first at line " +
+                          std::to_string(it->second) + ")");
   }
 }
 

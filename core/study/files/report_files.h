@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/study/store/results_store.h"
 #include "core/study/files/study_report.h"
+#include "core/study/store/results_store.h"
 
 namespace paritylab::study {
 

@@ -11,10 +11,10 @@
 #include <set>
 #include <string_view>
 
+#include "core/input/csv.h"
 #include "core/input/input_limits.h"
 #include "core/input/number_input.h"
 #include "core/input/text_file.h"
-#include "core/input/csv.h"
 #include "core/study/analysis/identical_runs.h"
 #include "core/study/files/import_checks.h"
 
@@ -43,11 +43,12 @@ struct Header {
     for (std::size_t i = 0; i < names.size() && i < 20; ++i)
       list += (list.empty() ? "" : ", ") + shownValue(names[i]);
     if (names.size() > 20) list += ", ... (" + std::to_string(names.size()) + " columns)";
-    throw input::CsvError(file + ":1: no column '" + name + "' (columns: " + list +
-                   "). ParityLab reads one row per run and epoch (columns run, backend, epoch, "
-                   "accuracy; optional seed, train/test loss) or one row per run (backend, "
-                   "final_accuracy, optional seed; --epoch-col \"\"); name other columns with "
-                   "--run-col, --backend-col, --epoch-col, --seed-col, --accuracy-col");
+    throw input::CsvError(
+        file + ":1: no column '" + name + "' (columns: " + list +
+        "). ParityLab reads one row per run and epoch (columns run, backend, epoch, "
+        "accuracy; optional seed, train/test loss) or one row per run (backend, "
+        "final_accuracy, optional seed; --epoch-col \"\"); name other columns with "
+        "--run-col, --backend-col, --epoch-col, --seed-col, --accuracy-col");
   }
 };
 
@@ -55,21 +56,22 @@ struct Header {
 [[noreturn]] void badField(const std::string& file, const input::CsvRow& row, int col,
                            const std::string& column, const std::string& what) {
   throw input::CsvError(where(file, row.line, col, column) + ": " + what + ": " +
-                 shownValue(row.fields[std::size_t(col)]));
+                        shownValue(row.fields[std::size_t(col)]));
 }
 
-void requireField(const std::string& file, const input::CsvRow& row, int col, const std::string& name) {
+void requireField(const std::string& file, const input::CsvRow& row, int col,
+                  const std::string& name) {
   if (col >= int(row.fields.size())) {
     throw input::CsvError(file + ":" + std::to_string(row.line) + ": only " +
-                   std::to_string(row.fields.size()) + " fields, '" + name + "' is column " +
-                   std::to_string(col + 1));
+                          std::to_string(row.fields.size()) + " fields, '" + name + "' is column " +
+                          std::to_string(col + 1));
   }
 }
 
 // A finite decimal number; "" is unknown (NaN) when allowEmpty. nan/inf and out-of-range values
 // are refused with the row and column (they were once stored as NULL without a word).
-double numberField(const std::string& file, const input::CsvRow& row, int col, const std::string& name,
-                   bool allowEmpty = true) {
+double numberField(const std::string& file, const input::CsvRow& row, int col,
+                   const std::string& name, bool allowEmpty = true) {
   if (col < 0) return kNaN;
   requireField(file, row, col, name);
   const std::string& s = row.fields[std::size_t(col)];
@@ -83,7 +85,8 @@ double numberField(const std::string& file, const input::CsvRow& row, int col, c
   return v;
 }
 
-double lossField(const std::string& file, const input::CsvRow& row, int col, const std::string& name) {
+double lossField(const std::string& file, const input::CsvRow& row, int col,
+                 const std::string& name) {
   const double v = numberField(file, row, col, name);
   if (std::fabs(v) > kMaxLoss)
     badField(file, row, col, name, "a loss outside [-1e6, 1e6] is not a measured loss");
@@ -123,7 +126,8 @@ std::string nameField(const std::string& file, const input::CsvRow& row, int col
   return text;
 }
 
-int epochField(const std::string& file, const input::CsvRow& row, int col, const std::string& name) {
+int epochField(const std::string& file, const input::CsvRow& row, int col,
+               const std::string& name) {
   const double epoch = numberField(file, row, col, name, false);
   if (epoch < 1 || epoch > 1e6 || epoch != std::floor(epoch))
     badField(file, row, col, name, "not an epoch number in [1, 1000000]");
@@ -144,7 +148,8 @@ std::uint64_t seedField(const std::string& file, const input::CsvRow& row, int c
 }
 
 std::ifstream openCsv(const std::string& path) {
-  if (std::filesystem::is_directory(path)) throw input::CsvError(path + ": is a directory, not a CSV");
+  if (std::filesystem::is_directory(path))
+    throw input::CsvError(path + ": is a directory, not a CSV");
   try {
     input::requireRegularFile(path, "CSV");
   } catch (const input::InputError& e) {
@@ -282,9 +287,9 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
       r.run.message = hasSeed ? "seed " + std::to_string(seed) : "row " + std::to_string(row.line);
       auto [first, added] = keyLine.try_emplace(backend + "\n" + r.run.message, row.line);
       if (!added) {
-        throw input::CsvError(path + ":" + std::to_string(row.line) + ": backend " + shownValue(backend) +
-                       " " + r.run.message + " twice (first at line " +
-                       std::to_string(first->second) + ")");
+        throw input::CsvError(path + ":" + std::to_string(row.line) + ": backend " +
+                              shownValue(backend) + " " + r.run.message + " twice (first at line " +
+                              std::to_string(first->second) + ")");
       }
       r.epochs.push_back(e);
       runs.push_back(std::move(r));
@@ -382,7 +387,7 @@ void joinStoredStudy(ResultsStore& store, const std::string& originPath,
     if (std::find(stored.seeds.begin(), stored.seeds.end(), r.run.seed) == stored.seeds.end()) {
       if (stored.seeds.size() >= std::size_t(input::kMaxSeeds))
         throw input::CsvError(originPath + ": more than the " + std::to_string(input::kMaxSeeds) +
-                       " different seeds a study may have, with those of " + store.path());
+                              " different seeds a study may have, with those of " + store.path());
       stored.seeds.push_back(r.run.seed);
       changed = true;
     }
@@ -418,8 +423,8 @@ ImportSummary importRuns(ResultsStore& store, const std::string& originPath,
     for (auto& r : runs) seeds.insert(r.run.seed);
     if (seeds.size() > std::size_t(input::kMaxSeeds))
       throw input::CsvError(originPath + ": " + std::to_string(seeds.size()) +
-                     " different seeds, more than the " + std::to_string(input::kMaxSeeds) +
-                     " a study may have");
+                            " different seeds, more than the " + std::to_string(input::kMaxSeeds) +
+                            " a study may have");
     spec.seeds.assign(seeds.begin(), seeds.end());
     int epochs = 0;
     for (auto& r : runs) epochs = std::max(epochs, r.run.epochsDone);

@@ -7,10 +7,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/study/analysis/accuracies_by_backend.h"
-#include "core/stats/statistics.h"
 #include "core/input/atomic_file.h"
 #include "core/input/csv.h"
+#include "core/stats/statistics.h"
+#include "core/study/analysis/accuracies_by_backend.h"
 
 namespace paritylab::study {
 namespace {
@@ -125,9 +125,9 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
   for (const RunRecord& r : store.loadRuns())
     w.writeRow({std::to_string(r.id), r.backend, r.seedGiven ? std::to_string(r.seed) : "",
                 std::string(toString(r.status)), std::to_string(r.epochsDone),
-                input::csvNumber(r.finalTrainLoss), input::csvNumber(r.finalTestLoss), input::csvNumber(r.finalAccuracy),
-                input::csvNumber(r.wallSeconds), r.divergedEpoch ? std::to_string(r.divergedEpoch) : "",
-                r.source, r.message});
+                input::csvNumber(r.finalTrainLoss), input::csvNumber(r.finalTestLoss),
+                input::csvNumber(r.finalAccuracy), input::csvNumber(r.wallSeconds),
+                r.divergedEpoch ? std::to_string(r.divergedEpoch) : "", r.source, r.message});
   input::writeFileAtomically(runsCsvPath, out.str());
 
   const std::string summaryPath = summaryPathFor(runsCsvPath);

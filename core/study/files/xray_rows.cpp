@@ -30,9 +30,11 @@ std::size_t writeXrayCsv(const ResultsStore& store, const std::string& path) {
       csv.writeRow({std::to_string(r.runId), run.backend, std::to_string(run.seed),
                     std::to_string(r.step), std::to_string(r.epoch), r.site, r.operand, r.format,
                     std::to_string(x.count), std::to_string(x.zeros), std::to_string(x.nonFinite),
-                    input::csvNumber(x.amax), std::isinf(x.minNonzero) ? "" : input::csvNumber(x.minNonzero),
-                    input::csvNumber(x.underflowFraction()), input::csvNumber(x.subnormalFraction()),
-                    input::csvNumber(x.overflowFraction()), std::isinf(sqnr) ? "inf" : input::csvNumber(sqnr),
+                    input::csvNumber(x.amax),
+                    std::isinf(x.minNonzero) ? "" : input::csvNumber(x.minNonzero),
+                    input::csvNumber(x.underflowFraction()),
+                    input::csvNumber(x.subnormalFraction()), input::csvNumber(x.overflowFraction()),
+                    std::isinf(sqnr) ? "inf" : input::csvNumber(sqnr),
                     input::csvNumber(x.maxRelativeError), exponentHistogramText(x)});
       ++rows;
     }

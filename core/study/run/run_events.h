@@ -10,7 +10,6 @@
 
 namespace paritylab::study {
 
-
 struct RunKey {
   std::int64_t runId = 0;  // the results database's id of the run
   std::string backend;     // backend (preset or custom policy) name
@@ -39,7 +38,7 @@ struct EpochEvent {
 struct RunStateEvent {
   RunKey run;
   RunState state = RunState::Pending;
-  int epoch = 0;        // diverged: the epoch it happened in
+  int epoch = 0;          // diverged: the epoch it happened in
   std::string message{};  // failed: why
   double finalAccuracy = 0.0;
   double wallSeconds = 0.0;

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/study/store/results_store.h"
 #include "core/study/run/study_shard.h"
 #include "core/study/spec/study_spec.h"
+#include "core/study/store/results_store.h"
 
 namespace paritylab::study {
 

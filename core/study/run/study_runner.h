@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "core/nn/trainer.h"
-#include "core/study/store/results_store.h"
 #include "core/study/run/run_events.h"
 #include "core/study/run/run_scheduler.h"
 #include "core/study/run/run_training.h"
 #include "core/study/run/study_committer.h"
 #include "core/study/spec/study_spec.h"
+#include "core/study/store/results_store.h"
 
 namespace paritylab::study {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/input/error.h"
 #include "core/backends/precision_policy.h"
 #include "core/data/dataset.h"
+#include "core/input/error.h"
 #include "core/nn/trainer.h"
 
 namespace paritylab::study {

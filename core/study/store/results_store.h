@@ -19,15 +19,14 @@
 
 #include "core/nn/test_predictions.h"
 #include "core/stats/weight_divergence.h"
-#include "core/study/store/process_owner.h"
-#include "core/study/store/store_error.h"
-#include "core/study/store/run_state.h"
 #include "core/study/spec/study_spec.h"
+#include "core/study/store/process_owner.h"
+#include "core/study/store/run_state.h"
+#include "core/study/store/store_error.h"
 
 struct sqlite3;
 
 namespace paritylab::study {
-
 
 struct RunRecord {
   std::int64_t id = 0;
@@ -222,6 +221,5 @@ void requireDatabaseFilePath(const std::string& path, const std::string& what = 
 // failed import) is not left behind as an empty database. True when it deleted. No connection to it
 // may be open.
 bool removeDatabaseWithoutResults(const std::string& path);
-
 
 }  // namespace paritylab::study

@@ -65,7 +65,8 @@ std::map<std::int64_t, std::vector<StepRecord>> ResultsStore::loadAllSteps() con
   while (s.step()) {
     const std::int64_t runId = s.i64(0);
     StepRecord st;
-    st.step = storedInteger(s, 1, path_, runId, "step", 1, std::numeric_limits<std::int64_t>::max());
+    st.step =
+        storedInteger(s, 1, path_, runId, "step", 1, std::numeric_limits<std::int64_t>::max());
     st.epoch = int(storedInteger(s, 2, path_, runId, "step epoch", 1, kMaxInt));
     st.trainLoss = storedReal(s, 3, path_, runId, "step train_loss", -kInf, kInf);
     st.lr = storedReal(s, 4, path_, runId, "step lr", 0, kInf);

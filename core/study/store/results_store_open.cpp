@@ -1,7 +1,6 @@
 // Opening a results database: for writing (created or migrated) or read-only (never changed).
 // Part of ResultsStore.
 #include <sqlite3.h>
-
 #include <unistd.h>
 
 #include <algorithm>

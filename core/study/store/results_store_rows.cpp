@@ -65,7 +65,6 @@ std::int64_t storedInteger(const Statement& s, int c, const std::string& file, s
   return v;
 }
 
-
 // Every value is checked against what a run can hold: "FILE: damaged database: run 1
 // final_accuracy 5" otherwise.
 RunRecord readRun(const Statement& s, const std::string& file) {
@@ -122,6 +121,5 @@ bool isUniqueViolation(sqlite3* db) {
   return sqlite3_extended_errcode(db) == SQLITE_CONSTRAINT_UNIQUE ||
          sqlite3_extended_errcode(db) == SQLITE_CONSTRAINT_PRIMARYKEY;
 }
-
 
 }  // namespace paritylab::study::store_rows

@@ -85,8 +85,8 @@ std::vector<XrayRow> ResultsStore::loadXray(std::int64_t runId) const {
     try {
       parseExponentHistogram(s.text(17), x);
     } catch (const std::runtime_error& e) {
-      throw StoreError(path_ + ": damaged database: run " + std::to_string(r.runId) + " xray step " +
-                       std::to_string(r.step) + " " + e.what());
+      throw StoreError(path_ + ": damaged database: run " + std::to_string(r.runId) +
+                       " xray step " + std::to_string(r.step) + " " + e.what());
     }
     rows.push_back(std::move(r));
   }

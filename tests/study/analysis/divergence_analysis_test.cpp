@@ -280,8 +280,8 @@ TEST(DivergenceAnalysis, RunWithoutFinalAccuracyIsLeftUnpairedAndNamed) {
   const DivergenceReport r = analyseDivergence(*ResultsStore::openReadOnly(path), options);
   EXPECT_EQ(r.pairedSeeds, (std::vector<std::uint64_t>{0, 1}));
   EXPECT_TRUE(r.pairedT);
-  EXPECT_TRUE(hasNote(r, "seed 2: tpu-bf16 run " + std::to_string(unknown) +
-                             " has no final accuracy: not paired"))
+  EXPECT_TRUE(hasNote(
+      r, "seed 2: tpu-bf16 run " + std::to_string(unknown) + " has no final accuracy: not paired"))
       << allNotes(r);
 }
 

@@ -13,8 +13,8 @@
 #include <map>
 #include <random>
 
-#include "core/study/files/results_import.h"
 #include "core/study/cluster/results_merge.h"
+#include "core/study/files/results_import.h"
 #include "core/study/run/study_runner.h"
 #include "tests/study/test_paths.h"
 

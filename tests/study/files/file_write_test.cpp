@@ -12,9 +12,9 @@
 #include <stdexcept>
 
 #include "core/input/atomic_file.h"
-#include "core/study/store/database_file.h"
 #include "core/study/files/results_import.h"
 #include "core/study/files/study_report.h"
+#include "core/study/store/database_file.h"
 #include "tests/study/test_paths.h"
 
 namespace paritylab::study {
@@ -65,10 +65,10 @@ TEST(FileWrite, FailureKeepsTheOldFileAndLeavesNoTemporary) {
   EXPECT_EQ(readAll(path), "old,content\r\n");
   // A writer that fails half-way (as a full disk would): the old file stays whole.
   EXPECT_THROW(input::writeFileAtomically(path,
-                                   [](std::ostream& out) {
-                                     out << "new,partial";
-                                     throw std::runtime_error("disk full half-way");
-                                   }),
+                                          [](std::ostream& out) {
+                                            out << "new,partial";
+                                            throw std::runtime_error("disk full half-way");
+                                          }),
                std::runtime_error);
   EXPECT_EQ(readAll(path), "old,content\r\n");
   EXPECT_EQ(filesIn(dir), std::vector<std::string>{"report.csv"});

@@ -152,12 +152,14 @@ TEST(Import, TheAccuracyUnitCanBeDeclaredAndAnInferredOneIsSaid) {
   CsvImportOptions fraction;
   fraction.accuracyUnit = AccuracyUnit::Fraction;
   EXPECT_EQ(importError(low, fraction),
-            low + ":3: column 4 (accuracy): accuracy 42 outside [0, 1] (the unit was declared "
-                  "fraction)");
+            low +
+                ":3: column 4 (accuracy): accuracy 42 outside [0, 1] (the unit was declared "
+                "fraction)");
   const std::string over = write("over100.csv", "run,backend,epoch,accuracy\na,cpu,1,100.5\n");
   EXPECT_EQ(importError(over, percent),
-            over + ":2: column 4 (accuracy): accuracy 100.5 outside [0, 100] (the unit was "
-                   "declared percent)");
+            over +
+                ":2: column 4 (accuracy): accuracy 100.5 outside [0, 100] (the unit was "
+                "declared percent)");
 }
 
 // A UTF-8 byte order mark (Excel writes one) once made the first column unknown.

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/stats/statistics.h"
 #include "core/input/csv.h"
+#include "core/stats/statistics.h"
 #include "core/study/files/results_import.h"
 #include "core/study/files/study_report.h"
 #include "core/study/run/study_runner.h"

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <map>
 
-#include "core/study/run/study_runner.h"
 #include "core/study/analysis/xray_findings.h"
+#include "core/study/run/study_runner.h"
 
 namespace paritylab::study {
 namespace {

@@ -9,11 +9,11 @@
 #include <limits>
 
 #include "core/study/files/divergence_export.h"
-#include "core/study/store/results_blobs.h"
 #include "core/study/files/results_import.h"
-#include "core/study/store/results_store.h"
 #include "core/study/run/study_runner.h"
 #include "core/study/spec/study_spec.h"
+#include "core/study/store/results_blobs.h"
+#include "core/study/store/results_store.h"
 #include "tests/study/test_paths.h"
 
 namespace paritylab::study {

@@ -20,10 +20,10 @@
 #include <thread>
 
 #include "core/study/analysis/accuracies_by_backend.h"
-#include "core/study/store/results_schema.h"
 #include "core/study/files/study_report.h"
 #include "core/study/run/study_runner.h"
 #include "core/study/run/thread_pool.h"
+#include "core/study/store/results_schema.h"
 #include "tests/study/test_paths.h"
 
 namespace paritylab::study {

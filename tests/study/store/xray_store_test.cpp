@@ -12,10 +12,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/study/store/results_schema.h"
-#include "core/study/store/results_store.h"
 #include "core/study/analysis/xray_findings.h"
 #include "core/study/files/xray_rows.h"
+#include "core/study/store/results_schema.h"
+#include "core/study/store/results_store.h"
 #include "tests/study/test_paths.h"
 
 namespace paritylab::study {

@@ -10,9 +10,9 @@
 
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/panels/distributions/distributions_panel.h"
-#include "ui/session/run_data.h"
 #include "ui/panels/runs/runs_table_model.h"
 #include "ui/panels/statistics/statistics_panel.h"
+#include "ui/session/run_data.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;

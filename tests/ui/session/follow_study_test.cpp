@@ -12,10 +12,10 @@
 #include <cmath>
 #include <thread>
 
-#include "core/study/store/results_store.h"
 #include "core/study/spec/study_spec.h"
-#include "ui/session/run_data.h"
+#include "core/study/store/results_store.h"
 #include "ui/panels/runs/runs_table_model.h"
+#include "ui/session/run_data.h"
 #include "ui/session/study_actions.h"
 #include "ui/session/study_controller.h"
 #include "ui/session/study_follower.h"

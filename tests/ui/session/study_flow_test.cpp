@@ -19,19 +19,19 @@
 #include <QToolButton>
 #include <QtTest>
 
-#include "core/study/store/results_store.h"
 #include "core/study/spec/study_spec.h"
+#include "core/study/store/results_store.h"
 #include "ui/panels/divergence/divergence_panel.h"
-#include "ui/shell/main_window.h"
-#include "ui/session/run_data.h"
 #include "ui/panels/runs/runs_panel.h"
 #include "ui/panels/runs/runs_table_model.h"
 #include "ui/panels/statistics/statistics_panel.h"
+#include "ui/panels/xray/xray_panel.h"
+#include "ui/session/run_data.h"
 #include "ui/session/study_actions.h"
 #include "ui/session/study_controller.h"
-#include "ui/shell/study_dialog.h"
 #include "ui/session/study_session.h"
-#include "ui/panels/xray/xray_panel.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/study_dialog.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;

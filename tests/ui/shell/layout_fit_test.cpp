@@ -18,14 +18,14 @@
 
 #include "tests/ui/panels/divergence/divergence_reports.h"
 #include "ui/charts/bit_layout_diagram.h"
-#include "ui/panels/statistics/difference_plot.h"
 #include "ui/panels/divergence/divergence_panel.h"
 #include "ui/panels/formats/formats_panel.h"
-#include "ui/shell/main_window.h"
-#include "ui/session/run_data.h"
 #include "ui/panels/runs/runs_panel.h"
 #include "ui/panels/runs/runs_table_model.h"
+#include "ui/panels/statistics/difference_plot.h"
+#include "ui/session/run_data.h"
 #include "ui/session/study_bridge.h"
+#include "ui/shell/main_window.h"
 
 static void initResources() {
   Q_INIT_RESOURCE(paritylab);  // the study examples, linked into the static ui library

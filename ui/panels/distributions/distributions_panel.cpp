@@ -18,8 +18,8 @@
 #include "ui/charts/chart_hint.h"
 #include "ui/charts/chart_view.h"
 #include "ui/charts/nice_ticks.h"
-#include "ui/session/run_data.h"
 #include "ui/charts/series_math.h"
+#include "ui/session/run_data.h"
 
 namespace paritylab::ui {
 namespace {

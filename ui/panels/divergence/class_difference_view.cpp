@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/panels/divergence/divergence_text.h"
 #include "ui/charts/nice_ticks.h"
 #include "ui/charts/number_format.h"
+#include "ui/panels/divergence/divergence_text.h"
 
 namespace paritylab::ui {
 namespace {

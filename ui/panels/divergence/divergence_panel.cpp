@@ -11,17 +11,17 @@
 #include <QVBoxLayout>
 #include <memory>
 
-#include "core/study/store/results_store.h"
 #include "core/study/files/study_report.h"
+#include "core/study/store/results_store.h"
 #include "ui/charts/backend_pair_choosers.h"
 #include "ui/charts/chart_view.h"
 #include "ui/panels/divergence/churn_matrix_view.h"
 #include "ui/panels/divergence/class_difference_view.h"
 #include "ui/panels/divergence/divergence_text.h"
-#include "ui/session/run_data.h"
-#include "ui/session/shown_study.h"
 #include "ui/panels/divergence/weight_divergence_view.h"
 #include "ui/session/core_errors.h"
+#include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 namespace paritylab::ui {
 

@@ -43,7 +43,7 @@ class DivergencePanel : public QWidget, public ChartExports {
   explicit DivergencePanel(ShownStudy* study, QWidget* parent = nullptr);
   ~DivergencePanel() override;  // waits for a computation in flight
 
-  void setAnalysis(Analysis analysis);  // analyseDatabase unless set
+  void setAnalysis(Analysis analysis);          // analyseDatabase unless set
   QString database() const { return dbPath_; }  // the database analysed ("" = none)
   // The Statistics tab's A and B: adopted while the user has not picked a pair in this tab.
   void suggestPair(const QString& a, const QString& b);
@@ -53,7 +53,9 @@ class DivergencePanel : public QWidget, public ChartExports {
     QString a, b;
     double alpha = 0.05;
   };
-  void setSuggestion(std::function<Suggestion()> suggestion) { suggestion_ = std::move(suggestion); }
+  void setSuggestion(std::function<Suggestion()> suggestion) {
+    suggestion_ = std::move(suggestion);
+  }
   void setPair(const QString& a, const QString& b);  // as the user picking them
   bool pairPicked() const { return userPicked_; }    // by the user (setPair), else suggested
   // Back to the suggested (or default) pair, as before the user picked one.

@@ -12,8 +12,8 @@
 
 #include "ui/charts/chart_hint.h"
 #include "ui/charts/chart_view.h"
-#include "ui/panels/divergence/divergence_text.h"
 #include "ui/charts/nice_ticks.h"
+#include "ui/panels/divergence/divergence_text.h"
 
 namespace paritylab::ui {
 

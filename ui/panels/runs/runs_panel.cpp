@@ -12,8 +12,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "ui/session/run_data.h"
 #include "ui/panels/runs/runs_table_model.h"
+#include "ui/session/run_data.h"
 
 namespace paritylab::ui {
 

@@ -18,8 +18,8 @@
 #include "ui/charts/backend_pair_choosers.h"
 #include "ui/panels/statistics/difference_plot.h"
 #include "ui/panels/statistics/identical_runs_note.h"
-#include "ui/session/run_data.h"
 #include "ui/session/core_errors.h"
+#include "ui/session/run_data.h"
 
 namespace paritylab::ui {
 

@@ -24,7 +24,6 @@ struct StatRow {                 // one comparison as shown
   double pAdjusted = -1.0;  // Holm-adjusted p in "all against reference" mode, else < 0
 };
 
-
 struct StatTableContext {
   bool mannWhitney = false;  // the rank test is selected: HL shift and CI, "(Welch t)" notes
   QString tTestName;         // "Welch" or "Student": the t-test the planning figures assume

@@ -1,11 +1,12 @@
 #include "ui/panels/xray/xray_grid.h"
-#include "ui/session/core_errors.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
+
+#include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
 

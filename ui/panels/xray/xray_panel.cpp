@@ -84,7 +84,8 @@ XrayPanel::XrayPanel(ShownStudy* study, QWidget* parent)
   showRead({});
   if (study) {
     connect(study, &ShownStudy::databaseChanged, this, &XrayPanel::setDatabase);
-    connect(study->runs(), &RunData::reset, this, [this, study] { setDatabase(study->database()); });
+    connect(study->runs(), &RunData::reset, this,
+            [this, study] { setDatabase(study->database()); });
     connect(study->runs(), &RunData::runFinished, this, &XrayPanel::reload);
   }
 }

@@ -5,10 +5,10 @@
 #include <QtTest>
 #include <cmath>
 
+#include "ui/charts/series_math.h"
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/panels/distributions/distributions_panel.h"
 #include "ui/session/run_data.h"
-#include "ui/charts/series_math.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;

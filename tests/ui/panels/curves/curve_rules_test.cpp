@@ -17,8 +17,8 @@
 #include "ui/charts/chart_export.h"
 #include "ui/charts/chart_hint.h"
 #include "ui/charts/chart_view.h"
-#include "ui/panels/curves/curves_panel.h"
 #include "ui/charts/point_markers.h"
+#include "ui/panels/curves/curves_panel.h"
 #include "ui/session/run_data.h"
 #include "ui/session/study_bridge.h"
 

@@ -21,9 +21,9 @@
 
 #include "tests/ui/panels/divergence/divergence_reports.h"
 #include "ui/panels/divergence/churn_matrix_view.h"
-#include "ui/shell/main_window.h"
 #include "ui/session/run_data.h"
 #include "ui/session/shown_study.h"
+#include "ui/shell/main_window.h"
 
 static void initResources() {
   Q_INIT_RESOURCE(paritylab);

@@ -10,15 +10,15 @@
 #include <QtTest>
 #include <cmath>
 
-#include "core/study/store/results_store.h"
 #include "core/study/run/study_runner.h"
+#include "core/study/store/results_store.h"
 #include "ui/panels/divergence/churn_matrix_view.h"
 #include "ui/panels/divergence/class_difference_view.h"
 #include "ui/panels/divergence/divergence_panel.h"
+#include "ui/panels/divergence/weight_divergence_view.h"
+#include "ui/session/study_bridge.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/report_charts.h"
-#include "ui/session/study_bridge.h"
-#include "ui/panels/divergence/weight_divergence_view.h"
 
 static void initResources() {
   Q_INIT_RESOURCE(paritylab);

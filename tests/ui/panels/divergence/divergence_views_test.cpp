@@ -1,8 +1,9 @@
 // The Divergence tab's views as pure functions of a hand-made
-// DivergenceReport (tests/ui/panels/divergence/divergence_reports.h): the churn matrix's cells and why undefined
-// ones are empty, the per-class bars with CI whiskers, seed-noise band and marks, the per-layer
-// weight distances (solid precision, dashed floor, log axis, legend per layer), the headline with
-// the McNemar and paired-test summary, and the reasons shown instead of an empty chart.
+// DivergenceReport (tests/ui/panels/divergence/divergence_reports.h): the churn matrix's cells and
+// why undefined ones are empty, the per-class bars with CI whiskers, seed-noise band and marks, the
+// per-layer weight distances (solid precision, dashed floor, log axis, legend per layer), the
+// headline with the McNemar and paired-test summary, and the reasons shown instead of an empty
+// chart.
 #include <QChart>
 #include <QImage>
 #include <QLegendMarker>
@@ -17,8 +18,8 @@
 #include "ui/panels/divergence/churn_matrix_view.h"
 #include "ui/panels/divergence/class_difference_view.h"
 #include "ui/panels/divergence/divergence_text.h"
-#include "ui/panels/statistics/statistics_table.h"
 #include "ui/panels/divergence/weight_divergence_view.h"
+#include "ui/panels/statistics/statistics_table.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;

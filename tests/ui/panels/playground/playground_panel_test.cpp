@@ -27,10 +27,10 @@
 #include "core/backends/precision_policy.h"
 #include "core/playground/playground_export.h"
 #include "ui/charts/chart_export.h"
-#include "ui/shell/main_window.h"
 #include "ui/panels/playground/playground_product_view.h"
 #include "ui/panels/playground/playground_reduction_view.h"
 #include "ui/panels/playground/playground_regression_view.h"
+#include "ui/shell/main_window.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;

@@ -8,9 +8,9 @@
 #include <cmath>
 
 #include "core/study/store/results_store.h"
-#include "ui/session/run_data.h"
 #include "ui/panels/runs/runs_panel.h"
 #include "ui/panels/runs/runs_table_model.h"
+#include "ui/session/run_data.h"
 #include "ui/session/study_bridge.h"
 #include "ui/session/study_progress.h"
 

@@ -2,8 +2,8 @@
 // scaling, per epoch, with the run's message.
 #include <QtTest>
 
-#include "ui/session/run_data.h"
 #include "ui/panels/runs/runs_table_model.h"
+#include "ui/session/run_data.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;

@@ -19,14 +19,14 @@
 #include <cmath>
 #include <set>
 
-#include "core/study/run/study_runner.h"
 #include "core/study/analysis/xray_findings.h"
+#include "core/study/run/study_runner.h"
 #include "ui/charts/chart_export.h"
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/panels/formats/formats_panel.h"
-#include "ui/shell/main_window.h"
 #include "ui/panels/xray/xray_heatmap.h"
 #include "ui/panels/xray/xray_histogram.h"
+#include "ui/shell/main_window.h"
 
 static void initResources() {
   Q_INIT_RESOURCE(paritylab);  // the icons, linked into the static ui library
