@@ -1,5 +1,6 @@
 #include "ui/session/core_errors.h"
 
+#include <QObject>
 #include <new>
 
 #include "core/input/error.h"

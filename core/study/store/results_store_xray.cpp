@@ -9,6 +9,7 @@
 
 #include "core/study/store/results_store.h"
 #include "core/study/store/results_store_rows.h"
+#include "core/study/store/results_store_transaction.h"
 #include "core/study/store/sqlite_statement.h"
 #include "core/study/store/xray_histogram_text.h"
 

@@ -16,6 +16,7 @@
 #include "core/study/store/results_store.h"
 #include "ui/panels/runs/runs_table_model.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 #include "ui/session/study_actions.h"
 #include "ui/session/study_controller.h"
 #include "ui/session/study_follower.h"
@@ -69,10 +70,11 @@ class FollowStudyTest : public QObject {
       run.seed = 0;
       first = store->ensureRun(run);
     }
-    RunData data;
+    ShownStudy shown;
+    RunData& data = *shown.runs();
     data.setBatchInterval(10);
     StudyActions actions;
-    StudyController controller(&data, &actions);
+    StudyController controller(&shown, &actions);
     RunsTableModel model(&data);
     QVERIFY(controller.openDatabase(path));
     controller.follower()->setPollInterval(20);
@@ -142,9 +144,10 @@ class FollowStudyTest : public QObject {
       auto store = study::ResultsStore::open(path.toStdString(), true);
       store->saveStudySpec(study::studySpecToJson(study::parseStudySpec(kSpec)).dump());
     }
-    RunData data;
+    ShownStudy shown;
+    RunData& data = *shown.runs();
     StudyActions actions;
-    StudyController controller(&data, &actions);
+    StudyController controller(&shown, &actions);
     QVERIFY(controller.openDatabase(path));
     QVERIFY(!controller.follower()->pollNow(true));  // nothing changed
     QVERIFY(!controller.headerHtml().contains("Following"));
@@ -176,9 +179,10 @@ class FollowStudyTest : public QObject {
       }
     };
     makeStudy(path, "followed", 4);
-    RunData data;
+    ShownStudy shown;
+    RunData& data = *shown.runs();
     StudyActions actions;
-    StudyController controller(&data, &actions);
+    StudyController controller(&shown, &actions);
     QStringList messages, errors;
     connect(&controller, &StudyController::statusMessage, this,
             [&messages](const QString& text) { messages << text; });

@@ -26,6 +26,7 @@
 #include "ui/session/run_data.h"
 #include "ui/session/study_bridge.h"
 #include "ui/shell/main_window.h"
+#include "ui/session/shown_study.h"
 
 static void initResources() {
   Q_INIT_RESOURCE(paritylab);  // the study examples, linked into the static ui library

@@ -88,6 +88,7 @@ class OneExportListTest : public QObject {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
     window.divergence()->settle();
+    window.xray()->settle();  // both tabs read the database off the GUI thread
     QVERIFY2(window.divergence()->hasReport(), qPrintable(window.divergence()->errorText()));
     QVERIFY(window.xray()->hasXray());
 

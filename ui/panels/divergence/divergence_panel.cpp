@@ -46,7 +46,6 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
       classes_(new ClassDifferenceView),
       weights_(new WeightDivergenceView),
       reader_([this](const Analysed* analysed, const QString&) { takeResult(*analysed); }) {
-  pool_.setMaxThreadCount(1);
   aBox_->setToolTip(tr("The backend examined"));
   bBox_->setToolTip(tr("The reference: its seed-to-seed variation is the noise floor"));
   for (QComboBox* box : {aBox_, bBox_}) box->setSizeAdjustPolicy(QComboBox::AdjustToContents);

@@ -21,6 +21,7 @@
 
 #include "tests/ui/panels/divergence/divergence_reports.h"
 #include "ui/panels/divergence/churn_matrix_view.h"
+#include "core/study/store/results_store.h"
 #include "ui/session/run_data.h"
 #include "ui/session/shown_study.h"
 #include "ui/shell/main_window.h"
@@ -260,7 +261,12 @@ class DivergencePanelTest : public QObject {
     fillRuns(window.runData());
     FakeAnalysis fake;
     window.divergence()->setAnalysis(fake.function());
-    window.shownStudy()->setDatabase("study.db");
+    // The shown study's database (the window's Export all writes its report too): a real one,
+    // empty; the Divergence tab's analysis of it is the fake one.
+    QTemporaryDir dbDir;
+    const QString db = dbDir.filePath("study.db");
+    study::ResultsStore::open(db.toStdString(), true);
+    window.shownStudy()->setDatabase(db);
     bool found = false;
     for (int t = 0; t < window.tabs()->count(); ++t)
       found |= window.tabs()->tabText(t) == "Divergence";

@@ -27,6 +27,7 @@
 #include "ui/panels/xray/xray_heatmap.h"
 #include "ui/panels/xray/xray_histogram.h"
 #include "ui/shell/main_window.h"
+#include "ui/session/run_data.h"
 
 static void initResources() {
   Q_INIT_RESOURCE(paritylab);  // the icons, linked into the static ui library
