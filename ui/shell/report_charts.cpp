@@ -122,9 +122,9 @@ bool renderReportCharts(const std::string& dbPath, const std::string& outDir, st
   data.setRuns(std::move(loaded.runs), loaded.title);
   // The tabs as the app shows this database, at the size of the exported charts.
   const QSize size(1100, 680);
-  CurvesPanel curves(&data);
-  DistributionsPanel histogram(&data);
-  StatisticsPanel statistics(&data);
+  CurvesPanel curves(&study);
+  DistributionsPanel histogram(&study);
+  StatisticsPanel statistics(&study);
   DivergencePanel divergence(&study);
   FormatsPanel formats;
   XrayPanel xray(&study);

@@ -13,6 +13,7 @@
 #include "ui/panels/runs/runs_table_model.h"
 #include "ui/panels/statistics/statistics_panel.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -74,18 +75,20 @@ class BackendColoursTest : public QObject {
 
   // A backend has the same colour whichever order runs start in, in every view.
   void coloursStableAcrossStartOrders() {
-    RunData first, second;
+    ShownStudy firstStudy, secondStudy;
+    RunData& first = *firstStudy.runs();
+    RunData& second = *secondStudy.runs();
     addRun(first, 1, "tpu-bf16", 0.80, 3);
     addRun(first, 2, "cpu-fp32", 0.82, 3);
     addRun(second, 1, "cpu-fp32", 0.82, 3);
     addRun(second, 2, "tpu-bf16", 0.80, 3);
-    CurvesPanel curvesA(&first), curvesB(&second);
+    CurvesPanel curvesA(&firstStudy), curvesB(&secondStudy);
     for (const char* b : {"tpu-bf16", "cpu-fp32"}) {
       QCOMPARE(meanColour(curvesA, b), BackendColours::of(b));
       QCOMPARE(meanColour(curvesB, b), BackendColours::of(b));
     }
     // Histogram bars carry the same colours.
-    DistributionsPanel dist(&second);
+    DistributionsPanel dist(&secondStudy);
     for (QAbstractSeries* s : dist.chart()->series())
       if (auto* area = qobject_cast<QAreaSeries*>(s); area && !area->name().isEmpty()) {
         const QString backend = area->name().section(' ', 0, 0);
@@ -100,7 +103,7 @@ class BackendColoursTest : public QObject {
                  modelB.index(0, RunsTableModel::Backend).data(Qt::DecorationRole).value<QIcon>()),
              BackendColours::of("cpu-fp32"));
     // And the statistics table beside A and B.
-    StatisticsPanel stats(&second);
+    StatisticsPanel stats(&secondStudy);
     stats.setSelection("tpu-bf16", "cpu-fp32");
     QCOMPARE(iconColour(stats.table()->item(0, 0)->icon()), BackendColours::of("tpu-bf16"));
     QCOMPARE(iconColour(stats.table()->item(0, 1)->icon()), BackendColours::of("cpu-fp32"));

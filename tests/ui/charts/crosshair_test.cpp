@@ -7,6 +7,7 @@
 #include "ui/charts/chart_view.h"
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -34,11 +35,12 @@ class CrosshairTest : public QObject {
   // Hovering shows a vertical line at the nearest data x and every visible series'
   // value there (means with N, and each run).
   void crosshairListsEverySeriesAtX() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     addRun(data, 1, "cpu-fp32", 0.80, 4);
     addRun(data, 2, "cpu-fp32", 0.84, 4);
     addRun(data, 3, "tpu-bf16", 0.90, 4);
-    CurvesPanel curves(&data);
+    CurvesPanel curves(&study);
     curves.resize(900, 600);
     curves.show();
     QVERIFY(QTest::qWaitForWindowExposed(&curves));

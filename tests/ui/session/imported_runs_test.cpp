@@ -10,6 +10,7 @@
 #include "ui/panels/runs/runs_table_model.h"
 #include "ui/panels/statistics/statistics_panel.h"
 #include "ui/session/study_bridge.h"
+#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -39,7 +40,8 @@ class ImportedRunsTest : public QObject {
     QVERIFY2(loadDatabase(db, &loaded, &error), qPrintable(error));
     QCOMPARE(bytes(), before);
     QCOMPARE(loaded.runs.size(), std::size_t(28));
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setRuns(std::move(loaded.runs), loaded.title);
     RunsTableModel model(&data);
     QCOMPARE(model.headerData(RunsTableModel::Run, Qt::Horizontal, Qt::DisplayRole).toString(),
@@ -51,7 +53,7 @@ class ImportedRunsTest : public QObject {
     QVERIFY(
         model.index(0, RunsTableModel::Seed).data(Qt::ToolTipRole).toString().contains("no seed"));
 
-    StatisticsPanel panel(&data);
+    StatisticsPanel panel(&study);
     panel.setSelection("xla", "cuda");
     QVERIFY2(panel.verdictText().contains("xla: 2 pairs of identical runs (prod_42 and prod_42; "
                                           "prod_3 and prod_3); n would be 12 without them (14 "

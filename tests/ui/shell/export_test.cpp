@@ -13,6 +13,7 @@
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/panels/distributions/distributions_panel.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -36,16 +37,17 @@ class ExportTest : public QObject {
 
  private slots:
   void chartsAndDiagramExport() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     for (std::int64_t id = 1; id <= 4; ++id) {
       study::RunKey k{id, id % 2 ? "tpu-bf16" : "cpu-fp32", static_cast<std::uint64_t>(id)};
       for (int e = 1; e <= 5; ++e) data.applyEpoch({k, e, 5, 1.0 / e, 1.1 / e, 0.5 + 0.06 * e, 1});
       data.applyState({k, study::RunState::Completed, 0, {}, 0.8 + 0.01 * id});
     }
     data.flush();
-    CurvesPanel curves(&data);
+    CurvesPanel curves(&study);
     curves.resize(900, 600);
-    DistributionsPanel dist(&data);
+    DistributionsPanel dist(&study);
     dist.resize(900, 600);
     BitLayoutDiagram diagram;
     QTemporaryDir dir;

@@ -14,6 +14,7 @@
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/session/run_data.h"
 #include "ui/session/study_bridge.h"
+#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 
@@ -80,9 +81,10 @@ class ReportChartsTest : public QObject {
     ui::LoadedStudy loaded;
     QString message;
     QVERIFY2(ui::loadDatabase(QString::fromStdString(db), &loaded, &message), qPrintable(message));
-    ui::RunData data;
+    ui::ShownStudy study;
+    ui::RunData& data = *study.runs();
     data.setRuns(std::move(loaded.runs), loaded.title);
-    ui::CurvesPanel fresh(&data);
+    ui::CurvesPanel fresh(&study);
     ui::CurveOptions options = fresh.options();
     options.metric = ui::CurveMetric::TestLoss;
     fresh.setOptions(options);
@@ -124,9 +126,10 @@ class ReportChartsTest : public QObject {
     ui::LoadedStudy loaded;
     QString message;
     QVERIFY(ui::loadDatabase(QString::fromStdString(db), &loaded, &message));
-    ui::RunData data;
+    ui::ShownStudy study;
+    ui::RunData& data = *study.runs();
     data.setRuns(std::move(loaded.runs), loaded.title);
-    ui::CurvesPanel panel(&data);
+    ui::CurvesPanel panel(&study);
     panel.chart()->resize(1100, 680);
     const QRectF area = panel.chart()->plotArea();
     const QRect plot(int(area.left() * 2) + 2, int(area.top() * 2) + 2, int(area.width() * 2) - 4,

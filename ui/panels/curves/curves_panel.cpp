@@ -22,6 +22,7 @@
 #include "ui/charts/nice_ticks.h"
 #include "ui/charts/point_markers.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 namespace paritylab::ui {
 namespace {
@@ -43,9 +44,9 @@ QList<QPointF> toPoints(const std::vector<XY>& xy, bool logX, bool logY) {
 
 }  // namespace
 
-CurvesPanel::CurvesPanel(RunData* data, QWidget* parent)
+CurvesPanel::CurvesPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
-      data_(data),
+      data_(study->runs()),
       chart_(new QChart),
       view_(new ChartView(chart_, this)),
       crosshair_(new ChartCrosshair(view_)),

@@ -28,12 +28,14 @@ class ChartCrosshair;
 class ChartHint;
 class ChartView;
 class RunData;
+class ShownStudy;
 
 class CurvesPanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
-  explicit CurvesPanel(RunData* data, QWidget* parent = nullptr);
+  // Shows the runs of `study` (the window's one shown study).
+  explicit CurvesPanel(ShownStudy* study, QWidget* parent = nullptr);
 
   void setOptions(const CurveOptions& options);
   const CurveOptions& options() const { return options_; }
@@ -86,7 +88,7 @@ class CurvesPanel : public QWidget, public ChartExports {
   void autoRange();
   QString valueText(double y) const;
 
-  RunData* data_;
+  RunData* data_;  // the shown study's runs
   CurveOptions options_;
   CurveSet curves_;
   QChart* chart_;

@@ -20,6 +20,7 @@
 #include "ui/charts/nice_ticks.h"
 #include "ui/charts/series_math.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 namespace paritylab::ui {
 namespace {
@@ -29,9 +30,9 @@ constexpr double kBarShare = 0.86;
 
 }  // namespace
 
-DistributionsPanel::DistributionsPanel(RunData* data, QWidget* parent)
+DistributionsPanel::DistributionsPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
-      data_(data),
+      data_(study->runs()),
       chart_(new QChart),
       view_(new ChartView(chart_)),
       hint_(new ChartHint(chart_)),

@@ -18,6 +18,7 @@ namespace paritylab::ui {
 class ChartHint;
 class ChartView;
 class RunData;
+class ShownStudy;
 
 struct HistogramBar {
   QString backend;
@@ -29,7 +30,8 @@ class DistributionsPanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
-  explicit DistributionsPanel(RunData* data, QWidget* parent = nullptr);
+  // Shows the runs of `study` (the window's one shown study).
+  explicit DistributionsPanel(ShownStudy* study, QWidget* parent = nullptr);
   ChartView* view() const { return view_; }
   QChart* chart() const { return chart_; }
   ChartHint* hint() const { return hint_; }
@@ -44,7 +46,7 @@ class DistributionsPanel : public QWidget, public ChartExports {
   void rebuild();
 
  private:
-  RunData* data_;
+  RunData* data_;  // the shown study's runs
   QChart* chart_;
   ChartView* view_;
   ChartHint* hint_;

@@ -14,13 +14,14 @@
 
 #include "ui/panels/runs/runs_table_model.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 namespace paritylab::ui {
 
-RunsPanel::RunsPanel(RunData* data, QWidget* parent)
+RunsPanel::RunsPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
-      data_(data),
-      model_(new RunsTableModel(data, this)),
+      data_(study->runs()),
+      model_(new RunsTableModel(data_, this)),
       sorted_(new QSortFilterProxyModel(this)),
       table_(new QTableView),
       studyLabel_(new QLabel),

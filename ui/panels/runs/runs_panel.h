@@ -13,13 +13,15 @@ class QToolButton;
 namespace paritylab::ui {
 
 class RunData;
+class ShownStudy;
 class RunsTableModel;
 
 class RunsPanel : public QWidget {
   Q_OBJECT
 
  public:
-  explicit RunsPanel(RunData* data, QWidget* parent = nullptr);
+  // Shows the runs of `study` (the window's one shown study).
+  explicit RunsPanel(ShownStudy* study, QWidget* parent = nullptr);
   RunsTableModel* model() const { return model_; }
   QTableView* table() const { return table_; }
   // The buttons show the shared actions (menus and toolbar use the same QActions).
@@ -43,7 +45,7 @@ class RunsPanel : public QWidget {
   void updateMinimumWidth();
   void showContextMenu(const QPoint& pos);
 
-  RunData* data_;
+  RunData* data_;  // the shown study's runs
   RunsTableModel* model_;
   QSortFilterProxyModel* sorted_;  // what the table shows: model_ sorted by a clicked column
   QTableView* table_;

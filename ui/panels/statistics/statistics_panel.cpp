@@ -20,12 +20,13 @@
 #include "ui/panels/statistics/identical_runs_note.h"
 #include "ui/session/core_errors.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 namespace paritylab::ui {
 
-StatisticsPanel::StatisticsPanel(RunData* data, QWidget* parent)
+StatisticsPanel::StatisticsPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
-      data_(data),
+      data_(study->runs()),
       aBox_(new QComboBox),
       bBox_(new QComboBox),
       allBox_(new QCheckBox(tr("all against reference B"))),

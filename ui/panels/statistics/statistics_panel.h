@@ -26,6 +26,7 @@ namespace paritylab::ui {
 
 class DifferencePlot;
 class RunData;
+class ShownStudy;
 
 enum class StatTest { Welch, Student, MannWhitney };
 
@@ -33,7 +34,8 @@ class StatisticsPanel : public QWidget, public ChartExports {
   Q_OBJECT
 
  public:
-  explicit StatisticsPanel(RunData* data, QWidget* parent = nullptr);
+  // Shows the runs of `study` (the window's one shown study).
+  explicit StatisticsPanel(ShownStudy* study, QWidget* parent = nullptr);
 
   void setSelection(const QString& a, const QString& b);
   void setTest(StatTest test);
@@ -58,7 +60,7 @@ class StatisticsPanel : public QWidget, public ChartExports {
   void refillBackends();
   void fillTable();
 
-  RunData* data_;
+  RunData* data_;  // the shown study's runs
   QComboBox* aBox_;
   QComboBox* bBox_;
   QCheckBox* allBox_;

@@ -9,6 +9,7 @@
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/panels/distributions/distributions_panel.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -29,8 +30,9 @@ class ChartsTest : public QObject {
 
  private slots:
   void curvesGainSeriesAsRunsArrive() {
-    RunData data;
-    CurvesPanel curves(&data);
+    ShownStudy study;
+    RunData& data = *study.runs();
+    CurvesPanel curves(&study);
     QCOMPARE(curves.runSeriesCount(), 0);
     addRun(data, 1, "tpu-bf16", 0.80);
     QCOMPARE(curves.runSeriesCount(), 1);
@@ -58,8 +60,9 @@ class ChartsTest : public QObject {
   }
 
   void histogramsAppearAsRunsFinish() {
-    RunData data;
-    DistributionsPanel dist(&data);
+    ShownStudy study;
+    RunData& data = *study.runs();
+    DistributionsPanel dist(&study);
     QCOMPARE(dist.histogramCount(), 0);
     // A running run is not in the histogram.
     data.applyEpoch({{1, "gpu-tf32", 1}, 1, 3, 1.0, 1.0, 0.5, 1.0});
@@ -102,7 +105,8 @@ class ChartsTest : public QObject {
   // once epochs arrive under the new ids, each run's own curve is drawn at once, without any
   // control being touched.
   void plannedRunsAreDrawnOnceTheyTrain() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     std::vector<ShownRun> planned;
     for (int i = 0; i < 4; ++i) {
       ShownRun run;
@@ -113,7 +117,7 @@ class ChartsTest : public QObject {
       planned.push_back(run);
     }
     data.setRuns(std::move(planned), "live");
-    CurvesPanel curves(&data);
+    CurvesPanel curves(&study);
     QCOMPARE(curves.runSeriesCount(), 4);
     for (int i = 0; i < 4; ++i) {
       const study::RunKey key{100 + i, i % 2 ? "tpu-bf16" : "cpu-fp32",
@@ -130,8 +134,9 @@ class ChartsTest : public QObject {
   // Runs hidden from the table are not drawn (the others are); runs selected there are drawn
   // thicker than the rest.
   void hiddenRunsAreNotDrawnAndSelectedRunsStandOut() {
-    RunData data;
-    CurvesPanel curves(&data);
+    ShownStudy study;
+    RunData& data = *study.runs();
+    CurvesPanel curves(&study);
     addRun(data, 1, "cpu-fp32", 0.80);
     addRun(data, 2, "cpu-fp32", 0.82);
     QVERIFY(curves.runDrawn(1) && curves.runDrawn(2));
@@ -154,8 +159,9 @@ class ChartsTest : public QObject {
   // A study of one epoch: its points sit in the middle of the x axis, not on its right edge, and
   // the band has a width, so the spread between runs shows.
   void oneEpochChartIsReadable() {
-    RunData data;
-    CurvesPanel curves(&data);
+    ShownStudy study;
+    RunData& data = *study.runs();
+    CurvesPanel curves(&study);
     addRun(data, 1, "cpu-fp32", 0.80, 1);
     addRun(data, 2, "cpu-fp32", 0.84, 1);
     const auto* x = qobject_cast<QValueAxis*>(curves.chart()->axes(Qt::Horizontal).front());

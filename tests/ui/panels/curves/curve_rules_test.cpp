@@ -21,6 +21,7 @@
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/session/run_data.h"
 #include "ui/session/study_bridge.h"
+#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -113,11 +114,12 @@ class CurveRulesTest : public QObject {
 
   // A 1-epoch study shows a marker per run and per mean, drawn in the plot area.
   void oneEpochStudyShowsPoints() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     addEpochs(data, 1, "cpu-fp32", {0.81}, study::RunState::Completed);
     addEpochs(data, 2, "cpu-fp32", {0.83}, study::RunState::Completed);
     addEpochs(data, 3, "tpu-bf16", {0.79}, study::RunState::Completed);
-    CurvesPanel curves(&data);
+    CurvesPanel curves(&study);
     for (QAbstractSeries* s : curves.chart()->series())
       if (auto* line = qobject_cast<QLineSeries*>(s); line && line->count() > 0)
         QVERIFY2(line->pointsVisible(), qPrintable(line->name()));
@@ -162,9 +164,10 @@ class CurveRulesTest : public QObject {
       for (std::size_t i = 0; i < s.size(); ++i)
         smoothed[run.backend][run.epochs[i].epoch].push_back(s[i]);
     }
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setRuns(std::move(loaded.runs), loaded.title);
-    CurvesPanel curves(&data);
+    CurvesPanel curves(&study);
     CurveOptions o;
     o.band = BandKind::MinMax;
     o.smoothing = w;
@@ -196,11 +199,12 @@ class CurveRulesTest : public QObject {
   // Each x averages only the runs that reach it; N shows per point when it varies;
   // cancelled runs are dashed and left out of the means unless asked for.
   void meansUseOnlyRunsWithThatX() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     addEpochs(data, 1, "cpu-fp32", {0.50, 0.60, 0.70}, study::RunState::Completed);
     addEpochs(data, 2, "cpu-fp32", {0.52, 0.62}, study::RunState::Running);
     addEpochs(data, 3, "cpu-fp32", {0.10, 0.10}, study::RunState::Cancelled);
-    CurvesPanel curves(&data);
+    CurvesPanel curves(&study);
     QLineSeries* mean = meanSeries(curves, "cpu-fp32");
     QVERIFY(mean);
     QVERIFY(near(yAt(mean, 1), 51.0));
@@ -231,9 +235,10 @@ class CurveRulesTest : public QObject {
 
   // Accuracy in percent on the axis and in the values.
   void accuracyInPercent() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     addEpochs(data, 1, "cpu-fp32", {0.5, 0.8}, study::RunState::Completed);
-    CurvesPanel curves(&data);
+    CurvesPanel curves(&study);
     QVERIFY(near(yAt(meanSeries(curves, "cpu-fp32"), 2), 80.0));
     auto* y = qobject_cast<QValueAxis*>(curves.chart()->axes(Qt::Vertical).front());
     QVERIFY(y);
@@ -248,8 +253,9 @@ class CurveRulesTest : public QObject {
 
   // An empty chart has a sensible range and says what will appear.
   void emptyChartHasRangeAndHint() {
-    RunData data;
-    CurvesPanel curves(&data);
+    ShownStudy study;
+    RunData& data = *study.runs();
+    CurvesPanel curves(&study);
     curves.setEmptyHint("Press Start: 15 runs (3 backends × 5 seeds, 3 epochs each)", 3);
     QVERIFY(curves.hint()->isShown());
     QCOMPARE(curves.hint()->text(), "Press Start: 15 runs (3 backends × 5 seeds, 3 epochs each)");
@@ -265,10 +271,11 @@ class CurveRulesTest : public QObject {
 
   // The x axis ends at the data and stays put when a backend is hidden.
   void xAxisEndsAtDataAndStays() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     addEpochs(data, 1, "cpu-fp32", {0.5, 0.6}, study::RunState::Completed);
     addEpochs(data, 2, "tpu-bf16", {0.5, 0.6, 0.7}, study::RunState::Completed);
-    CurvesPanel curves(&data);
+    CurvesPanel curves(&study);
     auto* x = qobject_cast<QValueAxis*>(curves.chart()->axes(Qt::Horizontal).front());
     // Ends at the data, with room for the last marker: within 5% past the last epoch.
     QVERIFY(x->max() >= 3.0 * 1.03 && x->max() <= 3.0 * 1.05);

@@ -11,6 +11,7 @@
 #include "ui/charts/backend_colours.h"
 #include "ui/panels/distributions/distributions_panel.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -31,12 +32,13 @@ class HistogramBarsTest : public QObject {
  private slots:
   void barsSideBySideWithDistinctOutlines() {
     // The reference experiment's final accuracies: the two histograms overlap heavily.
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     std::int64_t id = 0;
     for (double a : testing::kXlaFinal) addFinished(data, ++id, "xla", a);
     for (double a : testing::kCudaFinal) addFinished(data, ++id, "cuda", a);
     data.flush();
-    DistributionsPanel dist(&data);
+    DistributionsPanel dist(&study);
     dist.setBins(8);
     QCOMPARE(dist.histogramCount(), 2);
     const auto& bars = dist.bars();

@@ -13,6 +13,7 @@
 #include "ui/session/run_data.h"
 #include "ui/session/study_bridge.h"
 #include "ui/session/study_progress.h"
+#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -28,7 +29,8 @@ class RunsModelTest : public QObject {
 
  private slots:
   void followsRunnerEvents() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setBatchInterval(30);
     RunsTableModel model(&data);
     QCOMPARE(model.rowCount(), 0);
@@ -76,7 +78,8 @@ class RunsModelTest : public QObject {
   }
 
   void batchesUpdates() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setBatchInterval(50);
     QSignalSpy updated(&data, &RunData::updated);
     for (int i = 0; i < 500; ++i) data.applyStep({key(1, "gpu-tf32", 1), 1, i, 1.0 / (i + 1)});
@@ -90,7 +93,8 @@ class RunsModelTest : public QObject {
   // Progress moves per step, the Epoch column shows the epoch in progress, and the
   // window's overall progress has an ETA.
   void progressMovesPerStep() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     RunsTableModel model(&data);
     data.applyState({key(1, "tpu-bf16", 0), study::RunState::Running});
     data.applyState({key(2, "cpu-fp32", 0), study::RunState::Pending});
@@ -151,7 +155,8 @@ class RunsModelTest : public QObject {
   }
 
   void resumedEpochReplacesTheOldOne() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.applyEpoch({key(1, "a", 1), 1, 3, 1.0, 1.0, 0.5, 1});
     data.applyEpoch({key(1, "a", 1), 2, 3, 0.9, 0.9, 0.6, 1});
     data.applyEpoch({key(1, "a", 1), 2, 3, 0.8, 0.8, 0.7, 1});  // repeated after a resume
@@ -162,8 +167,9 @@ class RunsModelTest : public QObject {
   // Clicking a column sorts the table by it, numbers as numbers (9% before 10% before 85%), and
   // selecting rows names their runs whatever the order.
   void columnsSortNumericallyAndSelectionNamesRuns() {
-    RunData data;
-    RunsPanel panel(&data);
+    ShownStudy study;
+    RunData& data = *study.runs();
+    RunsPanel panel(&study);
     std::int64_t id = 1;
     for (double acc : {0.85, 0.09, 0.10}) {
       study::RunStateEvent done{{id, "cpu-fp32", static_cast<std::uint64_t>(id)},
@@ -195,7 +201,8 @@ class RunsModelTest : public QObject {
 
   // A cancelled run resumed from its start shows the new attempt's time, not the old one's.
   void resumedRunShowsItsOwnAttemptsTime() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     RunsTableModel model(&data);
     const study::RunKey k{1, "cpu-fp32", 0};
     study::RunStateEvent cancelled{k, study::RunState::Cancelled};

@@ -13,6 +13,7 @@
 #include "reference_samples.h"
 #include "ui/panels/statistics/difference_plot.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -39,9 +40,10 @@ class StatisticsPanelTest : public QObject {
 
  private slots:
   void welchMatchesCoreAndScipy() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setRuns(referenceRuns(), "reference");
-    StatisticsPanel panel(&data);
+    StatisticsPanel panel(&study);
     panel.setMarginPoints(1.0);
     panel.setSelection("xla", "cuda");
     QCOMPARE(panel.rows().size(), std::size_t(1));
@@ -93,9 +95,10 @@ class StatisticsPanelTest : public QObject {
   // tests/stats/reference_experiment_test.cpp (diff 0.4164, CI -0.1964 to 1.0292, p 0.17345,
   // TOST p 0.390, MDD 0.8669 points at 80%, 43 runs for ±0.5 points).
   void tableShowsDetectableDifferenceNotPower() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setRuns(referenceRuns(), "reference");
-    StatisticsPanel panel(&data);
+    StatisticsPanel panel(&study);
     panel.setMarginPoints(0.5);
     panel.setSelection("xla", "cuda");
     QStringList headers;
@@ -126,9 +129,10 @@ class StatisticsPanelTest : public QObject {
   // 196 pairwise differences, ties -> normal critical value: 0.42500 points, CI -0.17 to 1.11; see
   // tests/stats/hodges_lehmann_test.cpp), and the planning figures say they assume the t-test.
   void mannWhitneyShowsHodgesLehmann() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setRuns(referenceRuns(), "reference");
-    StatisticsPanel panel(&data);
+    StatisticsPanel panel(&study);
     panel.setMarginPoints(0.5);
     panel.setSelection("xla", "cuda");
     panel.setTest(StatTest::MannWhitney);
@@ -144,9 +148,10 @@ class StatisticsPanelTest : public QObject {
   }
 
   void studentAndMannWhitney() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setRuns(referenceRuns(), "reference");
-    StatisticsPanel panel(&data);
+    StatisticsPanel panel(&study);
     panel.setSelection("xla", "cuda");
     panel.setTest(StatTest::Student);
     QVERIFY(std::abs(panel.rows()[0].comparison.t_test->p_value - 0.1723042696475626) < 1e-9);
@@ -157,8 +162,9 @@ class StatisticsPanelTest : public QObject {
   }
 
   void recomputesLiveAsRunsFinish() {
-    RunData data;
-    StatisticsPanel panel(&data);
+    ShownStudy study;
+    RunData& data = *study.runs();
+    StatisticsPanel panel(&study);
     std::int64_t id = 1;
     for (double acc : {0.80, 0.81, 0.82}) {
       data.applyState({{id++, "a", 1}, study::RunState::Completed, 0, {}, acc});
@@ -173,7 +179,8 @@ class StatisticsPanelTest : public QObject {
   }
 
   void allAgainstReference() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     std::int64_t id = 1;
     for (const char* backend : {"ref", "x", "y"})
       for (double acc : {0.80, 0.82, 0.83, 0.85})
@@ -183,7 +190,7 @@ class StatisticsPanelTest : public QObject {
                          {},
                          acc + (backend[0] == 'y' ? 0.05 : 0.0)});
     data.flush();
-    StatisticsPanel panel(&data);
+    StatisticsPanel panel(&study);
     panel.setSelection("x", "ref");
     panel.setAllAgainstReference(true);
     QCOMPARE(panel.rows().size(), std::size_t(2));
@@ -195,8 +202,9 @@ class StatisticsPanelTest : public QObject {
   // A study's runs arrive backend by backend (cpu-fp32 first): the pair shown is never a backend
   // against itself once a second one exists, and it is a backend against the reference.
   void defaultPairIsNeverABackendAgainstItself() {
-    RunData data;
-    StatisticsPanel panel(&data);
+    ShownStudy study;
+    RunData& data = *study.runs();
+    StatisticsPanel panel(&study);
     std::int64_t id = 1;
     data.applyState({{id++, "cpu-fp32", 0}, study::RunState::Completed, 0, {}, 0.80});
     data.flush();
@@ -218,9 +226,10 @@ class StatisticsPanelTest : public QObject {
   // Picking the same backend twice is refused in words, and the report's options carry no pair
   // that compares a backend with itself.
   void samePairIsRefusedInWords() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setRuns(referenceRuns(), "reference");
-    StatisticsPanel panel(&data);
+    StatisticsPanel panel(&study);
     panel.setSelection("xla", "xla");
     QVERIFY(panel.rows().empty());
     QVERIFY2(panel.verdictText().contains("A and B are both xla"), qPrintable(panel.verdictText()));
@@ -232,9 +241,10 @@ class StatisticsPanelTest : public QObject {
   // With Mann-Whitney the difference plot draws the Hodges-Lehmann shift and its CI (the table's
   // numbers), says so in its title, and each row carries its p and verdict.
   void differencePlotFollowsTheChosenTest() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setRuns(referenceRuns(), "reference");
-    StatisticsPanel panel(&data);
+    StatisticsPanel panel(&study);
     panel.setSelection("xla", "cuda");
     panel.setTest(StatTest::Welch);
     QCOMPARE(panel.plot()->rows().size(), std::size_t(1));
@@ -255,9 +265,10 @@ class StatisticsPanelTest : public QObject {
 
   // TOST reads the (1 - 2 alpha) interval: alpha cannot reach 0.5, where it is undefined.
   void alphaStaysWhereTostIsDefined() {
-    RunData data;
+    ShownStudy study;
+    RunData& data = *study.runs();
     data.setRuns(referenceRuns(), "reference");
-    StatisticsPanel panel(&data);
+    StatisticsPanel panel(&study);
     panel.setSelection("xla", "cuda");
     panel.setMarginPoints(1.0);
     panel.setAlpha(0.5);
