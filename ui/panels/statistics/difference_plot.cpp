@@ -62,16 +62,20 @@ int DifferencePlot::heightForWidth(int width) const {
 
 void DifferencePlot::paintEvent(QPaintEvent*) {
   QPainter p(this);
+  paintTo(p, size());
+}
+
+void DifferencePlot::paintTo(QPainter& p, const QSize& size) const {
+  const int w = size.width();
   p.setRenderHint(QPainter::Antialiasing);
-  p.fillRect(rect(), Qt::white);
-  const int top = titleHeight(width());
+  p.fillRect(QRect(QPoint(), size), Qt::white);
+  const int top = titleHeight(w);
   // The label column as wide as the longest label, up to half the width.
   int labels = 60;
   for (const DifferenceRow& r : rows_)
     labels = std::max(labels, fontMetrics().horizontalAdvance(r.label));
-  const int left = std::min(labels + 16, width() / 2), right = 30, rowH = 44;
-  const QRect plot(left, top, width() - left - right,
-                   rowH * int(std::max<size_t>(1, rows_.size())));
+  const int left = std::min(labels + 16, w / 2), right = 30, rowH = 44;
+  const QRect plot(left, top, w - left - right, rowH * int(std::max<size_t>(1, rows_.size())));
   // Symmetric range around zero covering every interval and the margin.
   double extent = std::max(margin_ * 1.3, 0.5);
   for (const DifferenceRow& r : rows_)
@@ -83,7 +87,7 @@ void DifferencePlot::paintEvent(QPaintEvent*) {
   };
 
   p.setPen(QColor(0x57, 0x60, 0x6a));
-  p.drawText(QRect(4, 4, width() - 8, top - 6), Qt::AlignHCenter | Qt::TextWordWrap, title());
+  p.drawText(QRect(4, 4, w - 8, top - 6), Qt::AlignHCenter | Qt::TextWordWrap, title());
   if (margin_ > 0) {
     const QRectF zone(QPointF(xOf(-margin_), plot.top()), QPointF(xOf(margin_), plot.bottom()));
     p.fillRect(zone, QColor(0x2c, 0xa0, 0x2c, 36));

@@ -6,6 +6,8 @@
 #include <QWidget>
 #include <vector>
 
+class QPainter;
+
 namespace paritylab::ui {
 
 struct DifferenceRow {
@@ -31,6 +33,8 @@ class DifferencePlot : public QWidget {
   QSize sizeHint() const override;
   bool hasHeightForWidth() const override;
   int heightForWidth(int width) const override;
+  // Paints the plot at `size` (logical pixels), whatever the widget's own size: exports.
+  void paintTo(QPainter& p, const QSize& size) const;
 
  protected:
   void paintEvent(QPaintEvent* event) override;

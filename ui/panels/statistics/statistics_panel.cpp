@@ -333,19 +333,11 @@ void StatisticsPanel::fillTable() {
 
 std::vector<Exportable> StatisticsPanel::exportables() const {
   DifferencePlot* plot = plot_;
-  // One 44-pixel row per comparison below a 34-pixel title, and the axis labels.
-  const int comparisons = std::max<int>(1, static_cast<int>(rows_.size()));
-  return {Exportable{QStringLiteral("difference"), QSize(900, 34 + 44 * comparisons + 40),
-                     [plot](QPainter& p, const QSize& s) {
-                       // Settle the tab's pending layout first, or render() would lay the plot
-                       // out again at its on-screen size.
-                       if (QWidget* parent = plot->parentWidget())
-                         if (parent->layout()) parent->layout()->activate();
-                       const QSize saved = plot->size();
-                       plot->resize(s);
-                       plot->render(&p);
-                       plot->resize(saved);
-                     }}};
+  // 900 pixels wide, as tall as the plot is at that width (its title wrapped, a row per
+  // comparison, the axis), painted at that size whatever the tab's own.
+  constexpr int kWidth = 900;
+  return {Exportable{QStringLiteral("difference"), QSize(kWidth, plot->heightForWidth(kWidth)),
+                     [plot](QPainter& p, const QSize& s) { plot->paintTo(p, s); }}};
 }
 
 std::optional<Exportable> StatisticsPanel::currentExportable() const {

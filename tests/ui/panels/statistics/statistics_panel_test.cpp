@@ -5,6 +5,8 @@
 #include "ui/panels/statistics/statistics_panel.h"
 
 #include <QTableWidget>
+#include <QImage>
+#include <QPainter>
 #include <QtTest>
 #include <cmath>
 
@@ -123,6 +125,31 @@ class StatisticsPanelTest : public QObject {
     // Without a margin there is no runs-needed figure (never one for the observed difference).
     panel.setMarginPoints(0.0);
     QCOMPARE(cell(panel, "runs needed (TOST)"), QStringLiteral("—"));
+  }
+
+  // The exported difference plot is painted at the export's size, whatever size the tab has on
+  // screen (it was laid out at the widget's size: cut off, or a blank strip, in the image).
+  void exportedDifferencePlotIgnoresTheTabsSize() {
+    ShownStudy study;
+    RunData& data = *study.runs();
+    data.setRuns(referenceRuns(), "reference");
+    StatisticsPanel panel(&study);
+    panel.setSelection("xla", "cuda");
+    const Exportable first = panel.exportables().front();
+    QCOMPARE(first.name, QStringLiteral("difference"));
+    QCOMPARE(first.size.height(), panel.plot()->heightForWidth(first.size.width()));
+    const auto render = [&panel] {
+      const Exportable e = panel.exportables().front();
+      QImage image(e.size, QImage::Format_ARGB32);
+      image.fill(Qt::transparent);
+      QPainter painter(&image);
+      e.paint(painter, e.size);
+      return image;
+    };
+    panel.plot()->resize(400, 150);
+    const QImage narrow = render();
+    panel.plot()->resize(1500, 300);
+    QCOMPARE(render(), narrow);
   }
 
   // With Mann-Whitney the difference and CI are the Hodges-Lehmann shift's (brute force over the
