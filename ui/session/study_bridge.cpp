@@ -2,7 +2,6 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QTemporaryFile>
 #include <cmath>
 #include <filesystem>
 
@@ -152,38 +151,17 @@ bool readImportCsv(const QString& csvPath, CsvImport* out, QString* error) {
 }
 
 bool writeImportedDatabase(CsvImport& import, const QString& dbPath, QString* error) {
-  namespace fs = std::filesystem;
-  const fs::path target = fs::absolute(fs::path(dbPath.toStdString()));
-  fs::path temporary;
-  try {
-    // A name of our own beside the target, so the final rename never crosses file systems.
-    QTemporaryFile reserve(QString::fromStdString(
-        (target.parent_path() / ("." + target.filename().string() + ".importing-XXXXXX.db"))
-            .string()));
-    if (!reserve.open()) {
-      if (error)
-        *error = QObject::tr("%1: cannot create a file beside it: %2")
-                     .arg(dbPath, reserve.errorString());
-      return false;
-    }
-    reserve.setAutoRemove(false);
-    temporary = reserve.fileName().toStdString();
-    reserve.close();
-    fs::remove(temporary);  // the store creates its own file
+  return guarded(error, [&] {
+    // Built beside the target (the final rename never crosses file systems) and put in its place
+    // only when complete; abandoned, the build removes what it created and nothing else.
+    study::DatabaseBuild build(std::filesystem::absolute(dbPath.toStdString()).string());
     {
-      const auto store = study::ResultsStore::open(temporary.string(), true);
+      const auto store = study::ResultsStore::open(build.path(), true);
       study::importRuns(*store, import.csvPath.toStdString(), import.runs);
     }  // closed: the last connection folds the -wal into the file
-    study::commitDatabaseFile(temporary.string(), target.string());
+    build.commit();
     return true;
-  } catch (const std::exception& e) {
-    std::error_code ignored;
-    if (!temporary.empty())
-      for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-        fs::remove(fs::path(temporary.string() + suffix), ignored);
-    if (error) *error = ui::errorText(e);
-    return false;
-  }
+  });
 }
 
 bool importCsv(const QString& csvPath, const QString& dbPath, QString* error, QStringList* notes) {

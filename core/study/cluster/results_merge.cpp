@@ -241,22 +241,22 @@ MergeReport mergeResults(const std::vector<std::string>& inputPaths, const std::
     }
   }
 
-  // Built beside the output under a temporary name (a copy of the output when it exists) and
+  // Built beside the output under a name of its own (a copy of the output when it exists) and
   // renamed over it once complete: a failed or killed merge leaves the output as it was, or
   // absent, never half merged.
-  const std::string building = output + ".merging-" + std::to_string(::getpid());
-  const auto removeBuilding = [&] {
-    std::error_code ignored;
-    for (const char* suffix : {"", "-wal", "-shm"})
-      std::filesystem::remove(building + suffix, ignored);
-  };
+  std::optional<DatabaseBuild> build;
+  try {
+    build.emplace(output);
+  } catch (const input::FileWriteError& e) {
+    throw StoreError(std::string(e.what()) + "; nothing merged");
+  }
+  const std::string building = build->path();
   // In its own name: a message about the file being built names the output.
   const auto named = [&](std::string text) {
     for (std::size_t at; (at = text.find(building)) != std::string::npos;)
       text.replace(at, building.size(), output);
     return text;
   };
-  removeBuilding();
   try {
     if (out) {
       out->copyDatabaseTo(building);
@@ -273,17 +273,13 @@ MergeReport mergeResults(const std::vector<std::string>& inputPaths, const std::
       report = copyInputs(inputs, specJson, spec, *target, outputRuns, output);
     }  // closed: the copy is whole in its one file
     try {
-      commitDatabaseFile(building, output);
+      build->commit();
     } catch (const input::FileWriteError& e) {
       throw StoreError(std::string(e.what()) + "; nothing merged");
     }
     return report;
-  } catch (const StoreError& e) {
-    removeBuilding();
-    throw StoreError(named(e.what()));
-  } catch (...) {  // std::bad_alloc of a damaged input, anything: no partial output either
-    removeBuilding();
-    throw;
+  } catch (const StoreError& e) {       // anything else (std::bad_alloc) propagates as it is; the
+    throw StoreError(named(e.what()));  // build removes what it created either way
   }
 }
 

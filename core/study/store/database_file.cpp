@@ -1,5 +1,7 @@
 #include "core/study/store/database_file.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -44,6 +46,31 @@ void commitDatabaseFile(const std::string& built, const std::string& target) {
   }
   std::error_code ignored;
   for (const auto& [file, waiting] : aside) fs::remove(waiting, ignored);
+}
+
+DatabaseBuild::DatabaseBuild(const std::string& target) : target_(target) {
+  namespace fs = std::filesystem;
+  const fs::path where = fs::absolute(fs::path(target));
+  std::string name =
+      (where.parent_path() / ("." + where.filename().string() + ".building-XXXXXX")).string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) fail(target, errno);
+  ::close(fd);
+  std::error_code ignored;
+  fs::remove(name, ignored);  // the name stays ours by chance alone: SQLite creates the file
+  path_ = name;
+}
+
+DatabaseBuild::~DatabaseBuild() {
+  if (committed_) return;
+  std::error_code ignored;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    std::filesystem::remove(path_ + suffix, ignored);
+}
+
+void DatabaseBuild::commit() {
+  commitDatabaseFile(path_, target_);
+  committed_ = true;
 }
 
 }  // namespace paritylab::study

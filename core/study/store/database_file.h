@@ -13,4 +13,25 @@ namespace paritylab::study {
 // owns). Throws input::FileWriteError naming `target`.
 void commitDatabaseFile(const std::string& built, const std::string& target);
 
+// A database being built beside `target`, to be put in its place only once complete. path() is a
+// name no file had: "<folder>/.<target name>.building-XXXXXX", reserved with mkstemp and freed
+// again for SQLite to create. Abandoned (destroyed without commit()), the build removes what it
+// created there (the file and its -wal, -shm, -journal) and nothing else; the target is never
+// touched. Throws input::FileWriteError naming `target` when its folder cannot hold the build.
+class DatabaseBuild {
+ public:
+  explicit DatabaseBuild(const std::string& target);
+  ~DatabaseBuild();
+  DatabaseBuild(const DatabaseBuild&) = delete;
+  DatabaseBuild& operator=(const DatabaseBuild&) = delete;
+
+  const std::string& path() const { return path_; }
+  // commitDatabaseFile(path(), target): the complete, closed build replaces the target.
+  void commit();
+
+ private:
+  std::string target_, path_;
+  bool committed_ = false;
+};
+
 }  // namespace paritylab::study

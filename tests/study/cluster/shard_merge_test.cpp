@@ -461,9 +461,13 @@ TEST_F(ShardMerge, MergeKilledAtRandomMomentsLeavesNoFileOrACompleteOne) {
     ::kill(child, SIGKILL);
     int status = 0;
     ::waitpid(child, &status, 0);
-    // What the killed merge was building: left beside the output under its temporary name only.
-    const std::string building = out + ".merging-" + std::to_string(child);
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(building + suffix);
+    // What the killed merge was building: left beside the output under a name of its own only
+    // (".<output>.building-XXXXXX" and its -wal, -shm, -journal).
+    const std::filesystem::path outPath(out);
+    const std::string prefix = "." + outPath.filename().string() + ".building-";
+    for (const auto& entry : std::filesystem::directory_iterator(outPath.parent_path()))
+      if (entry.path().filename().string().rfind(prefix, 0) == 0)
+        std::filesystem::remove(entry.path());
     if (!std::filesystem::exists(out)) {
       ++absent;
       continue;

@@ -15,6 +15,7 @@
 #include "core/study/files/results_import.h"
 #include "core/study/files/study_report.h"
 #include "core/study/store/database_file.h"
+#include "core/study/store/results_store.h"
 #include "tests/study/test_paths.h"
 
 namespace paritylab::study {
@@ -96,6 +97,29 @@ TEST(FileWrite, MissingFolderAndDirectoryTargetsNameThePath) {
   } catch (const input::FileWriteError& e) {
     EXPECT_EQ(std::string(e.what()), dir + ": is a directory");
   }
+}
+
+// A build beside a target has a name no file had; abandoned, it removes what it created and
+// leaves the target (and anything else in the folder) exactly as it was.
+TEST(DatabaseBuild, AnAbandonedBuildRemovesOnlyWhatItCreated) {
+  const std::string target = freshTempPath("kept.db");
+  std::ofstream(target, std::ios::binary) << "the user's results";
+  std::string path;
+  {
+    DatabaseBuild build(target);
+    path = build.path();
+    EXPECT_EQ(fs::path(path).parent_path(), fs::absolute(target).parent_path());
+    const std::string prefix = "." + fs::path(target).filename().string() + ".building-";
+    EXPECT_EQ(fs::path(path).filename().string().rfind(prefix, 0), 0u) << path;
+    EXPECT_FALSE(fs::exists(path));
+    auto store = ResultsStore::open(path, true);
+    store->saveStudySpec("{}");
+    EXPECT_TRUE(fs::exists(path));
+  }
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    EXPECT_FALSE(fs::exists(path + suffix)) << suffix;
+  std::ifstream in(target, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "the user's results");
 }
 
 // A complete database goes over its target with the target's own -wal and -shm out of the way

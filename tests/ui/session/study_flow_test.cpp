@@ -409,7 +409,7 @@ class StudyFlowTest : public QObject {
     QVERIFY(asked_.isEmpty());  // refused before the question of where
     QVERIFY(!asked);
     QCOMPARE(fileBytes(db), before);
-    QCOMPARE(QDir(own.path()).entryList(QStringList{"*.importing-*"}, QDir::Files | QDir::Hidden),
+    QCOMPARE(QDir(own.path()).entryList(QStringList{"*.building-*"}, QDir::Files | QDir::Hidden),
              QStringList());
     QVERIFY(w.databaseLabel()->text().contains("half.db"));
     QCOMPARE(w.runData()->runs().size(), std::size_t(4));
