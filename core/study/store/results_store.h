@@ -215,11 +215,11 @@ class ResultsStore {
 //   "--db: ':memory:' is not a plain file path (...)".
 void requireDatabaseFilePath(const std::string& path, const std::string& what = "results database");
 
-// Deletes the database `path` (and its -wal and -shm files) when it holds no results: no run that
-// completed, diverged, failed or was imported, and no run with a recorded epoch. What a command
-// that created the database leaves when it fails before recording anything (a refused study, a
-// failed import) is not left behind as an empty database. True when it deleted. No connection to it
-// may be open.
+// Deletes the database `path` (and its -wal and -shm files) when it holds no results: only
+// planned emulated runs (none claimed, imported or with a recorded epoch) and no epochs. What a
+// command that created the database leaves when it fails before recording anything (a refused
+// study, a failed import) is not left behind as an empty database; a run claimed meanwhile by
+// another process keeps it. True when it deleted. No connection to it may be open.
 bool removeDatabaseWithoutResults(const std::string& path);
 
 }  // namespace paritylab::study

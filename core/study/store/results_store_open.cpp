@@ -176,9 +176,10 @@ bool removeDatabaseWithoutResults(const std::string& path) {
     if (!std::filesystem::is_regular_file(path)) return false;
     {
       const auto store = ResultsStore::openReadOnly(path);
+      // Only planned runs: any other state means a run was claimed, by this command or by
+      // another process working in the same file now.
       for (const RunRecord& run : store->loadRuns())
-        if (run.status == RunState::Completed || run.status == RunState::Diverged ||
-            run.status == RunState::Failed || run.source != "emulated" || run.epochsDone > 0)
+        if (run.status != RunState::Pending || run.source != "emulated" || run.epochsDone > 0)
           return false;
       if (!store->loadAllEpochs().empty()) return false;  // a cancelled run's epochs are results
     }

@@ -466,6 +466,25 @@ std::string loadError(const std::string& path) {
   return "(loaded)";
 }
 
+// A command removes the database it created only while nothing but planned runs are in it: a
+// run another process has claimed (running, no epoch yet) keeps the file.
+TEST(ResultsStore, ADatabaseIsRemovedOnlyWhileItHoldsPlannedRunsAlone) {
+  for (const RunState state : {RunState::Pending, RunState::Running, RunState::Cancelled}) {
+    SCOPED_TRACE(std::string(toString(state)));
+    const std::string path = freshTempPath("created.db");
+    {
+      auto store = ResultsStore::open(path, true);
+      store->saveStudySpec(studySpecToJson(parseStudySpec(kSpec)).dump());
+      RunRecord r;
+      r.backend = "cpu-fp32";
+      r.status = state;
+      store->addRun(r);
+    }
+    EXPECT_EQ(removeDatabaseWithoutResults(path), state == RunState::Pending);
+    EXPECT_EQ(std::filesystem::exists(path), state != RunState::Pending);
+  }
+}
+
 TEST(ResultsStore, ImpossibleStoredValuesAreReportedAsDamageNamingRunAndField) {
   const std::vector<std::pair<const char*, std::string>> cases = {
       {"UPDATE runs SET final_accuracy = 5.0", "run 1 final_accuracy 5"},
