@@ -3,12 +3,9 @@
 #include <QObject>
 #include <new>
 
-#include "core/input/error.h"
-
 namespace paritylab::ui {
 
 QString errorText(const std::exception& e) {
-  if (dynamic_cast<const Error*>(&e)) return QString::fromUtf8(e.what());
   if (dynamic_cast<const std::bad_alloc*>(&e))
     return QObject::tr("out of memory (the input asks for more than this machine can give)");
   return QString::fromUtf8(e.what());

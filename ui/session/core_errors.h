@@ -1,7 +1,8 @@
 #pragma once
 // The ui's one way to turn a failure of core into words. Core's errors (paritylab::Error: a
-// spec's, a database's, a file's) carry messages that name the file, field or run and are shown
-// as they are; anything else is named by its kind ("out of memory").
+// spec's, a database's, a file's) and the standard ones it throws carry messages that name the
+// file, field or run and are shown as they are; an allocation failure, whose message names
+// nothing, is said in words ("out of memory").
 
 #include <QString>
 #include <exception>

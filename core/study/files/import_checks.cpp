@@ -4,19 +4,16 @@
 #include <cmath>
 
 #include "core/input/csv.h"
+#include "core/input/number_input.h"
 
 namespace paritylab::study::import_checks {
 
 // A value quoted in a message, cut to a readable length.
 std::string shownValue(std::string_view value) {
   constexpr std::size_t kShown = 60;
-  std::string shown = "'";
-  for (const char c : value.substr(0, kShown))  // control characters (an ANSI escape) as '?'
-    shown += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  if (value.size() <= kShown) return shown + "'";
-  shown += "...' (";
-  shown += std::to_string(value.size());
-  return shown + " characters)";
+  const std::string shown = "'" + input::excerpt(value, kShown) + "'";
+  if (value.size() <= kShown) return shown;
+  return shown + " (" + std::to_string(value.size()) + " characters)";
 }
 
 std::string where(const std::string& file, int line, int col, const std::string& column) {

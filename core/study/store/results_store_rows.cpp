@@ -7,6 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/input/number_input.h"
+
 namespace paritylab::study::store_rows {
 
 // The runs' columns as every schema version can give them (version 1 had no run_name/seed_given:
@@ -35,10 +37,7 @@ std::string storedValue(const Statement& s, int c) {
     std::snprintf(buffer, sizeof buffer, "%.9g", s.real(c));
     return buffer;
   }
-  std::string text = s.text(c), shown = "'";
-  for (std::size_t i = 0; i < text.size() && i < 40; ++i)
-    shown += (text[i] >= 0x20 && text[i] < 0x7f) ? text[i] : '?';
-  return shown + (text.size() > 40 ? "...'" : "'");
+  return "'" + input::excerpt(s.text(c)) + "'";
 }
 
 [[noreturn]] void damagedRun(const std::string& file, std::int64_t runId, const char* column,

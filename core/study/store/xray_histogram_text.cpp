@@ -3,6 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/input/number_input.h"
+
 namespace paritylab::study {
 
 using numerics::TensorXray;
@@ -21,18 +23,6 @@ std::string exponentHistogramText(const TensorXray& xray) {
   return text;
 }
 
-namespace {
-
-// One item of a stored histogram in a message: printable, at most 40 characters.
-std::string shownItem(const std::string& item) {
-  std::string shown;
-  for (std::size_t i = 0; i < item.size() && i < 40; ++i)
-    shown += (item[i] >= 0x20 && item[i] < 0x7f) ? item[i] : '?';
-  return item.size() > 40 ? shown + "..." : shown;
-}
-
-}  // namespace
-
 void parseExponentHistogram(const std::string& text, TensorXray& into) {
   std::istringstream in(text);
   std::string item;
@@ -41,7 +31,7 @@ void parseExponentHistogram(const std::string& text, TensorXray& into) {
     const std::string key = item.substr(0, colon);
     if (colon == std::string::npos)
       throw std::runtime_error("exponent histogram: expected exponent:count, got '" +
-                               shownItem(item) + "'");
+                               input::excerpt(item) + "'");
     if (key == "zero" || key == "nonfinite") continue;
     try {
       const int e = std::stoi(key);
@@ -50,7 +40,7 @@ void parseExponentHistogram(const std::string& text, TensorXray& into) {
         throw std::out_of_range(item);
       into.exponentBins[std::size_t(e - TensorXray::kMinExponent)] = n;
     } catch (const std::logic_error&) {
-      throw std::runtime_error("exponent histogram: bad bin '" + shownItem(item) + "'");
+      throw std::runtime_error("exponent histogram: bad bin '" + input::excerpt(item) + "'");
     }
   }
 }
