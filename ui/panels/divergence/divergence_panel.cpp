@@ -10,6 +10,7 @@
 #include <QTextDocument>
 #include <QVBoxLayout>
 #include <memory>
+#include <utility>
 
 #include "core/study/files/study_report.h"
 #include "core/study/store/results_store.h"
@@ -109,15 +110,19 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
       userPicked_ = true;
       recompute();
     });
+  analyseSoon_.setSingleShot(true);
+  analyseSoon_.setInterval(0);
+  connect(&analyseSoon_, &QTimer::timeout, this, &DivergencePanel::recompute);
   if (study) {
     // The shown study's database: a database Start creates, or one opened (with a reset).
-    connect(study, &ShownStudy::databaseChanged, this, &DivergencePanel::setDatabase);
-    connect(data_, &RunData::reset, this, [this, study] { setDatabase(study->database()); });
+    connect(study, &ShownStudy::databaseChanged, this, &DivergencePanel::followStudy);
+    connect(data_, &RunData::reset, this, [this, study] { followStudy(study->database()); });
     connect(data_, &RunData::rowsAppended, this, [this] {
       if (refillBackends()) recompute();  // a new backend: the pair may change
     });
-    // Batched by RunData's timer: one recomputation for any number of runs finishing at once.
-    connect(data_, &RunData::runFinished, this, &DivergencePanel::recompute);
+    // Batched by RunData's timer: one recomputation for any number of runs finishing at once,
+    // and one with a database opened (RunData announces its new runs as finished too).
+    connect(data_, &RunData::runFinished, &analyseSoon_, qOverload<>(&QTimer::start));
   }
   refillBackends();
   recompute();
@@ -127,19 +132,6 @@ DivergencePanel::~DivergencePanel() = default;
 
 void DivergencePanel::setAnalysis(Analysis analysis) {
   analysis_ = std::move(analysis);
-  recompute();
-}
-
-void DivergencePanel::setDatabase(const QString& dbPath) {
-  dbPath_ = dbPath;
-  if (suggestion_) {
-    const Suggestion suggested = suggestion_();
-    suggestedA_ = suggested.a;
-    suggestedB_ = suggested.b;
-    alpha_ = suggested.alpha;
-  }
-  hasReport_ = false;  // another database: the old report says nothing about it
-  refillBackends();
   recompute();
 }
 
@@ -240,7 +232,24 @@ void DivergencePanel::recompute() {
   });
 }
 
+void DivergencePanel::followStudy(const QString& dbPath) {
+  dbPath_ = dbPath;
+  if (suggestion_) {
+    const Suggestion suggested = suggestion_();
+    suggestedA_ = suggested.a;
+    suggestedB_ = suggested.b;
+    alpha_ = suggested.alpha;
+  }
+  hasReport_ = false;  // another database: the old report says nothing about it
+  refillBackends();    // at once: a pair can be chosen before the analysis starts
+  analyseSoon_.start();
+}
+
 void DivergencePanel::settle() {
+  if (analyseSoon_.isActive()) {
+    analyseSoon_.stop();
+    recompute();
+  }
   reader_.settle();
 }
 

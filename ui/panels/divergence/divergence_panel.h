@@ -8,6 +8,7 @@
 // changes, when runs finish (RunData's batched runFinished) and when A or B changes; the previous
 // report stays shown meanwhile.
 
+#include <QTimer>
 #include <QWidget>
 #include <functional>
 #include <optional>
@@ -70,7 +71,7 @@ class DivergencePanel : public QWidget, public ChartExports {
 
   // Waits for the computation in flight (and a pending one) and shows its result (exports).
   void settle();
-  bool busy() const { return reader_.busy(); }
+  bool busy() const { return analyseSoon_.isActive() || reader_.busy(); }
   int analysesStarted() const { return reader_.started(); }
   // The report shown (its own a and b), and the alpha it was computed at.
   const study::DivergenceReport& report() const { return report_; }
@@ -102,8 +103,10 @@ class DivergencePanel : public QWidget, public ChartExports {
     study::DivergenceReport report;
     QString error;  // the analysis failed: why
   };
-  // The database whose runs RunData now holds ("" = none): refills the backends, recomputes.
-  void setDatabase(const QString& dbPath);
+  // The shown study's database changed, or its runs were replaced: the backends are refilled at
+  // once, the analysis starts when control returns to the event loop (opening a database does
+  // both, and announces every run as finished too: one analysis for all of it).
+  void followStudy(const QString& dbPath);
   bool refillBackends();  // true when the backends changed
   void applyDefaultPair();
   void takeResult(const Analysed& analysed);
@@ -130,6 +133,7 @@ class DivergencePanel : public QWidget, public ChartExports {
   WeightDivergenceView* weights_;
 
   BackgroundRead<Analysed> reader_;  // the analysis in flight, and the next one asked for
+  QTimer analyseSoon_;               // single shot, 0 ms: one analysis for the events of one turn
   study::DivergenceReport report_;
   bool hasReport_ = false;
   QString error_;

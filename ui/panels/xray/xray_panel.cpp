@@ -82,12 +82,29 @@ XrayPanel::XrayPanel(ShownStudy* study, QWidget* parent)
   connect(showInFormats_, &QPushButton::clicked, this,
           [this] { emit showInFormatsRequested(selectedAmax_); });
   showRead({});
+  readSoon_.setSingleShot(true);
+  readSoon_.setInterval(0);
+  connect(&readSoon_, &QTimer::timeout, this, [this] { setDatabase(dbPath_); });
   if (study) {
-    connect(study, &ShownStudy::databaseChanged, this, &XrayPanel::setDatabase);
+    connect(study, &ShownStudy::databaseChanged, this, &XrayPanel::followStudy);
     connect(study->runs(), &RunData::reset, this,
-            [this, study] { setDatabase(study->database()); });
-    connect(study->runs(), &RunData::runFinished, this, &XrayPanel::reload);
+            [this, study] { followStudy(study->database()); });
+    // One read for runs finishing, a database opened (its runs are announced as finished too).
+    connect(study->runs(), &RunData::runFinished, &readSoon_, qOverload<>(&QTimer::start));
   }
+}
+
+void XrayPanel::followStudy(const QString& dbPath) {
+  dbPath_ = dbPath;
+  readSoon_.start();
+}
+
+void XrayPanel::settle() {
+  if (readSoon_.isActive()) {
+    readSoon_.stop();
+    setDatabase(dbPath_);
+  }
+  reader_.settle();
 }
 
 void XrayPanel::setDatabase(const QString& dbPath) {

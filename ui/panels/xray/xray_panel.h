@@ -7,6 +7,7 @@
 // GUI thread (BackgroundRead): when the database changes, when the runs are replaced and as runs
 // finish.
 
+#include <QTimer>
 #include <QWidget>
 
 #include "ui/charts/chart_export.h"
@@ -31,9 +32,9 @@ class XrayPanel : public QWidget, public ChartExports {
   // Follows `study` (null: no study, nothing to show).
   explicit XrayPanel(ShownStudy* study, QWidget* parent = nullptr);
   QString database() const { return dbPath_; }  // the database shown ("" = none)
-  // Waits for the read in flight and shows it (exports, tests); busy() while one runs.
-  void settle() { reader_.settle(); }
-  bool busy() const { return reader_.busy(); }
+  // Waits for the read asked for and shows it (exports, tests); busy() until then.
+  void settle();
+  bool busy() const { return readSoon_.isActive() || reader_.busy(); }
   void setStatistic(XrayStatistic statistic);
   void setOperand(const QString& operand);         // "input", "weight", "grad", "output"
   void setSeed(std::uint64_t seed);                // one of the seeds the chooser lists
@@ -63,7 +64,9 @@ class XrayPanel : public QWidget, public ChartExports {
   };
   // Reads the X-ray of the database at `dbPath` (read-only); an empty path: no results.
   void setDatabase(const QString& dbPath);
-  void reload() { setDatabase(dbPath_); }
+  // The shown study's database changed, or its runs were replaced: one read for both, when
+  // control returns to the event loop (opening a database does both at once).
+  void followStudy(const QString& dbPath);
   void showRead(const XrayRead& read);
   void rebuild();
   void fillSeeds();
@@ -84,6 +87,7 @@ class XrayPanel : public QWidget, public ChartExports {
   QPushButton* showInFormats_;
   double selectedAmax_ = 0.0;
   BackgroundRead<XrayRead> reader_;
+  QTimer readSoon_;  // single shot, 0 ms: the read the study's events ask for
 };
 
 }  // namespace paritylab::ui

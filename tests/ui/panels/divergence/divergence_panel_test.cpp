@@ -19,9 +19,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/study/store/results_store.h"
 #include "tests/ui/panels/divergence/divergence_reports.h"
 #include "ui/panels/divergence/churn_matrix_view.h"
-#include "core/study/store/results_store.h"
 #include "ui/session/run_data.h"
 #include "ui/session/shown_study.h"
 #include "ui/shell/main_window.h"
@@ -208,6 +208,20 @@ class DivergencePanelTest : public QObject {
     QVERIFY(!panel.busy());
     QCOMPARE(fake.calls.load(), 3);  // the one in flight and one for all the requests after it
     QCOMPARE(panel.analysesStarted(), 3);
+  }
+
+  // Opening a database changes the shown study's database and replaces its runs at once: one
+  // analysis for both, not one each.
+  void openingADatabaseAnalysesItOnce() {
+    PanelWithRuns f;
+    DivergencePanel& panel = f.panel();
+    const int before = panel.analysesStarted();
+    f.study.setDatabase("study.db");
+    f.data.setRuns(std::vector<ShownRun>(f.data.runs()), "reopened");
+    QVERIFY(waitShown(panel));
+    panel.settle();
+    QCOMPARE(panel.analysesStarted() - before, 1);
+    QCOMPARE(f.fake.calls.load(), 1);
   }
 
   void errorsAndImportedRunsInWords() {
