@@ -1,7 +1,8 @@
 // `paritylab-cli compare DB --a A --b B [--alpha] [--tail] [--json]`: beyond the mean accuracy,
 // does the precision change the model? Churn against the seed's noise floor, McNemar
 // per seed-matched pair (Holm), paired t and Wilcoxon beside Welch, the per-class table and the
-// weight divergence per layer (the last epoch here; every epoch in --json).
+// weight divergence per layer (the last epoch here; every epoch in --json), and the chaos floor:
+// the same figures for the reference perturbed at the level of rounding noise.
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -55,6 +56,36 @@ void printChurn(const study::DivergenceReport& r, double alpha) {
     for (std::size_t j = 0; j < r.backends.size(); ++j)
       std::printf(" %12s", percent(r.churnMatrix[i * r.backends.size() + j].churn.mean).c_str());
     std::printf("\n");
+  }
+}
+
+// The chaos floor beside the seed floor: what rounding-level perturbations of the reference change.
+void printChaos(const study::DivergenceReport& r, double alpha) {
+  if (!r.chaos) return;
+  const study::ChaosFloorReport& c = *r.chaos;
+  std::printf("\nChaos floor: %s against %s perturbed at the level of rounding noise, same seeds\n",
+              c.reference.c_str(), c.reference.c_str());
+  if (!c.headline.empty()) std::printf("  %s\n", c.headline.c_str());
+  for (const study::ChaosFloorPart& part : c.parts) {
+    const auto& ch = part.churn;
+    std::size_t rejected = 0;
+    for (const auto& m : part.mcnemar) rejected += m.rejected ? 1 : 0;
+    std::printf(
+        "  %s (%s): churn %s, %g%% CI [%s, %s] over %zu pairs; McNemar rejects %zu of %zu\n",
+        part.backend.c_str(), part.words.c_str(), percent(ch.mean).c_str(), 100 * (1 - alpha),
+        percent(ch.ci.ci_low).c_str(), percent(ch.ci.ci_high).c_str(), ch.pairs, rejected,
+        part.mcnemar.size());
+    if (part.excessSeeds > 0)
+      std::printf("    precision churn beyond it: %+.2f points, CI [%+.2f, %+.2f] over %zu seeds\n",
+                  100 * part.excess.estimate, 100 * part.excess.ci_low, 100 * part.excess.ci_high,
+                  part.excessSeeds);
+    if (part.pairedT)
+      std::printf("    final accuracy, perturbed - %s: %+.4f points, CI [%+.4f, %+.4f], p = %.5g\n",
+                  c.reference.c_str(), 100 * part.pairedT->mean_diff, 100 * part.pairedT->ci_low,
+                  100 * part.pairedT->ci_high, part.pairedT->p_value);
+    for (const study::LayerDivergence& l : part.layers)
+      std::printf("    %-24s perturbed %-10.4g seed floor %.4g (epoch %d)\n", l.layer.c_str(),
+                  l.precision.back(), l.seedFloor.back(), l.epochs.back());
   }
 }
 
@@ -146,6 +177,7 @@ void runCompare(const CompareArgs& a) {
   std::printf("Divergence of %s against %s (%s), alpha %g\n", a.a.c_str(), a.b.c_str(),
               a.db.c_str(), a.alpha);
   printChurn(report, a.alpha);
+  printChaos(report, a.alpha);
   printTests(report, a.alpha);
   printClassesAndWeights(report, a.alpha);
 }

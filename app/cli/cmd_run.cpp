@@ -72,6 +72,7 @@ study::StudySpec buildSpec(const RunArgs& a) {
       e.policyJson = name;
       spec.backends.push_back(e);
     }
+    study::rebuildChaosFloor(spec);
   }
   if (a.seeds) {
     spec.seeds.clear();
@@ -213,6 +214,8 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
   std::printf("Study '%s': %zu backends x %zu seeds, results in %s (emulated backends%s)\n",
               spec.name.c_str(), spec.backends.size(), spec.seeds.size(), a.db.c_str(),
               how.c_str());
+  if (const std::string cost = study::chaosFloorCost(spec); !cost.empty())
+    std::printf("Chaos floor: %s\n", cost.c_str());
   if (!shard.whole())
     std::printf(
         "Shard %s: %d of the study's %zu runs (join the shards with `paritylab-cli merge`)\n",

@@ -4,9 +4,9 @@
 //   {"name": "...", "linear": {...}, ...}       a custom policy (unset fields: cpu-fp32 defaults)
 // Fields: name, description, linear|conv: {forward|backwardData|backwardWeight: gemm},
 //   gemm: {operands, operandsB, passes: "none"|"bf16x3"|"bf16x6", accumulationChunk,
-//          accumulation, output}; passes is XLA's multi-pass bf16 product, written only when
-//          there is one ("none", or absent: one product of the operands as `operands` rounds
-//          them; "bf16", the old spelling of one pass, is still read as "none")
+//          accumulation, output, reverseSummation}; passes is XLA's multi-pass bf16 product,
+//          written only when there is one ("none", or absent: one product of the operands as
+//          `operands` rounds them; "bf16", the old spelling of one pass, is still read as "none")
 //   storage: {activations, weights, gradients, optimizerState, fp32MasterWeights}
 //   batchNormStatsFp32, stochasticWeightUpdate, replicas,
 //   lossScaling: {kind: "none"|"static"|"dynamic", initialScale, growthFactor, backoffFactor,
@@ -133,7 +133,8 @@ void readSpec(const json& j, const char* key, const std::string& path,
 
 void gemmFromJson(const json& j, const std::string& path, GemmPolicy& g) {
   checkKeys(j, path,
-            {"operands", "operandsB", "passes", "accumulationChunk", "accumulation", "output"});
+            {"operands", "operandsB", "passes", "accumulationChunk", "accumulation", "output",
+             "reverseSummation"});
   readSpec(j, "operands", path, g.operands);
   readSpec(j, "operandsB", path, g.operandsB);
   readSpec(j, "accumulation", path, g.accumulation);
@@ -151,6 +152,8 @@ void gemmFromJson(const json& j, const std::string& path, GemmPolicy& g) {
   }
   if (j.contains("accumulationChunk"))
     g.accumulationChunk = getInt(j["accumulationChunk"], join(path, "accumulationChunk"), 0);
+  if (j.contains("reverseSummation"))
+    g.reverseSummation = getBool(j["reverseSummation"], join(path, "reverseSummation"));
 }
 
 // A single-pass product has no "passes" (it is one product of the operands as rounded, fp32 or
@@ -163,6 +166,7 @@ json gemmToJson(const GemmPolicy& g) {
             {"output", specToJson(g.output)}};
   if (g.passes != MultiPass::None)
     j["passes"] = g.passes == MultiPass::Bf16x3 ? "bf16x3" : "bf16x6";
+  if (g.reverseSummation) j["reverseSummation"] = true;  // written only when set, like passes
   return j;
 }
 

@@ -27,6 +27,10 @@ struct GemmPolicy {
                               // of K, each rounded to `accumulation` before being added
   std::optional<numerics::RoundingSpec> accumulation;
   std::optional<numerics::RoundingSpec> output;  // result stored in this format (e.g. autocast)
+  // true: the K terms of every dot product are summed in reverse order (k = K-1 down to 0), the
+  // same products in another fp32 summation order. No hardware is meant: the chaos floor's
+  // reference with another summation order (docs/chaos-floor.md).
+  bool reverseSummation = false;
 };
 
 struct StoragePolicy {

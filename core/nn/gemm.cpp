@@ -179,10 +179,50 @@ const numerics::Rounder& cachedRounder(const numerics::RoundingSpec& spec) {
   return cache.back().second;
 }
 
+namespace {
+
+// GemmPolicy::reverseSummation: op(A) [m,k] and op(B) [k,n] copied with k reversed, then the
+// policy's product of the copies (without the reversal): every dot product sums the same terms,
+// rounded the same way, in the opposite order. Writable operands are not rounded in place here
+// (callers that rely on it, GemmExtras::writableARounded, then round the same values again, which
+// leaves them as they are).
+void gemmReversedSummation(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
+                           int n, int k, float alpha, const float* A, int lda, const float* B,
+                           int ldb, float beta, float* C, int ldc, GemmWorkspace& ws,
+                           const GemmExtras& extras) {
+  thread_local std::vector<float> reversedA, reversedB;
+  const std::size_t kk = std::size_t(k), nn = std::size_t(n);
+  reversedA.resize(std::size_t(m) * kk);
+  reversedB.resize(kk * nn);
+  for (std::size_t i = 0; i < std::size_t(m); ++i)
+    for (std::size_t p = 0; p < kk; ++p)
+      reversedA[i * kk + (kk - 1 - p)] =
+          transA == Trans::No ? A[i * std::size_t(lda) + p] : A[p * std::size_t(lda) + i];
+  for (std::size_t p = 0; p < kk; ++p)
+    for (std::size_t j = 0; j < nn; ++j)
+      reversedB[(kk - 1 - p) * nn + j] =
+          transB == Trans::No ? B[p * std::size_t(ldb) + j] : B[j * std::size_t(ldb) + p];
+  backends::GemmPolicy inOrder = policy;
+  inOrder.reverseSummation = false;
+  GemmExtras plain = extras;
+  plain.writableA = plain.writableB = nullptr;
+  plain.writableARounded = plain.writableBRounded = false;
+  plain.roundedB = nullptr;
+  gemm(inOrder, Trans::No, Trans::No, m, n, k, alpha, reversedA.data(), k, reversedB.data(), n,
+       beta, C, ldc, ws, plain);
+}
+
+}  // namespace
+
 void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n, int k,
           float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C,
           int ldc, GemmWorkspace& ws, const GemmExtras& extras) {
   if (m <= 0 || n <= 0) return;
+  if (policy.reverseSummation && k > 1) {
+    gemmReversedSummation(policy, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ws,
+                          extras);
+    return;
+  }
   configureBlas();
   const CBLAS_TRANSPOSE ta = transA == Trans::Yes ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = transB == Trans::Yes ? CblasTrans : CblasNoTrans;

@@ -1,6 +1,8 @@
 #include "core/nn/param_store.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "core/nn/gemm.h"
@@ -53,6 +55,16 @@ std::vector<ParamStore::Range> ParamStore::weightRanges(bool headOnly) const {
       ranges.push_back({p.offset, p.size});
   }
   return ranges;
+}
+
+std::string nudgeFirstWeight(ParamStore& params) {
+  for (int id = 0; id < int(params.infos().size()); ++id) {
+    if (params.info(id).kind != ParamKind::Weight || params.info(id).size == 0) continue;
+    float& w = params.master(id)[0];
+    w = std::nextafter(w, std::numeric_limits<float>::infinity());
+    return params.info(id).name;
+  }
+  throw std::invalid_argument("the model has no weight to nudge");
 }
 
 }  // namespace paritylab::nn

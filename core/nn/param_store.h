@@ -71,4 +71,8 @@ class ParamStore {
   std::vector<float> master_, working_, grads_;
 };
 
+// The chaos floor's one-ulp perturbation: the first value of the first trained parameter (the
+// first layer's first weight) moved to the next fp32 value up. Returns that parameter's name.
+std::string nudgeFirstWeight(ParamStore& params);
+
 }  // namespace paritylab::nn

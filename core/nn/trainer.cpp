@@ -74,10 +74,9 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
             ? config.xrayEverySteps
             : int(std::max<std::int64_t>(kXrayMinAutoSteps, stepsPerEpoch * config.epochs / 50)));
   ParamStore& params = session.model().params;
-  if (!config.initCheckpoint.empty()) {
-    loadCheckpoint(config.initCheckpoint, params);
-    session.weightsChanged(0);
-  }
+  if (!config.initCheckpoint.empty()) loadCheckpoint(config.initCheckpoint, params);
+  if (config.nudgeFirstWeight) nudgeFirstWeight(params);
+  if (!config.initCheckpoint.empty() || config.nudgeFirstWeight) session.weightsChanged(0);
 
   const std::size_t itemSize = trainSet.imageSize();
   const int batchCap = int(std::min<std::int64_t>(config.batchSize, n));

@@ -50,6 +50,9 @@ struct TrainConfig {
   // X-ray of every product: 0 = off; N >= 1: every N-th training step; -1 = about 50
   // samples per run, at least kXrayMinAutoSteps apart (every max(16, steps / 50) steps).
   int xrayEverySteps = 0;
+  // The chaos floor's one-ulp perturbation: once initialised (or loaded), the model's first
+  // weight is moved to the next fp32 value up, and nothing else changes.
+  bool nudgeFirstWeight = false;
 };
 
 // A measured step costs about 1.4 steps of small-cnn training (docs/performance.md); measuring at

@@ -24,6 +24,8 @@ StudyHint studyStartHint(const QString& specJson) {
         QObject::tr("Press Start: %1 (%2 × %3, %4 each)")
             .arg(count(backends * seeds, "run", "runs"), count(backends, "backend", "backends"),
                  count(seeds, "seed", "seeds"), count(spec.train.epochs, "epoch", "epochs"));
+    if (const std::string cost = study::chaosFloorCost(spec); !cost.empty())
+      hint.text += QObject::tr("; chaos floor: ") + QString::fromStdString(cost);
   } catch (const std::exception&) {
     hint = {};
   }

@@ -1,5 +1,6 @@
 #include "ui/shell/study_dialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -109,6 +110,11 @@ void StudyDialog::buildForm() {
   seeds_->setPlaceholderText(tr("a count (5) or a list (0, 1, 2, 42)"));
   threads_ = intBox(0, 1024);
   threads_->setSpecialValueText(tr("one per core"));
+  chaosFloor_ = new QCheckBox(tr("Chaos floor (2 more runs per seed)"));
+  chaosFloor_->setToolTip(
+      tr("Train the first backend again at every seed, once with one initial weight moved one "
+         "ulp and once with another fp32 summation order: how much of a precision's effect any "
+         "rounding-level perturbation would have had (docs/chaos-floor.md)"));
 
   backends_ = new QListWidget;
   backends_->setMinimumWidth(260);
@@ -148,6 +154,7 @@ void StudyDialog::buildForm() {
   // Seeds and threads on the left: two columns of similar height fit a 700-pixel screen.
   f1->addRow(tr("Seeds"), seeds_);
   f1->addRow(tr("Threads"), threads_);
+  f1->addRow(QString(), chaosFloor_);
   auto* training = new QGroupBox(tr("Training"));
   auto* f2 = new QFormLayout(training);
   f2->addRow(tr("Epochs"), epochs_);
@@ -303,6 +310,7 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   freeze_->setValue(f.freezeEpochs);
   seeds_->setText(q(f.seeds));
   threads_->setValue(f.threads);
+  chaosFloor_->setChecked(f.chaosFloor);
   const QSignalBlocker block(backends_);
   for (int i = 0; i < backends_->count(); ++i) backends_->item(i)->setCheckState(Qt::Unchecked);
   for (const json& entry : f.backends) {
@@ -363,6 +371,7 @@ QString StudyDialog::specJson() const {
   f.freezeEpochs = freeze_->value();
   f.seeds = seeds_->text().toStdString();
   f.threads = threads_->value();
+  f.chaosFloor = chaosFloor_->isChecked();
   for (int i = 0; i < backends_->count(); ++i)
     if (backends_->item(i)->checkState() == Qt::Checked)
       f.backends.push_back(

@@ -7,6 +7,7 @@
 
 #include <QDialog>
 
+class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
 class QDoubleSpinBox;
@@ -83,6 +84,7 @@ class StudyDialog : public QDialog {
   QPlainTextEdit* backendJson_;
   QLineEdit* seeds_;
   QSpinBox* threads_;
+  QCheckBox* chaosFloor_;
   QLineEdit* name_;
   QLabel* error_;
   QDialogButtonBox* buttons_;

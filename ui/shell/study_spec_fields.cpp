@@ -96,6 +96,7 @@ bool readSpecFields(const nlohmann::json& json, SpecFields* f, QString* reason) 
   for (std::size_t i = 0; i < spec.seeds.size(); ++i) consecutive &= spec.seeds[i] == i;
   f->seeds = consecutive ? std::to_string(spec.seeds.size()) : seeds.join(", ").toStdString();
   f->threads = spec.threads;
+  f->chaosFloor = spec.chaosFloor.has_value();
   f->backends.clear();
   const nlohmann::json full = study::studySpecToJson(spec);
   if (full.contains("backends"))
@@ -133,6 +134,15 @@ void writeSpecFields(const SpecFields& f, nlohmann::json* spec) {
   s.threads = f.threads;
   nlohmann::json out = study::studySpecToJson(s);
   out["backends"] = f.backends;
+  // A reference the form's backends no longer have falls back to the default (the first).
+  bool referenceKept = false;
+  if (f.chaosFloor && s.chaosFloor)
+    for (const nlohmann::json& entry : f.backends)
+      referenceKept |= backendEntryName(entry) == s.chaosFloor->reference;
+  if (!f.chaosFloor)
+    out["chaos_floor"] = false;
+  else if (!referenceKept)
+    out["chaos_floor"] = true;
   *spec = out;
 }
 

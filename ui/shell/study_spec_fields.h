@@ -25,8 +25,11 @@ struct SpecFields {
   int stepEpochs = 10;
   double gamma = 0.1;
   int freezeEpochs = 0;
-  std::string seeds = "5";               // "5" (a count) or "0, 1, 2" (a list)
-  int threads = 0;                       // 0 = one per core
+  std::string seeds = "5";  // "5" (a count) or "0, 1, 2" (a list)
+  int threads = 0;          // 0 = one per core
+  // The chaos floor (docs/chaos-floor.md): the reference trained again at every seed, perturbed
+  // at the level of rounding noise. The spec's default: on for two or more backends.
+  bool chaosFloor = true;
   std::vector<nlohmann::json> backends;  // spec entries: "preset" or {...}
 };
 

@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/study/analysis/chaos_floor.h"
 #include "core/study/analysis/divergence_runs.h"
 #include "core/study/store/results_store.h"
 
@@ -123,9 +124,11 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
   report.a = options.a;
   report.b = options.b;
   std::vector<std::string> specBackends;
+  std::vector<BackendEntry> entries;
   if (store.hasStudy()) {
     const StudySpec spec = store.loadStudySpec();
     report.weightsKept = spec.keepWeights;
+    entries = spec.backends;
     for (const BackendEntry& e : spec.backends) specBackends.push_back(e.name);
   } else {
     report.weightsKept = "none";
@@ -187,6 +190,13 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
   }
   accuracyTests(*a, *b, options, report);
   report.layers = weightDivergence(store, *a, *b, report.weightsKept, report.notes);
+  report.chaos =
+      chaosFloor(store, all, entries, testSet ? testSet->labels : std::vector<std::int32_t>{},
+                 options, report);
+  if (!report.chaos)
+    report.notes.emplace_back(
+        "the study has no chaos floor (\"chaos_floor\": false, or it predates it): how much of "
+        "the precision's effect any rounding-level perturbation would have had is not measured");
   return report;
 }
 

@@ -9,7 +9,9 @@
 //   paired tests    paired t and Wilcoxon on seed-matched final accuracies, beside Welch;
 //   per class       mean accuracy per class, difference A - B with Welch CI and Holm p;
 //   weights         per layer and epoch: ||W_A - W_B|| / ||W_B|| at the same seed, and between two
-//                   seeds of B as the floor.
+//                   seeds of B as the floor;
+//   chaos floor     the same against B's runs perturbed at the level of rounding noise
+//                   (chaos_floor.h), when the study has them.
 // Imported runs (and runs trained before predictions were stored) have none of this: every part
 // says why it is empty in `notes` instead of failing.
 #pragma once
@@ -62,6 +64,34 @@ struct LayerDivergence {
   std::size_t precisionPairs = 0, seedPairs = 0;  // pairs averaged at each epoch
 };
 
+// The chaos floor of the pair (chaos_floor.h).
+// One perturbation of the reference.
+struct ChaosFloorPart {
+  std::string backend;         // the perturbed runs' backend, e.g. "cpu-fp32-nudged"
+  std::string perturbation;    // "weight-ulp" or "summation-order"
+  std::string words;           // "a one-ulp nudge of one initial weight"
+  stats::ChurnEstimate churn;  // perturbed vs reference, same seed (fractions)
+  std::vector<stats::SeedPairMcNemar> mcnemar;      // first = perturbed, second = reference
+  std::optional<stats::PairedTTestResult> pairedT;  // final accuracy perturbed - reference
+  std::vector<LayerDivergence> layers;  // `precision` holds the perturbed run's distance
+  // Per seed with runs of A, B and this perturbation: churn(A, B) - churn(P, B), its mean and CI.
+  std::size_t excessSeeds = 0;
+  stats::BootstrapCi excess;
+};
+
+struct ChaosFloorReport {
+  std::string reference;  // the backend whose perturbed runs these are
+  // false: the pair's reference has no perturbed runs and the study's chaos floor (of
+  // `reference`) stands in for it, said in the headline.
+  bool ofPairReference = true;
+  std::vector<ChaosFloorPart> parts;  // the study's perturbations, in its order
+  // "tpu-bf16 changes 2.1% of test predictions against cpu-fp32 at the same seed; a one-ulp
+  // nudge of one initial weight changes 1.6%, another fp32 summation order 1.5%; two seeds 12%:
+  // 0.5 of the precision's 2.1 points exceed the chaos floor [-0.2, 1.1], hardly more than a
+  // rounding-level perturbation changes." Empty when there is no precision churn to compare.
+  std::string headline;
+};
+
 struct DivergenceReport {
   std::string a, b;
   std::vector<std::string> classNames;  // dataset's class names (index strings if unnamed)
@@ -81,6 +111,9 @@ struct DivergenceReport {
 
   std::vector<ClassRow> classes;        // empty when predictions are missing
   std::vector<LayerDivergence> layers;  // empty when no weights were kept
+
+  // The chaos floor (chaos_floor.h): filled in when the study has perturbed runs.
+  std::optional<ChaosFloorReport> chaos;
 
   std::string weightsKept;  // the study's keep_weights: "epochs", "final" or "none"
   // Why a part is empty or partial, in words ("imported runs carry no per-example predictions",

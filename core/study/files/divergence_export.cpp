@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "core/input/atomic_file.h"
@@ -82,6 +83,48 @@ void writeCsv(const std::string& path, const std::vector<std::vector<std::string
   });
 }
 
+// The chaos floor beside the seed floor: per perturbation, the same figures as the pair's.
+json chaosJson(const ChaosFloorReport& c) {
+  json parts = json::array();
+  for (const ChaosFloorPart& part : c.parts) {
+    std::size_t rejected = 0;
+    json mcnemar = json::array();
+    for (const stats::SeedPairMcNemar& m : part.mcnemar) {
+      rejected += m.rejected ? 1 : 0;
+      mcnemar.push_back({{"seed", m.seed},
+                         {"only_perturbed_correct", m.test.only_first_correct},
+                         {"only_reference_correct", m.test.only_second_correct},
+                         {"p_value", num(m.test.p_value)},
+                         {"p_holm", num(m.p_holm)},
+                         {"rejected", m.rejected}});
+    }
+    json layers = json::array();
+    for (const LayerDivergence& l : part.layers)
+      layers.push_back({{"layer", l.layer},
+                        {"epochs", l.epochs},
+                        {"perturbed", nums(l.precision)},
+                        {"seed_floor", nums(l.seedFloor)},
+                        {"pairs", l.precisionPairs}});
+    parts.push_back({{"backend", part.backend},
+                     {"perturbation", part.perturbation},
+                     {"words", part.words},
+                     {"churn", churnJson(part.churn)},
+                     {"mcnemar", mcnemar},
+                     {"mcnemar_rejected", rejected},
+                     {"paired_t", part.pairedT ? pairedTJson(*part.pairedT) : json()},
+                     {"excess",
+                      {{"seeds", part.excessSeeds},
+                       {"estimate", part.excessSeeds ? num(part.excess.estimate) : json()},
+                       {"ci_low", part.excessSeeds ? num(part.excess.ci_low) : json()},
+                       {"ci_high", part.excessSeeds ? num(part.excess.ci_high) : json()}}},
+                     {"layers", layers}});
+  }
+  return {{"reference", c.reference},
+          {"of_pair_reference", c.ofPairReference},
+          {"headline", c.headline.empty() ? json() : json(c.headline)},
+          {"parts", parts}};
+}
+
 }  // namespace
 
 json divergenceJson(const DivergenceReport& r, const DivergenceOptions& options) {
@@ -153,6 +196,7 @@ json divergenceJson(const DivergenceReport& r, const DivergenceOptions& options)
                       {"seed_pairs", l.seedPairs}});
   }
   j["layers"] = layers;
+  j["chaos"] = r.chaos ? chaosJson(*r.chaos) : json();
   return j;
 }
 
@@ -176,6 +220,7 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
        "p_value", "p_holm", "sd_reference", "beyond_seed_noise"}};
   std::vector<std::vector<std::string>> weights = {
       {"a", "b", "layer", "epoch", "precision", "seed_floor", "precision_pairs", "seed_pairs"}};
+  std::set<std::string> chaosWritten;  // a floor shared by several pairs: its tables once
   for (const DivergenceReport& r : reports) {
     const auto add = [&](const std::string& item, std::size_t n, double estimate, double low,
                          double high, double statistic, double p, const std::string& text) {
@@ -199,6 +244,35 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
     if (r.welch)
       add("welch", r.welch->n_a + r.welch->n_b, r.welch->mean_diff, r.welch->ci_low,
           r.welch->ci_high, r.welch->t, r.welch->p_value, "unpaired: every completed run");
+    if (r.chaos) {
+      if (!r.chaos->headline.empty())
+        add("chaos_headline", 0, nan, nan, nan, nan, nan, r.chaos->headline);
+      for (const ChaosFloorPart& part : r.chaos->parts) {
+        const auto& c = part.churn;
+        add("chaos_churn_of_" + part.backend, c.pairs, c.mean, c.ci.ci_low, c.ci.ci_high, nan, nan,
+            part.words + " of " + r.chaos->reference);
+        if (part.excessSeeds > 0)
+          add("churn_beyond_" + part.backend, part.excessSeeds, part.excess.estimate,
+              part.excess.ci_low, part.excess.ci_high, nan, nan,
+              "precision churn minus this perturbation's, per seed");
+        if (part.pairedT)
+          add("chaos_paired_t_" + part.backend, part.pairedT->n, part.pairedT->mean_diff,
+              part.pairedT->ci_low, part.pairedT->ci_high, part.pairedT->t, part.pairedT->p_value,
+              "final accuracy, perturbed - " + r.chaos->reference);
+        if (!chaosWritten.insert(part.backend).second) continue;
+        for (const stats::SeedPairMcNemar& m : part.mcnemar)
+          mcnemar.push_back({part.backend, r.chaos->reference, std::to_string(m.seed),
+                             std::to_string(m.test.only_first_correct),
+                             std::to_string(m.test.only_second_correct), cell(m.test.p_value),
+                             cell(m.p_holm), m.rejected ? "yes" : "no"});
+        for (const LayerDivergence& l : part.layers)
+          for (std::size_t e = 0; e < l.epochs.size(); ++e)
+            weights.push_back({part.backend, r.chaos->reference, l.layer,
+                               std::to_string(l.epochs[e]), cell(l.precision[e]),
+                               cell(l.seedFloor[e]), std::to_string(l.precisionPairs),
+                               std::to_string(l.seedPairs)});
+      }
+    }
     for (const std::string& note : r.notes) add("note", 0, nan, nan, nan, nan, nan, note);
     for (const stats::SeedPairMcNemar& m : r.mcnemar) {
       mcnemar.push_back({r.a, r.b, std::to_string(m.seed),
@@ -243,8 +317,14 @@ DivergenceFiles writeDivergenceReport(const ResultsStore& store, const std::stri
     for (const auto& [name, accuracies] : finalAccuraciesByBackend(store)) backends.push_back(name);
     const std::string reference =
         options.reference.empty() ? referenceBackend(backends) : options.reference;
+    // The chaos floor's perturbed runs are reported with each pair (its chaos block), not as
+    // pairs of their own, unless asked for by name.
+    std::set<std::string> perturbed;
+    if (options.tests.empty() && store.hasStudy())
+      for (const BackendEntry& e : store.loadStudySpec().backends)
+        if (e.perturbation != Perturbation::None) perturbed.insert(e.name);
     for (const std::string& name : options.tests.empty() ? backends : options.tests)
-      if (name != reference) pairs.emplace_back(name, reference);
+      if (name != reference && !perturbed.count(name)) pairs.emplace_back(name, reference);
   }
   if (pairs.empty()) {
     files.skipped = "No divergence tables: the study has a single backend.";

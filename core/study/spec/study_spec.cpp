@@ -215,6 +215,60 @@ BackendEntry readBackend(const json& j, const std::string& path, const std::stri
   return e;
 }
 
+// "chaos_floor": true | false | {"reference": NAME, "perturbations": ["weight-ulp", ...]}; absent:
+// on for a study of at least two emulated backends. Appends the floor's entries.
+void readChaosFloor(ObjectReader& r, StudySpec& s) {
+  const json* c = r.find("chaos_floor");
+  const bool emulated = s.origin.empty();
+  if (!c && (!emulated || s.backends.size() < 2)) return;
+  ChaosFloor floor;
+  floor.reference = s.backends.front().name;
+  if (c && c->is_boolean()) {
+    if (!c->get<bool>()) return;
+  } else if (c && c->is_object()) {
+    ObjectReader rc(*c, "chaos_floor", r.file());
+    rc.read("reference", floor.reference);
+    if (const json* list = rc.find("perturbations")) {
+      if (!list->is_array() || list->empty() || list->size() > 2)
+        rc.fail("chaos_floor.perturbations",
+                "expected a list of weight-ulp and/or summation-order, got " +
+                    ObjectReader::excerpt(*list));
+      floor.perturbations.clear();
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        const json& v = (*list)[i];
+        const std::string field = "chaos_floor.perturbations[" + std::to_string(i) + "]";
+        const std::string name = v.is_string() ? v.get<std::string>() : std::string();
+        const Perturbation p = name == "weight-ulp"        ? Perturbation::InitialWeightUlp
+                               : name == "summation-order" ? Perturbation::SummationOrder
+                                                           : Perturbation::None;
+        if (p == Perturbation::None)
+          rc.fail(field, "expected weight-ulp or summation-order, got " + ObjectReader::excerpt(v));
+        if (std::find(floor.perturbations.begin(), floor.perturbations.end(), p) !=
+            floor.perturbations.end())
+          rc.fail(field, std::string("'") + name + "' is listed twice");
+        floor.perturbations.push_back(p);
+      }
+    }
+    rc.finish();
+  } else if (c) {
+    r.fail("chaos_floor",
+           "expected true, false or {\"reference\": NAME}, got " + ObjectReader::excerpt(*c));
+  }
+  if (!emulated) r.fail("chaos_floor", "an imported study has no emulated runs to perturb");
+  if (std::none_of(s.backends.begin(), s.backends.end(),
+                   [&](const BackendEntry& e) { return e.name == floor.reference; }))
+    r.fail("chaos_floor.reference",
+           "'" + input::excerpt(floor.reference) + "' is not a backend of the study");
+  s.chaosFloor = floor;
+  for (BackendEntry& e : chaosFloorEntries(s)) {
+    for (const BackendEntry& other : s.backends)
+      if (other.name == e.name)
+        r.fail("chaos_floor", "the chaos floor's backend '" + e.name +
+                                  "' has the name of a backend of the study (rename that one)");
+    s.backends.push_back(std::move(e));
+  }
+}
+
 }  // namespace
 
 std::pair<int, int> lineColumnOf(const std::string& text, std::size_t pos) {
@@ -317,8 +371,84 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   }
   r.readInt("threads", s.threads, {0, input::kMaxThreads});
   r.read("origin", s.origin);
+  readChaosFloor(r, s);
   r.finish();
   return s;
+}
+
+const char* perturbationName(Perturbation p) {
+  switch (p) {
+    case Perturbation::InitialWeightUlp:
+      return "weight-ulp";
+    case Perturbation::SummationOrder:
+      return "summation-order";
+    case Perturbation::None:
+      break;
+  }
+  return "";
+}
+
+const char* perturbationWords(Perturbation p) {
+  switch (p) {
+    case Perturbation::InitialWeightUlp:
+      return "a one-ulp nudge of one initial weight";
+    case Perturbation::SummationOrder:
+      return "another fp32 summation order";
+    case Perturbation::None:
+      break;
+  }
+  return "no perturbation";
+}
+
+void rebuildChaosFloor(StudySpec& spec) {
+  std::erase_if(spec.backends,
+                [](const BackendEntry& e) { return e.perturbation != Perturbation::None; });
+  if (!spec.chaosFloor) return;
+  if (spec.backends.size() < 2) {
+    spec.chaosFloor.reset();
+    return;
+  }
+  if (std::none_of(spec.backends.begin(), spec.backends.end(),
+                   [&](const BackendEntry& e) { return e.name == spec.chaosFloor->reference; }))
+    spec.chaosFloor->reference = spec.backends.front().name;
+  for (BackendEntry& e : chaosFloorEntries(spec)) spec.backends.push_back(std::move(e));
+}
+
+std::string chaosFloorCost(const StudySpec& spec) {
+  if (!spec.chaosFloor) return {};
+  const std::size_t perturbed = spec.chaosFloor->perturbations.size();
+  std::string kinds;
+  for (Perturbation p : spec.chaosFloor->perturbations)
+    kinds += (kinds.empty() ? "" : ", ") + std::string(perturbationWords(p));
+  return spec.chaosFloor->reference + " trained " + std::to_string(perturbed) + " more time" +
+         (perturbed == 1 ? "" : "s") + " per seed (" + kinds + "): " +
+         std::to_string(perturbed * spec.seeds.size()) + " of the study's " +
+         std::to_string(spec.backends.size() * spec.seeds.size()) +
+         " runs; \"chaos_floor\": false leaves it out";
+}
+
+std::vector<BackendEntry> chaosFloorEntries(const StudySpec& spec) {
+  std::vector<BackendEntry> out;
+  if (!spec.chaosFloor) return out;
+  const auto reference =
+      std::find_if(spec.backends.begin(), spec.backends.end(),
+                   [&](const BackendEntry& e) { return e.name == spec.chaosFloor->reference; });
+  if (reference == spec.backends.end()) return out;
+  for (Perturbation p : spec.chaosFloor->perturbations) {
+    BackendEntry e = *reference;
+    e.perturbation = p;
+    e.perturbs = reference->name;
+    e.name = reference->name + (p == Perturbation::InitialWeightUlp ? "-nudged" : "-reordered");
+    if (p == Perturbation::SummationOrder) {
+      for (backends::ProductPolicy* product : {&e.policy.linear, &e.policy.conv})
+        for (backends::GemmPolicy* g :
+             {&product->forward, &product->backwardData, &product->backwardWeight})
+          g->reverseSummation = true;
+      e.policyJson = backends::policyToJson(e.policy);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 StudySpec loadStudySpecFile(const std::string& path) {
@@ -372,6 +502,7 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
                      {"seed", s.pretrain->seed}};
   json bs = json::array();
   for (const auto& e : s.backends) {
+    if (e.perturbation != Perturbation::None) continue;  // made again from "chaos_floor"
     json o = json::object();
     if (e.overrides.lr) o["lr"] = *e.overrides.lr;
     if (e.overrides.weightDecay) o["weight_decay"] = *e.overrides.weightDecay;
@@ -386,6 +517,13 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
   j["seeds"] = s.seeds;
   j["threads"] = s.threads;
   j["keep_weights"] = s.keepWeights;
+  if (s.chaosFloor) {
+    json perturbations = json::array();
+    for (Perturbation p : s.chaosFloor->perturbations) perturbations.push_back(perturbationName(p));
+    j["chaos_floor"] = {{"reference", s.chaosFloor->reference}, {"perturbations", perturbations}};
+  } else {
+    j["chaos_floor"] = false;
+  }
   if (t.xrayEverySteps > 0) j["xray"] = {{"every_steps", t.xrayEverySteps}};
   if (t.xrayEverySteps < 0) j["xray"] = json::object();
   if (!s.origin.empty()) j["origin"] = s.origin;
@@ -394,7 +532,10 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
 
 bool extendsStudy(const StudySpec& stored, const StudySpec& next) {
   json a = studySpecToJson(stored), b = studySpecToJson(next);
-  for (const char* field : {"threads", "seeds", "backends"}) a.erase(field), b.erase(field);
+  // A chaos floor may be added (its runs are more runs), never changed or dropped.
+  if (stored.chaosFloor && a["chaos_floor"] != b["chaos_floor"]) return false;
+  for (const char* field : {"threads", "seeds", "backends", "chaos_floor"})
+    a.erase(field), b.erase(field);
   if (a != b) return false;
   for (std::uint64_t seed : stored.seeds)
     if (std::find(next.seeds.begin(), next.seeds.end(), seed) == next.seeds.end()) return false;
@@ -440,6 +581,7 @@ nn::TrainConfig trainConfigFor(const StudySpec& spec, const BackendEntry& e) {
   if (e.overrides.weightDecay) c.optimizer.weightDecay = *e.overrides.weightDecay;
   if (e.overrides.batchSize) c.batchSize = *e.overrides.batchSize;
   if (e.overrides.epochs) c.epochs = *e.overrides.epochs;
+  c.nudgeFirstWeight = e.perturbation == Perturbation::InitialWeightUlp;
   return c;
 }
 

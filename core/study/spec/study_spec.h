@@ -37,11 +37,37 @@ struct BackendOverrides {
   std::optional<int> batchSize, epochs;
 };
 
+// A perturbation at the level of rounding noise, for the chaos floor: how much does a run change
+// when nothing but one rounding changes? (docs/chaos-floor.md)
+enum class Perturbation {
+  None,
+  InitialWeightUlp,  // the first initial weight of the model moved one fp32 ulp up
+  SummationOrder,    // every product sums its K terms in reverse order
+};
+// "weight-ulp", "summation-order" (the spec's names); "" for None.
+const char* perturbationName(Perturbation p);
+// What it is, in words: "a one-ulp nudge of one initial weight", "another fp32 summation order".
+const char* perturbationWords(Perturbation p);
+
 struct BackendEntry {
   std::string name;  // display name (unique in the study); defaults to the policy's name
   backends::PrecisionPolicy policy;
   nlohmann::json policyJson;  // as written in the spec (preset name or object)
   BackendOverrides overrides;
+  // A chaos-floor entry (made by the parser, never written in a spec): the entry `perturbs` with
+  // `perturbation` and nothing else changed; its runs use the same seeds.
+  Perturbation perturbation = Perturbation::None;
+  std::string perturbs;
+};
+
+// The chaos floor: for a reference backend, one more entry per perturbation (BackendEntry), named
+// "<reference>-nudged" and "<reference>-reordered", trained at the study's seeds. Their churn
+// against the reference, beside the seed's, says how much of a precision's effect any
+// rounding-level change would have had (the analysis: core/study/analysis/chaos_floor.h).
+struct ChaosFloor {
+  std::string reference;  // a backend entry of the study
+  std::vector<Perturbation> perturbations{Perturbation::InitialWeightUlp,
+                                          Perturbation::SummationOrder};
 };
 
 // Optional first stage: a backbone trained once (fp32) on `classes`; every backend then fine-tunes
@@ -59,8 +85,12 @@ struct StudySpec {
   data::DatasetSpec dataset;
   nn::TrainConfig train;  // model, width, epochs, batch sizes, optimizer, schedule, freeze, clip
   std::optional<PretrainStage> pretrain;
+  // The spec's entries, then the chaos floor's (BackendEntry::perturbation != None).
   std::vector<BackendEntry> backends;
   std::vector<std::uint64_t> seeds;
+  // "chaos_floor": true (the default for a study of at least two emulated backends: the first is
+  // the reference), false, or {"reference": NAME, "perturbations": [...]}.
+  std::optional<ChaosFloor> chaosFloor;
   // Weight snapshots kept per run for the weight divergence: "epochs" (the end of every
   // epoch), "final" (the last epoch only) or "none". Size: docs/divergence.md.
   std::string keepWeights = "epochs";
@@ -70,6 +100,16 @@ struct StudySpec {
 
 // text: the JSON; sourceName: file name used in messages. Throws SpecError.
 StudySpec parseStudySpec(const std::string& text, const std::string& sourceName = "<spec>");
+// The chaos floor's entries of `spec` for its reference (appended to spec.backends by the parser).
+std::vector<BackendEntry> chaosFloorEntries(const StudySpec& spec);
+// After spec.backends was edited in code (a command line's --backends): drops the chaos floor's
+// entries and appends them again for the edited backends (the reference kept if still there,
+// else the first backend; no floor with fewer than two backends).
+void rebuildChaosFloor(StudySpec& spec);
+// What the chaos floor costs, in words ("cpu-fp32 trained 2 more times per seed (a one-ulp nudge
+// of one initial weight, another fp32 summation order): 10 of the study's 25 runs;
+// \"chaos_floor\": false leaves it out"); "" without one.
+std::string chaosFloorCost(const StudySpec& spec);
 StudySpec loadStudySpecFile(const std::string& path);
 nlohmann::json studySpecToJson(const StudySpec& spec);
 // `next` is `stored` with more of the same: every field equal (the thread count aside) except

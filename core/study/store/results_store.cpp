@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/study/store/sqlite_statement.h"
@@ -76,7 +77,17 @@ bool ResultsStore::saveStudySpecIfNone(const std::string& specJson) {
 std::string ResultsStore::loadStudySpecJson() const {
   std::lock_guard lock(mutex_);
   Statement s(db_, "SELECT spec FROM study WHERE id = 1", path_);
-  return s.step() ? s.text(0) : "";
+  std::string text = s.step() ? s.text(0) : "";
+  // A study stored before the chaos floor existed had none, whatever a new spec's default is:
+  // said explicitly, so that reading it (or resuming it) never plans chaos runs it did not have.
+  if (text.find("\"chaos_floor\"") == std::string::npos) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_object()) {
+      j["chaos_floor"] = false;
+      text = j.dump();
+    }
+  }
+  return text;
 }
 
 std::string ResultsStore::softwareVersion() const {

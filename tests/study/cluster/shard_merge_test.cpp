@@ -26,7 +26,7 @@ using testing::freshTempPath;
 // 2 backends x 3 seeds, 2 epochs of 4 steps each, X-ray every 3rd step: every table has rows.
 const char* kStudy = R"({"version": 1, "name": "shards",
   "dataset": {"source": "synthetic", "train_size": 100, "test_size": 50},
-  "model": "mlp", "epochs": 2, "batch_size": 25, "backends": ["cpu-fp32", "tpu-bf16"],
+  "model": "mlp", "epochs": 2, "batch_size": 25, "chaos_floor": false, "backends": ["cpu-fp32", "tpu-bf16"],
   "seeds": 3, "threads": 1, "xray": {"every_steps": 3}})";
 
 std::string runWhere(const std::string& path, const StudyShard& shard, bool resume = false) {

@@ -10,7 +10,7 @@ namespace {
 
 const char* kBase = R"({"version": 1, "name": "ext",
   "dataset": {"source": "synthetic", "train_size": 100, "test_size": 50},
-  "model": "mlp", "epochs": 1, "batch_size": 50, "backends": ["cpu-fp32"], "seeds": 2,
+  "model": "mlp", "epochs": 1, "batch_size": 50, "chaos_floor": false, "backends": ["cpu-fp32"], "seeds": 2,
   "threads": 1})";
 
 StudySpec withChange(const std::string& from, const std::string& to) {

@@ -27,7 +27,7 @@ std::string tempPath(const std::string& name) {
 const char* kTinySpec = R"({"version": 1, "name": "tiny",
   "dataset": {"source": "synthetic", "train_size": 200, "test_size": 100},
   "model": "mlp", "epochs": 1, "batch_size": 50,
-  "backends": ["cpu-fp32", "tpu-bf16"], "seeds": 2, "threads": 2})";
+  "chaos_floor": false, "backends": ["cpu-fp32", "tpu-bf16"], "seeds": 2, "threads": 2})";
 
 std::string errorOf(const std::string& text) {
   try {
@@ -39,7 +39,7 @@ std::string errorOf(const std::string& text) {
 }
 
 TEST(StudySpec, ParsesGoodSpecWithOverridesAndSeedList) {
-  StudySpec s = parseStudySpec(R"({"name": "f", "backends": ["cpu-fp32",
+  StudySpec s = parseStudySpec(R"({"name": "f", "chaos_floor": false, "backends": ["cpu-fp32",
     {"name": "tpu-wd", "policy": "tpu-bf16", "overrides": {"weight_decay": 1.25e-4, "batch_size": 512}}],
     "seeds": [3, 7], "optimizer": {"kind": "sgd", "lr": 0.1}})");
   ASSERT_EQ(s.backends.size(), 2u);

@@ -185,7 +185,7 @@ TEST(DivergenceStore, StudyRunnerStoresPredictionsAndTheWeightsKeepWeightsAsksFo
     const std::string path = freshTempPath(std::string("runner-") + keep + ".db");
     const StudySpec spec = parseStudySpec(std::string(R"({"version": 1, "name": "tiny",
       "dataset": {"source": "synthetic", "train_size": 120, "test_size": 60},
-      "model": "mlp", "epochs": 2, "batch_size": 40, "backends": ["cpu-fp32", "pure-bf16"],
+      "model": "mlp", "epochs": 2, "batch_size": 40, "chaos_floor": false, "backends": ["cpu-fp32", "pure-bf16"],
       "seeds": 2, "threads": 2, "keep_weights": ")") +
                                           keep + "\"}");
     auto store = ResultsStore::open(path, true);

@@ -85,7 +85,7 @@ TEST(StepStorage, RunnerStoresEveryKthStepWithItsLearningRate) {
 TEST(StepStorage, RealTrainingStoresStepsInEveryRun) {
   StudySpec spec = parseStudySpec(R"({"version": 1, "name": "tiny",
     "dataset": {"source": "synthetic", "train_size": 200, "test_size": 100},
-    "model": "mlp", "epochs": 2, "batch_size": 50, "backends": ["cpu-fp32", "tpu-bf16"],
+    "model": "mlp", "epochs": 2, "batch_size": 50, "chaos_floor": false, "backends": ["cpu-fp32", "tpu-bf16"],
     "seeds": 1, "threads": 1, "schedule": {"kind": "cosine"}})");
   const std::string path = tempDb("real.db");
   auto store = ResultsStore::open(path, true);

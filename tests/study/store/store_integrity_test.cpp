@@ -35,7 +35,7 @@ using testing::freshTempPath;
 const char* kSpec = R"({"version": 1, "name": "tiny",
   "dataset": {"source": "synthetic", "train_size": 200, "test_size": 100},
   "model": "mlp", "epochs": 2, "batch_size": 50,
-  "backends": ["cpu-fp32", "tpu-bf16"], "seeds": 3, "threads": 2})";
+  "chaos_floor": false, "backends": ["cpu-fp32", "tpu-bf16"], "seeds": 3, "threads": 2})";
 
 // A stand-in for nn::train that reports `config.epochs` epochs with values from the seed.
 nn::TrainResult fakeTrain(const nn::TrainConfig& c, const nn::TrainCallbacks& cb) {

@@ -123,6 +123,41 @@ QString accuracySummary(const study::DivergenceReport& r, double alpha) {
   return text;
 }
 
+// "Chaos floor (cpu-fp32 perturbed at the level of rounding noise, same seeds): cpu-fp32-nudged,
+// a one-ulp nudge of one initial weight, changes 1.60% [1.40–1.80%] of predictions; McNemar finds
+// different errors at 0 of 5 seeds; final accuracy -0.02 points [-0.10, +0.06]. ..."
+QString chaosSummary(const study::DivergenceReport& report, double alpha) {
+  if (!report.chaos || report.chaos->parts.empty()) return {};
+  const study::ChaosFloorReport& c = *report.chaos;
+  QString text = tr("Chaos floor (%1 perturbed at the level of rounding noise, at the same seeds):")
+                     .arg(qs(c.reference));
+  for (const study::ChaosFloorPart& part : c.parts) {
+    text += QLatin1Char(' ');
+    if (part.churn.pairs == 0) {
+      text += tr("%1 (%2) has no finished run sharing a seed with %3 yet.")
+                  .arg(qs(part.backend), qs(part.words), qs(c.reference));
+      continue;
+    }
+    std::size_t rejected = 0;
+    for (const auto& m : part.mcnemar) rejected += m.rejected ? 1 : 0;
+    text += tr("%1 (%2) changes %3 of predictions")
+                .arg(qs(part.backend), qs(part.words), formatChurnCell(part.churn.mean));
+    const QString ci = churnInterval(part.churn.ci.ci_low, part.churn.ci.ci_high);
+    if (!ci.isEmpty()) text += QStringLiteral(" [%1]").arg(ci);
+    text += tr("; McNemar finds different errors at %1 of %2 seeds (Holm, alpha %3)")
+                .arg(rejected)
+                .arg(part.mcnemar.size())
+                .arg(alpha);
+    if (part.pairedT)
+      text += tr("; final accuracy %1 points [%2, %3]")
+                  .arg(100 * part.pairedT->mean_diff, 0, 'f', 2)
+                  .arg(100 * part.pairedT->ci_low, 0, 'f', 2)
+                  .arg(100 * part.pairedT->ci_high, 0, 'f', 2);
+    text += QLatin1Char('.');
+  }
+  return text;
+}
+
 }  // namespace
 
 QString formatChurnCell(double fraction) {
@@ -154,6 +189,8 @@ DivergenceSummary summarizeDivergence(const study::DivergenceReport& report, dou
                                      .arg(qs(report.a), qs(report.b))
                                : why;
   }
+  if (report.chaos && !report.chaos->headline.empty()) s.headline = qs(report.chaos->headline);
+  s.chaos = chaosSummary(report, alpha);
   s.mcnemar = mcnemarSummary(report, alpha);
   s.accuracy = accuracySummary(report, alpha);
   for (const std::string& note : report.notes) s.notes << qs(note);
@@ -163,7 +200,7 @@ DivergenceSummary summarizeDivergence(const study::DivergenceReport& report, dou
 QString divergenceSummaryHtml(const DivergenceSummary& summary) {
   QString html = QStringLiteral("<p style=\"font-size:large\"><b>%1</b></p>")
                      .arg(summary.headline.toHtmlEscaped());
-  for (const QString& part : {summary.mcnemar, summary.accuracy})
+  for (const QString& part : {summary.chaos, summary.mcnemar, summary.accuracy})
     if (!part.isEmpty()) html += QStringLiteral("<p>%1</p>").arg(part.toHtmlEscaped());
   if (!summary.notes.isEmpty()) {
     html += QStringLiteral("<p style=\"color:#57606a\">");

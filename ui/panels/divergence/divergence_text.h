@@ -25,7 +25,10 @@ QString churnCellReason(const study::ChurnCell& cell);
 
 // The tab's summary above the charts, each part plain text.
 struct DivergenceSummary {
-  QString headline;   // the churn sentence of stats::compareChurn, or why there is none
+  // The chaos floor's sentence (precision, chaos and seed churn, how much exceeds the floor) when
+  // the study has one, else the churn sentence of stats::compareChurn, or why there is none.
+  QString headline;
+  QString chaos;      // per perturbation: churn with CI, McNemar, paired accuracy (empty: none)
   QString mcnemar;    // "Do A and B make different errors? ..." (empty without seed-matched pairs)
   QString accuracy;   // paired t, Wilcoxon and Welch on the final accuracies (empty without runs)
   QStringList notes;  // the report's notes: why a part is empty or partial

@@ -53,6 +53,7 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
   }
   precision_.clear();
   floor_.clear();
+  chaos_.clear();
   zeros_ = 0;
   xAxis_ = new QValueAxis;
   keepTicksNice(xAxis_, 10, 1.0);
@@ -67,6 +68,13 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
   std::size_t precisionPairs = 0, seedPairs = 0;
   const bool fewPoints = std::all_of(report.layers.begin(), report.layers.end(),
                                      [](const auto& l) { return l.epochs.size() <= 3; });
+  // The chaos floor drawn dotted: the first perturbation with weight distances (one-ulp nudge
+  // by default), matched to the pair's layers by name.
+  const study::ChaosFloorPart* chaos = nullptr;
+  if (report.chaos)
+    for (const study::ChaosFloorPart& part : report.chaos->parts)
+      if (!chaos && !part.layers.empty()) chaos = &part;
+  std::size_t chaosPairs = 0;
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
     const study::LayerDivergence& layer = report.layers[i];
     precisionPairs = std::max(precisionPairs, layer.precisionPairs);
@@ -97,12 +105,30 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
     };
     add(solid, layer.precision);
     add(dashed, layer.seedFloor);
-    for (QLineSeries* s : {dashed, solid}) {  // the precision on top
+    std::vector<QLineSeries*> drawnSeries{dashed};
+    if (chaos) {
+      const auto same = std::find_if(chaos->layers.begin(), chaos->layers.end(),
+                                     [&](const auto& l) { return l.layer == layer.layer; });
+      if (same != chaos->layers.end() && same->epochs == layer.epochs) {
+        auto* dotted = new QLineSeries;
+        dotted->setName(tr("%1, chaos floor").arg(QString::fromStdString(layer.layer)));
+        dotted->setPen(QPen(colour, 1.6, Qt::DotLine));
+        dotted->setPointsVisible(fewPoints);
+        dotted->setMarkerSize(7);
+        add(dotted, same->precision);
+        chaosPairs = std::max(chaosPairs, same->precisionPairs);
+        drawnSeries.push_back(dotted);
+        chaos_.push_back(dotted);
+      }
+    }
+    drawnSeries.push_back(solid);  // the precision on top
+    for (QLineSeries* s : drawnSeries) {
       chart_->addSeries(s);
       s->attachAxis(xAxis_);
       s->attachAxis(yAxis_);
+      if (s != solid)
+        for (QLegendMarker* m : chart_->legend()->markers(s)) m->setVisible(false);
     }
-    for (QLegendMarker* m : chart_->legend()->markers(dashed)) m->setVisible(false);
     precision_.push_back(solid);
     floor_.push_back(dashed);
   }
@@ -114,6 +140,12 @@ void WeightDivergenceView::setReport(const study::DivergenceReport& report) {
                       .arg(a, b)
                       .arg(precisionPairs)
                       .arg(seedPairs);
+  if (chaosPairs > 0)
+    title += tr("<br>dotted: the chaos floor, %1 vs %2 (%3, %4 pairs)")
+                 .arg(QString::fromStdString(chaos->backend),
+                      QString::fromStdString(report.chaos->reference),
+                      QString::fromStdString(chaos->words))
+                 .arg(chaosPairs);
   if (zeros_ > 0)
     title +=
         tr("<br>%1 distances are 0 (identical weights): not drawn on the log axis").arg(zeros_);

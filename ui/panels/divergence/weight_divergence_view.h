@@ -32,6 +32,8 @@ class WeightDivergenceView : public QWidget {
   // The drawn series of layer i: precision (solid) and seed floor (dashed); points in percent.
   QLineSeries* precisionSeries(int layer) const;
   QLineSeries* floorSeries(int layer) const;
+  // The chaos floor's dotted series, one per layer the perturbed runs have (in layer order).
+  const std::vector<QLineSeries*>& chaosSeries() const { return chaos_; }
   int layerCount() const { return static_cast<int>(precision_.size()); }
   int zeroDistances() const { return zeros_; }  // values 0 left off the log axis
   QLogValueAxis* yAxis() const { return yAxis_; }
@@ -42,7 +44,7 @@ class WeightDivergenceView : public QWidget {
   ChartHint* hint_;
   QValueAxis* xAxis_ = nullptr;
   QLogValueAxis* yAxis_ = nullptr;
-  std::vector<QLineSeries*> precision_, floor_;
+  std::vector<QLineSeries*> precision_, floor_, chaos_;
   int zeros_ = 0;
 };
 

@@ -192,6 +192,47 @@ class DivergenceViewsTest : public QObject {
     QVERIFY(html.contains("seed 3 has no finished tpu-bf16 run"));
   }
 
+  // The chaos floor: its sentence is the headline, its figures a paragraph of their own, and each
+  // layer's perturbed distance a dotted line in the layer's colour.
+  void chaosFloorShownBesideTheSeedFloor() {
+    study::DivergenceReport report = threeBackendReport();
+    study::ChaosFloorReport chaos;
+    chaos.reference = "cpu-fp32";
+    study::ChaosFloorPart part;
+    part.backend = "cpu-fp32-nudged";
+    part.perturbation = "weight-ulp";
+    part.words = "a one-ulp nudge of one initial weight";
+    part.churn = testing::churnEstimate(3, 0.016, 0.014, 0.018);
+    part.layers = report.layers;
+    for (study::LayerDivergence& l : part.layers)
+      for (double& v : l.precision) v = v > 0 ? v / 2 : 0.001;
+    chaos.parts.push_back(part);
+    chaos.headline =
+        "tpu-bf16 changes 1.9% of test predictions against cpu-fp32 at the same "
+        "seed; a one-ulp nudge of one initial weight changes 1.6%; two seeds 7.8%: "
+        "0.3 of the precision's 1.9 points exceed the chaos floor [0.1, 0.5]";
+    report.chaos = chaos;
+    const DivergenceSummary s = summarizeDivergence(report, 0.05);
+    QCOMPARE(s.headline, QString::fromStdString(chaos.headline));
+    QVERIFY2(s.chaos.contains("cpu-fp32-nudged (a one-ulp nudge of one initial weight) changes "
+                              "1.60% of predictions [1.40–1.80%]"),
+             qPrintable(s.chaos));
+    QVERIFY(divergenceSummaryHtml(s).contains("Chaos floor (cpu-fp32 perturbed"));
+
+    WeightDivergenceView view;
+    view.resize(900, 560);
+    view.setReport(report);
+    QCOMPARE(int(view.chaosSeries().size()), 3);
+    for (int i = 0; i < 3; ++i) {
+      QLineSeries* dotted = view.chaosSeries()[std::size_t(i)];
+      QCOMPARE(dotted->pen().style(), Qt::DotLine);
+      QCOMPARE(dotted->pen().color(), view.precisionSeries(i)->pen().color());
+      QCOMPARE(dotted->at(dotted->count() - 1).y(),
+               100 * part.layers[std::size_t(i)].precision.back());
+    }
+    QVERIFY(view.chart()->title().contains("dotted: the chaos floor, cpu-fp32-nudged vs cpu-fp32"));
+  }
+
   // Imported runs: no chart is empty without saying why; the notes are shown.
   void importedRunsSayWhy() {
     const study::DivergenceReport report = importedReport();
