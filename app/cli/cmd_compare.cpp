@@ -5,6 +5,7 @@
 // the same figures for the reference perturbed at the level of rounding noise.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -45,16 +46,19 @@ void printChurn(const study::DivergenceReport& r, double alpha) {
                 percent(s.ci.ci_high).c_str(), s.pairs);
   }
   if (r.backends.empty()) return;
+  int width = 12;  // as wide as the longest backend name
+  for (const std::string& name : r.backends) width = std::max(width, int(name.size()));
   std::printf(
       "\nChurn matrix (%% of test predictions that differ; diagonal: two seeds of the "
-      "row's backend, off-diagonal: the same seed)\n  %-14s",
-      "");
-  for (const std::string& column : r.backends) std::printf(" %12s", column.c_str());
+      "row's backend, off-diagonal: the same seed)\n  %-*s",
+      width, "");
+  for (const std::string& column : r.backends) std::printf(" %*s", width, column.c_str());
   std::printf("\n");
   for (std::size_t i = 0; i < r.backends.size(); ++i) {
-    std::printf("  %-14s", r.backends[i].c_str());
+    std::printf("  %-*s", width, r.backends[i].c_str());
     for (std::size_t j = 0; j < r.backends.size(); ++j)
-      std::printf(" %12s", percent(r.churnMatrix[i * r.backends.size() + j].churn.mean).c_str());
+      std::printf(" %*s", width,
+                  percent(r.churnMatrix[i * r.backends.size() + j].churn.mean).c_str());
     std::printf("\n");
   }
 }
@@ -63,8 +67,8 @@ void printChurn(const study::DivergenceReport& r, double alpha) {
 void printChaos(const study::DivergenceReport& r, double alpha) {
   if (!r.chaos) return;
   const study::ChaosFloorReport& c = *r.chaos;
-  std::printf("\nChaos floor: %s against %s perturbed at the level of rounding noise, same seeds\n",
-              c.reference.c_str(), c.reference.c_str());
+  std::printf("\nChaos floor: %s perturbed at the level of rounding noise, at the same seeds\n",
+              c.reference.c_str());
   if (!c.headline.empty()) std::printf("  %s\n", c.headline.c_str());
   for (const study::ChaosFloorPart& part : c.parts) {
     const auto& ch = part.churn;
