@@ -82,6 +82,10 @@ study::StudySpec buildSpec(const RunArgs& a) {
   if (a.batch) spec.train.batchSize = *a.batch;
   if (a.lr) spec.train.optimizer.lr = *a.lr;
   if (a.threads) spec.threads = *a.threads;
+  if (a.noChaosFloor) {
+    spec.chaosFloor.reset();
+    study::rebuildChaosFloor(spec);
+  }
   if (a.xrayEvery)
     spec.train.xrayEverySteps = *a.xrayEvery;
   else if (a.xray && spec.train.xrayEverySteps == 0)
@@ -296,6 +300,9 @@ const CommandRegistration reg{
                        "Worker threads (0 = one per core)");
       cmd->add_flag("--xray", a->xray,
                     "X-ray every matrix product, about 50 sampled steps per run (see `xray`)");
+      cmd->add_flag("--no-chaos-floor", a->noChaosFloor,
+                    "Leave out the chaos floor (the first backend again with one weight one ulp "
+                    "off and with reversed sums: 2 more runs per seed; docs/chaos-floor.md)");
       addIntegerOption(cmd, "--xray-every", a->xrayEvery, {1, 1'000'000},
                        "X-ray every N-th training step");
       cmd->add_flag("--reclaim", a->reclaim,

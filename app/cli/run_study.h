@@ -13,7 +13,7 @@ namespace paritylab::cli {
 
 struct RunArgs {
   std::string study, db, dataset, model, backends, shard;
-  bool resume = false, xray = false, mpi = false, reclaim = false;
+  bool resume = false, xray = false, mpi = false, reclaim = false, noChaosFloor = false;
   std::optional<std::int64_t> trainSize, testSize;
   std::optional<int> seeds, epochs, batch, threads, xrayEvery;
   std::optional<double> lr;

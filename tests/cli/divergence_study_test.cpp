@@ -28,7 +28,7 @@ std::string studyJson(const std::string& backends, const std::string& seeds) {
   return R"({"version": 1, "name": "divergence-check",
     "dataset": {"source": "fashion-mnist", "train_size": 800, "test_size": 1000},
     "model": "small-cnn", "epochs": 2, "batch_size": 64, "optimizer": {"kind": "adamw",
-    "lr": 0.002}, "backends": )" +
+    "lr": 0.002}, "chaos_floor": false, "backends": )" +
          backends + R"(, "seeds": )" + seeds + R"(, "threads": 2, "keep_weights": "epochs"})";
 }
 
@@ -155,6 +155,81 @@ TEST(DivergenceStudy, SmallCnnOnFashionMnistAgreesAcrossCoreCliAndReport) {
   EXPECT_EQ(classes[9].at("class_name"), "Ankle boot");
   EXPECT_DOUBLE_EQ(std::stod(classes[9].at("mean_diff")),
                    report.classes[9].difference.welch.mean_diff);
+}
+
+// The chaos floor end to end on a tiny synthetic study: `run` states its cost and trains it, the
+// nudged reference differs from the reference (one weight one ulp), and `compare`, `compare
+// --json` and the report's CSVs all carry the same floor beside the seed floor.
+TEST(DivergenceStudy, ChaosFloorIsTrainedAndReportedBesideTheSeedFloor) {
+  const TempFolder dir("chaos-floor");
+  const std::string db = dir.file("chaos.db");
+  const auto run = runCli({"run", "--db", db, "--dataset", "synthetic", "--train-size", "256",
+                           "--test-size", "200", "--model", "mlp", "--backends",
+                           "cpu-fp32,tpu-bf16", "--seeds", "3", "--epochs", "2", "--batch", "16"});
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.out.find("Chaos floor: cpu-fp32 trained 2 more times per seed"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("6 of the study's 12 runs"), std::string::npos) << run.out;
+
+  const auto store = study::ResultsStore::openReadOnly(db);
+  std::map<std::string, int> completed;
+  for (const auto& r : store->loadRuns())
+    completed[r.backend] += r.status == study::RunState::Completed ? 1 : 0;
+  EXPECT_EQ(completed["nudged-cpu-fp32"], 3);
+  EXPECT_EQ(completed["reordered-cpu-fp32"], 3);
+
+  study::DivergenceOptions options;
+  options.a = "tpu-bf16";
+  options.b = "cpu-fp32";
+  const study::DivergenceReport report = study::analyseDivergence(*store, options);
+  ASSERT_TRUE(report.chaos);
+  ASSERT_EQ(report.chaos->parts.size(), 2u);
+  for (const study::ChaosFloorPart& part : report.chaos->parts) {
+    EXPECT_EQ(part.churn.pairs, 3u) << part.backend;
+    EXPECT_EQ(part.mcnemar.size(), 3u) << part.backend;
+    EXPECT_FALSE(part.layers.empty()) << part.backend;
+    // A perturbation at the level of rounding noise still moves the weights.
+    EXPECT_GT(part.layers.front().precision.back(), 0.0) << part.backend;
+  }
+
+  const auto text = runCli({"compare", db, "--a", "tpu-bf16", "--b", "cpu-fp32"});
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("Chaos floor: cpu-fp32 perturbed at the level of rounding noise"),
+            std::string::npos)
+      << text.out;
+  if (!report.chaos->headline.empty()) {
+    EXPECT_NE(text.out.find(report.chaos->headline), std::string::npos) << text.out;
+    EXPECT_NE(report.chaos->headline.find("a one-ulp nudge of one initial weight changes"),
+              std::string::npos);
+    EXPECT_NE(report.chaos->headline.find("two seeds"), std::string::npos);
+  }
+
+  const auto compare = runCli({"compare", db, "--a", "tpu-bf16", "--b", "cpu-fp32", "--json"});
+  ASSERT_EQ(compare.exitCode, 0) << compare.err;
+  const nlohmann::json j = nlohmann::json::parse(compare.out);
+  ASSERT_TRUE(j["chaos"].is_object());
+  EXPECT_EQ(j["chaos"]["reference"], "cpu-fp32");
+  ASSERT_EQ(j["chaos"]["parts"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const study::ChaosFloorPart& part = report.chaos->parts[i];
+    const nlohmann::json& jp = j["chaos"]["parts"][i];
+    EXPECT_EQ(jp["backend"], part.backend);
+    EXPECT_DOUBLE_EQ(jp["churn"]["mean"].get<double>(), part.churn.mean);
+    EXPECT_EQ(jp["excess"]["seeds"], part.excessSeeds);
+  }
+
+  const std::string csv = dir.file("report.csv");
+  const auto rep = runCli({"report", db, "--csv", csv, "--a", "tpu-bf16", "--b", "cpu-fp32"});
+  ASSERT_EQ(rep.exitCode, 0) << rep.err;
+  std::map<std::string, double> items;
+  for (const auto& row : readCsv(dir.file("report-divergence-summary.csv")))
+    if (!row.at("estimate").empty()) items[row.at("item")] = std::stod(row.at("estimate"));
+  for (const study::ChaosFloorPart& part : report.chaos->parts)
+    EXPECT_DOUBLE_EQ(items.at("chaos_churn_of_" + part.backend), part.churn.mean) << part.backend;
+  bool nudgedWeights = false;
+  for (const auto& row : readCsv(dir.file("report-divergence-weights.csv")))
+    nudgedWeights |= row.at("a") == "nudged-cpu-fp32" && row.at("b") == "cpu-fp32";
+  EXPECT_TRUE(nudgedWeights);
 }
 
 TEST(DivergenceStudy, CompareNamesAMissingBackendOrDatabase) {

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 const char* kStudy = R"({"version": 1, "name": "tiny",
   "dataset": {"source": "synthetic", "train_size": 100, "test_size": 50},
-  "model": "mlp", "epochs": 1, "batch_size": 50, "backends": ["cpu-fp32", "tpu-bf16"],
+  "model": "mlp", "epochs": 1, "batch_size": 50, "chaos_floor": false, "backends": ["cpu-fp32", "tpu-bf16"],
   "seeds": 2, "threads": 1})";
 
 const std::string kReference =

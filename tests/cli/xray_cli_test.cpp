@@ -36,7 +36,8 @@ TEST(XrayCli, RunReportAndSummaryOfATinyStudy) {
                            "--batch",
                            "16",
                            "--xray-every",
-                           "2"});
+                           "2",
+                           "--no-chaos-floor"});
   ASSERT_EQ(run.exitCode, 0) << run.err;
 
   const auto report =

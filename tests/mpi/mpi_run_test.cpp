@@ -207,7 +207,7 @@ void expectSameResults(const std::string& expectedDb, const std::string& actualD
 const char* kTinyStudy = R"({"version": 1, "name": "tiny-mpi",
   "dataset": {"source": "synthetic", "train_size": 200, "test_size": 100},
   "model": "small-cnn", "epochs": 2, "batch_size": 50, "xray": {"every_steps": 4},
-  "backends": ["cpu-fp32", "tpu-bf16", "gpu-amp-fp16"], "seeds": 2, "threads": 1})";
+  "chaos_floor": false, "backends": ["cpu-fp32", "tpu-bf16", "gpu-amp-fp16"], "seeds": 2, "threads": 1})";
 
 // 3 backends x 3 seeds of about a second each on an idle core (mlp, 3 x 6,000 images): long
 // enough to be stopped half way even on a quiet machine (with 1,000 images the whole job ended
@@ -215,7 +215,7 @@ const char* kTinyStudy = R"({"version": 1, "name": "tiny-mpi",
 const char* kLongerStudy = R"({"version": 1, "name": "stopped-mpi",
   "dataset": {"source": "synthetic", "train_size": 6000, "test_size": 200},
   "model": "mlp", "epochs": 3, "batch_size": 50,
-  "backends": ["cpu-fp32", "tpu-bf16", "gpu-tf32"], "seeds": 3, "threads": 1})";
+  "chaos_floor": false, "backends": ["cpu-fp32", "tpu-bf16", "gpu-tf32"], "seeds": 3, "threads": 1})";
 
 // The same study on 3 ranks and in one process.
 TEST(MpiRun, ThreeRanksStoreTheSingleProcessResults) {

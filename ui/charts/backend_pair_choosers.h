@@ -8,13 +8,16 @@
 namespace paritylab::ui {
 
 // Lists `names`, each with its colour swatch, in both choosers, unless they list exactly these
-// already. Their signals stay blocked while the lists change; choosing the pair afterwards is the
-// caller's (the lists were cleared). Returns whether the lists changed.
+// already; the choosers are as wide as "cpu-fp32", their open lists as the longest name. Their
+// signals stay blocked while the lists change; choosing the pair afterwards is the caller's (the
+// lists were cleared). Returns whether the lists changed.
 bool relistBackendPair(QComboBox& a, QComboBox& b, const QStringList& names);
 
-// The pair shown when nothing else chose one: A = the last backend that is not the reference,
-// B = the reference (study::referenceBackend: "cpu-fp32" when present, else the first). With a
-// single backend both are that backend, which the tabs show as nothing to compare.
-std::pair<QString, QString> defaultBackendPair(const QStringList& backends);
+// The pair shown when nothing else chose one: A = the last backend that is not the reference nor
+// one of `notExamined` (the chaos floor's perturbed reference runs), B = the reference
+// (study::referenceBackend: "cpu-fp32" when present, else the first). With a single backend both
+// are that backend, which the tabs show as nothing to compare.
+std::pair<QString, QString> defaultBackendPair(const QStringList& backends,
+                                               const QStringList& notExamined = {});
 
 }  // namespace paritylab::ui

@@ -6,6 +6,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 namespace paritylab::ui {
 
@@ -31,6 +32,9 @@ class ShownStudy : public QObject {
   QString database() const { return database_; }
   QString specJson() const { return specJson_; }  // "" for imported results
   QString specName() const { return specName_; }
+  // The spec's chaos-floor backends (docs/chaos-floor.md): shown like any backend, never the
+  // default backend a tab examines.
+  QStringList chaosFloorBackends() const { return chaosFloor_; }
   Mode mode() const { return mode_; }
 
   void setDatabase(const QString& path);
@@ -45,6 +49,7 @@ class ShownStudy : public QObject {
  private:
   RunData* runs_;
   QString database_, specJson_, specName_;
+  QStringList chaosFloor_;
   Mode mode_ = Mode::Empty;
 };
 

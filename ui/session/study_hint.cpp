@@ -24,8 +24,16 @@ StudyHint studyStartHint(const QString& specJson) {
         QObject::tr("Press Start: %1 (%2 × %3, %4 each)")
             .arg(count(backends * seeds, "run", "runs"), count(backends, "backend", "backends"),
                  count(seeds, "seed", "seeds"), count(spec.train.epochs, "epoch", "epochs"));
-    if (const std::string cost = study::chaosFloorCost(spec); !cost.empty())
-      hint.text += QObject::tr("; chaos floor: ") + QString::fromStdString(cost);
+    if (spec.chaosFloor) {
+      const int perturbed = static_cast<int>(spec.chaosFloor->perturbations.size());
+      const int study = backends - perturbed;
+      hint.text =
+          QObject::tr("Press Start: %1 (%2 × %3, %4 each)\nand the chaos floor's %5 (%6 perturbed)")
+              .arg(count(study * seeds, "run", "runs"), count(study, "backend", "backends"),
+                   count(seeds, "seed", "seeds"), count(spec.train.epochs, "epoch", "epochs"))
+              .arg(perturbed * seeds)
+              .arg(QString::fromStdString(spec.chaosFloor->reference));
+    }
   } catch (const std::exception&) {
     hint = {};
   }

@@ -1,6 +1,7 @@
 #pragma once
 // What an empty chart says before a study starts: "Press Start: 15 runs (3 backends × 5 seeds,
-// 3 epochs each)", from the study spec JSON the main window holds.
+// 3 epochs each)", and on a second line "and the chaos floor's 10 (cpu-fp32 perturbed)" when
+// the study has one, from the study spec JSON the main window holds.
 
 #include <QString>
 

@@ -64,7 +64,9 @@ std::vector<double> excessPerSeed(const BackendRuns& a, const BackendRuns& b,
 }
 
 std::string headlineOf(const ChaosFloorReport& floor, const DivergenceReport& report) {
-  if (!report.churn || report.churn->precision.pairs == 0) return {};
+  // No churn to explain (or none at all: compareChurn's headline says so): no chaos sentence.
+  if (!report.churn || report.churn->precision.pairs == 0 || report.churn->precision.mean == 0)
+    return {};
   const stats::ChurnEstimate& precision = report.churn->precision;
   std::string s = report.a + " changes " + percent(precision.mean) +
                   " of test predictions against " + report.b + " at the same seed; ";

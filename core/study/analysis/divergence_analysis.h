@@ -67,7 +67,7 @@ struct LayerDivergence {
 // The chaos floor of the pair (chaos_floor.h).
 // One perturbation of the reference.
 struct ChaosFloorPart {
-  std::string backend;         // the perturbed runs' backend, e.g. "cpu-fp32-nudged"
+  std::string backend;         // the perturbed runs' backend, e.g. "nudged-cpu-fp32"
   std::string perturbation;    // "weight-ulp" or "summation-order"
   std::string words;           // "a one-ulp nudge of one initial weight"
   stats::ChurnEstimate churn;  // perturbed vs reference, same seed (fractions)

@@ -421,8 +421,8 @@ std::string chaosFloorCost(const StudySpec& spec) {
   for (Perturbation p : spec.chaosFloor->perturbations)
     kinds += (kinds.empty() ? "" : ", ") + std::string(perturbationWords(p));
   return spec.chaosFloor->reference + " trained " + std::to_string(perturbed) + " more time" +
-         (perturbed == 1 ? "" : "s") + " per seed (" + kinds + "): " +
-         std::to_string(perturbed * spec.seeds.size()) + " of the study's " +
+         (perturbed == 1 ? "" : "s") + " per seed (" + kinds +
+         "): " + std::to_string(perturbed * spec.seeds.size()) + " of the study's " +
          std::to_string(spec.backends.size() * spec.seeds.size()) +
          " runs; \"chaos_floor\": false leaves it out";
 }
@@ -438,7 +438,8 @@ std::vector<BackendEntry> chaosFloorEntries(const StudySpec& spec) {
     BackendEntry e = *reference;
     e.perturbation = p;
     e.perturbs = reference->name;
-    e.name = reference->name + (p == Perturbation::InitialWeightUlp ? "-nudged" : "-reordered");
+    // The perturbation first: a name cut short in a legend or a table still says which it is.
+    e.name = (p == Perturbation::InitialWeightUlp ? "nudged-" : "reordered-") + reference->name;
     if (p == Perturbation::SummationOrder) {
       for (backends::ProductPolicy* product : {&e.policy.linear, &e.policy.conv})
         for (backends::GemmPolicy* g :

@@ -61,7 +61,7 @@ struct BackendEntry {
 };
 
 // The chaos floor: for a reference backend, one more entry per perturbation (BackendEntry), named
-// "<reference>-nudged" and "<reference>-reordered", trained at the study's seeds. Their churn
+// "nudged-<reference>" and "reordered-<reference>", trained at the study's seeds. Their churn
 // against the reference, beside the seed's, says how much of a precision's effect any
 // rounding-level change would have had (the analysis: core/study/analysis/chaos_floor.h).
 struct ChaosFloor {

@@ -19,7 +19,7 @@ using namespace paritylab::study;
 const char* kSpec = R"({"version": 1, "name": "failing",
   "dataset": {"source": "synthetic", "train_size": 20, "test_size": 10},
   "model": "mlp", "epochs": 2, "batch_size": 10,
-  "backends": ["cpu-fp32", "gpu-tf32", "tpu-bf16"], "seeds": 3, "threads": 1})";
+  "chaos_floor": false, "backends": ["cpu-fp32", "gpu-tf32", "tpu-bf16"], "seeds": 3, "threads": 1})";
 
 // Two epochs of made-up metrics (nothing here tests training), slowed by `epochSeconds`; seed 1
 // throws, naming the rank.

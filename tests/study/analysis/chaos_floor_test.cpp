@@ -33,7 +33,7 @@ std::int64_t addCompleted(ResultsStore& store, const std::string& backend, std::
 //   cpu-fp32 (B): seed 0 all right, seed 1 wrong at 4, seed 2 wrong at 3
 //                 -> seed churn (0.1 + 0.1 + 0.2) / 3 = 13.3%;
 //   tpu-bf16 (A): B_s with two more examples flipped (0 and 9): churn 0.2 at every seed;
-//   cpu-fp32-nudged (P): B_s with example `nudgedChurn` flipped at 9 when 0.1, at 0 and 9 when 0.2.
+//   nudged-cpu-fp32 (P): B_s with example `nudgedChurn` flipped at 9 when 0.1, at 0 and 9 when 0.2.
 // Final accuracies: B 1.0, 0.9, 0.9; P 0.9, 0.85, 0.9 (differences -0.1, -0.05, 0).
 std::string chaosStudy(const std::string& name, int nudgedFlips) {
   const std::string path = freshTempPath(name);
@@ -53,7 +53,7 @@ std::string chaosStudy(const std::string& name, int nudgedFlips) {
     p[9] = 1 - p[9];
     if (nudgedFlips == 2) p[0] = 1 - p[0];
     addCompleted(*store, "tpu-bf16", seed, 0.8, a);
-    addCompleted(*store, "cpu-fp32-nudged", seed, accP[seed], p);
+    addCompleted(*store, "nudged-cpu-fp32", seed, accP[seed], p);
   }
   return path;
 }
@@ -73,7 +73,7 @@ TEST(ChaosFloor, PerturbedReferenceIsComparedLikeThePrecisionAndTheExcessIsNamed
   EXPECT_TRUE(r.chaos->ofPairReference);
   ASSERT_EQ(r.chaos->parts.size(), 1u);
   const ChaosFloorPart& p = r.chaos->parts[0];
-  EXPECT_EQ(p.backend, "cpu-fp32-nudged");
+  EXPECT_EQ(p.backend, "nudged-cpu-fp32");
   EXPECT_EQ(p.perturbation, "weight-ulp");
   EXPECT_EQ(p.churn.pairs, 3u);
   EXPECT_DOUBLE_EQ(p.churn.mean, 0.1);

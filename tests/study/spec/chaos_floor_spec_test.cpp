@@ -26,8 +26,8 @@ TEST(ChaosFloorSpec, IsOnByDefaultWithTwoBackendsAndPerturbsTheFirst) {
   const StudySpec s = parseStudySpec(spec(R"(["cpu-fp32", "tpu-bf16"])"));
   ASSERT_TRUE(s.chaosFloor.has_value());
   EXPECT_EQ(s.chaosFloor->reference, "cpu-fp32");
-  EXPECT_EQ(names(s), (std::vector<std::string>{"cpu-fp32", "tpu-bf16", "cpu-fp32-nudged",
-                                                "cpu-fp32-reordered"}));
+  EXPECT_EQ(names(s), (std::vector<std::string>{"cpu-fp32", "tpu-bf16", "nudged-cpu-fp32",
+                                                "reordered-cpu-fp32"}));
   const BackendEntry& nudged = s.backends[2];
   const BackendEntry& reordered = s.backends[3];
   EXPECT_EQ(nudged.perturbation, Perturbation::InitialWeightUlp);
@@ -52,7 +52,7 @@ TEST(ChaosFloorSpec, IsOffForOneBackendOrWhenAskedAndNamesItsReference) {
   const StudySpec s = parseStudySpec(
       spec(R"(["cpu-fp32", "tpu-bf16"])",
            R"(, "chaos_floor": {"reference": "tpu-bf16", "perturbations": ["summation-order"]})"));
-  EXPECT_EQ(names(s), (std::vector<std::string>{"cpu-fp32", "tpu-bf16", "tpu-bf16-reordered"}));
+  EXPECT_EQ(names(s), (std::vector<std::string>{"cpu-fp32", "tpu-bf16", "reordered-tpu-bf16"}));
 }
 
 TEST(ChaosFloorSpec, RefusesAnUnknownReferenceOrPerturbationNamingTheField) {
@@ -106,8 +106,8 @@ TEST(ChaosFloorSpec, CommandLineBackendsRebuildTheFloor) {
   tf32.policy = backends::presetPolicy("gpu-tf32");
   s.backends.insert(s.backends.begin() + 1, tf32);
   rebuildChaosFloor(s);
-  EXPECT_EQ(names(s), (std::vector<std::string>{"tpu-bf16", "gpu-tf32", "tpu-bf16-nudged",
-                                                "tpu-bf16-reordered"}));
+  EXPECT_EQ(names(s), (std::vector<std::string>{"tpu-bf16", "gpu-tf32", "nudged-tpu-bf16",
+                                                "reordered-tpu-bf16"}));
 }
 
 }  // namespace

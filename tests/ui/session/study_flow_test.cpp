@@ -42,7 +42,7 @@ namespace {
 const char* kTinySpec = R"({"version": 1, "name": "tiny",
   "dataset": {"source": "synthetic", "train_size": 200, "test_size": 100},
   "model": "mlp", "epochs": 1, "batch_size": 50,
-  "backends": ["cpu-fp32", "tpu-bf16"], "seeds": 2, "threads": 1})";
+  "chaos_floor": false, "backends": ["cpu-fp32", "tpu-bf16"], "seeds": 2, "threads": 1})";
 
 QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
   const QString path = dir.filePath(name);

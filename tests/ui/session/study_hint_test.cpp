@@ -31,7 +31,8 @@ class StudyHintTest : public QObject {
     QVERIFY(quick.open(QIODevice::ReadOnly));
     const StudyHint hint = studyStartHint(QString::fromUtf8(quick.readAll()));
     QCOMPARE(hint.text,
-             QStringLiteral("Press Start: 15 runs (3 backends × 5 seeds, 3 epochs each)"));
+             QStringLiteral("Press Start: 15 runs (3 backends × 5 seeds, 3 epochs each)\n"
+                            "and the chaos floor's 10 (cpu-fp32 perturbed)"));
     QCOMPARE(hint.epochs, 3);
     const StudyHint one = studyStartHint(
         R"({"version": 1, "name": "one", "dataset": {"source": "fashion-mnist"}, "model": "mlp",
@@ -45,7 +46,8 @@ class StudyHintTest : public QObject {
     QVERIFY(window.loadStudySpec(":/studies/quick.json"));
     QVERIFY(window.curves()->hint()->isShown());
     QCOMPARE(window.curves()->hint()->text(),
-             QStringLiteral("Press Start: 15 runs (3 backends × 5 seeds, 3 epochs each)"));
+             QStringLiteral("Press Start: 15 runs (3 backends × 5 seeds, 3 epochs each)\n"
+                            "and the chaos floor's 10 (cpu-fp32 perturbed)"));
     auto* x = qobject_cast<QValueAxis*>(window.curves()->chart()->axes(Qt::Horizontal).front());
     QVERIFY(x);
     QCOMPARE(x->min(), 0.0);

@@ -34,6 +34,7 @@ study::DivergenceReport analyseDatabase(const QString& dbPath,
 
 DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
+      shown_(study),
       data_(study ? study->runs() : nullptr),
       analysis_(analyseDatabase),
       aBox_(new QComboBox),
@@ -49,7 +50,6 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
       reader_([this](const Analysed* analysed, const QString&) { takeResult(*analysed); }) {
   aBox_->setToolTip(tr("The backend examined"));
   bBox_->setToolTip(tr("The reference: its seed-to-seed variation is the noise floor"));
-  for (QComboBox* box : {aBox_, bBox_}) box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Backend A")));
   controls->addWidget(aBox_);
@@ -196,7 +196,7 @@ bool DivergencePanel::refillBackends() {
 
 void DivergencePanel::applyDefaultPair() {
   const QStringList names = backends();
-  auto [a, b] = defaultBackendPair(names);
+  auto [a, b] = defaultBackendPair(names, shown_ ? shown_->chaosFloorBackends() : QStringList());
   if (names.contains(suggestedA_) && names.contains(suggestedB_) && suggestedA_ != suggestedB_)
     a = suggestedA_, b = suggestedB_;
   const QSignalBlocker ba(aBox_), bb(bBox_);

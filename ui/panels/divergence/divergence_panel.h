@@ -113,6 +113,7 @@ class DivergencePanel : public QWidget, public ChartExports {
   void showReport(const study::DivergenceReport& report);
   void showMessage(const QString& text);
 
+  ShownStudy* shown_;  // null: no study followed (a tab fed by hand)
   RunData* data_;
   Analysis analysis_;
   std::function<Suggestion()> suggestion_;

@@ -123,7 +123,7 @@ QString accuracySummary(const study::DivergenceReport& r, double alpha) {
   return text;
 }
 
-// "Chaos floor (cpu-fp32 perturbed at the level of rounding noise, same seeds): cpu-fp32-nudged,
+// "Chaos floor (cpu-fp32 perturbed at the level of rounding noise, same seeds): nudged-cpu-fp32,
 // a one-ulp nudge of one initial weight, changes 1.60% [1.40–1.80%] of predictions; McNemar finds
 // different errors at 0 of 5 seeds; final accuracy -0.02 points [-0.10, +0.06]. ..."
 QString chaosSummary(const study::DivergenceReport& report, double alpha) {
@@ -189,8 +189,12 @@ DivergenceSummary summarizeDivergence(const study::DivergenceReport& report, dou
                                      .arg(qs(report.a), qs(report.b))
                                : why;
   }
-  if (report.chaos && !report.chaos->headline.empty()) s.headline = qs(report.chaos->headline);
   s.chaos = chaosSummary(report, alpha);
+  if (report.chaos && !report.chaos->headline.empty()) {
+    // The chaos floor's sentence names all three figures; the seed's verdict follows it.
+    s.chaos = s.headline + QLatin1Char(' ') + s.chaos;
+    s.headline = qs(report.chaos->headline);
+  }
   s.mcnemar = mcnemarSummary(report, alpha);
   s.accuracy = accuracySummary(report, alpha);
   for (const std::string& note : report.notes) s.notes << qs(note);

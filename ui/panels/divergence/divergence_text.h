@@ -28,7 +28,9 @@ struct DivergenceSummary {
   // The chaos floor's sentence (precision, chaos and seed churn, how much exceeds the floor) when
   // the study has one, else the churn sentence of stats::compareChurn, or why there is none.
   QString headline;
-  QString chaos;      // per perturbation: churn with CI, McNemar, paired accuracy (empty: none)
+  // With a chaos floor: the churn sentence, then per perturbation its churn with CI, McNemar and
+  // paired accuracy (empty without one).
+  QString chaos;
   QString mcnemar;    // "Do A and B make different errors? ..." (empty without seed-matched pairs)
   QString accuracy;   // paired t, Wilcoxon and Welch on the final accuracies (empty without runs)
   QStringList notes;  // the report's notes: why a part is empty or partial

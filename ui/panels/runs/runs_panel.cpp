@@ -39,6 +39,9 @@ RunsPanel::RunsPanel(ShownStudy* study, QWidget* parent)
   table_->setItemDelegateForColumn(RunsTableModel::Progress, new ProgressBarDelegate(table_));
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setAlternatingRowColors(true);
+  // Backend names differ at either end (gpu-amp-bf16 / gpu-amp-fp16, nudged-cpu-fp32 /
+  // reordered-cpu-fp32): a name cut short keeps both.
+  table_->setTextElideMode(Qt::ElideMiddle);
   table_->verticalHeader()->setDefaultSectionSize(22);
   table_->verticalHeader()->hide();
   QHeaderView* header = table_->horizontalHeader();
@@ -176,7 +179,7 @@ void RunsPanel::updateSummary() {
         return run.state == study::RunState::Completed || run.state == study::RunState::Diverged;
       });
   table_->setColumnHidden(RunsTableModel::Progress, allDone);
-  constexpr int kBackendWidth = 110;
+  constexpr int kBackendWidth = 96;  // "cpu-fp32" whole; longer names elided in the middle
   int backendWidth = table_->horizontalHeader()->sectionSizeHint(RunsTableModel::Backend);
   const int swatch = table_->style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, table_);
   for (const QString& name : data_->backends())  // the swatch, the name and the cell's margins

@@ -26,6 +26,7 @@ namespace paritylab::ui {
 
 StatisticsPanel::StatisticsPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
+      shown_(study),
       data_(study->runs()),
       aBox_(new QComboBox),
       bBox_(new QComboBox),
@@ -144,7 +145,7 @@ void StatisticsPanel::refillBackends() {
     // reference against the reference, as the Divergence tab does: never a backend against
     // itself while there are two to compare.
     const bool keep = a != b && names.contains(a) && names.contains(b);
-    const auto [defaultA, defaultB] = defaultBackendPair(names);
+    const auto [defaultA, defaultB] = defaultBackendPair(names, shown_->chaosFloorBackends());
     aBox_->setCurrentText(keep ? a : defaultA);
     bBox_->setCurrentText(keep ? b : defaultB);
   }

@@ -60,6 +60,7 @@ class StatisticsPanel : public QWidget, public ChartExports {
   void refillBackends();
   void fillTable();
 
+  ShownStudy* shown_;
   RunData* data_;  // the shown study's runs
   QComboBox* aBox_;
   QComboBox* bBox_;

@@ -44,7 +44,7 @@ class DivergenceStudyTest : public QObject {
     spec.keepWeights = "epochs";
     auto store = study::ResultsStore::open(db_.toStdString(), true);
     study::StudyRunner runner(spec, *store);
-    QCOMPARE(runner.run().completed, 9);
+    QCOMPARE(runner.run().completed, 15);  // 3 backends and the chaos floor's 2, 3 seeds
   }
 
   // The tab's report is the core's, for the pair the Statistics tab shows.
@@ -67,11 +67,12 @@ class DivergenceStudyTest : public QObject {
     QCOMPARE(shown.churn->headline, core.churn->headline);
     QVERIFY(panel->summaryText().contains(QString::fromStdString(core.churn->headline)));
     QCOMPARE(shown.backends, core.backends);
-    QCOMPARE(shown.churnMatrix.size(), std::size_t(9));
+    const int n = 5;  // cpu-fp32, gpu-tf32, tpu-bf16, nudged-cpu-fp32, reordered-cpu-fp32
+    QCOMPARE(shown.churnMatrix.size(), std::size_t(n * n));
     ChurnMatrixView* churn = panel->churnView();
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) {
-        const study::ChurnCell& cell = core.churnMatrix[std::size_t(r * 3 + c)];
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c) {
+        const study::ChurnCell& cell = core.churnMatrix[std::size_t(r * n + c)];
         QCOMPARE(churn->cell(r, c)->churn.mean, cell.churn.mean);
         QCOMPARE(churn->cell(r, c)->churn.ci.ci_low, cell.churn.ci.ci_low);
       }
@@ -92,6 +93,14 @@ class DivergenceStudyTest : public QObject {
     QCOMPARE(first.epochs, (std::vector<int>{1, 2}));
     QCOMPARE(panel->weightView()->floorSeries(0)->count(), 2);
     QCOMPARE(panel->weightView()->floorSeries(0)->at(1).y(), 100 * first.seedFloor[1]);
+    // The chaos floor: the headline is its sentence, each layer has its dotted line.
+    QVERIFY(core.chaos);
+    QCOMPARE(core.chaos->parts.size(), std::size_t(2));
+    QVERIFY(!core.chaos->headline.empty());
+    QVERIFY2(panel->summaryText().contains(QString::fromStdString(core.chaos->headline)),
+             qPrintable(panel->summaryText()));
+    QVERIFY(panel->summaryText().contains("Chaos floor (cpu-fp32 perturbed"));
+    QCOMPARE(int(panel->weightView()->chaosSeries().size()), panel->weightView()->layerCount());
 
     // The user's pair: gpu-tf32 against cpu-fp32 changes no prediction, and no weight.
     panel->setPair("gpu-tf32", "cpu-fp32");

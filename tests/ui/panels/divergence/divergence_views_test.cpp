@@ -199,7 +199,7 @@ class DivergenceViewsTest : public QObject {
     study::ChaosFloorReport chaos;
     chaos.reference = "cpu-fp32";
     study::ChaosFloorPart part;
-    part.backend = "cpu-fp32-nudged";
+    part.backend = "nudged-cpu-fp32";
     part.perturbation = "weight-ulp";
     part.words = "a one-ulp nudge of one initial weight";
     part.churn = testing::churnEstimate(3, 0.016, 0.014, 0.018);
@@ -214,7 +214,7 @@ class DivergenceViewsTest : public QObject {
     report.chaos = chaos;
     const DivergenceSummary s = summarizeDivergence(report, 0.05);
     QCOMPARE(s.headline, QString::fromStdString(chaos.headline));
-    QVERIFY2(s.chaos.contains("cpu-fp32-nudged (a one-ulp nudge of one initial weight) changes "
+    QVERIFY2(s.chaos.contains("nudged-cpu-fp32 (a one-ulp nudge of one initial weight) changes "
                               "1.60% of predictions [1.40–1.80%]"),
              qPrintable(s.chaos));
     QVERIFY(divergenceSummaryHtml(s).contains("Chaos floor (cpu-fp32 perturbed"));
@@ -230,7 +230,7 @@ class DivergenceViewsTest : public QObject {
       QCOMPARE(dotted->at(dotted->count() - 1).y(),
                100 * part.layers[std::size_t(i)].precision.back());
     }
-    QVERIFY(view.chart()->title().contains("dotted: the chaos floor, cpu-fp32-nudged vs cpu-fp32"));
+    QVERIFY(view.chart()->title().contains("dotted: the chaos floor, nudged-cpu-fp32 vs cpu-fp32"));
   }
 
   // Imported runs: no chart is empty without saying why; the notes are shown.
