@@ -5,6 +5,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStringList>
+#include <exception>
+
+#include "core/study/spec/study_spec.h"
 
 namespace paritylab::ui {
 
@@ -19,6 +22,15 @@ QString describeSpec(const QString& json, QString* name) {
                            .value(QStringLiteral("name"))
                            .toString(b.toObject().value(QStringLiteral("preset")).toString()));
   }
+  QString backendList = backends.join(QStringLiteral(", "));
+  try {  // the chaos floor's runs are in the table: say where they come from
+    const study::StudySpec spec = study::parseStudySpec(json.toStdString());
+    if (spec.chaosFloor)
+      backendList += QObject::tr(" + the chaos floor of %1")
+                         .arg(QString::fromStdString(spec.chaosFloor->reference));
+  } catch (const std::exception&) {
+    // An invalid spec: its problems are shown elsewhere; the description stays what it says.
+  }
   const QJsonValue seeds = o.value(QStringLiteral("seeds"));
   const int nSeeds = seeds.isArray()       ? static_cast<int>(seeds.toArray().size())
                      : seeds.isUndefined() ? 3
@@ -32,7 +44,7 @@ QString describeSpec(const QString& json, QString* name) {
   return QObject::tr("<b>%1</b> — %2 on %3 · %4 · %5 · %6")
       .arg(name->toHtmlEscaped(),
            o.value(QStringLiteral("model")).toString(QStringLiteral("mlp")).toHtmlEscaped(),
-           datasetName.toHtmlEscaped(), backends.join(QStringLiteral(", ")).toHtmlEscaped(),
+           datasetName.toHtmlEscaped(), backendList.toHtmlEscaped(),
            nSeeds == 1 ? QObject::tr("1 seed") : QObject::tr("%1 seeds").arg(nSeeds),
            epochs == 1 ? QObject::tr("1 epoch") : QObject::tr("%1 epochs").arg(epochs));
 }
