@@ -10,12 +10,6 @@
 namespace paritylab::study {
 namespace {
 
-const BackendRuns* find(const std::vector<BackendRuns>& all, const std::string& name) {
-  const auto it =
-      std::find_if(all.begin(), all.end(), [&](const BackendRuns& b) { return b.name == name; });
-  return it == all.end() ? nullptr : &*it;
-}
-
 // A fraction as a percentage with 2 significant digits (as the churn headline writes them).
 std::string percent(double fraction) {
   char buffer[32];
@@ -126,14 +120,14 @@ std::optional<ChaosFloorReport> chaosFloor(const ResultsStore& store,
     floor.reference = perturbed.front()->perturbs;
     floor.ofPairReference = false;
   }
-  const BackendRuns* a = find(all, report.a);
-  const BackendRuns* reference = find(all, floor.reference);
+  const BackendRuns* a = findBackendRuns(all, report.a);
+  const BackendRuns* reference = findBackendRuns(all, floor.reference);
   if (!a || !reference) return std::nullopt;
   stats::BootstrapOptions boot = options.bootstrap;
   boot.alpha = options.alpha;
   for (const BackendEntry* e : perturbed) {
     if (e->perturbs != floor.reference) continue;
-    const BackendRuns* p = find(all, e->name);
+    const BackendRuns* p = findBackendRuns(all, e->name);
     if (!p) continue;
     ChaosFloorPart part;
     part.backend = e->name;

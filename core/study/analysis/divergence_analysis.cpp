@@ -12,12 +12,6 @@
 namespace paritylab::study {
 namespace {
 
-const BackendRuns* find(const std::vector<BackendRuns>& all, const std::string& name) {
-  const auto it =
-      std::find_if(all.begin(), all.end(), [&](const BackendRuns& b) { return b.name == name; });
-  return it == all.end() ? nullptr : &*it;
-}
-
 std::string listOf(const std::vector<BackendRuns>& all) {
   std::string list;
   for (const BackendRuns& b : all) list += (list.empty() ? "" : ", ") + b.name;
@@ -139,8 +133,8 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
   const std::size_t examples = testSet ? testSet->labels.size() : 0;
   const std::vector<BackendRuns> all =
       collectBackendRuns(store, specBackends, examples, report.notes);
-  const BackendRuns* a = find(all, options.a);
-  const BackendRuns* b = find(all, options.b);
+  const BackendRuns* a = findBackendRuns(all, options.a);
+  const BackendRuns* b = findBackendRuns(all, options.b);
   for (const auto& [name, found] : {std::pair{options.a, a}, std::pair{options.b, b}}) {
     if (!found) {
       throw std::invalid_argument("backend '" + name + "' is not in the study " + store.path() +
@@ -163,8 +157,8 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
     if (!row.withPredictions.empty()) report.backends.push_back(row.name);
   for (const std::string& row : report.backends) {
     for (const std::string& column : report.backends) {
-      const BackendRuns& r = *find(all, row);
-      const BackendRuns& c = *find(all, column);
+      const BackendRuns& r = *findBackendRuns(all, row);
+      const BackendRuns& c = *findBackendRuns(all, column);
       ChurnCell cell{row, column, {}};
       cell.churn = row == column
                        ? stats::seedChurn(r.withPredictions, boot)

@@ -5,6 +5,12 @@
 
 namespace paritylab::study {
 
+const BackendRuns* findBackendRuns(const std::vector<BackendRuns>& all, const std::string& name) {
+  const auto it =
+      std::find_if(all.begin(), all.end(), [&](const BackendRuns& b) { return b.name == name; });
+  return it == all.end() ? nullptr : &*it;
+}
+
 std::vector<BackendRuns> collectBackendRuns(const ResultsStore& store,
                                             const std::vector<std::string>& specBackends,
                                             std::size_t testExamples,

@@ -28,6 +28,9 @@ std::vector<BackendRuns> collectBackendRuns(const ResultsStore& store,
                                             std::size_t testExamples,
                                             std::vector<std::string>& notes);
 
+// The entry of `all` named `name`, or null.
+const BackendRuns* findBackendRuns(const std::vector<BackendRuns>& all, const std::string& name);
+
 // Per layer and epoch: ||W_A - W_B|| / ||W_B|| over seed-matched completed runs, and the floor
 // between B's runs with different seeds. Notes say why a part is empty.
 std::vector<LayerDivergence> weightDivergence(const ResultsStore& store, const BackendRuns& a,
