@@ -31,12 +31,6 @@ double meanOf(const std::vector<double>& v) {
   return sum / static_cast<double>(v.size());
 }
 
-std::string percent2(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2g%%", 100.0 * fraction);
-  return buf;
-}
-
 std::string ratioText(double ratio) {
   if (std::isinf(ratio)) return "the precision changes no prediction at the same seed";
   if (ratio == 0.0) return "the seed changes no prediction, the precision does";
@@ -51,6 +45,12 @@ std::string ratioText(double ratio) {
 }
 
 }  // namespace
+
+std::string churnPercent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g%%", 100.0 * fraction);
+  return buf;
+}
 
 double churn(std::span<const std::int32_t> predicted_1, std::span<const std::int32_t> predicted_2) {
   if (predicted_1.size() != predicted_2.size() || predicted_1.empty()) {
@@ -140,7 +140,7 @@ ChurnComparison compareChurn(const std::string& name_a, std::span<const SeededPr
                  ": precision churn needs seed-matched runs.";
     return c;
   }
-  std::string s = name_a + " changes " + percent2(c.precision.mean) +
+  std::string s = name_a + " changes " + churnPercent(c.precision.mean) +
                   " of test predictions against " + name_b + " at the same seed";
   if (c.seed_floor.pairs == 0) {
     c.seed_to_precision_ratio = kNaN;
@@ -152,7 +152,8 @@ ChurnComparison compareChurn(const std::string& name_a, std::span<const SeededPr
   c.seed_to_precision_ratio = c.precision.mean > 0.0 ? c.seed_floor.mean / c.precision.mean
                                                      : std::numeric_limits<double>::infinity();
   if (c.seed_floor.mean == 0.0 && c.precision.mean == 0.0) c.seed_to_precision_ratio = kNaN;
-  s += "; two " + name_b + " runs with different seeds disagree on " + percent2(c.seed_floor.mean);
+  s += "; two " + name_b + " runs with different seeds disagree on " +
+       churnPercent(c.seed_floor.mean);
   if (std::isnan(c.seed_to_precision_ratio)) {
     c.headline = s + ": neither the precision nor the seed changes any prediction.";
   } else {

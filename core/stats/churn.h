@@ -25,6 +25,9 @@ struct SeededPredictions {
   std::vector<std::int32_t> predicted;
 };
 
+// A churn fraction as the headlines write it: a percentage with 2 significant digits ("2.9%").
+std::string churnPercent(double fraction);
+
 // Fraction of positions where the two vectors differ, in [0, 1]. Same non-zero length required
 // (std::invalid_argument naming both lengths otherwise).
 double churn(std::span<const std::int32_t> predicted_1, std::span<const std::int32_t> predicted_2);

@@ -10,13 +10,6 @@
 namespace paritylab::study {
 namespace {
 
-// A fraction as a percentage with 2 significant digits (as the churn headline writes them).
-std::string percent(double fraction) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2g%%", 100.0 * fraction);
-  return buffer;
-}
-
 // Percentage points with one decimal, signed when negative.
 std::string points(double fraction) {
   char buffer[32];
@@ -62,20 +55,21 @@ std::string headlineOf(const ChaosFloorReport& floor, const DivergenceReport& re
   if (!report.churn || report.churn->precision.pairs == 0 || report.churn->precision.mean == 0)
     return {};
   const stats::ChurnEstimate& precision = report.churn->precision;
-  std::string s = report.a + " changes " + percent(precision.mean) +
+  std::string s = report.a + " changes " + stats::churnPercent(precision.mean) +
                   " of test predictions against " + report.b + " at the same seed; ";
   const ChaosFloorPart* largest = nullptr;
   bool first = true;
   for (const ChaosFloorPart& part : floor.parts) {
     if (part.churn.pairs == 0) continue;
-    s += (first ? "" : ", ") + part.words + (first ? " changes " : " ") + percent(part.churn.mean);
+    s += (first ? "" : ", ") + part.words + (first ? " changes " : " ") +
+         stats::churnPercent(part.churn.mean);
     first = false;
     if (!largest || part.churn.mean > largest->churn.mean) largest = &part;
   }
   if (!largest) return {};
   if (!floor.ofPairReference) s += " (of " + floor.reference + ")";
   const stats::ChurnEstimate& seed = report.churn->seed_floor;
-  if (seed.pairs > 0) s += "; two seeds " + percent(seed.mean);
+  if (seed.pairs > 0) s += "; two seeds " + stats::churnPercent(seed.mean);
   s += ": ";
   const stats::BootstrapCi& excess = largest->excess;
   if (largest->excessSeeds == 0) {

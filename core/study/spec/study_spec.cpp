@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <span>
 #include <string_view>
@@ -215,6 +216,25 @@ BackendEntry readBackend(const json& j, const std::string& path, const std::stri
   return e;
 }
 
+// The chaos floor's perturbations, listed once: the spec's name, the words, the entry's prefix.
+struct PerturbationNames {
+  Perturbation kind;
+  const char* name;
+  const char* words;
+  const char* prefix;  // the perturbation first: a name cut short still says which it is
+};
+constexpr PerturbationNames kPerturbations[] = {
+    {Perturbation::InitialWeightUlp, "weight-ulp", "a one-ulp nudge of one initial weight",
+     "nudged-"},
+    {Perturbation::SummationOrder, "summation-order", "another fp32 summation order", "reordered-"},
+};
+
+const PerturbationNames* namesOf(Perturbation p) {
+  for (const PerturbationNames& n : kPerturbations)
+    if (n.kind == p) return &n;
+  return nullptr;
+}
+
 // "chaos_floor": true | false | {"reference": NAME, "perturbations": ["weight-ulp", ...]}; absent:
 // on for a study of at least two emulated backends. Appends the floor's entries.
 void readChaosFloor(ObjectReader& r, StudySpec& s) {
@@ -229,20 +249,21 @@ void readChaosFloor(ObjectReader& r, StudySpec& s) {
     ObjectReader rc(*c, "chaos_floor", r.file());
     rc.read("reference", floor.reference);
     if (const json* list = rc.find("perturbations")) {
-      if (!list->is_array() || list->empty() || list->size() > 2)
+      const std::string known =
+          std::string(kPerturbations[0].name) + " or " + kPerturbations[1].name;
+      if (!list->is_array() || list->empty() || list->size() > std::size(kPerturbations))
         rc.fail("chaos_floor.perturbations",
-                "expected a list of weight-ulp and/or summation-order, got " +
-                    ObjectReader::excerpt(*list));
+                "expected a list of " + known + ", each once, got " + ObjectReader::excerpt(*list));
       floor.perturbations.clear();
       for (std::size_t i = 0; i < list->size(); ++i) {
         const json& v = (*list)[i];
         const std::string field = "chaos_floor.perturbations[" + std::to_string(i) + "]";
         const std::string name = v.is_string() ? v.get<std::string>() : std::string();
-        const Perturbation p = name == "weight-ulp"        ? Perturbation::InitialWeightUlp
-                               : name == "summation-order" ? Perturbation::SummationOrder
-                                                           : Perturbation::None;
+        Perturbation p = Perturbation::None;
+        for (const PerturbationNames& n : kPerturbations)
+          if (name == n.name) p = n.kind;
         if (p == Perturbation::None)
-          rc.fail(field, "expected weight-ulp or summation-order, got " + ObjectReader::excerpt(v));
+          rc.fail(field, "expected " + known + ", got " + ObjectReader::excerpt(v));
         if (std::find(floor.perturbations.begin(), floor.perturbations.end(), p) !=
             floor.perturbations.end())
           rc.fail(field, std::string("'") + name + "' is listed twice");
@@ -377,27 +398,13 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
 }
 
 const char* perturbationName(Perturbation p) {
-  switch (p) {
-    case Perturbation::InitialWeightUlp:
-      return "weight-ulp";
-    case Perturbation::SummationOrder:
-      return "summation-order";
-    case Perturbation::None:
-      break;
-  }
-  return "";
+  const PerturbationNames* n = namesOf(p);
+  return n ? n->name : "";
 }
 
 const char* perturbationWords(Perturbation p) {
-  switch (p) {
-    case Perturbation::InitialWeightUlp:
-      return "a one-ulp nudge of one initial weight";
-    case Perturbation::SummationOrder:
-      return "another fp32 summation order";
-    case Perturbation::None:
-      break;
-  }
-  return "no perturbation";
+  const PerturbationNames* n = namesOf(p);
+  return n ? n->words : "no perturbation";
 }
 
 void rebuildChaosFloor(StudySpec& spec) {
@@ -438,8 +445,7 @@ std::vector<BackendEntry> chaosFloorEntries(const StudySpec& spec) {
     BackendEntry e = *reference;
     e.perturbation = p;
     e.perturbs = reference->name;
-    // The perturbation first: a name cut short in a legend or a table still says which it is.
-    e.name = (p == Perturbation::InitialWeightUlp ? "nudged-" : "reordered-") + reference->name;
+    e.name = namesOf(p)->prefix + reference->name;
     if (p == Perturbation::SummationOrder) {
       for (backends::ProductPolicy* product : {&e.policy.linear, &e.policy.conv})
         for (backends::GemmPolicy* g :

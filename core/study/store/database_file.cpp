@@ -1,5 +1,6 @@
 #include "core/study/store/database_file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,12 +54,21 @@ DatabaseBuild::DatabaseBuild(const std::string& target) : target_(target) {
   const fs::path where = fs::absolute(fs::path(target));
   std::string name =
       (where.parent_path() / ("." + where.filename().string() + ".building-XXXXXX")).string();
+  // mkstemp creates the file (O_EXCL): it is ours, and SQLite opens an empty file as a new
+  // database, so the name is never freed for another process to take between two steps. Its
+  // mode is SQLite's own default for a new database (mkstemp's 0600 would make the results
+  // private).
   const int fd = ::mkstemp(name.data());
   if (fd < 0) fail(target, errno);
+  const bool readable = ::fchmod(fd, 0644) == 0;
+  const int error = errno;
   ::close(fd);
-  std::error_code ignored;
-  fs::remove(name, ignored);  // the name stays ours by chance alone: SQLite creates the file
   path_ = name;
+  if (!readable) {
+    std::error_code ignored;
+    fs::remove(path_, ignored);  // the empty file mkstemp just created for us
+    fail(target, error);
+  }
 }
 
 DatabaseBuild::~DatabaseBuild() {

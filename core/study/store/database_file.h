@@ -14,10 +14,11 @@ namespace paritylab::study {
 void commitDatabaseFile(const std::string& built, const std::string& target);
 
 // A database being built beside `target`, to be put in its place only once complete. path() is a
-// name no file had: "<folder>/.<target name>.building-XXXXXX", reserved with mkstemp and freed
-// again for SQLite to create. Abandoned (destroyed without commit()), the build removes what it
-// created there (the file and its -wal, -shm, -journal) and nothing else; the target is never
-// touched. Throws input::FileWriteError naming `target` when its folder cannot hold the build.
+// name no file had: "<folder>/.<target name>.building-XXXXXX", an empty file mkstemp created for
+// this build (SQLite opens it as a new database). Abandoned (destroyed without commit()), the
+// build removes what it created there (the file and its -wal, -shm, -journal) and nothing else;
+// the target is never touched. Throws input::FileWriteError naming `target` when its folder cannot
+// hold the build.
 class DatabaseBuild {
  public:
   explicit DatabaseBuild(const std::string& target);

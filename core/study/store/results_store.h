@@ -180,8 +180,8 @@ class ResultsStore {
                     const std::vector<std::int64_t>& replaceRunIds);
 
   // Writes a consistent copy of the whole database (committed rows, including those still in its
-  // -wal file) to a new file `path`; an existing `path` is refused, never replaced. Throws
-  // StoreError naming both.
+  // -wal file) to a new file `path`, or an empty one made for it (DatabaseBuild's); a `path` that
+  // holds anything is refused, never replaced. Throws StoreError naming both.
   void copyDatabaseTo(const std::string& path) const;
 
   std::vector<RunRecord> loadRuns() const;  // by id

@@ -179,8 +179,13 @@ void ResultsStore::copyRunsFrom(const ResultsStore& source,
 }
 
 void ResultsStore::copyDatabaseTo(const std::string& path) const {
-  // A new file only: this never deletes or overwrites one that exists.
-  if (std::filesystem::exists(std::filesystem::symlink_status(path)))
+  // A new file, or an empty one made for the copy (DatabaseBuild's): this never deletes or
+  // overwrites a file that holds anything.
+  namespace fs = std::filesystem;
+  const fs::file_status status = fs::symlink_status(path);
+  std::error_code sizeError;
+  if (fs::exists(status) &&
+      (!fs::is_regular_file(status) || fs::file_size(path, sizeError) != 0 || sizeError))
     throw StoreError(path_ + ": cannot copy to " + path + ": it exists already");
   sqlite3* target = nullptr;
   const auto fail = [&](const std::string& why) {

@@ -99,8 +99,8 @@ TEST(FileWrite, MissingFolderAndDirectoryTargetsNameThePath) {
   }
 }
 
-// A build beside a target has a name no file had; abandoned, it removes what it created and
-// leaves the target (and anything else in the folder) exactly as it was.
+// A build beside a target is a file no one had, created for it; abandoned, it removes what it
+// created and leaves the target (and anything else in the folder) exactly as it was.
 TEST(DatabaseBuild, AnAbandonedBuildRemovesOnlyWhatItCreated) {
   const std::string target = freshTempPath("kept.db");
   std::ofstream(target, std::ios::binary) << "the user's results";
@@ -111,7 +111,13 @@ TEST(DatabaseBuild, AnAbandonedBuildRemovesOnlyWhatItCreated) {
     EXPECT_EQ(fs::path(path).parent_path(), fs::absolute(target).parent_path());
     const std::string prefix = "." + fs::path(target).filename().string() + ".building-";
     EXPECT_EQ(fs::path(path).filename().string().rfind(prefix, 0), 0u) << path;
-    EXPECT_FALSE(fs::exists(path));
+    // Created for this build (never freed for another process to take): empty, readable as a
+    // database SQLite would create is.
+    ASSERT_TRUE(fs::is_regular_file(path));
+    EXPECT_EQ(fs::file_size(path), 0u);
+    EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                  fs::perms::others_read);
     auto store = ResultsStore::open(path, true);
     store->saveStudySpec("{}");
     EXPECT_TRUE(fs::exists(path));
@@ -120,6 +126,22 @@ TEST(DatabaseBuild, AnAbandonedBuildRemovesOnlyWhatItCreated) {
     EXPECT_FALSE(fs::exists(path + suffix)) << suffix;
   std::ifstream in(target, std::ios::binary);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "the user's results");
+}
+
+// A copy of a database goes only to a new file or an empty one made for it (a build's): a file
+// that holds anything is refused and left as it was.
+TEST(DatabaseBuild, CopyGoesOnlyToANewOrEmptyFile) {
+  const std::string source = freshTempPath("source.db");
+  ResultsStore::open(source, true)->saveStudySpec("{}");
+  const auto store = ResultsStore::openReadOnly(source);
+  const std::string held = freshTempPath("held.db");
+  std::ofstream(held, std::ios::binary) << "the user's results";
+  EXPECT_THROW(store->copyDatabaseTo(held), StoreError);
+  std::ifstream in(held, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "the user's results");
+  DatabaseBuild build(held);
+  store->copyDatabaseTo(build.path());
+  EXPECT_TRUE(ResultsStore::openReadOnly(build.path())->hasStudy());
 }
 
 // A complete database goes over its target with the target's own -wal and -shm out of the way
