@@ -4,9 +4,10 @@
 //   {"name": "...", "linear": {...}, ...}       a custom policy (unset fields: cpu-fp32 defaults)
 // Fields: name, description, linear|conv: {forward|backwardData|backwardWeight: gemm},
 //   gemm: {operands, operandsB, passes: "none"|"bf16x3"|"bf16x6", accumulationChunk,
-//          accumulation, output, reverseSummation}; passes is XLA's multi-pass bf16 product,
-//          written only when there is one ("none", or absent: one product of the operands as
-//          `operands` rounds them; "bf16", the old spelling of one pass, is still read as "none")
+//          accumulation, output, addend, reverseSummation}; passes is XLA's multi-pass bf16
+//          product, written only when there is one ("none", or absent: one product of the operands
+//          as `operands` rounds them; "bf16", the old spelling of one pass, is still read as
+//          "none")
 //   storage: {activations, weights, gradients, optimizerState, fp32MasterWeights}
 //   batchNormStatsFp32, stochasticWeightUpdate, replicas,
 //   lossScaling: {kind: "none"|"static"|"dynamic", initialScale, growthFactor, backoffFactor,
@@ -134,11 +135,12 @@ void readSpec(const json& j, const char* key, const std::string& path,
 void gemmFromJson(const json& j, const std::string& path, GemmPolicy& g) {
   checkKeys(j, path,
             {"operands", "operandsB", "passes", "accumulationChunk", "accumulation", "output",
-             "reverseSummation"});
+             "addend", "reverseSummation"});
   readSpec(j, "operands", path, g.operands);
   readSpec(j, "operandsB", path, g.operandsB);
   readSpec(j, "accumulation", path, g.accumulation);
   readSpec(j, "output", path, g.output);
+  readSpec(j, "addend", path, g.addend);
   if (j.contains("passes")) {
     const std::string p = getString(j["passes"], join(path, "passes"));
     if (p == "none" || p == "bf16")  // "bf16": how older policy files wrote one pass
@@ -166,7 +168,10 @@ json gemmToJson(const GemmPolicy& g) {
             {"output", specToJson(g.output)}};
   if (g.passes != MultiPass::None)
     j["passes"] = g.passes == MultiPass::Bf16x3 ? "bf16x3" : "bf16x6";
-  if (g.reverseSummation) j["reverseSummation"] = true;  // written only when set, like passes
+  // Written only when set, like passes: a policy stored before these fields existed reads and
+  // writes the same.
+  if (g.addend) j["addend"] = specToJson(g.addend);
+  if (g.reverseSummation) j["reverseSummation"] = true;
   return j;
 }
 

@@ -27,6 +27,10 @@ struct GemmPolicy {
                               // of K, each rounded to `accumulation` before being added
   std::optional<numerics::RoundingSpec> accumulation;
   std::optional<numerics::RoundingSpec> output;  // result stored in this format (e.g. autocast)
+  // What is added to the product (beta * C: a layer's bias) is first rounded to this format, as
+  // autocast casts a linear or convolution layer's bias to its dtype with the other arguments.
+  // nullopt: added in fp32 as it is.
+  std::optional<numerics::RoundingSpec> addend;
   // true: the K terms of every dot product are summed in reverse order (k = K-1 down to 0), the
   // same products in another fp32 summation order. No hardware is meant: the chaos floor's
   // reference with another summation order (docs/chaos-floor.md).

@@ -53,6 +53,11 @@ PrecisionPolicy amp(const char* name, const char* format, const char* descriptio
   g.output = spec(format);
   setAll(p.linear, g);
   setAll(p.conv, g);
+  // Autocast casts every floating argument of an op on its lower-precision list to the autocast
+  // dtype, the bias of linear/addmm and convNd among them (PyTorch's "Autocast Op Reference":
+  // linear, addmm, conv1d/2d/3d run in lower precision; oneDNN's CPU kernels then report
+  // `bia_bf16`): the product adds a bias already rounded to the format.
+  p.linear.forward.addend = p.conv.forward.addend = spec(format);
   p.storage.activations = spec(format);
   return p;
 }
@@ -119,13 +124,14 @@ std::vector<PrecisionPolicy> makePresets() {
       cpuFp32(),
       gpuTf32(),
       amp("gpu-amp-bf16", "bf16",
-          "Emulates PyTorch autocast bf16 on GPUs: bf16 operands and outputs of matmuls/convs, "
-          "fp32 "
-          "accumulation, fp32 master weights and batch norm, bf16 activations"),
+          "Emulates PyTorch autocast bf16 on GPUs: bf16 operands, biases and outputs of "
+          "matmuls/convs, fp32 accumulation, fp32 master weights and batch norm, bf16 "
+          "activations"),
       [] {
         PrecisionPolicy p = amp("gpu-amp-fp16", "fp16",
                                 "Emulates PyTorch autocast fp16 on GPUs with GradScaler: fp16 "
-                                "operands/outputs, fp32 accumulation, dynamic loss scaling 2^16");
+                                "operands/biases/outputs, fp32 accumulation, dynamic loss "
+                                "scaling 2^16");
         p.lossScaling.kind = LossScalingKind::Dynamic;
         return p;
       }(),

@@ -122,8 +122,8 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
                                             std::size_t(sub.batch) * itemSize);
     im2col(sub, prerounded ? s.rounded.data() : xGroup, s.columns.data());
     // product [Cout, group*plane] = W [Cout, k] * columns [k, group*plane] + bias, the bias
-    // pre-filled as C with beta = 1 so that gemm adds it in fp32 before its one output rounding
-    // (cuDNN's bias epilogue: round(conv + b))
+    // pre-filled as C with beta = 1 so that gemm adds it before its one output rounding (cuDNN's
+    // bias epilogue: round(conv + b); the bias first rounded where the policy's `addend` says)
     float* product = perImage ? y_.data() + std::size_t(n0) * out_ * plane : s.product.data();
     if (b)
       for (int c = 0; c < out_; ++c) std::fill_n(product + std::size_t(c) * cols, cols, b[c]);

@@ -224,6 +224,10 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     return;
   }
   configureBlas();
+  // GemmPolicy::addend: what is added (a layer's bias, pre-filled in C) is rounded first. C's old
+  // values are read only as this addend, so they are rounded where they lie.
+  if (beta != 0.0f && policy.addend && !isIdentity(policy.addend))
+    roundRows(cachedRounder(*policy.addend), C, m, n, ldc, extras.seed ^ 0xd1b54a32d192ed03ull);
   const CBLAS_TRANSPOSE ta = transA == Trans::Yes ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = transB == Trans::Yes ? CblasTrans : CblasNoTrans;
   const bool scaled = extras.scaleA != 1.0f || extras.scaleB != 1.0f;
@@ -348,8 +352,8 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     }
   }
 
-  // C = round(scale * P + beta * C): beta * C (a bias) is added in fp32 inside the one output
-  // rounding, as cuBLAS/cuDNN epilogues and torch.addmm under autocast do.
+  // C = round(scale * P + beta * C): beta * C (a bias, already rounded to `addend` if set) is added
+  // in fp32 inside the one output rounding, as cuBLAS/cuDNN epilogues do.
   for (int i = 0; i < m; ++i) {
     float* p = sum + std::size_t(i) * n;
     const float* c = C + std::size_t(i) * ldc;

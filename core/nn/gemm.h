@@ -89,8 +89,10 @@ const numerics::Rounder& cachedRounder(const numerics::RoundingSpec& spec);
 // - otherwise the product P = alpha * op(A)op(B) / (scaleA*scaleB) is formed in a scratch,
 //   beta * C is added to it in fp32 (beta == 0 never reads C), and the sum is rounded once to
 //   `output` if set: C = round(P + beta * C). A layer's bias goes in C with beta = 1, so it is
-//   inside the product's output rounding like a cuBLASLt/cuDNN bias epilogue or torch.addmm under
-//   autocast (round(XW + b), not round(round(XW) + b));
+//   inside the product's output rounding like a cuBLASLt/cuDNN bias epilogue (round(XW + b), not
+//   round(round(XW) + b));
+// - `addend` set and beta != 0: C is rounded to it first, C = round(P + beta * round(C)), as
+//   torch.addmm / linear / convNd under autocast add a bias already cast to the autocast dtype;
 // - multi-pass: each pass is its own full sgemm (fp32 accumulation), passes summed elementwise in
 //   fp32 smallest first (see backends::MultiPass);
 // - accumulationChunk > 0: one sgemm per K-chunk, each chunk rounded to `accumulation`, added to a

@@ -38,8 +38,8 @@ Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
   const int n = x.batch();
   y_.resize({n, out_});
   const float* w = ctx.params->value(weight_);
-  // Bias pre-filled as C with beta = 1: gemm adds it in fp32 before its one output rounding,
-  // round(XW + b) like torch.addmm under autocast and cuBLASLt's bias epilogue.
+  // Bias pre-filled as C with beta = 1: gemm adds it before its one output rounding,
+  // round(XW + b) like cuBLASLt's bias epilogue (first rounded where the policy's `addend` says).
   if (bias_ >= 0) {
     const float* b = ctx.params->value(bias_);
     for (int r = 0; r < n; ++r) std::copy(b, b + out_, y_.data() + std::size_t(r) * out_);

@@ -106,6 +106,24 @@ TEST(PolicyJson, PresetAdjustedFieldByField) {
   EXPECT_EQ(policyToJson(policyFromJson(policyToJson(p))), policyToJson(p));
 }
 
+// "addend" is written only where a product rounds its bias, so the JSON of a policy stored before
+// the field existed reads back as it was: an autocast policy of an older database keeps its fp32
+// bias, and resuming that study trains its remaining runs as its first ones.
+TEST(PolicyJson, BiasCastIsWrittenOnlyWhereAProductRoundsIt) {
+  const json amp = policyToJson(presetPolicy("gpu-amp-bf16"));
+  EXPECT_EQ(amp.at("linear").at("forward").at("addend").at("format"), "bf16");
+  EXPECT_EQ(amp.at("conv").at("forward").at("addend").at("format"), "bf16");
+  EXPECT_FALSE(amp.at("linear").at("backwardData").contains("addend"));
+  EXPECT_FALSE(policyToJson(presetPolicy("tpu-bf16")).at("conv").at("forward").contains("addend"));
+
+  json stored = amp;
+  for (const char* kind : {"linear", "conv"}) stored[kind]["forward"].erase("addend");
+  const PrecisionPolicy older = policyFromJson(stored);
+  EXPECT_FALSE(older.linear.forward.addend);
+  EXPECT_FALSE(older.conv.forward.addend);
+  EXPECT_EQ(policyToJson(older), stored);
+}
+
 TEST(PolicyJson, ErrorsNameFieldPathAndValue) {
   auto msg = errorOf([] {
     policyFromJson(json::parse(R"({"preset":"gpu-tf32","conv":{"forward":{"operands":"bf17"}}})"));

@@ -1,10 +1,12 @@
-// A layer's bias is added inside its product's one output rounding, as cuBLASLt
-// and cuDNN bias epilogues and torch.addmm under autocast do: y = round(fp32(XW + b)), not
-// round(round(XW) + b). Inputs and weights are multiples of 2^-6 and 2^-7 in [-1, 1] (exact in
-// bf16 and fp16), so XW (multiples of 2^-13 below 32) is exact in fp32 whatever the summation
-// order, yet has more bits than fp16 or bf16 keep; the bias is a random fp32. The reference adds in
-// double, rounds once to fp32 (the epilogue's fp32 add) and then to the output format with an
-// enumerating reference (tests/numerics/format_reference.h), independent of the rounding code.
+// A layer's bias is added inside its product's one output rounding, as cuBLASLt and cuDNN bias
+// epilogues do: y = round(fp32(XW + b)), not round(round(XW) + b). Under autocast the bias is
+// first cast to the autocast dtype with the product's other arguments (torch.addmm, linear and
+// convNd are on autocast's lower-precision list): y = round(fp32(XW + round(b))). Inputs and
+// weights are multiples of 2^-6 and 2^-7 in [-1, 1] (exact in bf16 and fp16), so XW (multiples of
+// 2^-13 below 32) is exact in fp32 whatever the summation order, yet has more bits than fp16 or
+// bf16 keep; the bias is a random fp32. The reference adds in double, rounds once to fp32 (the
+// epilogue's fp32 add) and then to the output format with an enumerating reference
+// (tests/numerics/format_reference.h), independent of the rounding code.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -30,42 +32,52 @@ void fillDyadic(float* x, std::size_t n, std::uint64_t seed, int shift) {
 }
 
 struct Expected {
-  std::vector<double> once;   // round(fp32(P + b)): the bias inside the output rounding
-  std::vector<double> twice;  // round(fp32(round(P) + b)): the old order, bias after rounding
+  std::vector<double> want;        // round(fp32(P + round_addend(b))): the policy's order
+  std::vector<double> fp32Bias;    // round(fp32(P + b)): the bias added as it is
+  std::vector<double> afterwards;  // round(fp32(round(P) + round_addend(b))): bias after rounding
 };
 
-// `products` are exact, `bias` per element; `output` is the policy's output rounding (if any).
+// `products` are exact, `bias` per element; `gemm` is the policy's forward product.
 Expected expectedOutputs(const std::vector<double>& products, const std::vector<float>& bias,
-                         const std::optional<numerics::RoundingSpec>& output) {
+                         const backends::GemmPolicy& gemm) {
   Expected e;
-  std::optional<numerics::testing::FormatReference> ref;
-  if (output) ref.emplace(output->format);
-  auto round = [&](double v) { return ref ? ref->round(v, *output) : v; };
+  const auto rounding = [](const std::optional<numerics::RoundingSpec>& spec) {
+    return [ref = spec ? std::optional<numerics::testing::FormatReference>(spec->format)
+                       : std::nullopt,
+            spec](double v) { return ref ? ref->round(v, *spec) : v; };
+  };
+  const auto output = rounding(gemm.output);
+  const auto addend = rounding(gemm.addend);
   for (std::size_t i = 0; i < products.size(); ++i) {
-    const double b = bias[i];
-    e.once.push_back(round(double(float(products[i] + b))));
-    e.twice.push_back(round(double(float(round(products[i]) + b))));
+    const double b = bias[i], rb = addend(b);
+    e.want.push_back(output(double(float(products[i] + rb))));
+    e.fp32Bias.push_back(output(double(float(products[i] + b))));
+    e.afterwards.push_back(output(double(float(output(products[i]) + rb))));
   }
   return e;
 }
 
-// Every output equals `want.once`; for rounding policies, the test values also tell the two orders
-// apart somewhere (so the check has teeth).
-void expectBiasInsideRounding(const float* got, const Expected& want, bool rounds,
-                              const std::string& what) {
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < want.once.size(); ++i) {
-    ASSERT_EQ(double(got[i]), want.once[i]) << what << " output " << i;
-    differ += want.once[i] != want.twice[i];
+// Every output equals `want.want`; where the policy rounds the bias or the output, the test values
+// also tell the orders apart somewhere (so the check has teeth).
+void expectPolicysBiasOrder(const float* got, const Expected& want,
+                            const backends::GemmPolicy& gemm, const std::string& what) {
+  std::size_t differFromFp32Bias = 0, differFromAfterwards = 0;
+  for (std::size_t i = 0; i < want.want.size(); ++i) {
+    ASSERT_EQ(double(got[i]), want.want[i]) << what << " output " << i;
+    differFromFp32Bias += want.want[i] != want.fp32Bias[i];
+    differFromAfterwards += want.want[i] != want.afterwards[i];
   }
-  if (rounds) {
-    EXPECT_GT(differ, 0U) << what << ": no value where the two orders differ";
+  if (gemm.addend) {
+    EXPECT_GT(differFromFp32Bias, 0U) << what << ": no value where an fp32 bias differs";
+  }
+  if (gemm.output) {
+    EXPECT_GT(differFromAfterwards, 0U) << what << ": no value where adding after rounding differs";
   }
 }
 
 class BiasRounding : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(BiasRounding, LinearRoundsProductPlusBiasOnce) {
+TEST_P(BiasRounding, LinearAddsTheBiasAsTheBackendCastsItInsideOneOutputRounding) {
   constexpr int N = 64, IN = 4, OUT = 8;
   Fixture f;
   f.policy = backends::presetPolicy(GetParam());
@@ -90,12 +102,12 @@ TEST_P(BiasRounding, LinearRoundsProductPlusBiasOnce) {
       products.push_back(p);
       bias.push_back(b[o]);
     }
-  const auto& output = f.policy.gemmFor(backends::LayerKind::Linear, backends::Product::Forward);
-  expectBiasInsideRounding(y.data(), expectedOutputs(products, bias, output.output),
-                           output.output.has_value(), GetParam() + " linear");
+  const auto& gemm = f.policy.gemmFor(backends::LayerKind::Linear, backends::Product::Forward);
+  expectPolicysBiasOrder(y.data(), expectedOutputs(products, bias, gemm), gemm,
+                         GetParam() + " linear");
 }
 
-TEST_P(BiasRounding, Conv2dRoundsProductPlusBiasOnce) {
+TEST_P(BiasRounding, Conv2dAddsTheBiasAsTheBackendCastsItInsideOneOutputRounding) {
   constexpr int N = 3, CIN = 2, H = 5, W = 5, COUT = 4, K = 3;
   Fixture f;
   f.policy = backends::presetPolicy(GetParam());
@@ -130,12 +142,33 @@ TEST_P(BiasRounding, Conv2dRoundsProductPlusBiasOnce) {
           products.push_back(p);
           bias.push_back(b[co]);
         }
-  const auto& output = f.policy.gemmFor(backends::LayerKind::Conv, backends::Product::Forward);
-  expectBiasInsideRounding(y.data(), expectedOutputs(products, bias, output.output),
-                           output.output.has_value(), GetParam() + " conv");
+  const auto& gemm = f.policy.gemmFor(backends::LayerKind::Conv, backends::Product::Forward);
+  expectPolicysBiasOrder(y.data(), expectedOutputs(products, bias, gemm), gemm,
+                         GetParam() + " conv");
 }
 
-// cpu-fp32 (no output rounding: the fp32 sum), both autocast presets and pure bf16.
+// Autocast casts the bias to its dtype (its forward products round the addend); every other
+// preset adds the bias as it is stored.
+TEST(BiasRoundingPresets, OnlyAutocastCastsTheBiasToItsDtype) {
+  for (const auto& policy : backends::presetPolicies()) {
+    for (const auto kind : {backends::LayerKind::Linear, backends::LayerKind::Conv}) {
+      const auto& addend = policy.gemmFor(kind, backends::Product::Forward).addend;
+      if (policy.name == "gpu-amp-bf16" || policy.name == "gpu-amp-fp16") {
+        ASSERT_TRUE(addend.has_value()) << policy.name;
+        EXPECT_EQ(addend->format.name, policy.name == "gpu-amp-bf16" ? "bf16" : "fp16");
+        EXPECT_EQ(addend->mode, numerics::RoundingMode::NearestEven) << policy.name;
+      } else {
+        EXPECT_FALSE(addend.has_value()) << policy.name;
+      }
+      // Backward products add nothing to a product: no addend anywhere.
+      EXPECT_FALSE(policy.gemmFor(kind, backends::Product::BackwardData).addend) << policy.name;
+      EXPECT_FALSE(policy.gemmFor(kind, backends::Product::BackwardWeight).addend) << policy.name;
+    }
+  }
+}
+
+// cpu-fp32 (no output rounding: the fp32 sum), both autocast presets (bias cast to their dtype)
+// and pure bf16 (an fp32 bias inside a bf16 output rounding).
 INSTANTIATE_TEST_SUITE_P(Presets, BiasRounding,
                          ::testing::Values("cpu-fp32", "gpu-amp-bf16", "gpu-amp-fp16", "pure-bf16"),
                          [](const auto& info) {
