@@ -2,12 +2,12 @@
 
 #include <chrono>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 
 #include "core/data/augmentation.h"
 #include "core/nn/checkpoint.h"
 #include "core/nn/lr_schedule.h"
+#include "core/nn/run_start.h"
 #include "core/nn/training_session.h"
 
 namespace paritylab::nn {
@@ -41,13 +41,6 @@ void validate(const TrainConfig& c, const data::DataSplit& data) {
     throw std::invalid_argument("the test split's image shape differs from the training split's");
 }
 
-// A deterministic permutation of [0, n) for one epoch (Fisher-Yates on our own stream).
-void shuffle(std::vector<std::uint32_t>& order, std::uint64_t seed, int epoch) {
-  std::iota(order.begin(), order.end(), 0u);
-  RandomStream rng(hashSeed(seed, std::uint64_t(epoch), 0x53485546 /* "SHUF" */));
-  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
-}
-
 }  // namespace
 
 TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& policy,
@@ -55,13 +48,7 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
   validate(config, data);
   const auto runStart = Clock::now();
   const data::Dataset& trainSet = data.train;
-  ModelSpec spec;
-  spec.name = config.model;
-  spec.channels = trainSet.channels;
-  spec.height = trainSet.height;
-  spec.width = trainSet.width;
-  spec.numClasses = trainSet.numClasses;
-  spec.resnetWidth = config.width;
+  const ModelSpec spec = modelSpecFor(config, trainSet);
   makeOptimizer(config.optimizer);  // validates the optimizer before any work
   const std::int64_t n = std::int64_t(trainSet.size());
   const std::int64_t stepsPerEpoch = (n + config.batchSize - 1) / config.batchSize;
@@ -74,9 +61,7 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
             ? config.xrayEverySteps
             : int(std::max<std::int64_t>(kXrayMinAutoSteps, stepsPerEpoch * config.epochs / 50)));
   ParamStore& params = session.model().params;
-  if (!config.initCheckpoint.empty()) loadCheckpoint(config.initCheckpoint, params);
-  if (config.nudgeFirstWeight) nudgeFirstWeight(params);
-  if (!config.initCheckpoint.empty() || config.nudgeFirstWeight) session.weightsChanged(0);
+  applyStartingWeights(config, session);
 
   const std::size_t itemSize = trainSet.imageSize();
   const int batchCap = int(std::min<std::int64_t>(config.batchSize, n));
@@ -106,7 +91,7 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
       ranges = params.weightRanges(headOnly);
       phaseStep = 0;
     }
-    shuffle(order, config.seed, epoch);
+    fillEpochOrder(order, config.seed, epoch);
     double lossSum = 0.0;
     std::int64_t seen = 0;
     int skippedSteps = 0;

@@ -468,6 +468,25 @@ StudySpec loadStudySpecFile(const std::string& path) {
   return parseStudySpec(text, path);
 }
 
+nlohmann::json optimizerToJson(const nn::OptimizerConfig& o) {
+  return {{"kind", o.kind},
+          {"lr", o.lr},
+          {"weight_decay", o.weightDecay},
+          {"beta1", o.beta1},
+          {"beta2", o.beta2},
+          {"eps", o.eps},
+          {"momentum", o.momentum},
+          {"nesterov", o.nesterov}};
+}
+
+nlohmann::json scheduleToJson(const nn::ScheduleConfig& s) {
+  return {{"kind", s.kind},
+          {"warmup_epochs", s.warmupEpochs},
+          {"step_epochs", s.stepEpochs},
+          {"gamma", s.gamma},
+          {"min_lr_fraction", s.minLrFraction}};
+}
+
 nlohmann::json studySpecToJson(const StudySpec& s) {
   const auto& d = s.dataset;
   const auto& t = s.train;
@@ -486,19 +505,8 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
   j["epochs"] = t.epochs;
   j["batch_size"] = t.batchSize;
   j["eval_batch_size"] = t.evalBatchSize;
-  j["optimizer"] = {{"kind", t.optimizer.kind},
-                    {"lr", t.optimizer.lr},
-                    {"weight_decay", t.optimizer.weightDecay},
-                    {"beta1", t.optimizer.beta1},
-                    {"beta2", t.optimizer.beta2},
-                    {"eps", t.optimizer.eps},
-                    {"momentum", t.optimizer.momentum},
-                    {"nesterov", t.optimizer.nesterov}};
-  j["schedule"] = {{"kind", t.schedule.kind},
-                   {"warmup_epochs", t.schedule.warmupEpochs},
-                   {"step_epochs", t.schedule.stepEpochs},
-                   {"gamma", t.schedule.gamma},
-                   {"min_lr_fraction", t.schedule.minLrFraction}};
+  j["optimizer"] = optimizerToJson(t.optimizer);
+  j["schedule"] = scheduleToJson(t.schedule);
   j["freeze_epochs"] = t.freezeEpochs;
   j["grad_clip"] = t.gradClipNorm;
   j["augment"] = t.augment;

@@ -112,6 +112,9 @@ void rebuildChaosFloor(StudySpec& spec);
 std::string chaosFloorCost(const StudySpec& spec);
 StudySpec loadStudySpecFile(const std::string& path);
 nlohmann::json studySpecToJson(const StudySpec& spec);
+// The "optimizer" and "schedule" objects of a spec as studySpecToJson writes them.
+nlohmann::json optimizerToJson(const nn::OptimizerConfig& optimizer);
+nlohmann::json scheduleToJson(const nn::ScheduleConfig& schedule);
 // `next` is `stored` with more of the same: every field equal (the thread count aside) except
 // that it may list more seeds and more backends, and every stored seed and backend entry is still
 // there unchanged. Resuming a study's database with such a spec extends it.
