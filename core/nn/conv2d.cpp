@@ -223,13 +223,23 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
           : imagesPerGroup(std::size_t(k), std::size_t(plane), g.batch, std::size_t(out_));
   const std::size_t columnFloats = std::size_t(k) * (splitWeight ? group * plane : cols);
   if (s.columns.size() < columnFloats) s.columns.resize(columnFloats);
+  // The columns gather x's values and zeros: when x went through the store step in the format
+  // the weight product rounds it to (gpu-amp-*), they are rounded already.
+  const auto inputRoundedFor = [&](const GemmExtras& e) {
+    return operandAlreadyStored(inputStoredAs_, weightPolicy, Operand::B, e);
+  };
+  // dYt rounded in place by the weight product, the way the data products round it
+  // (dytMayBeRoundedInPlace): they read it as it is. Not on X-ray steps.
+  bool dytRounded = false;
   if (!splitWeight) {
     im2col(g, x.data(), s.columns.data());
     GemmExtras e =
         ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, s.product.data(),
                        std::size_t(out_) * cols, s.columns.data(), std::size_t(k) * cols);
     e.writableB = s.columns.data();  // rebuilt by im2col above, overwritten by dcolumns below
+    e.writableBRounded = inputRoundedFor(e);
     if (dytInPlace) e.writableA = s.product.data();
+    dytRounded = dytInPlace && !e.xray;
     gemm(weightPolicy, Trans::No, Trans::Yes, out_, k, cols, 1.0f, s.product.data(), cols,
          s.columns.data(), cols, 0.0f, dw, k, *ctx.workspace, e);
   }
@@ -266,7 +276,9 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
       im2col(sub, x.data() + std::size_t(n0) * itemSize, s.columns.data());
       GemmExtras e = weightExtras;
       e.writableB = s.columns.data();
+      e.writableBRounded = inputRoundedFor(e);
       if (dytInPlace) e.writableA = dyt;
+      dytRounded = dytInPlace && !e.xray;
       const bool last = n0 + sub.batch == g.batch;
       gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes, out_, k, subCols, 1.0f, dyt,
            cols, s.columns.data(), subCols, n0 == 0 ? 0.0f : 1.0f, dw, k, *ctx.workspace, e);
@@ -276,6 +288,10 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     if (wOnce) {
       de.writableA = wOnce;
       de.writableARounded = n0 > 0;
+    }
+    if (dytRounded && !de.xray) {
+      de.writableB = dyt;  // read as it is, not written
+      de.writableBRounded = true;
     }
     gemm(dataPolicy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f, wOnce ? wOnce : w, k, dyt, cols,
          0.0f, s.columns.data(), subCols, *ctx.workspace, de);
