@@ -2,7 +2,9 @@
 //   "tpu-bf16"                                  a preset by name
 //   {"preset": "tpu-bf16", "replicas": 1}       a preset adjusted field by field
 //   {"name": "...", "linear": {...}, ...}       a custom policy (unset fields: cpu-fp32 defaults)
-// Fields: name, description, linear|conv: {forward|backwardData|backwardWeight: gemm},
+// Fields: name, description, linear|conv|attention: {forward|backwardData|backwardWeight: gemm}
+//   (no "attention": attention's products are the policy's linear ones, as every policy meant
+//   before attention had its own field),
 //   gemm: {operands, operandsB, passes: "none"|"bf16x3"|"bf16x6", accumulationChunk,
 //          accumulation, output, addend, reverseSummation}; passes is XLA's multi-pass bf16
 //          product, written only when there is one ("none", or absent: one product of the operands
@@ -186,12 +188,16 @@ void productFromJson(const json& j, const std::string& path, ProductPolicy& p) {
 
 void applyFields(const json& j, PrecisionPolicy& p) {
   checkKeys(j, "",
-            {"preset", "name", "description", "linear", "conv", "storage", "batchNormStatsFp32",
-             "lossScaling", "stochasticWeightUpdate", "fp8", "replicas"});
+            {"preset", "name", "description", "linear", "conv", "attention", "storage",
+             "batchNormStatsFp32", "lossScaling", "stochasticWeightUpdate", "fp8", "replicas"});
   if (j.contains("name")) p.name = getString(j["name"], "name");
   if (j.contains("description")) p.description = getString(j["description"], "description");
   if (j.contains("linear")) productFromJson(j["linear"], "linear", p.linear);
   if (j.contains("conv")) productFromJson(j["conv"], "conv", p.conv);
+  if (j.contains("attention"))
+    productFromJson(j["attention"], "attention", p.attention);
+  else  // a policy written before attention had its own products: they were the linear ones
+    p.attention = p.linear;
   if (j.contains("storage")) {
     const json& s = j["storage"];
     checkKeys(s, "storage",
@@ -279,6 +285,7 @@ json policyToJson(const PrecisionPolicy& p) {
           {"description", p.description},
           {"linear", product(p.linear)},
           {"conv", product(p.conv)},
+          {"attention", product(p.attention)},
           {"storage",
            {{"activations", specToJson(p.storage.activations)},
             {"weights", specToJson(p.storage.weights)},

@@ -74,7 +74,12 @@ struct ProductPolicy {
   GemmPolicy backwardWeight;  // dW = X^T * dY
 };
 
-enum class LayerKind { Linear, Conv };
+// Attention's two products multiply two activations, not an activation and a weight. Each maps
+// onto the three fields as a linear layer Y = X W^T does, the left operand playing X:
+//   scores S = Q K^T:  forward; dQ = dS K    backwardData; dK = dS^T Q   backwardWeight
+//   output O = P V:    forward; dP = dO V^T  backwardData; dV = dO^T P   backwardWeight
+// (the gradient is operand A of every backward product, as in a linear layer's).
+enum class LayerKind { Linear, Conv, Attention };
 enum class Product { Forward, BackwardData, BackwardWeight };
 
 struct PrecisionPolicy {
@@ -84,6 +89,10 @@ struct PrecisionPolicy {
   // default (cudnn.allow_tf32) but matmuls in fp32 (cuda.matmul.allow_tf32 = False).
   ProductPolicy linear;
   ProductPolicy conv;
+  // Q K^T and P V of self-attention. Presets set it to their linear products (autocast lists
+  // matmul/bmm with linear; XLA's default precision covers every dot); a policy may keep
+  // attention in fp32 while the projections round.
+  ProductPolicy attention;
   StoragePolicy storage;
   bool batchNormStatsFp32 = true;
   LossScaling lossScaling;
@@ -92,7 +101,9 @@ struct PrecisionPolicy {
   Topology topology;
 
   const GemmPolicy& gemmFor(LayerKind kind, Product product) const {
-    const ProductPolicy& p = kind == LayerKind::Linear ? linear : conv;
+    const ProductPolicy& p = kind == LayerKind::Linear ? linear
+                             : kind == LayerKind::Conv ? conv
+                                                       : attention;
     return product == Product::Forward        ? p.forward
            : product == Product::BackwardData ? p.backwardData
                                               : p.backwardWeight;

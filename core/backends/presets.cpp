@@ -119,8 +119,16 @@ PrecisionPolicy fp8E4m3() {
   return p;
 }
 
+// Attention's products round as the preset's linear ones: autocast puts matmul and bmm on its
+// lower-precision list with linear, XLA's precision setting covers every dot, and a policy
+// rounding all products rounds these too.
+PrecisionPolicy withAttentionAsLinear(PrecisionPolicy p) {
+  p.attention = p.linear;
+  return p;
+}
+
 std::vector<PrecisionPolicy> makePresets() {
-  return {
+  std::vector<PrecisionPolicy> presets = {
       cpuFp32(),
       gpuTf32(),
       amp("gpu-amp-bf16", "bf16",
@@ -147,6 +155,8 @@ std::vector<PrecisionPolicy> makePresets() {
       pureBf16(),
       fp8E4m3(),
   };
+  for (PrecisionPolicy& p : presets) p = withAttentionAsLinear(std::move(p));
+  return presets;
 }
 
 }  // namespace

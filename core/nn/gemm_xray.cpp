@@ -23,7 +23,18 @@ const char* productSuffix(Product product) {
 
 std::pair<const char*, const char*> operandRoles(LayerKind kind, Product product) {
   // As linear.cpp and conv2d.cpp call gemm(): linear Y = X W^T, dW = dY^T X, dX = dY W;
-  // conv (im2col) Y = W cols, dW = dY cols^T, dcols = W^T dY.
+  // conv (im2col) Y = W cols, dW = dY cols^T, dcols = W^T dY. Attention (causal_self_attention)
+  // multiplies a left and a right activation (Q K^T, P V) as a linear layer does X and W.
+  if (kind == LayerKind::Attention) {
+    switch (product) {
+      case Product::Forward:
+        return {"left", "right"};
+      case Product::BackwardWeight:
+        return {"grad", "left"};
+      case Product::BackwardData:
+        return {"grad", "right"};
+    }
+  }
   switch (product) {
     case Product::Forward:
       return kind == LayerKind::Linear ? std::pair{"input", "weight"}

@@ -14,11 +14,28 @@ Linear::Linear(ModelBuilder& builder, const std::string& name, int in, int out, 
   if (bias) bias_ = builder.addParam(name + ".bias", {out});
 }
 
-Shape Linear::outputShape(const Shape& in) const {
+namespace {
+
+bool lastDimIs(const Shape& s, int n) {
+  return s.rank >= 2 && s[s.rank - 1] == n;
+}
+
+}  // namespace
+
+int Linear::rows(const Shape& in) const {
+  if (lastDimIs(in, in_)) return int(in.numel() / std::size_t(in_));
   if (int(in.itemSize()) != in_)
     throw std::invalid_argument("Linear: input has " + std::to_string(in.itemSize()) +
                                 " features per item, expected " + std::to_string(in_));
-  return {in[0], out_};
+  return in[0];
+}
+
+Shape Linear::outputShape(const Shape& in) const {
+  rows(in);  // throws when the input does not fit
+  if (!lastDimIs(in, in_)) return {in[0], out_};
+  Shape out = in;
+  out.dims[std::size_t(in.rank - 1)] = out_;
+  return out;
 }
 
 void Linear::init(ParamStore& params, RandomStream& rng) {
@@ -35,8 +52,8 @@ void Linear::init(ParamStore& params, RandomStream& rng) {
 
 Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
   x_ = &x;
-  const int n = x.batch();
-  y_.resize({n, out_});
+  const int n = rows(x.shape());
+  y_.resize(outputShape(x.shape()));
   const float* w = ctx.params->value(weight_);
   // Bias pre-filled as C with beta = 1: gemm adds it before its one output rounding,
   // round(XW + b) like cuBLASLt's bias epilogue (first rounded where the policy's `addend` says).
@@ -54,7 +71,7 @@ Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
 
 const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
   const Tensor& x = *x_;
-  const int n = x.batch();
+  const int n = rows(x.shape());
   const auto& kind = *ctx.policy;
   // dW[out, in] = dY^T[out, N] * X[N, in]
   float* dw = ctx.params->grad(weight_);

@@ -1,6 +1,8 @@
 #pragma once
-// torch.nn.Linear: y[N, out] = x[N, in] * W[out, in]^T + b[out]. Inputs of higher rank are
-// flattened per batch item.
+// torch.nn.Linear: y[rows, out] = x[rows, in] * W[out, in]^T + b[out], row-major. An input whose
+// last dimension is `in` has one row per position of its leading dimensions, as torch applies
+// Linear to [..., in] ([B, T, C] -> [B, T, out]: B*T rows); any other input of `in` features per
+// batch item is flattened per item ([N, C, H, W] -> [N, out]).
 
 #include "core/nn/layer.h"
 
@@ -18,6 +20,9 @@ class Linear : public Layer {
   int biasId() const { return bias_; }
 
  private:
+  // Rows of the product for an input of shape `in` (throws when it does not fit).
+  int rows(const Shape& in) const;
+
   int in_, out_;
   int weight_ = -1, bias_ = -1;
   int site_;

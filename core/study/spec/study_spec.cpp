@@ -447,7 +447,8 @@ std::vector<BackendEntry> chaosFloorEntries(const StudySpec& spec) {
     e.perturbs = reference->name;
     e.name = namesOf(p)->prefix + reference->name;
     if (p == Perturbation::SummationOrder) {
-      for (backends::ProductPolicy* product : {&e.policy.linear, &e.policy.conv})
+      for (backends::ProductPolicy* product :
+           {&e.policy.linear, &e.policy.conv, &e.policy.attention})
         for (backends::GemmPolicy* g :
              {&product->forward, &product->backwardData, &product->backwardWeight})
           g->reverseSummation = true;

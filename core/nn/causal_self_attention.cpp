@@ -1,0 +1,177 @@
+#include "core/nn/causal_self_attention.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace paritylab::nn {
+
+using backends::LayerKind;
+using backends::Product;
+
+namespace {
+
+// One (batch, head) pair's call of a product: the step's extras (fp8 scales measured over the
+// whole tensors, X-ray slot) with its own stochastic-rounding stream.
+GemmExtras forHead(GemmExtras e, int bh) {
+  e.seed = hashSeed(e.seed, std::uint64_t(bh));
+  return e;
+}
+
+}  // namespace
+
+CausalSelfAttention::CausalSelfAttention(ModelBuilder& builder, const std::string& name, int embd,
+                                         int heads, int nLayer)
+    : cAttn_(builder, name + ".c_attn", embd, 3 * embd),
+      cProj_(builder, name + ".c_proj", embd, embd),
+      embd_(embd),
+      heads_(heads),
+      headDim_(heads > 0 ? embd / heads : 0),
+      nLayer_(nLayer) {
+  if (heads < 1 || embd % heads != 0)
+    throw std::invalid_argument("CausalSelfAttention: " + std::to_string(embd) +
+                                " features do not split into " + std::to_string(heads) + " heads");
+  qkSite_ = builder.nextSite++;
+  pvSite_ = builder.nextSite++;
+  builder.siteNames.resize(std::size_t(builder.nextSite));
+  builder.siteNames[std::size_t(qkSite_)] = name + ".qk";
+  builder.siteNames[std::size_t(pvSite_)] = name + ".pv";
+}
+
+Shape CausalSelfAttention::outputShape(const Shape& in) const {
+  if (in.rank != 3 || in[2] != embd_)
+    throw std::invalid_argument("CausalSelfAttention: expected [batch, T, " +
+                                std::to_string(embd_) + "] input");
+  return in;
+}
+
+void CausalSelfAttention::init(ParamStore& params, RandomStream& rng) {
+  const double projStd = 0.02 / std::sqrt(2.0 * double(nLayer_));
+  for (const auto& [linear, stddev] : {std::pair{&cAttn_, 0.02}, std::pair{&cProj_, projStd}}) {
+    float* w = params.master(linear->weightId());
+    for (std::size_t i = 0; i < params.info(linear->weightId()).size; ++i)
+      w[i] = float(stddev * rng.normal());
+    std::fill_n(params.master(linear->biasId()), params.info(linear->biasId()).size, 0.0f);
+  }
+}
+
+Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
+  outputShape(x.shape());
+  const int b = x.dim(0), t = x.dim(1), c = embd_, h = heads_, d = headDim_;
+  const Tensor& qkv = cAttn_.forward(x, ctx);  // [B, T, 3C]
+  for (Tensor* part : {&q_, &k_, &v_}) part->resize({b, h, t, d});
+  for (int bi = 0; bi < b; ++bi)
+    for (int ti = 0; ti < t; ++ti) {
+      const float* row = qkv.data() + (std::size_t(bi) * t + ti) * 3 * c;
+      for (int hi = 0; hi < h; ++hi) {
+        const std::size_t to = ((std::size_t(bi) * h + hi) * t + ti) * d;
+        std::copy_n(row + hi * d, d, q_.data() + to);
+        std::copy_n(row + c + hi * d, d, k_.data() + to);
+        std::copy_n(row + 2 * c + hi * d, d, v_.data() + to);
+      }
+    }
+  ctx.storeActivation(q_, qkSite_ * 64);
+  ctx.storeActivation(k_, qkSite_ * 64 + 1);
+  ctx.storeActivation(v_, qkSite_ * 64 + 2);
+
+  const std::size_t tt = std::size_t(t) * t, td = std::size_t(t) * d;
+  p_.resize({b, h, t, t});
+  const float scale = float(1.0 / std::sqrt(double(d)));
+  const GemmExtras scores = ctx.gemmExtras(qkSite_, LayerKind::Attention, Product::Forward,
+                                           q_.data(), q_.size(), k_.data(), k_.size());
+  const backends::GemmPolicy& fwd = ctx.policy->gemmFor(LayerKind::Attention, Product::Forward);
+  for (int bh = 0; bh < b * h; ++bh)  // S = scale * Q K^T
+    gemm(fwd, Trans::No, Trans::Yes, t, t, d, scale, q_.data() + bh * td, d, k_.data() + bh * td, d,
+         0.0f, p_.data() + bh * tt, t, *ctx.workspace, forHead(scores, bh));
+  // Causal softmax of each row in fp32: P[i, j] = exp(S[i, j] - max) / sum over j <= i.
+  for (std::size_t r = 0; r < std::size_t(b) * h * t; ++r) {
+    float* row = p_.data() + r * t;
+    const int last = int(r % std::size_t(t));  // the row's query position
+    float max = -std::numeric_limits<float>::infinity();
+    for (int j = 0; j <= last; ++j) max = std::max(max, row[j]);
+    double sum = 0.0;
+    for (int j = 0; j <= last; ++j) {
+      row[j] = std::exp(row[j] - max);
+      sum += row[j];
+    }
+    const float inv = float(1.0 / sum);
+    for (int j = 0; j <= last; ++j) row[j] *= inv;
+    std::fill(row + last + 1, row + t, 0.0f);
+  }
+  ctx.storeActivation(p_, qkSite_ * 64 + 3);
+
+  o_.resize({b, t, c});
+  const GemmExtras values = ctx.gemmExtras(pvSite_, LayerKind::Attention, Product::Forward,
+                                           p_.data(), p_.size(), v_.data(), v_.size());
+  for (int bh = 0; bh < b * h; ++bh) {  // O[b, :, head] = P V
+    float* o = o_.data() + std::size_t(bh / h) * t * c + std::size_t(bh % h) * d;
+    gemm(fwd, Trans::No, Trans::No, t, d, t, 1.0f, p_.data() + bh * tt, t, v_.data() + bh * td, d,
+         0.0f, o, c, *ctx.workspace, forHead(values, bh));
+  }
+  ctx.storeActivation(o_, qkSite_ * 64 + 4);
+  return cProj_.forward(o_, ctx);
+}
+
+const Tensor& CausalSelfAttention::backward(const Tensor& dy, StepContext& ctx) {
+  const int b = q_.dim(0), h = heads_, t = q_.dim(2), d = headDim_, c = embd_;
+  const std::size_t tt = std::size_t(t) * t, td = std::size_t(t) * d;
+  const Tensor& dout = cProj_.backward(dy, ctx);  // dO [B, T, C]
+  const backends::GemmPolicy& data =
+      ctx.policy->gemmFor(LayerKind::Attention, Product::BackwardData);
+  const backends::GemmPolicy& weight =
+      ctx.policy->gemmFor(LayerKind::Attention, Product::BackwardWeight);
+
+  // Through O = P V: dP = dO V^T (backwardData), dV^T = dO^T P (backwardWeight).
+  dp_.resize({b, h, t, t});
+  dqkv_.resize({b, t, 3 * c});
+  dvT_.resize(td);
+  const GemmExtras dpExtras = ctx.gemmExtras(pvSite_, LayerKind::Attention, Product::BackwardData,
+                                             dout.data(), dout.size(), v_.data(), v_.size());
+  const GemmExtras dvExtras = ctx.gemmExtras(pvSite_, LayerKind::Attention, Product::BackwardWeight,
+                                             dout.data(), dout.size(), p_.data(), p_.size());
+  for (int bh = 0; bh < b * h; ++bh) {
+    const int bi = bh / h, hi = bh % h;
+    const float* dO = dout.data() + std::size_t(bi) * t * c + std::size_t(hi) * d;
+    gemm(data, Trans::No, Trans::Yes, t, t, d, 1.0f, dO, c, v_.data() + bh * td, d, 0.0f,
+         dp_.data() + bh * tt, t, *ctx.workspace, forHead(dpExtras, bh));
+    gemm(weight, Trans::Yes, Trans::No, d, t, t, 1.0f, dO, c, p_.data() + bh * tt, t, 0.0f,
+         dvT_.data(), t, *ctx.workspace, forHead(dvExtras, bh));
+    for (int ti = 0; ti < t; ++ti) {
+      float* dv = dqkv_.data() + (std::size_t(bi) * t + ti) * 3 * c + 2 * c + hi * d;
+      for (int di = 0; di < d; ++di) dv[di] = dvT_[std::size_t(di) * t + ti];
+    }
+  }
+
+  // Through the softmax and the scale, in place: dS = scale * P * (dP - sum_j dP P).
+  const float scale = float(1.0 / std::sqrt(double(d)));
+  for (std::size_t r = 0; r < std::size_t(b) * h * t; ++r) {
+    const float* p = p_.data() + r * t;
+    float* g = dp_.data() + r * t;
+    const int last = int(r % std::size_t(t));
+    double dot = 0.0;
+    for (int j = 0; j <= last; ++j) dot += double(g[j]) * p[j];
+    const float fdot = float(dot);
+    for (int j = 0; j <= last; ++j) g[j] = scale * (p[j] * (g[j] - fdot));
+    std::fill(g + last + 1, g + t, 0.0f);
+  }
+  ctx.storeGradient(dp_.data(), dp_.size(), pvSite_);
+
+  // Through S = Q K^T: dQ = dS K (backwardData), dK = dS^T Q (backwardWeight).
+  const GemmExtras dqExtras = ctx.gemmExtras(qkSite_, LayerKind::Attention, Product::BackwardData,
+                                             dp_.data(), dp_.size(), k_.data(), k_.size());
+  const GemmExtras dkExtras = ctx.gemmExtras(qkSite_, LayerKind::Attention, Product::BackwardWeight,
+                                             dp_.data(), dp_.size(), q_.data(), q_.size());
+  for (int bh = 0; bh < b * h; ++bh) {
+    const int bi = bh / h, hi = bh % h;
+    float* dq = dqkv_.data() + std::size_t(bi) * t * 3 * c + std::size_t(hi) * d;
+    gemm(data, Trans::No, Trans::No, t, d, t, 1.0f, dp_.data() + bh * tt, t, k_.data() + bh * td, d,
+         0.0f, dq, 3 * c, *ctx.workspace, forHead(dqExtras, bh));
+    gemm(weight, Trans::Yes, Trans::No, t, d, t, 1.0f, dp_.data() + bh * tt, t, q_.data() + bh * td,
+         d, 0.0f, dq + c, 3 * c, *ctx.workspace, forHead(dkExtras, bh));
+  }
+  ctx.storeGradient(dqkv_.data(), dqkv_.size(), qkSite_);
+  cAttn_.setNeedInputGrad(needInputGrad_);
+  return cAttn_.backward(dqkv_, ctx);
+}
+
+}  // namespace paritylab::nn
