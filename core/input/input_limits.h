@@ -26,6 +26,10 @@ inline constexpr std::int64_t kMaxImageSide = 1'024;
 // Decoded image files (folder:, celeba:): width x height before resizing (a 8000 x 5000 photo).
 inline constexpr std::int64_t kMaxDecodedImagePixels = 40'000'000;
 
+// A text corpus (`text:FILE`, language models): bytes of text after decompression. Loading holds
+// the text and its 16-bit tokens at once (3 bytes a byte: 768 MiB at the limit).
+inline constexpr std::uint64_t kMaxTextCorpusBytes = std::uint64_t(256) << 20;  // 256 MiB
+
 // Model: resnet18's first-stage width (torchvision's ResNet-18 is 64).
 inline constexpr std::int64_t kMaxModelWidth = 256;
 
