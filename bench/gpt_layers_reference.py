@@ -10,6 +10,9 @@ The loss is sum(y * R) with R(i) = cos(i * 0.29), so the gradients are those of 
 for every output and gradient: its sum, its sum of absolute values and its values at four
 indices (0, 7, n/2, n-1), as C++ initialisers to pin in the test.
 
+Also the whole tiny GPT (nanoGPT's GPT without dropout, tied head) on parameters from the same
+kind of formula (gpt_parameters()), for tests/nn/gpt_model_test.cpp's pinned loss and gradients.
+
 Optional: needs Debian's python3-torch; run with /usr/bin/python3 bench/gpt_layers_reference.py
 """
 
@@ -87,5 +90,70 @@ def main():
         summary(name, t)
 
 
+VOCAB, BLOCK, N_LAYER = 7, 5, 2
+
+
+def gpt_parameters():
+    """The tiny GPT's parameters in nanoGPT's state_dict order (lm_head tied to wte), each from
+    offset + 0.3 * sin(i * (0.37 + 0.05 k) + 0.3 k), k its place in that order, offset 1 for the
+    LayerNorm weights and 0 for the rest."""
+    shapes = [("transformer.wte.weight", (VOCAB, C)), ("transformer.wpe.weight", (BLOCK, C))]
+    for layer in range(N_LAYER):
+        h = f"transformer.h.{layer}."
+        shapes += [(h + "ln_1.weight", (C,)), (h + "ln_1.bias", (C,)),
+                   (h + "attn.c_attn.weight", (3 * C, C)), (h + "attn.c_attn.bias", (3 * C,)),
+                   (h + "attn.c_proj.weight", (C, C)), (h + "attn.c_proj.bias", (C,)),
+                   (h + "ln_2.weight", (C,)), (h + "ln_2.bias", (C,)),
+                   (h + "mlp.c_fc.weight", (4 * C, C)), (h + "mlp.c_fc.bias", (4 * C,)),
+                   (h + "mlp.c_proj.weight", (C, 4 * C)), (h + "mlp.c_proj.bias", (C,))]
+    shapes += [("transformer.ln_f.weight", (C,)), ("transformer.ln_f.bias", (C,))]
+    params = {}
+    for k, (name, shape) in enumerate(shapes):
+        offset = 1.0 if name.split(".")[-2] in ("ln_1", "ln_2", "ln_f") and name.endswith(
+            ".weight") else 0.0
+        n = math.prod(shape)
+        values = [offset + 0.3 * math.sin(i * (0.37 + 0.05 * k) + 0.3 * k) for i in range(n)]
+        params[name] = torch.tensor(values, dtype=torch.float64).to(torch.float32).reshape(
+            shape).requires_grad_()
+    return params
+
+
+def gpt(ids, p):
+    """nanoGPT's GPT.forward without dropout: logits for every position, lm_head = wte."""
+    t = ids.shape[1]
+    x = p["transformer.wte.weight"][ids] + p["transformer.wpe.weight"][:t]
+    for layer in range(N_LAYER):
+        h = f"transformer.h.{layer}."
+        ln = torch.nn.functional.layer_norm
+        a = ln(x, (C,), p[h + "ln_1.weight"], p[h + "ln_1.bias"], 1e-5)
+        x = x + attention(a, p[h + "attn.c_attn.weight"], p[h + "attn.c_attn.bias"],
+                          p[h + "attn.c_proj.weight"], p[h + "attn.c_proj.bias"])
+        m = ln(x, (C,), p[h + "ln_2.weight"], p[h + "ln_2.bias"], 1e-5)
+        m = torch.nn.functional.linear(m, p[h + "mlp.c_fc.weight"], p[h + "mlp.c_fc.bias"])
+        m = torch.nn.functional.gelu(m, approximate="tanh")
+        x = x + torch.nn.functional.linear(m, p[h + "mlp.c_proj.weight"], p[h + "mlp.c_proj.bias"])
+    x = torch.nn.functional.layer_norm(x, (C,), p["transformer.ln_f.weight"],
+                                       p["transformer.ln_f.bias"], 1e-5)
+    return torch.nn.functional.linear(x, p["transformer.wte.weight"])
+
+
+def main_gpt():
+    p = gpt_parameters()
+    ids = torch.tensor([(i * 3 + 1) % VOCAB for i in range(B * T)]).reshape(B, T)
+    logits = gpt(ids, p)
+    loss = (logits * upstream(logits.shape)).sum()
+    loss.backward()
+    print(f"// tiny GPT: vocab {VOCAB}, block {BLOCK}, {N_LAYER} layers, n_head {N_HEAD}, C {C}, "
+          f"tied; ids (3 i + 1) % {VOCAB} of [{B}, {T}]")
+    print(f"    loss = {loss.item():.9g}")
+    summary("logits", logits)
+    for name in ["transformer.wte.weight", "transformer.wpe.weight",
+                 "transformer.h.0.ln_1.weight", "transformer.h.0.attn.c_attn.weight",
+                 "transformer.h.1.mlp.c_fc.bias", "transformer.h.1.mlp.c_proj.weight",
+                 "transformer.ln_f.bias"]:
+        summary(name, p[name].grad)
+
+
 if __name__ == "__main__":
     main()
+    main_gpt()

@@ -1,10 +1,10 @@
-// The GPT layers against PyTorch (fp32, CPU) on the same weights and inputs: the values pinned
-// here are printed by bench/gpt_layers_reference.py (nanoGPT's CausalSelfAttention, F.layer_norm,
-// F.gelu(approximate='tanh')). Both sides build every tensor from the formula
-// amplitude * sin(i * step + phase) (i the row-major index, in double, rounded to fp32) and take
-// the gradient of sum(y * R), R(i) = cos(i * 0.29). Compared: each tensor's sum and sum of
-// absolute values (to 1e-5 of the latter) and four of its values (to 1e-5 relative, plus 1e-6 of
-// the tensor's mean absolute value for values near zero).
+// The GPT layers and the whole tiny GPT against PyTorch (fp32, CPU) on the same weights and inputs:
+// the values pinned here are printed by bench/gpt_layers_reference.py (nanoGPT's
+// CausalSelfAttention, F.layer_norm, F.gelu(approximate='tanh'), GPT). Both sides build every
+// tensor from the formula amplitude * sin(i * step + phase) (i the row-major index, in double,
+// rounded to fp32) and take the gradient of sum(y * R), R(i) = cos(i * 0.29). Compared: each
+// tensor's sum and sum of absolute values (to 1e-5 of the latter) and four of its values (to 1e-5
+// relative, plus 1e-6 of the tensor's mean absolute value for values near zero).
 
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@
 
 #include "core/nn/causal_self_attention.h"
 #include "core/nn/gelu.h"
+#include "core/nn/gpt_model.h"
 #include "core/nn/layer_norm.h"
 #include "nn_test_support.h"
 
@@ -45,7 +46,9 @@ Tensor upstream(const Shape& s) {
 }
 
 // Largest difference to the reference, in units of its tolerance (<= 1 passes).
-double expectMatches(const std::string& what, const float* v, std::size_t n, const Summary& ref) {
+// Values near zero get `nearZero` of the tensor's mean absolute value on top of 1e-5 relative.
+double expectMatches(const std::string& what, const float* v, std::size_t n, const Summary& ref,
+                     double nearZero = 1e-6) {
   double sum = 0.0, abs = 0.0;
   for (std::size_t i = 0; i < n; ++i) sum += v[i], abs += std::abs(double(v[i]));
   const double meanAbs = ref[1] / double(n);
@@ -59,7 +62,7 @@ double expectMatches(const std::string& what, const float* v, std::size_t n, con
   check(abs, ref[1], 1e-5 * ref[1], "sum of |.|");
   for (int k = 0; k < 4; ++k)
     check(v[picks[k]], ref[std::size_t(2 + k)],
-          1e-5 * std::abs(ref[std::size_t(2 + k)]) + 1e-6 * meanAbs,
+          1e-5 * std::abs(ref[std::size_t(2 + k)]) + nearZero * meanAbs,
           "[" + std::to_string(picks[k]) + "]");
   return worst;
 }
@@ -141,6 +144,62 @@ TEST(GptLayersAgainstPyTorch, GeluTanhForwardAndBackward) {
   const Tensor& dx = layer.backward(upstream(y.shape()), ctx);
   worst = std::max(worst, expectMatches("dx", dx.data(), dx.size(), ref.at("dx")));
   std::printf("gelu: largest difference to PyTorch = %.3g of the tolerance\n", worst);
+}
+
+// The whole tiny GPT (gpt_model.h), tied head, against bench/gpt_layers_reference.py's
+// gpt_parameters() and gpt(): parameter k of the state_dict order is
+// offset + 0.3 * sin(i * (0.37 + 0.05 k) + 0.3 k), offset 1 for the LayerNorm weights. Values near
+// zero get 1e-5 of their tensor's mean absolute value (not 1e-6 as one layer's): the fp32 sums of
+// two blocks, in another order than torch's, leave c_fc.bias[7] of block 1 (1/12 of its tensor's
+// mean) 1.8e-8 from torch's.
+TEST(GptLayersAgainstPyTorch, TinyGptLossLogitsAndGradients) {
+  const Reference ref = {
+      {"logits", {5.4428994, 59.1453926, 0.358945608, 0.468947619, 0.500375926, 0.977169216}},
+      {"transformer.wte.weight",
+       {9.31158218, 126.034023, 1.67158282, -6.07196665, 4.80312729, 1.81236064}},
+      {"transformer.wpe.weight",
+       {-3.75322998e-07, 16.9241056, 0.384448171, -1.13300955, -0.090303719, 0.271227419}},
+      {"transformer.h.0.ln_1.weight",
+       {0.91397068, 1.00650825, 0.012352773, 0.252680272, 0.211264342, 0.252680272}},
+      {"transformer.h.0.attn.c_attn.weight",
+       {-1.58269387, 77.2121763, 1.01850665, 0.895258725, -0.427880973, -0.12441121}},
+      {"transformer.h.1.mlp.c_fc.bias",
+       {0.0560855496, 0.234441906, -0.00917074457, -0.00062703318, -0.00809996016, -0.00431103818}},
+      {"transformer.h.1.mlp.c_proj.weight",
+       {-1.13621354e-07, 12.0088201, -0.0239627585, 0.0879618004, -0.0864409655, -0.0528034531}},
+      {"transformer.ln_f.bias",
+       {0.564127903, 0.564127903, 0.012522459, 0.0442268103, 0.1054511, 0.0442268103}},
+  };
+  Fixture f;
+  GptConfig config;
+  config.vocab = 7, config.blockSize = 5, config.nLayer = 2, config.nHead = 2, config.nEmbd = 8;
+  GptModel model(f.builder, config);
+  f.params.finalize(false);
+  for (std::size_t k = 0; k < f.params.infos().size(); ++k) {
+    const ParamInfo& p = f.params.infos()[k];
+    const bool lnWeight = p.name.ends_with(".weight") && p.shape.rank == 1;
+    float* w = f.params.master(int(k));
+    for (std::size_t i = 0; i < p.size; ++i)
+      w[i] = float((lnWeight ? 1.0 : 0.0) +
+                   0.3 * std::sin(double(i) * (0.37 + 0.05 * double(k)) + 0.3 * double(k)));
+  }
+  Tensor ids({2, 5});
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = float((i * 3 + 1) % 7);
+  StepContext ctx = f.ctx();
+  const Tensor& logits = model.forward(ids, ctx);
+  const Tensor r = upstream(logits.shape());
+  double loss = 0.0;
+  for (std::size_t i = 0; i < logits.size(); ++i) loss += double(logits[i]) * double(r[i]);
+  EXPECT_NEAR(loss, 1.78173208, 1e-5 * std::abs(1.78173208));
+  double worst = expectMatches("logits", logits.data(), logits.size(), ref.at("logits"), 1e-5);
+  model.backward(r, ctx);
+  for (std::size_t k = 0; k < f.params.infos().size(); ++k) {
+    const ParamInfo& p = f.params.infos()[k];
+    if (ref.count(p.name))
+      worst = std::max(worst,
+                       expectMatches(p.name, f.params.grad(int(k)), p.size, ref.at(p.name), 1e-5));
+  }
+  std::printf("tiny gpt: largest difference to PyTorch = %.3g of the tolerance\n", worst);
 }
 
 }  // namespace

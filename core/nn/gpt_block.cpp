@@ -1,0 +1,87 @@
+#include "core/nn/gpt_block.h"
+
+#include <cmath>
+
+namespace paritylab::nn {
+
+GptBlock::GptBlock(ModelBuilder& builder, const std::string& name, int embd, int heads, int nLayer)
+    : site_(builder.nextSite++),
+      embd_(embd),
+      nLayer_(nLayer),
+      ln1_(builder, name + ".ln_1", embd),
+      attn_(builder, name + ".attn", embd, heads, nLayer),
+      ln2_(builder, name + ".ln_2", embd),
+      fc_(builder, name + ".mlp.c_fc", embd, 4 * embd),
+      proj_(builder, name + ".mlp.c_proj", 4 * embd, embd) {}
+
+Shape GptBlock::outputShape(const Shape& in) const {
+  return attn_.outputShape(ln1_.outputShape(in));
+}
+
+void GptBlock::init(ParamStore& params, RandomStream& rng) {
+  ln1_.init(params, rng);
+  attn_.init(params, rng);
+  ln2_.init(params, rng);
+  const double projStd = 0.02 / std::sqrt(2.0 * nLayer_);
+  for (const Linear* l : {&fc_, &proj_}) {
+    const double stddev = l == &proj_ ? projStd : 0.02;
+    float* w = params.master(l->weightId());
+    for (std::size_t i = 0; i < params.info(l->weightId()).size; ++i)
+      w[i] = float(stddev * rng.normal());
+    float* b = params.master(l->biasId());
+    std::fill_n(b, params.info(l->biasId()).size, 0.0f);
+  }
+}
+
+void GptBlock::store(Tensor& t, const Layer* from, int index, StepContext& ctx) const {
+  const auto& format = ctx.policy->storage.activations;
+  if (format && !(from && from->outputAlreadyStoredAs(*format, ctx)))
+    ctx.storeActivation(t, site_ * 64 + index);
+  ctx.inputStoredAs = format ? &*format : nullptr;
+}
+
+Tensor& GptBlock::forward(const Tensor& x, StepContext& ctx) {
+  const numerics::RoundingSpec* const inputStoredAs = ctx.inputStoredAs;  // of x
+  Tensor& h1 = ln1_.forward(x, ctx);
+  store(h1, &ln1_, 0, ctx);
+  Tensor& a = attn_.forward(h1, ctx);
+  store(a, &attn_, 1, ctx);
+  x1_.resize(x.shape());
+  x1_.array() = x.array() + a.array();
+  store(x1_, nullptr, 2, ctx);
+  Tensor& h2 = ln2_.forward(x1_, ctx);
+  store(h2, &ln2_, 3, ctx);
+  Tensor& f = fc_.forward(h2, ctx);
+  store(f, &fc_, 4, ctx);
+  Tensor& g = gelu_.forward(f, ctx);
+  store(g, &gelu_, 5, ctx);
+  Tensor& m = proj_.forward(g, ctx);
+  store(m, &proj_, 6, ctx);
+  y_.resize(x.shape());
+  y_.array() = x1_.array() + m.array();
+  store(y_, nullptr, 7, ctx);
+  ctx.inputStoredAs = inputStoredAs;
+  return y_;
+}
+
+const Tensor& GptBlock::backward(const Tensor& dy, StepContext& ctx) {
+  // MLP branch; the residual passes dy on unchanged.
+  const Tensor& dg = proj_.backward(dy, ctx);
+  const Tensor& df = gelu_.backward(dg, ctx);
+  const Tensor& dh2 = fc_.backward(df, ctx);
+  const Tensor& dMlp = ln2_.backward(dh2, ctx);
+  dx1_.resize(dy.shape());
+  dx1_.array() = dy.array() + dMlp.array();
+  ctx.storeGradient(dx1_.data(), dx1_.size(), site_ * 64 + 2);
+  // Attention branch.
+  const Tensor& dh1 = attn_.backward(dx1_, ctx);
+  ln1_.setNeedInputGrad(needInputGrad_);
+  const Tensor& dAttn = ln1_.backward(dh1, ctx);
+  if (!needInputGrad_) return dx_;
+  dx_.resize(dy.shape());
+  dx_.array() = dx1_.array() + dAttn.array();
+  ctx.storeGradient(dx_.data(), dx_.size(), site_ * 64);
+  return dx_;
+}
+
+}  // namespace paritylab::nn

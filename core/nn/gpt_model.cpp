@@ -1,0 +1,111 @@
+#include "core/nn/gpt_model.h"
+
+namespace paritylab::nn {
+
+using backends::LayerKind;
+using backends::Product;
+
+GptModel::GptModel(ModelBuilder& builder, const GptConfig& config)
+    : config_(config),
+      embedding_(builder, "transformer", config.vocab, config.blockSize, config.nEmbd) {
+  for (int i = 0; i < config.nLayer; ++i)
+    blocks_.push_back(std::make_unique<GptBlock>(builder, "transformer.h." + std::to_string(i),
+                                                 config.nEmbd, config.nHead, config.nLayer));
+  lnF_ = std::make_unique<LayerNorm>(builder, "transformer.ln_f", config.nEmbd);
+  if (!config.tieWeights)
+    lmHead_ = std::make_unique<Linear>(builder, "lm_head", config.nEmbd, config.vocab, false);
+  site_ = builder.nextSite++;
+}
+
+GptModel::~GptModel() = default;
+
+Shape GptModel::outputShape(const Shape& in) const {
+  const Shape e = embedding_.outputShape(in);
+  return {e[0], e[1], config_.vocab};
+}
+
+void GptModel::init(ParamStore& params, RandomStream& rng) {
+  embedding_.init(params, rng);
+  for (auto& block : blocks_) block->init(params, rng);
+  lnF_->init(params, rng);
+  if (lmHead_) {
+    float* w = params.master(lmHead_->weightId());
+    for (std::size_t i = 0; i < params.info(lmHead_->weightId()).size; ++i)
+      w[i] = float(0.02 * rng.normal());
+  }
+}
+
+Tensor& GptModel::forward(const Tensor& ids, StepContext& ctx) {
+  const numerics::RoundingSpec* const inputStoredAs = ctx.inputStoredAs;
+  const auto& format = ctx.policy->storage.activations;
+  int index = 0;
+  auto store = [&](Tensor& t, const Layer& from) {
+    if (format && !from.outputAlreadyStoredAs(*format, ctx))
+      ctx.storeActivation(t, site_ * 64 + index);
+    ctx.inputStoredAs = format ? &*format : nullptr;
+    ++index;
+  };
+  Tensor* x = &embedding_.forward(ids, ctx);
+  store(*x, embedding_);
+  for (auto& block : blocks_) x = &block->forward(*x, ctx);  // stores its own output
+  Tensor& xf = lnF_->forward(*x, ctx);
+  xF_ = &xf;
+  store(xf, *lnF_);
+  Tensor* logits = nullptr;
+  if (lmHead_) {
+    logits = &lmHead_->forward(xf, ctx);
+    store(*logits, *lmHead_);
+  } else {
+    // logits [N, vocab] = xf [N, C] * wte[vocab, C]^T
+    const int n = int(xf.size() / std::size_t(config_.nEmbd));
+    logits_.resize(outputShape(ids.shape()));
+    const float* wte = ctx.params->value(embedding_.tokenWeightId());
+    const std::size_t nw = std::size_t(config_.vocab) * std::size_t(config_.nEmbd);
+    const GemmExtras e =
+        ctx.gemmExtras(site_, LayerKind::Linear, Product::Forward, xf.data(), xf.size(), wte, nw);
+    gemm(ctx.policy->gemmFor(LayerKind::Linear, Product::Forward), Trans::No, Trans::Yes, n,
+         config_.vocab, config_.nEmbd, 1.0f, xf.data(), config_.nEmbd, wte, config_.nEmbd, 0.0f,
+         logits_.data(), config_.vocab, *ctx.workspace, e);
+    logits = &logits_;
+    if (format) ctx.storeActivation(logits_, site_ * 64 + index);
+  }
+  ctx.inputStoredAs = inputStoredAs;
+  return *logits;
+}
+
+const Tensor& GptModel::backward(const Tensor& dy, StepContext& ctx) {
+  const int c = config_.nEmbd, v = config_.vocab;
+  const int n = int(dy.size() / std::size_t(v));
+  const float* wte = ctx.params->value(embedding_.tokenWeightId());
+  const std::size_t nw = std::size_t(v) * std::size_t(c);
+  const Tensor* grad = nullptr;
+  if (lmHead_) {
+    grad = &lmHead_->backward(dy, ctx);
+  } else {
+    // dxf [N, C] = dlogits [N, vocab] * wte [vocab, C]
+    dxF_.resize({dy.dim(0), dy.dim(1), c});
+    const GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardData, dy.data(),
+                                        dy.size(), wte, nw);
+    gemm(ctx.policy->gemmFor(LayerKind::Linear, Product::BackwardData), Trans::No, Trans::No, n, c,
+         v, 1.0f, dy.data(), v, wte, c, 0.0f, dxF_.data(), c, *ctx.workspace, e);
+    ctx.storeGradient(dxF_.data(), dxF_.size(), site_);
+    grad = &dxF_;
+  }
+  grad = &lnF_->backward(*grad, ctx);
+  for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it) grad = &(*it)->backward(*grad, ctx);
+  embedding_.backward(*grad, ctx);  // overwrites wte's gradient with the embedding's share
+  if (!lmHead_) {
+    // dwte [vocab, C] += dlogits^T [vocab, N] * xf [N, C]: beta = 1 adds the embedding's share
+    // before the product's one output rounding, as torch accumulates into .grad.
+    const Tensor& xf = *xF_;
+    float* dwte = ctx.params->grad(embedding_.tokenWeightId());
+    const GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardWeight,
+                                        dy.data(), dy.size(), xf.data(), xf.size());
+    gemm(ctx.policy->gemmFor(LayerKind::Linear, Product::BackwardWeight), Trans::Yes, Trans::No, v,
+         c, n, 1.0f, dy.data(), v, xf.data(), c, 1.0f, dwte, c, *ctx.workspace, e);
+    ctx.storeGradient(dwte, nw, site_);
+  }
+  return none_;
+}
+
+}  // namespace paritylab::nn
