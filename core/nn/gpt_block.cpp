@@ -33,33 +33,26 @@ void GptBlock::init(ParamStore& params, RandomStream& rng) {
   }
 }
 
-void GptBlock::store(Tensor& t, const Layer* from, int index, StepContext& ctx) const {
-  const auto& format = ctx.policy->storage.activations;
-  if (format && !(from && from->outputAlreadyStoredAs(*format, ctx)))
-    ctx.storeActivation(t, site_ * 64 + index);
-  ctx.inputStoredAs = format ? &*format : nullptr;
-}
-
 Tensor& GptBlock::forward(const Tensor& x, StepContext& ctx) {
   const numerics::RoundingSpec* const inputStoredAs = ctx.inputStoredAs;  // of x
   Tensor& h1 = ln1_.forward(x, ctx);
-  store(h1, &ln1_, 0, ctx);
+  storeLayerOutput(h1, &ln1_, site_ * 64, ctx);
   Tensor& a = attn_.forward(h1, ctx);
-  store(a, &attn_, 1, ctx);
+  storeLayerOutput(a, &attn_, site_ * 64 + 1, ctx);
   x1_.resize(x.shape());
   x1_.array() = x.array() + a.array();
-  store(x1_, nullptr, 2, ctx);
+  storeLayerOutput(x1_, nullptr, site_ * 64 + 2, ctx);
   Tensor& h2 = ln2_.forward(x1_, ctx);
-  store(h2, &ln2_, 3, ctx);
+  storeLayerOutput(h2, &ln2_, site_ * 64 + 3, ctx);
   Tensor& f = fc_.forward(h2, ctx);
-  store(f, &fc_, 4, ctx);
+  storeLayerOutput(f, &fc_, site_ * 64 + 4, ctx);
   Tensor& g = gelu_.forward(f, ctx);
-  store(g, &gelu_, 5, ctx);
+  storeLayerOutput(g, &gelu_, site_ * 64 + 5, ctx);
   Tensor& m = proj_.forward(g, ctx);
-  store(m, &proj_, 6, ctx);
+  storeLayerOutput(m, &proj_, site_ * 64 + 6, ctx);
   y_.resize(x.shape());
   y_.array() = x1_.array() + m.array();
-  store(y_, nullptr, 7, ctx);
+  storeLayerOutput(y_, nullptr, site_ * 64 + 7, ctx);
   ctx.inputStoredAs = inputStoredAs;
   return y_;
 }

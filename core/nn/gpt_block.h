@@ -25,9 +25,6 @@ class GptBlock : public Layer {
   void init(ParamStore& params, RandomStream& rng) override;
 
  private:
-  // Stores `t`, the output of the block's `index`-th step, and marks it as the next input.
-  void store(Tensor& t, const Layer* from, int index, StepContext& ctx) const;
-
   int site_;  // seeds of the stored tensors: site_ * 64 + index
   int embd_, nLayer_;
   LayerNorm ln1_;

@@ -37,13 +37,9 @@ void GptModel::init(ParamStore& params, RandomStream& rng) {
 
 Tensor& GptModel::forward(const Tensor& ids, StepContext& ctx) {
   const numerics::RoundingSpec* const inputStoredAs = ctx.inputStoredAs;
-  const auto& format = ctx.policy->storage.activations;
   int index = 0;
   auto store = [&](Tensor& t, const Layer& from) {
-    if (format && !from.outputAlreadyStoredAs(*format, ctx))
-      ctx.storeActivation(t, site_ * 64 + index);
-    ctx.inputStoredAs = format ? &*format : nullptr;
-    ++index;
+    storeLayerOutput(t, &from, site_ * 64 + index++, ctx);
   };
   Tensor* x = &embedding_.forward(ids, ctx);
   store(*x, embedding_);
@@ -67,7 +63,7 @@ Tensor& GptModel::forward(const Tensor& ids, StepContext& ctx) {
          config_.vocab, config_.nEmbd, 1.0f, xf.data(), config_.nEmbd, wte, config_.nEmbd, 0.0f,
          logits_.data(), config_.vocab, *ctx.workspace, e);
     logits = &logits_;
-    if (format) ctx.storeActivation(logits_, site_ * 64 + index);
+    storeLayerOutput(logits_, nullptr, site_ * 64 + index, ctx);
   }
   ctx.inputStoredAs = inputStoredAs;
   return *logits;

@@ -122,4 +122,15 @@ class Layer {
   bool needInputGrad_ = true;
 };
 
+// The store step for a layer's output inside a model: rounds `out` to the policy's activation
+// format (seed stream `site`) unless `producer` says it already holds such values (null: a sum no
+// layer produced, such as a residual add), then tells the next layer that its input went through
+// the store step (StepContext::inputStoredAs).
+inline void storeLayerOutput(Tensor& out, const Layer* producer, int site, StepContext& ctx) {
+  const auto& format = ctx.policy->storage.activations;
+  if (format && !(producer && producer->outputAlreadyStoredAs(*format, ctx)))
+    ctx.storeActivation(out, site);
+  ctx.inputStoredAs = format ? &*format : nullptr;
+}
+
 }  // namespace paritylab::nn

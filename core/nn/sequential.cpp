@@ -15,13 +15,9 @@ Tensor& Sequential::forward(const Tensor& x, StepContext& ctx) {
   Tensor* out = nullptr;
   int i = 0;
   const numerics::RoundingSpec* const inputStoredAs = ctx.inputStoredAs;  // of x
-  const auto& format = ctx.policy->storage.activations;
   for (auto& layer : layers_) {
     out = &layer->forward(*cur, ctx);
-    if (format && !layer->outputAlreadyStoredAs(*format, ctx))
-      ctx.storeActivation(*out, site_ * 64 + i);
-    // The next layer's input went through the store step (or was never rounded).
-    ctx.inputStoredAs = format ? &*format : nullptr;
+    storeLayerOutput(*out, layer.get(), site_ * 64 + i, ctx);
     ++i;
     cur = out;
   }
