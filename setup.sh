@@ -23,6 +23,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev
   dataset-fashion-mnist
+  fortunes
 )
 dev_packages=(xvfb xauth imagemagick python3-scipy python3-numpy python3-statsmodels clang-format clang-tidy)
 

@@ -31,6 +31,16 @@ void runExportInit(const ExportInitArgs& a) {
   std::printf("Exported the start of run %lld (%s, seed %llu) of %s to %s:\n",
               static_cast<long long>(e.runId), e.backend.c_str(),
               static_cast<unsigned long long>(e.seed), a.db.c_str(), e.directory.c_str());
+  if (e.steps > 0) {
+    std::printf(
+        "  %zu parameter files (params/), the training windows of %lld steps x %d "
+        "(window_offsets.npy), manifest.json\n",
+        e.parameters, static_cast<long long>(e.steps), e.batchSize);
+    if (e.data)
+      std::printf("  the text as trained on: %zu training tokens, %zu validation positions\n",
+                  e.trainTokens, e.validationPositions);
+    return;
+  }
   std::printf(
       "  %zu parameter and buffer files (params/), the batch order of %d epoch%s x %zu "
       "examples (batch_order.npy), manifest.json\n",

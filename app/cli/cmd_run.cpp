@@ -79,6 +79,22 @@ study::StudySpec buildSpec(const RunArgs& a) {
     for (int i = 0; i < *a.seeds; ++i) spec.seeds.push_back(std::uint64_t(i));
   }
   if (a.epochs) spec.train.epochs = *a.epochs;
+  if (a.epochs && a.steps) throw study::SpecError("--epochs and --steps: give one of them");
+  if (a.epochs) spec.train.steps = 0;
+  if (a.steps) spec.train.steps = *a.steps;
+  if (a.nLayer) spec.train.gpt.nLayer = *a.nLayer;
+  if (a.nHead) spec.train.gpt.nHead = *a.nHead;
+  if (a.nEmbd) spec.train.gpt.nEmbd = *a.nEmbd;
+  if (a.blockSize) spec.train.gpt.blockSize = *a.blockSize;
+  if ((a.nLayer || a.nHead || a.nEmbd || a.blockSize) && !nn::isLanguageModel(spec.train.model))
+    throw study::SpecError(
+        "--n-layer, --n-head, --n-embd, --block-size: apply to the language "
+        "model (--model gpt), not to '" +
+        spec.train.model + "'");
+  if (spec.train.gpt.nEmbd % spec.train.gpt.nHead != 0)
+    throw study::SpecError("--n-embd " + std::to_string(spec.train.gpt.nEmbd) +
+                           " is not a multiple of --n-head " +
+                           std::to_string(spec.train.gpt.nHead));
   if (a.batch) spec.train.batchSize = *a.batch;
   if (a.lr) spec.train.optimizer.lr = *a.lr;
   if (a.threads) spec.threads = *a.threads;
@@ -90,6 +106,7 @@ study::StudySpec buildSpec(const RunArgs& a) {
     spec.train.xrayEverySteps = *a.xrayEvery;
   else if (a.xray && spec.train.xrayEverySteps == 0)
     spec.train.xrayEverySteps = -1;  // about 50 samples per run
+  study::requireDataForModel(spec, "<command line>");
   return spec;
 }
 
@@ -294,6 +311,16 @@ const CommandRegistration reg{
       cmd->add_option("--backends", a->backends, "Comma-separated presets, e.g. cpu-fp32,tpu-bf16");
       addIntegerOption(cmd, "--seeds", a->seeds, {1, input::kMaxSeeds}, "Seeds 0..N-1");
       addIntegerOption(cmd, "--epochs", a->epochs, {1, input::kMaxEpochs}, "Epochs");
+      addIntegerOption(cmd, "--steps", a->steps, {1, input::kMaxSteps},
+                       "Train exactly this many steps instead of epochs (nanoGPT's iterations)");
+      addIntegerOption(cmd, "--n-layer", a->nLayer, {1, input::kMaxGptLayers},
+                       "gpt: transformer blocks (default 4)");
+      addIntegerOption(cmd, "--n-head", a->nHead, {1, input::kMaxGptHeads},
+                       "gpt: attention heads (default 4)");
+      addIntegerOption(cmd, "--n-embd", a->nEmbd, {1, input::kMaxGptEmbedding},
+                       "gpt: embedding width, a multiple of --n-head (default 128)");
+      addIntegerOption(cmd, "--block-size", a->blockSize, {1, input::kMaxGptBlockSize},
+                       "gpt: tokens of context per window (default 64)");
       addIntegerOption(cmd, "--batch", a->batch, {1, input::kMaxBatchSize}, "Batch size");
       addRealOption(cmd, "--lr", a->lr, {0, input::kMaxHyperparameter, true}, "Learning rate");
       addIntegerOption(cmd, "--threads", a->threads, {0, input::kMaxThreads},

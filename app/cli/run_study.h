@@ -16,6 +16,8 @@ struct RunArgs {
   bool resume = false, xray = false, mpi = false, reclaim = false, noChaosFloor = false;
   std::optional<std::int64_t> trainSize, testSize;
   std::optional<int> seeds, epochs, batch, threads, xrayEvery;
+  std::optional<std::int64_t> steps;
+  std::optional<int> nLayer, nHead, nEmbd, blockSize;
   std::optional<double> lr;
 };
 

@@ -3,6 +3,7 @@
 // CONTRACT (owned by core/data; core/nn and core/study rely on these names).
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,13 +43,20 @@ struct Dataset {
   const float* image(std::size_t i) const { return images.data() + i * imageSize(); }
 };
 
+struct TextSplit;  // core/data/text_split.h
+
 struct DataSplit {
   Dataset train;
   Dataset test;
+  // A text source's corpus and windows (a language model's data); null for images. With text,
+  // neither split holds images: `train` only names the vocabulary (numClasses, classNames) and
+  // `test` holds the validation windows' targets as its labels, one per position, so everything
+  // that reads a test set's labels (the divergence analysis) sees one example per predicted token.
+  std::shared_ptr<const TextSplit> text;
 };
 
-// What a study asks for. `source` is "KIND" or "KIND:DIR", KIND one of kDatasetKinds
-// (core/data/dataset_kinds.h, which says what each reads and whether it needs DIR).
+// What a study asks for. `source` is "KIND", "KIND:DIR" or "KIND:FILE", KIND one of
+// kDatasetKinds (core/data/dataset_kinds.h, which says what each reads and what may follow ':').
 struct DatasetSpec {
   std::string source = "fashion-mnist";
   std::int64_t trainSize = 0;  // 0 = all available; otherwise a stratified subset by `seed`
@@ -62,12 +70,17 @@ struct DatasetSpec {
   bool normalize = true;      // per-channel mean/std of the training split applied to both
   bool augment = false;       // random crop (pad 2 for 28x28, 4 for 32x32) + horizontal flip
                               // (flip not for digits); applied by the trainer per batch
+  // text: the language model's block size (a window is blockSize + 1 tokens); the study sets it
+  // from the model. testSize then caps the validation windows (0: kMaxValidationWindows).
+  int blockSize = 0;
 };
 
 // Loads and splits. Pipeline: read the source -> keep `classes` -> re-split by testFraction (when
 // > 0, or 0.2 when the source has no split of its own: folder, celeba) -> stratified subsets of
 // trainSize/testSize -> per-channel normalisation. Deterministic in `seed`.
-// synthetic: trainSize/testSize (defaults 2000/500) say how many images to generate. Throws
+// synthetic: trainSize/testSize (defaults 2000/500) say how many images to generate. text: the
+// corpus and its windows (loadTextSplit, core/data/text_split.h); classes, testFraction and
+// trainSize do not apply and are refused. Throws
 // DataError naming the file and what is wrong (missing, truncated, bad magic number, label out of
 // range, unknown source).
 DataSplit loadDataset(const DatasetSpec& spec);

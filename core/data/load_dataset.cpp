@@ -11,6 +11,7 @@
 #include "core/data/shuffle.h"
 #include "core/data/stratified_split.h"
 #include "core/data/synthetic_source.h"
+#include "core/data/text_split.h"
 
 namespace paritylab::data {
 namespace {
@@ -36,8 +37,9 @@ SourceData readSource(const DatasetSpec& spec, bool& generated) {
   };
   if (!known || (known->folder == DatasetFolder::None && hasDir)) throw unknown();
   if (known->folder == DatasetFolder::Required && !hasDir)
-    throw DataError("source \"" + source + "\": needs a directory, e.g. \"" + kind +
-                    ":/path/to/data\"");
+    throw DataError("source \"" + source + "\": needs a " +
+                    (known->readsFile ? "file, e.g. \"" + kind + ":/path/to/input.txt\""
+                                      : "directory, e.g. \"" + kind + ":/path/to/data\""));
   generated = false;
   if (kind == "fashion-mnist")
     return loadIdxDirectory(hasDir ? dir : kDefaultFashionMnistDir, IdxFlavor::FashionMnist);
@@ -66,6 +68,8 @@ void checkSpec(const DatasetSpec& spec) {
 }  // namespace
 
 DataSplit loadDataset(const DatasetSpec& spec) {
+  if (datasetIsText(datasetKindOf(spec.source)) && spec.source.find(':') != std::string::npos)
+    return loadTextSplit(spec);
   checkSpec(spec);
   bool generated = false;  // synthetic: classes and sizes were applied while generating
   SourceData source = readSource(spec, generated);

@@ -106,7 +106,7 @@ DataSplit stratifiedSplit(const Dataset& all, double testFraction, std::uint64_t
   const std::vector<std::size_t> take = allocateStratified(classCounts(all), testTotal);
   std::vector<std::size_t> trainIdx;
   const std::vector<std::size_t> testIdx = drawPerClass(all, take, seed, trainIdx);
-  return DataSplit{selectImages(all, trainIdx), selectImages(all, testIdx)};
+  return DataSplit{selectImages(all, trainIdx), selectImages(all, testIdx), nullptr};
 }
 
 Dataset keepClasses(const Dataset& d, const std::vector<int>& classes, const std::string& source) {

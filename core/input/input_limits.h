@@ -32,6 +32,14 @@ inline constexpr std::uint64_t kMaxTextCorpusBytes = std::uint64_t(256) << 20;  
 
 // Model: resnet18's first-stage width (torchvision's ResNet-18 is 64).
 inline constexpr std::int64_t kMaxModelWidth = 256;
+// Model: gpt's shape. GPT-2 XL (48 layers, 25 heads, 1600 wide, 1024 tokens) is within them; a
+// CPU study stays far below.
+inline constexpr std::int64_t kMaxGptLayers = 64;
+inline constexpr std::int64_t kMaxGptHeads = 64;
+inline constexpr std::int64_t kMaxGptEmbedding = 4'096;
+inline constexpr std::int64_t kMaxGptBlockSize = 4'096;
+// Training counted in steps (a run's `steps`, a schedule's warmup_steps).
+inline constexpr std::int64_t kMaxSteps = 100'000'000;
 
 // Policy: emulated replicas (TPU cores) and the fp8 amax history (Transformer Engine: 1024).
 inline constexpr std::int64_t kMaxReplicas = 1'024;

@@ -15,6 +15,10 @@ GptModel::GptModel(ModelBuilder& builder, const GptConfig& config)
   if (!config.tieWeights)
     lmHead_ = std::make_unique<Linear>(builder, "lm_head", config.nEmbd, config.vocab, false);
   site_ = builder.nextSite++;
+  if (config.tieWeights) {  // the X-ray names the tied head's products after nanoGPT's module
+    builder.siteNames.resize(std::size_t(builder.nextSite));
+    builder.siteNames[std::size_t(site_)] = "lm_head";
+  }
 }
 
 GptModel::~GptModel() = default;

@@ -36,6 +36,11 @@ class GptModel : public Layer {
   // gradient (token ids are not differentiable).
   const Tensor& backward(const Tensor& dy, StepContext& ctx) override;
   void init(ParamStore& params, RandomStream& rng) override;
+  // The logits went through the store step inside forward (as every output of the model did).
+  bool outputAlreadyStoredAs(const numerics::RoundingSpec& /*format*/,
+                             const StepContext& /*ctx*/) const override {
+    return true;
+  }
 
   const GptConfig& config() const { return config_; }
   const TokenPositionEmbedding& embedding() const { return embedding_; }

@@ -9,7 +9,7 @@
 namespace paritylab::nn {
 
 LrSchedule::LrSchedule(const ScheduleConfig& config, double baseLr, std::int64_t stepsPerEpoch,
-                       int epochs)
+                       int epochs, std::int64_t totalSteps)
     : config_(config), base_(baseLr), perEpoch_(std::max<std::int64_t>(1, stepsPerEpoch)) {
   if (!isOneOf(config.kind, kScheduleKinds))
     throw std::invalid_argument("unknown schedule '" + config.kind +
@@ -20,8 +20,15 @@ LrSchedule::LrSchedule(const ScheduleConfig& config, double baseLr, std::int64_t
   if (config.kind == "step" && config.stepEpochs < 1)
     throw std::invalid_argument("schedule: stepEpochs must be >= 1, got " +
                                 std::to_string(config.stepEpochs));
-  total_ = perEpoch_ * std::max(1, epochs);
-  warmup_ = std::int64_t(std::llround(config.warmupEpochs * double(perEpoch_)));
+  if (config.warmupSteps < 0)
+    throw std::invalid_argument("schedule: warmupSteps must be >= 0, got " +
+                                std::to_string(config.warmupSteps));
+  if (config.warmupSteps > 0 && config.warmupEpochs > 0)
+    throw std::invalid_argument("schedule: a warmup in steps and in epochs at once");
+  total_ = totalSteps > 0 ? totalSteps : perEpoch_ * std::max(1, epochs);
+  warmup_ = config.warmupSteps > 0
+                ? config.warmupSteps
+                : std::int64_t(std::llround(config.warmupEpochs * double(perEpoch_)));
 }
 
 double LrSchedule::at(std::int64_t step) const {

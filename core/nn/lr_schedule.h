@@ -12,8 +12,11 @@ namespace paritylab::nn {
 
 class LrSchedule {
  public:
-  // Throws std::invalid_argument for an unknown kind or bad values, naming them.
-  LrSchedule(const ScheduleConfig& config, double baseLr, std::int64_t stepsPerEpoch, int epochs);
+  // Throws std::invalid_argument for an unknown kind or bad values, naming them. `totalSteps`
+  // > 0: the phase ends after that many steps (a run counted in steps) instead of
+  // stepsPerEpoch x epochs.
+  LrSchedule(const ScheduleConfig& config, double baseLr, std::int64_t stepsPerEpoch, int epochs,
+             std::int64_t totalSteps = 0);
   // lr for the `step`-th batch (0-based) of this phase.
   double at(std::int64_t step) const;
 

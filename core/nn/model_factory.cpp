@@ -12,17 +12,28 @@ void Model::init(std::uint64_t seed) {
 
 namespace {
 
+// Token ids are stored as uint16 (core/data/text_corpus.h).
+constexpr int kMaxVocabulary = 65535;
+
 // The layers and parameter registrations of a model, without allocating parameter storage.
 std::unique_ptr<Model> buildStructure(const ModelSpec& spec) {
-  if (spec.channels < 1 || spec.height < 1 || spec.width < 1 || spec.numClasses < 2)
+  const bool language = isLanguageModel(spec.name);
+  if (language && (spec.numClasses < 2 || spec.numClasses > kMaxVocabulary))
+    throw std::invalid_argument("model '" + spec.name + "': a vocabulary of " +
+                                std::to_string(spec.numClasses) + " symbols (2 to " +
+                                std::to_string(kMaxVocabulary) + ")");
+  if (!language && (spec.channels < 1 || spec.height < 1 || spec.width < 1 || spec.numClasses < 2))
     throw std::invalid_argument("model '" + spec.name + "': bad input " +
                                 std::to_string(spec.channels) + "x" + std::to_string(spec.height) +
                                 "x" + std::to_string(spec.width) + " with " +
                                 std::to_string(spec.numClasses) + " classes");
   auto model = std::make_unique<Model>();
   model->name = spec.name;
-  model->input = {1, spec.channels, spec.height, spec.width};
+  model->input =
+      language ? Shape{1, spec.gpt.blockSize} : Shape{1, spec.channels, spec.height, spec.width};
   model->numClasses = spec.numClasses;
+  model->tokenInput = language;
+  model->targetsPerItem = language ? spec.gpt.blockSize : 1;
   ModelBuilder builder;
   builder.params = &model->params;
   model->net = std::make_unique<Sequential>(builder);
@@ -32,6 +43,8 @@ std::unique_ptr<Model> buildStructure(const ModelSpec& spec) {
     buildSmallCnn(builder, *model->net, spec);
   else if (spec.name == "resnet18")
     buildResNet18(builder, *model->net, spec);
+  else if (spec.name == "gpt")
+    buildGpt(builder, *model->net, spec);
   else
     throw std::invalid_argument("unknown model '" + spec.name +
                                 "' (known: " + joinedNames(kModelNames) + ")");
@@ -47,6 +60,10 @@ ModelSize measureModel(const ModelSpec& spec) {
   const auto model = buildStructure(spec);
   ModelSize size;
   size.parameters = model->params.totalSize();
+  if (model->tokenInput) {
+    size.activationsPerItem = gptActivationsPerWindow(spec.gpt, spec.numClasses);
+    return size;
+  }
   Shape shape = model->input;
   for (const auto& layer : model->net->layers()) {
     shape = layer->outputShape(shape);

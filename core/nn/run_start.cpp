@@ -15,6 +15,7 @@ ModelSpec modelSpecFor(const TrainConfig& config, const data::Dataset& trainSet)
   spec.width = trainSet.width;
   spec.numClasses = trainSet.numClasses;
   spec.resnetWidth = config.width;
+  spec.gpt = config.gpt;
   return spec;
 }
 

@@ -7,7 +7,8 @@ namespace paritylab::nn {
 LossResult softmaxCrossEntropy(const Tensor& logits, const std::int32_t* labels, Tensor* dlogits,
                                float gradScale, std::int32_t* predicted,
                                float* trueClassProbability) {
-  const int n = logits.dim(0), k = logits.dim(1);
+  const int k = logits.dim(logits.shape().rank - 1);
+  const int n = int(logits.size() / std::size_t(k));
   LossResult result;
   if (dlogits) dlogits->resize(logits.shape());
   double total = 0.0;

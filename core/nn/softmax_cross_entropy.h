@@ -1,5 +1,7 @@
 #pragma once
-// torch.nn.CrossEntropyLoss (mean over the batch) on logits [N, K] and labels [N].
+// torch.nn.CrossEntropyLoss (mean over the batch) on logits [N, K] and labels [N]. Logits of
+// higher rank ([B, T, K], a language model's) are read as [B * T, K], with labels [B * T]: the
+// mean over every position, as F.cross_entropy(logits.view(-1, K), targets.view(-1)).
 // Numerically stable: log-sum-exp with the row maximum subtracted, in fp32.
 
 #include <cstdint>

@@ -5,9 +5,12 @@
 #include <stdexcept>
 
 #include "core/data/augmentation.h"
+#include "core/data/text_split.h"
+#include "core/data/text_windows.h"
 #include "core/nn/checkpoint.h"
 #include "core/nn/lr_schedule.h"
 #include "core/nn/run_start.h"
+#include "core/nn/training_choices.h"
 #include "core/nn/training_session.h"
 
 namespace paritylab::nn {
@@ -23,6 +26,8 @@ double secondsSince(Clock::time_point start) {
 void validate(const TrainConfig& c, const data::DataSplit& data) {
   if (c.epochs < 0)
     throw std::invalid_argument("epochs must be >= 0, got " + std::to_string(c.epochs));
+  if (c.steps < 0)
+    throw std::invalid_argument("steps must be >= 0, got " + std::to_string(c.steps));
   if (c.batchSize < 1)
     throw std::invalid_argument("batchSize must be >= 1, got " + std::to_string(c.batchSize));
   if (c.evalBatchSize < 1)
@@ -32,6 +37,20 @@ void validate(const TrainConfig& c, const data::DataSplit& data) {
     throw std::invalid_argument("gradClipNorm must be >= 0, got " + std::to_string(c.gradClipNorm));
   if (c.freezeEpochs < 0)
     throw std::invalid_argument("freezeEpochs must be >= 0, got " + std::to_string(c.freezeEpochs));
+  if (isLanguageModel(c.model) != bool(data.text))
+    throw std::invalid_argument("model '" + c.model + "' " +
+                                (data.text ? "is an image classifier, the data is text"
+                                           : "is a language model, the data is images (its "
+                                             "dataset must be \"text:FILE\")"));
+  if (data.text) {
+    if (data.text->blockSize != c.gpt.blockSize)
+      throw std::invalid_argument("the text's windows are " + std::to_string(data.text->blockSize) +
+                                  " tokens, the model's block size " +
+                                  std::to_string(c.gpt.blockSize));
+    if (c.freezeEpochs > 0)
+      throw std::invalid_argument("freezeEpochs applies to image classifiers, not to 'gpt'");
+    return;
+  }
   if (data.train.size() == 0) throw std::invalid_argument("the training split is empty");
   if (data.train.images.size() != data.train.size() * data.train.imageSize())
     throw std::invalid_argument("the training split's images do not match its labels");
@@ -41,37 +60,118 @@ void validate(const TrainConfig& c, const data::DataSplit& data) {
     throw std::invalid_argument("the test split's image shape differs from the training split's");
 }
 
+// The items of each training step: an image epoch's shuffled (and augmented) batches, or a text's
+// windows drawn per step. fill() writes the step's batch and returns how many items it holds.
+class TrainingBatches {
+ public:
+  TrainingBatches(const TrainConfig& config, const data::DataSplit& data, const Model& model)
+      : config_(config), data_(data), itemSize_(model.input.itemSize()) {
+    const std::size_t capacity =
+        data.text ? std::size_t(config.batchSize)
+                  : std::size_t(std::min<std::int64_t>(config.batchSize, data.train.size()));
+    items_.resize(capacity * itemSize_);
+    labels_.resize(capacity * std::size_t(model.targetsPerItem));
+    if (data.text) {
+      tokens_.resize(items_.size());
+    } else {
+      order_.resize(data.train.size());
+      augmentation_ = data::defaultAugmentation(data.train);
+    }
+  }
+
+  void startEpoch(int epoch) {
+    if (!data_.text) fillEpochOrder(order_, config_.seed, epoch);
+  }
+
+  // Step `inEpoch` (0-based) of `epoch`, the run's step `step` (0-based).
+  int fill(int epoch, std::int64_t inEpoch, std::uint64_t step) {
+    if (data_.text) {
+      const data::TextSplit& text = *data_.text;
+      const std::vector<std::size_t> offsets = data::trainingWindowOffsets(
+          text.corpus, text.blockSize, config_.batchSize, config_.seed, step);
+      data::fillWindows(text.corpus.train, offsets, text.blockSize, tokens_.data(), labels_.data());
+      std::copy(tokens_.begin(), tokens_.end(), items_.begin());
+      return config_.batchSize;
+    }
+    const data::Dataset& set = data_.train;
+    const std::int64_t n = std::int64_t(set.size());
+    const std::int64_t begin = inEpoch * config_.batchSize;
+    const int count = int(std::min<std::int64_t>(config_.batchSize, n - begin));
+    for (int i = 0; i < count; ++i) {
+      const std::uint32_t src = order_[std::size_t(begin + i)];
+      std::copy(set.image(src), set.image(src) + itemSize_,
+                items_.data() + std::size_t(i) * itemSize_);
+      labels_[std::size_t(i)] = set.labels[src];
+    }
+    if (config_.augment)
+      data::augmentBatch(items_.data(), count, set.channels, set.height, set.width, augmentation_,
+                         hashSeed(config_.seed, std::uint64_t(epoch), 0x41554745 /* "AUGE" */),
+                         std::uint64_t(begin));
+    return count;
+  }
+
+  const float* items() const { return items_.data(); }
+  const std::int32_t* labels() const { return labels_.data(); }
+
+ private:
+  const TrainConfig& config_;
+  const data::DataSplit& data_;
+  std::size_t itemSize_;
+  std::vector<float> items_;
+  std::vector<std::int32_t> labels_;
+  std::vector<std::int32_t> tokens_;  // text: the windows' inputs as ids
+  std::vector<std::uint32_t> order_;  // images: this epoch's order
+  data::AugmentConfig augmentation_;  // images: random crop + flip where it preserves the label
+};
+
+EvalOutcome evaluate(TrainingSession& session, const data::DataSplit& data, int batchSize,
+                     TestPredictions* predictions) {
+  if (!data.text) return session.evaluate(data.test, batchSize, predictions);
+  const data::TextSplit& text = *data.text;
+  return session.evaluate(text.validationInputs.data(), text.validationTargets.data(),
+                          text.validationWindows(), batchSize, predictions);
+}
+
 }  // namespace
+
+std::int64_t stepsPerEpoch(const TrainConfig& config, const data::DataSplit& data) {
+  const std::int64_t examples =
+      data.text ? std::int64_t(data::windowsPerEpoch(data.text->corpus, data.text->blockSize))
+                : std::int64_t(data.train.size());
+  return std::max<std::int64_t>(1, (examples + config.batchSize - 1) / config.batchSize);
+}
+
+std::int64_t plannedSteps(const TrainConfig& config, const data::DataSplit& data) {
+  return config.steps > 0 ? config.steps : stepsPerEpoch(config, data) * config.epochs;
+}
+
+int plannedEpochs(const TrainConfig& config, const data::DataSplit& data) {
+  if (config.steps <= 0) return config.epochs;
+  const std::int64_t perEpoch = stepsPerEpoch(config, data);
+  return int((config.steps + perEpoch - 1) / perEpoch);
+}
 
 TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& policy,
                   const data::DataSplit& data, const TrainCallbacks& callbacks) {
   validate(config, data);
   const auto runStart = Clock::now();
-  const data::Dataset& trainSet = data.train;
-  const ModelSpec spec = modelSpecFor(config, trainSet);
+  const ModelSpec spec = modelSpecFor(config, data.train);
   makeOptimizer(config.optimizer);  // validates the optimizer before any work
-  const std::int64_t n = std::int64_t(trainSet.size());
-  const std::int64_t stepsPerEpoch = (n + config.batchSize - 1) / config.batchSize;
-  LrSchedule(config.schedule, config.optimizer.lr, stepsPerEpoch, config.epochs);  // validates
+  const std::int64_t perEpoch = stepsPerEpoch(config, data);
+  const std::int64_t totalSteps = plannedSteps(config, data);
+  const int epochs = plannedEpochs(config, data);
+  LrSchedule(config.schedule, config.optimizer.lr, perEpoch, epochs, totalSteps);  // validates
 
   TrainingSession session(spec, policy, config.seed);
   if (config.xrayEverySteps != 0)
-    session.enableXray(
-        config.xrayEverySteps > 0
-            ? config.xrayEverySteps
-            : int(std::max<std::int64_t>(kXrayMinAutoSteps, stepsPerEpoch * config.epochs / 50)));
+    session.enableXray(config.xrayEverySteps > 0
+                           ? config.xrayEverySteps
+                           : int(std::max<std::int64_t>(kXrayMinAutoSteps, totalSteps / 50)));
   ParamStore& params = session.model().params;
   applyStartingWeights(config, session);
+  TrainingBatches batches(config, data, session.model());
 
-  const std::size_t itemSize = trainSet.imageSize();
-  const int batchCap = int(std::min<std::int64_t>(config.batchSize, n));
-  std::vector<float> images(std::size_t(batchCap) * itemSize);
-  std::vector<std::int32_t> labels(static_cast<std::size_t>(batchCap));
-  std::vector<std::uint32_t> order(static_cast<std::size_t>(n));
-  // Random crop + flip where it preserves the label (core/data decides per dataset).
-  const data::AugmentConfig augmentation = data::defaultAugmentation(trainSet);
-
-  const int frozen = std::min(config.freezeEpochs, config.epochs);
+  const int frozen = std::min(config.freezeEpochs, epochs);
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<LrSchedule> schedule;
   std::vector<ParamStore::Range> ranges;
@@ -79,43 +179,36 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
 
   TrainResult result;
   std::uint64_t step = 0;
-  for (int epoch = 1; epoch <= config.epochs; ++epoch) {
+  for (int epoch = 1; epoch <= epochs; ++epoch) {
     const auto epochStart = Clock::now();
     if (epoch == 1 || epoch == frozen + 1) {
       // Head only while frozen; then everything with a fresh optimizer and schedule.
       const bool headOnly = epoch <= frozen;
-      const int phaseEpochs = headOnly ? frozen : config.epochs - frozen;
+      const int phaseEpochs = headOnly ? frozen : epochs - frozen;
+      const std::int64_t frozenSteps = std::min(totalSteps, perEpoch * frozen);
+      const std::int64_t phaseSteps = headOnly ? frozenSteps : totalSteps - frozenSteps;
       optimizer = makeOptimizer(config.optimizer);
-      schedule = std::make_unique<LrSchedule>(config.schedule, config.optimizer.lr, stepsPerEpoch,
-                                              phaseEpochs);
+      schedule = std::make_unique<LrSchedule>(config.schedule, config.optimizer.lr, perEpoch,
+                                              phaseEpochs, phaseSteps);
       ranges = params.weightRanges(headOnly);
       phaseStep = 0;
     }
-    fillEpochOrder(order, config.seed, epoch);
+    batches.startEpoch(epoch);
+    const std::int64_t stepsThisEpoch =
+        std::min(perEpoch, totalSteps - std::int64_t(epoch - 1) * perEpoch);
     double lossSum = 0.0;
     std::int64_t seen = 0;
     int skippedSteps = 0;
-    for (std::int64_t begin = 0; begin < n; begin += config.batchSize) {
+    for (std::int64_t inEpoch = 0; inEpoch < stepsThisEpoch; ++inEpoch) {
       if (callbacks.shouldCancel && callbacks.shouldCancel()) {
         result.status = RunStatus::Cancelled;
         break;
       }
-      const int count = int(std::min<std::int64_t>(config.batchSize, n - begin));
-      for (int i = 0; i < count; ++i) {
-        const std::uint32_t src = order[std::size_t(begin + i)];
-        std::copy(trainSet.image(src), trainSet.image(src) + itemSize,
-                  images.data() + std::size_t(i) * itemSize);
-        labels[std::size_t(i)] = trainSet.labels[src];
-      }
-      if (config.augment)
-        data::augmentBatch(images.data(), count, trainSet.channels, trainSet.height, trainSet.width,
-                           augmentation,
-                           hashSeed(config.seed, std::uint64_t(epoch), 0x41554745 /* "AUGE" */),
-                           std::uint64_t(begin));
+      const int count = batches.fill(epoch, inEpoch, step);
       if (callbacks.onBatch)
-        callbacks.onBatch(std::int64_t(step), images.data(), labels.data(), count);
+        callbacks.onBatch(std::int64_t(step), batches.items(), batches.labels(), count);
       const double lr = schedule->at(phaseStep);
-      const StepOutcome outcome = session.step(images.data(), labels.data(), count, step,
+      const StepOutcome outcome = session.step(batches.items(), batches.labels(), count, step,
                                                *optimizer, lr, ranges, config.gradClipNorm);
       if (callbacks.onXray) {
         std::vector<XrayRecord> records = session.takeXray();
@@ -144,10 +237,10 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
     // NaN when loss scaling skipped every step of the epoch on a non-finite loss.
     metrics.trainLoss = seen > 0 ? lossSum / double(seen) : std::nan("");
     TestPredictions predictions;
-    const bool lastEpoch = epoch == config.epochs;
+    const bool lastEpoch = epoch == epochs;
     const EvalOutcome eval =
-        session.evaluate(data.test, config.evalBatchSize,
-                         lastEpoch && callbacks.onPredictions ? &predictions : nullptr);
+        evaluate(session, data, config.evalBatchSize,
+                 lastEpoch && callbacks.onPredictions ? &predictions : nullptr);
     metrics.testLoss = eval.loss;
     metrics.testAccuracy = eval.accuracy;
     metrics.seconds = secondsSince(epochStart);

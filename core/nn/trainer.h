@@ -10,6 +10,7 @@
 #include "core/backends/precision_policy.h"
 #include "core/data/dataset.h"
 #include "core/nn/gemm_xray.h"
+#include "core/nn/model.h"
 #include "core/nn/param_store.h"
 #include "core/nn/test_predictions.h"
 
@@ -27,6 +28,8 @@ struct OptimizerConfig {
 struct ScheduleConfig {
   std::string kind = "constant";  // one of kScheduleKinds (core/nn/training_choices.h)
   double warmupEpochs = 0.0;      // linear warmup from 0, stepped per batch (cosine, constant)
+  std::int64_t warmupSteps = 0;   // > 0: the warmup counted in steps instead (nanoGPT's
+                                  // warmup_iters); warmupEpochs must then be 0
   int stepEpochs = 10;            // step: multiply by gamma every stepEpochs
   double gamma = 0.1;
   double minLrFraction = 0.0;  // cosine: final lr = lr * minLrFraction
@@ -35,9 +38,14 @@ struct ScheduleConfig {
 struct TrainConfig {
   std::string model = "mlp";  // one of kModelNames (core/nn/training_choices.h)
   int width = 16;  // resnet18: channels of the first stage (torchvision: 64; 16 trains on a CPU)
+  GptShape gpt;    // gpt: the transformer's shape, its block size the windows' length
   int epochs = 2;
-  int batchSize = 128;
-  int evalBatchSize = 1000;
+  // > 0: the run trains exactly this many steps instead of `epochs` epochs (nanoGPT counts
+  // iterations); its epochs are then plannedEpochs(), the last one cut short, each ending with
+  // an evaluation as usual.
+  std::int64_t steps = 0;
+  int batchSize = 128;       // images, or a language model's windows of gpt.blockSize tokens
+  int evalBatchSize = 1000;  // the same, for evaluation
   OptimizerConfig optimizer;
   ScheduleConfig schedule;
   double gradClipNorm = 0.0;   // 0 = off; else clip by global norm
@@ -89,20 +97,33 @@ struct TrainCallbacks {
   std::function<bool()> shouldCancel;             // polled once per step
   std::function<void(const XraySample&)> onXray;  // after each step the X-ray measured
   // The training batch exactly as the step receives it (shuffled, augmented): images [count, C,
-  // H, W], labels [count]. For tests of the seed-pairing guarantee.
-  std::function<void(std::int64_t step, const float* images, const std::int32_t* labels, int count)>
+  // H, W] with labels [count], or a language model's windows [count, T] (token ids) with targets
+  // [count, T]. For tests of the seed-pairing guarantee.
+  std::function<void(std::int64_t step, const float* items, const std::int32_t* labels, int count)>
       onBatch;
   // For the divergence analysis, both optional (unset: nothing is computed or copied). After the
   // last epoch's evaluation of a run that completed: every test example's predicted class and
-  // true-class probability, from that evaluation pass.
+  // true-class probability, from that evaluation pass (a language model: every validation
+  // position's predicted next token and the probability of the true one).
   std::function<void(const TestPredictions&)> onPredictions;
   // At the end of each epoch (after its evaluation, before onEpoch): the parameters as trained
   // (their fp32 master values, or the stored values without master copies).
   std::function<void(int epoch, const ParamStore& params)> onEpochWeights;
 };
 
-// Same config + policy + data => bit-identical result, whatever runs on other threads.
-// Throws std::invalid_argument for an unknown model/optimizer/schedule, naming the value.
+// The steps of one epoch: ceil(examples / batch size), where the examples of a text split are its
+// windowsPerEpoch (as many windows as the training part has tokens / block size).
+std::int64_t stepsPerEpoch(const TrainConfig& config, const data::DataSplit& data);
+// The steps a run trains: config.steps when set, else epochs x stepsPerEpoch.
+std::int64_t plannedSteps(const TrainConfig& config, const data::DataSplit& data);
+// The epochs a run trains: config.epochs, or with config.steps ceil(steps / stepsPerEpoch).
+int plannedEpochs(const TrainConfig& config, const data::DataSplit& data);
+
+// Same config + policy + data => bit-identical result, whatever runs on other threads. A language
+// model (gpt) trains on data.text: at step s, batchSize windows drawn for (seed, s), the same under
+// every policy; every epoch ends with the loss over the fixed validation windows.
+// Throws std::invalid_argument for an unknown model/optimizer/schedule or a model that does not
+// read the data (gpt without text, an image model on text), naming the value.
 TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& policy,
                   const data::DataSplit& data, const TrainCallbacks& callbacks = {});
 

@@ -8,6 +8,10 @@ bool isOneOf(std::string_view name, std::span<const std::string_view> names) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+bool isLanguageModel(std::string_view name) {
+  return name == "gpt";
+}
+
 std::string joinedNames(std::span<const std::string_view> names, std::string_view separator) {
   std::string text;
   for (std::string_view name : names) {

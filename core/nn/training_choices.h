@@ -12,8 +12,14 @@
 namespace paritylab::nn {
 
 // ModelSpec::name and TrainConfig::model: a multilayer perceptron, a small convolutional network,
-// a ResNet-18 of adjustable width (smallest first).
-inline constexpr std::array<std::string_view, 3> kModelNames = {"mlp", "small-cnn", "resnet18"};
+// a ResNet-18 of adjustable width (the image classifiers, smallest first), and a GPT language
+// model (nanoGPT's, trained on text).
+inline constexpr std::array<std::string_view, 4> kModelNames = {"mlp", "small-cnn", "resnet18",
+                                                                "gpt"};
+
+// Whether the model called `name` is a language model (reads token windows of a text source)
+// rather than an image classifier.
+bool isLanguageModel(std::string_view name);
 
 // OptimizerConfig::kind: torch.optim.AdamW, torch.optim.SGD (with momentum and Nesterov).
 inline constexpr std::array<std::string_view, 2> kOptimizerKinds = {"adamw", "sgd"};

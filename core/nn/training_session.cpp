@@ -53,21 +53,24 @@ void TrainingSession::weightsChanged(std::uint64_t step) {
     model_->params.roundMaster(format, seed);
 }
 
-void TrainingSession::loadInput(const float* images, int n, std::uint64_t step) {
-  const Shape& in = model_->input;
-  input_.resize({n, in[1], in[2], in[3]});
-  std::copy(images, images + input_.size(), input_.data());
-  if (policy_.storage.activations)
+void TrainingSession::loadInput(const float* items, int n, std::uint64_t step) {
+  Shape shape = model_->input;
+  shape.dims[0] = n;
+  input_.resize(shape);
+  std::copy(items, items + input_.size(), input_.data());
+  // Token ids are indices, not values a backend rounds.
+  if (policy_.storage.activations && !model_->tokenInput)
     storeTensor(policy_.storage.activations, input_.data(), input_.size(),
                 hashSeed(seed_, step, 0x494E5054 /* "INPT" */));
 }
 
-StepOutcome TrainingSession::computeGradients(const float* images, const std::int32_t* labels,
-                                              int n, std::uint64_t step,
+StepOutcome TrainingSession::computeGradients(const float* items, const std::int32_t* labels, int n,
+                                              std::uint64_t step,
                                               const std::vector<ParamStore::Range>& ranges) {
   StepOutcome out;
   const int replicas = std::min(policy_.topology.replicas, n);
   const std::size_t itemSize = model_->input.itemSize();
+  const std::size_t targets = std::size_t(model_->targetsPerItem);
   ParamStore& params = model_->params;
   StepContext ctx{&policy_, &workspace_, &scratch_, &params, fp8_.get(), true, 0, seed_, step};
   if (xray_) {
@@ -80,9 +83,10 @@ StepOutcome TrainingSession::computeGradients(const float* images, const std::in
     const int begin = int(std::int64_t(n) * r / replicas);
     const int end = int(std::int64_t(n) * (r + 1) / replicas);
     ctx.replica = r;
-    loadInput(images + std::size_t(begin) * itemSize, end - begin, step * 64 + std::uint64_t(r));
+    loadInput(items + std::size_t(begin) * itemSize, end - begin, step * 64 + std::uint64_t(r));
     const Tensor& logits = model_->net->forward(input_, ctx);
-    const LossResult loss = softmaxCrossEntropy(logits, labels + begin, &dlogits_, float(scale));
+    const LossResult loss =
+        softmaxCrossEntropy(logits, labels + std::size_t(begin) * targets, &dlogits_, float(scale));
     lossSum += loss.loss;
     out.correct += loss.correct;
     model_->net->backward(dlogits_, ctx);
@@ -121,10 +125,10 @@ StepOutcome TrainingSession::computeGradients(const float* images, const std::in
   return out;
 }
 
-StepOutcome TrainingSession::step(const float* images, const std::int32_t* labels, int n,
+StepOutcome TrainingSession::step(const float* items, const std::int32_t* labels, int n,
                                   std::uint64_t step, Optimizer& optimizer, double lr,
                                   const std::vector<ParamStore::Range>& ranges, double clipNorm) {
-  StepOutcome out = computeGradients(images, labels, n, step, ranges);
+  StepOutcome out = computeGradients(items, labels, n, step, ranges);
   if (!out.finite || out.skipped || out.diverged) return out;
   if (clipNorm > 0.0) clipGradNorm(model_->params, ranges, clipNorm);
   optimizer.step(model_->params, ranges, lr, policy_.storage.optimizerState);
@@ -134,27 +138,36 @@ StepOutcome TrainingSession::step(const float* images, const std::int32_t* label
 
 EvalOutcome TrainingSession::evaluate(const data::Dataset& set, int batchSize,
                                       TestPredictions* predictions) {
+  return evaluate(set.images.data(), set.labels.data(), set.size(), batchSize, predictions);
+}
+
+EvalOutcome TrainingSession::evaluate(const float* items, const std::int32_t* labels,
+                                      std::size_t count, int batchSize,
+                                      TestPredictions* predictions) {
   EvalOutcome out;
-  const std::size_t total = set.size();
+  const std::size_t targets = std::size_t(model_->targetsPerItem);
+  const std::size_t total = count * targets;  // the predictions: one per target
   if (predictions) {
     predictions->predicted.assign(total, 0);
     predictions->trueClassProbability.assign(total, 0.0f);
   }
   if (total == 0) return out;
   batchSize = std::max(1, batchSize);
+  const std::size_t itemSize = model_->input.itemSize();
   StepContext ctx{&policy_, &workspace_, &scratch_, &model_->params, fp8_.get(),
                   false,    0,           seed_,     0xEEEEEEEEull};
   double lossSum = 0.0;
   std::int64_t correct = 0;
-  for (std::size_t begin = 0; begin < total; begin += std::size_t(batchSize)) {
-    const int n = int(std::min<std::size_t>(std::size_t(batchSize), total - begin));
-    loadInput(set.image(begin), n, 0xEEEEEEEEull + begin);
+  for (std::size_t begin = 0; begin < count; begin += std::size_t(batchSize)) {
+    const int n = int(std::min<std::size_t>(std::size_t(batchSize), count - begin));
+    const std::size_t first = begin * targets;  // the batch's first target
+    loadInput(items + begin * itemSize, n, 0xEEEEEEEEull + begin);
     const Tensor& logits = model_->net->forward(input_, ctx);
     const LossResult loss = softmaxCrossEntropy(
-        logits, set.labels.data() + begin, nullptr, 1.0f,
-        predictions ? predictions->predicted.data() + begin : nullptr,
-        predictions ? predictions->trueClassProbability.data() + begin : nullptr);
-    lossSum += loss.loss * n;
+        logits, labels + first, nullptr, 1.0f,
+        predictions ? predictions->predicted.data() + first : nullptr,
+        predictions ? predictions->trueClassProbability.data() + first : nullptr);
+    lossSum += loss.loss * double(std::size_t(n) * targets);
     correct += loss.correct;
   }
   out.loss = lossSum / double(total);

@@ -52,14 +52,16 @@ class TrainingSession {
   // Re-derives the weights the products see after the master weights changed (init, load).
   void weightsChanged(std::uint64_t step);
 
-  // Forward + backward over the replicas' shards of images [n, C, H, W] / labels [n]; leaves the
+  // Forward + backward over the replicas' shards of n items: images [n, C, H, W] with labels [n],
+  // or the language model's token windows [n, T] with targets [n, T] (the next token at each
+  // position; the loss is the mean over all n * T positions). Leaves the
   // averaged (unscaled) gradients in the ParamStore. Returns without usable gradients when the
   // loss is not finite (`diverged` without loss scaling) or, under loss scaling, when the loss or
   // the unscaled gradients are not finite (then `skipped`, scale backed off).
-  StepOutcome computeGradients(const float* images, const std::int32_t* labels, int n,
+  StepOutcome computeGradients(const float* items, const std::int32_t* labels, int n,
                                std::uint64_t step, const std::vector<ParamStore::Range>& ranges);
   // Full step: gradients, clipping (clipNorm > 0), optimizer update, weight storage.
-  StepOutcome step(const float* images, const std::int32_t* labels, int n, std::uint64_t step,
+  StepOutcome step(const float* items, const std::int32_t* labels, int n, std::uint64_t step,
                    Optimizer& optimizer, double lr, const std::vector<ParamStore::Range>& ranges,
                    double clipNorm);
   // Loss and accuracy over a whole dataset in batches; batch norm in eval mode. Unless null,
@@ -67,9 +69,14 @@ class TrainingSession {
   // pass (resized to the dataset's size).
   EvalOutcome evaluate(const data::Dataset& set, int batchSize,
                        TestPredictions* predictions = nullptr);
+  // The same over `count` items as computeGradients takes them (a language model's windows
+  // [count, T] with targets [count, T]): loss and accuracy per target, and one prediction per
+  // target (count * T for a language model).
+  EvalOutcome evaluate(const float* items, const std::int32_t* labels, std::size_t count,
+                       int batchSize, TestPredictions* predictions = nullptr);
 
  private:
-  void loadInput(const float* images, int n, std::uint64_t step);
+  void loadInput(const float* items, int n, std::uint64_t step);
 
   backends::PrecisionPolicy policy_;
   std::uint64_t seed_;

@@ -16,11 +16,11 @@ using testing::expectDataError;
 TEST(DatasetKinds, SourceFormsNameEveryKindWithTheFolderItTakes) {
   EXPECT_EQ(datasetSourceForms(),
             "fashion-mnist, fashion-mnist:DIR, mnist:DIR, cifar10:DIR, celeba:DIR, folder:DIR, "
-            "synthetic");
+            "synthetic, text:FILE");
 }
 
 TEST(DatasetKinds, OnlyKindsWithoutAnInstalledOrGeneratedSetNeedAFolder) {
-  for (const char* kind : {"mnist", "cifar10", "celeba", "folder"})
+  for (const char* kind : {"mnist", "cifar10", "celeba", "folder", "text"})
     EXPECT_TRUE(datasetNeedsFolder(kind)) << kind;
   for (const char* kind : {"fashion-mnist", "synthetic", "imagenet", ""})
     EXPECT_FALSE(datasetNeedsFolder(kind)) << kind;
@@ -31,7 +31,8 @@ TEST(DatasetKinds, EveryKindThatNeedsAFolderIsRefusedWithoutOne) {
     if (kind.folder != DatasetFolder::Required) continue;
     DatasetSpec spec;
     spec.source = kind.name;
-    expectDataError([&] { loadDataset(spec); }, {kind.name, "needs a directory"});
+    expectDataError([&] { loadDataset(spec); },
+                    {kind.name, kind.readsFile ? "needs a file" : "needs a directory"});
   }
 }
 

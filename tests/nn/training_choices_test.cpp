@@ -30,13 +30,13 @@ TEST(TrainingChoices, EveryListedModelIsBuilt) {
     ModelSpec spec;
     spec.name = std::string(name);
     spec.height = spec.width = 32;
-    spec.channels = 3;
+    spec.channels = 3;  // gpt: numClasses (10) is its vocabulary, its shape the default
     EXPECT_NO_THROW(measureModel(spec)) << name;
   }
   ModelSpec unknown;
   unknown.name = "vgg";
   EXPECT_EQ(messageOf([&] { measureModel(unknown); }),
-            "unknown model 'vgg' (known: mlp, small-cnn, resnet18)");
+            "unknown model 'vgg' (known: mlp, small-cnn, resnet18, gpt)");
 }
 
 TEST(TrainingChoices, EveryListedOptimizerIsBuilt) {
@@ -64,7 +64,7 @@ TEST(TrainingChoices, EveryListedScheduleIsFollowed) {
 }
 
 TEST(TrainingChoices, NamesAreJoinedInTheirOrder) {
-  EXPECT_EQ(joinedNames(kModelNames, " | "), "mlp | small-cnn | resnet18");
+  EXPECT_EQ(joinedNames(kModelNames, " | "), "mlp | small-cnn | resnet18 | gpt");
   EXPECT_TRUE(isOneOf("sgd", kOptimizerKinds));
   EXPECT_FALSE(isOneOf("SGD", kOptimizerKinds));
 }

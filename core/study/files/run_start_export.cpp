@@ -9,6 +9,8 @@
 #include <span>
 
 #include "core/data/dataset.h"
+#include "core/data/text_split.h"
+#include "core/data/text_windows.h"
 #include "core/input/atomic_file.h"
 #include "core/input/npy_file.h"
 #include "core/nn/run_start.h"
@@ -86,6 +88,37 @@ void writeSplit(const fs::path& folder, const std::string& name, const data::Dat
                   std::span<const std::int32_t>(d.labels), {n});
 }
 
+// A language model's batches: the offsets into the training tokens of every window of every step
+// [steps, batch], and with `withData` the tokens and the validation windows. Returns the manifest's
+// "data" entry.
+json writeTextBatches(const fs::path& folder, const nn::TrainConfig& config,
+                      const data::DataSplit& split, bool withData) {
+  const data::TextSplit& text = *split.text;
+  const std::int64_t steps = nn::plannedSteps(config, split);
+  std::vector<std::uint32_t> offsets;
+  offsets.reserve(std::size_t(steps) * std::size_t(config.batchSize));
+  for (std::int64_t step = 0; step < steps; ++step)
+    for (std::size_t offset : data::trainingWindowOffsets(
+             text.corpus, text.blockSize, config.batchSize, config.seed, std::uint64_t(step)))
+      offsets.push_back(std::uint32_t(offset));  // a corpus holds at most 2^28 tokens
+  input::writeNpy((folder / "window_offsets.npy").string(), std::span<const std::uint32_t>(offsets),
+                  {std::size_t(steps), std::size_t(config.batchSize)});
+  if (!withData) return nullptr;
+  const std::vector<std::uint32_t> train(text.corpus.train.begin(), text.corpus.train.end());
+  input::writeNpy((folder / "train_tokens.npy").string(), std::span<const std::uint32_t>(train),
+                  {train.size()});
+  const std::vector<std::int32_t> inputs(text.validationInputs.begin(),
+                                         text.validationInputs.end());
+  const std::size_t windows = text.validationWindows(), block = std::size_t(text.blockSize);
+  input::writeNpy((folder / "validation_inputs.npy").string(),
+                  std::span<const std::int32_t>(inputs), {windows, block});
+  input::writeNpy((folder / "validation_targets.npy").string(),
+                  std::span<const std::int32_t>(text.validationTargets), {windows, block});
+  return {{"train_tokens", "train_tokens.npy"},
+          {"validation_inputs", "validation_inputs.npy"},
+          {"validation_targets", "validation_targets.npy"}};
+}
+
 // Writes every file of the export into `folder`; returns the manifest's summary.
 RunStartExport writeExport(const fs::path& folder, const std::string& db, const RunRecord& run,
                            const StudySpec& spec, const BackendEntry& entry, bool withData) {
@@ -106,7 +139,7 @@ RunStartExport writeExport(const fs::path& folder, const std::string& db, const 
   out.runId = run.id;
   out.backend = run.backend;
   out.seed = run.seed;
-  out.epochs = config.epochs;
+  out.epochs = nn::plannedEpochs(config, split);
   out.trainExamples = split.train.size();
   out.testExamples = split.test.size();
   out.data = withData;
@@ -126,23 +159,34 @@ RunStartExport writeExport(const fs::path& folder, const std::string& db, const 
     ++out.parameters;
   }
 
-  std::vector<std::uint32_t> order(out.trainExamples), orders;
-  orders.reserve(std::size_t(std::max(config.epochs, 0)) * order.size());
-  for (int epoch = 1; epoch <= config.epochs; ++epoch) {
-    nn::fillEpochOrder(order, config.seed, epoch);
-    orders.insert(orders.end(), order.begin(), order.end());
-  }
-  input::writeNpy((folder / "batch_order.npy").string(), std::span<const std::uint32_t>(orders),
-                  {std::size_t(std::max(config.epochs, 0)), out.trainExamples});
-
   json dataFiles = nullptr;
-  if (withData) {
-    writeSplit(folder, "train", split.train);
-    writeSplit(folder, "test", split.test);
-    dataFiles = {{"train_images", "train_images.npy"},
-                 {"train_labels", "train_labels.npy"},
-                 {"test_images", "test_images.npy"},
-                 {"test_labels", "test_labels.npy"}};
+  json batches;
+  if (split.text) {
+    dataFiles = writeTextBatches(folder, config, split, withData);
+    out.steps = nn::plannedSteps(config, split);
+    out.batchSize = config.batchSize;
+    out.trainTokens = split.text->corpus.train.size();
+    out.validationPositions = split.text->validationTargets.size();
+    batches = {{"window_offsets", "window_offsets.npy"}};
+  } else {
+    std::vector<std::uint32_t> order(out.trainExamples), orders;
+    orders.reserve(std::size_t(std::max(config.epochs, 0)) * order.size());
+    for (int epoch = 1; epoch <= config.epochs; ++epoch) {
+      nn::fillEpochOrder(order, config.seed, epoch);
+      orders.insert(orders.end(), order.begin(), order.end());
+    }
+    input::writeNpy((folder / "batch_order.npy").string(), std::span<const std::uint32_t>(orders),
+                    {std::size_t(std::max(config.epochs, 0)), out.trainExamples});
+
+    if (withData) {
+      writeSplit(folder, "train", split.train);
+      writeSplit(folder, "test", split.test);
+      dataFiles = {{"train_images", "train_images.npy"},
+                   {"train_labels", "train_labels.npy"},
+                   {"test_images", "test_images.npy"},
+                   {"test_labels", "test_labels.npy"}};
+    }
+    batches = {{"batch_order", "batch_order.npy"}};
   }
   const json manifest = {
       {"format", "paritylab-run-start"},
@@ -152,7 +196,7 @@ RunStartExport writeExport(const fs::path& folder, const std::string& db, const 
       {"policy", json::parse(run.policyJson.empty() ? "null" : run.policyJson)},
       {"model", config.model},
       {"width", config.width},
-      {"epochs", config.epochs},
+      {"epochs", nn::plannedEpochs(config, split)},
       {"batch_size", config.batchSize},
       {"eval_batch_size", config.evalBatchSize},
       {"optimizer", optimizerToJson(config.optimizer)},
@@ -168,10 +212,20 @@ RunStartExport writeExport(const fs::path& folder, const std::string& db, const 
       {"channel_mean", split.train.channelMean},
       {"channel_std", split.train.channelStd},
       {"parameters", parameters},
-      {"batch_order", "batch_order.npy"},
       {"data", dataFiles},
       {"study", studySpecToJson(spec)}};
-  input::writeFileAtomically((folder / "manifest.json").string(), manifest.dump(2) + "\n");
+  json full = manifest;
+  full.update(batches);
+  if (split.text) {
+    full["gpt"] = {{"n_layer", config.gpt.nLayer},
+                   {"n_head", config.gpt.nHead},
+                   {"n_embd", config.gpt.nEmbd},
+                   {"block_size", config.gpt.blockSize},
+                   {"tie_weights", config.gpt.tieWeights}};
+    full["steps"] = nn::plannedSteps(config, split);
+    full["vocabulary"] = split.text->corpus.vocabulary;  // the byte each token id stands for
+  }
+  input::writeFileAtomically((folder / "manifest.json").string(), full.dump(2) + "\n");
   return out;
 }
 

@@ -23,7 +23,12 @@ struct RunStartExport {
   std::size_t parameters = 0;  // parameter and buffer files written
   std::size_t trainExamples = 0, testExamples = 0;
   int epochs = 0;
-  bool data = false;  // the split's images and labels were written too
+  bool data = false;  // the split's images and labels (or tokens and windows) were written too
+  // A language model: the steps whose windows window_offsets.npy lists (0 for an image model),
+  // and with `data` the training tokens and the validation positions written.
+  std::int64_t steps = 0;
+  int batchSize = 0;
+  std::size_t trainTokens = 0, validationPositions = 0;
 };
 
 // Exports run `runId` of the study in `databasePath` (opened read-only) into `directory`, which

@@ -21,7 +21,8 @@ double relativeRunCost(const StudySpec& spec, const BackendEntry& entry) {
   };
   const double products = std::max(passes(p.linear.forward), passes(p.conv.forward));
   const bool rounds = p.linear.forward.operands || p.conv.forward.operands;
-  return double(trainConfigFor(spec, entry).epochs) * products *
+  const nn::TrainConfig config = trainConfigFor(spec, entry);
+  return double(config.steps > 0 ? config.steps : config.epochs) * products *
          (1.0 + 0.15 * double(std::max(p.topology.replicas, 1) - 1)) * (rounds ? 1.1 : 1.0);
 }
 

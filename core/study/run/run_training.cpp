@@ -78,9 +78,9 @@ void trainRun(const RunContext& context, const RunJob& job, RunRecorder& recorde
 
   const auto start = Clock::now();
   auto lastStep = Clock::time_point{};
-  const std::int64_t trainSize = std::int64_t(context.data.train.size());
-  const std::int64_t stepsPerEpoch = (trainSize + config.batchSize - 1) / config.batchSize;
-  const std::int64_t keepEvery = stepSamplingInterval(stepsPerEpoch * config.epochs);
+  const std::int64_t stepsPerEpoch = nn::stepsPerEpoch(config, context.data);
+  const int epochs = nn::plannedEpochs(config, context.data);
+  const std::int64_t keepEvery = stepSamplingInterval(nn::plannedSteps(config, context.data));
   std::vector<StepRecord> sampled;  // written with each epoch (and when the run ends)
   nn::TrainCallbacks cb;
   cb.shouldCancel = [&context] { return context.cancel.load(); };
@@ -90,7 +90,7 @@ void trainRun(const RunContext& context, const RunJob& job, RunRecorder& recorde
     auto now = Clock::now();
     if (std::chrono::duration<double>(now - lastStep).count() < context.stepInterval) return;
     lastStep = now;
-    context.onStep({key, epoch, step, loss, lr, stepsPerEpoch, config.epochs});
+    context.onStep({key, epoch, step, loss, lr, stepsPerEpoch, epochs});
   };
   const auto writeSteps = [&] {
     recorder.addSteps(runId, sampled);
@@ -108,7 +108,7 @@ void trainRun(const RunContext& context, const RunJob& job, RunRecorder& recorde
   cb.onPredictions = [&](const nn::TestPredictions& p) { recorder.addPredictions(runId, p); };
   if (spec.keepWeights != "none")
     cb.onEpochWeights = [&](int epoch, const nn::ParamStore& params) {
-      if (spec.keepWeights == "final" && epoch != config.epochs) return;
+      if (spec.keepWeights == "final" && epoch != epochs) return;
       recorder.addWeightSnapshot(runId, epoch, trainedWeights(params));
     };
   try {

@@ -15,8 +15,8 @@ RunStateEvent stateEvent(const RunKey& run, RunState state) {
 }  // namespace
 
 StudyCommitter::StudyCommitter(const StudySpec& spec, ResultsStore& store,
-                               const RunnerCallbacks& callbacks)
-    : spec_(spec), store_(store), callbacks_(callbacks) {}
+                               const RunnerCallbacks& callbacks, const data::DataSplit* data)
+    : spec_(spec), store_(store), callbacks_(callbacks), data_(data) {}
 
 RunKey StudyCommitter::keyOf(const RunJob& job) const {
   return {job.runId, spec_.backends[job.planned.backendIndex].name, job.planned.seed};
@@ -35,7 +35,8 @@ void StudyCommitter::announcePending(const std::vector<RunJob>& jobs) {
 
 void StudyCommitter::runStarted(const RunJob& job) {
   const BackendEntry& entry = spec_.backends[job.planned.backendIndex];
-  const StartedRun run{keyOf(job), trainConfigFor(spec_, entry).epochs};
+  const nn::TrainConfig config = trainConfigFor(spec_, entry);
+  const StartedRun run{keyOf(job), data_ ? nn::plannedEpochs(config, *data_) : config.epochs};
   {
     std::lock_guard lock(mutex_);
     started_[job.runId] = run;

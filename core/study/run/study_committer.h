@@ -21,8 +21,10 @@ struct RunOutcomes {
 
 class StudyCommitter final : public RunRecorder {
  public:
-  // spec, store and callbacks must outlive the committer. Thread-safe.
-  StudyCommitter(const StudySpec& spec, ResultsStore& store, const RunnerCallbacks& callbacks);
+  // spec, store, callbacks and data must outlive the committer. Thread-safe. `data`: the study's
+  // data, for the epochs a run counted in steps trains (null: the spec's epochs).
+  StudyCommitter(const StudySpec& spec, ResultsStore& store, const RunnerCallbacks& callbacks,
+                 const data::DataSplit* data = nullptr);
 
   // Every run about to be (re)done is pending from now on (a resumed run starts from scratch).
   void announcePending(const std::vector<RunJob>& jobs);
@@ -53,6 +55,7 @@ class StudyCommitter final : public RunRecorder {
   const StudySpec& spec_;
   ResultsStore& store_;
   const RunnerCallbacks& callbacks_;
+  const data::DataSplit* data_;
   mutable std::mutex mutex_;
   std::map<std::int64_t, StartedRun> started_;
   RunOutcomes outcomes_;

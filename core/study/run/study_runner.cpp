@@ -57,7 +57,7 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
   store_.saveTestSet(data.test.labels, classNamesOf(data.test));
   scheduler.planRuns(resume, reclaimOtherHosts_);
 
-  StudyCommitter committer(spec_, store_, callbacks_);
+  StudyCommitter committer(spec_, store_, callbacks_, &data);
   committer.announcePending(scheduler.todo());
   RunContext context{spec_, data, train_, cancel_, {}, callbacks_.onStep, stepInterval_};
   if (spec_.pretrain && !scheduler.todo().empty())

@@ -24,6 +24,7 @@ MemoryEstimate estimateStudyMemory(const StudySpec& spec, const data::Dataset& s
   model.width = sample.width;
   model.numClasses = std::max(sample.numClasses, 2);
   model.resnetWidth = spec.train.width;
+  model.gpt = spec.train.gpt;
   const nn::ModelSize size = nn::measureModel(model);
 
   std::uint64_t worst = 0;

@@ -11,7 +11,8 @@
 namespace paritylab::study {
 
 struct MemoryEstimate {
-  std::uint64_t datasetBytes = 0;    // train + test images as floats (held once, shared)
+  std::uint64_t datasetBytes = 0;    // train + test images as floats, or a text's tokens and
+                                     // validation windows (held once, shared)
   std::uint64_t perWorkerBytes = 0;  // one run: parameters, optimizer state, activations
   int workers = 1;                   // runs trained at once
   std::uint64_t totalBytes() const {

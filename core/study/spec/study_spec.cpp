@@ -8,6 +8,8 @@
 #include <span>
 #include <string_view>
 
+#include "core/data/dataset_kinds.h"
+#include "core/data/text_split.h"
 #include "core/input/input_limits.h"
 #include "core/input/json_input.h"
 #include "core/input/text_file.h"
@@ -48,6 +50,8 @@ class ObjectReader {
     auto it = object_.find(key);
     return it == object_.end() ? nullptr : &*it;
   }
+  // Whether the object has `key` (without marking it read).
+  bool has(const std::string& key) const { return object_.contains(key); }
   void read(const std::string& key, bool& out) {
     if (const json* v = find(key)) {
       if (!v->is_boolean()) fail(fieldPath(key), "expected true/false, got " + excerpt(*v));
@@ -170,10 +174,35 @@ void readSchedule(const json& j, nn::ScheduleConfig& s, const std::string& file)
   ObjectReader r(j, "schedule", file);
   r.readChoice("kind", s.kind, nn::kScheduleKinds);
   r.readReal("warmup_epochs", s.warmupEpochs, {0, double(input::kMaxEpochs)});
+  r.readInt("warmup_steps", s.warmupSteps, {0, input::kMaxSteps});
+  if (s.warmupSteps > 0 && s.warmupEpochs > 0)
+    r.fail("schedule.warmup_steps", "give warmup_epochs or warmup_steps, not both");
   r.readInt("step_epochs", s.stepEpochs, kEpochs);
   r.readReal("gamma", s.gamma, kPositive);
   r.readReal("min_lr_fraction", s.minLrFraction, kFraction);
   r.finish();
+}
+
+// The language model's shape: top-level fields like resnet18's width, read for "gpt" only.
+void readGptShape(ObjectReader& r, nn::TrainConfig& t) {
+  static constexpr const char* kFields[] = {"n_layer", "n_head", "n_embd", "block_size",
+                                            "tie_weights"};
+  if (!nn::isLanguageModel(t.model)) {
+    for (const char* field : kFields)
+      if (r.has(field))
+        r.fail(field,
+               "applies to the language model (\"model\": \"gpt\"), not to '" + t.model + "'");
+    return;
+  }
+  nn::GptShape& g = t.gpt;
+  r.readInt("n_layer", g.nLayer, {1, input::kMaxGptLayers});
+  r.readInt("n_head", g.nHead, {1, input::kMaxGptHeads});
+  r.readInt("n_embd", g.nEmbd, {1, input::kMaxGptEmbedding});
+  r.readInt("block_size", g.blockSize, {1, input::kMaxGptBlockSize});
+  r.read("tie_weights", g.tieWeights);
+  if (g.nEmbd % g.nHead != 0)
+    r.fail("n_embd", std::to_string(g.nEmbd) + " is not a multiple of n_head = " +
+                         std::to_string(g.nHead) + " (each head is n_embd / n_head wide)");
 }
 
 BackendEntry readBackend(const json& j, const std::string& path, const std::string& file) {
@@ -314,16 +343,20 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   nn::TrainConfig& t = s.train;
   r.readChoice("model", t.model, nn::kModelNames);
   r.readInt("width", t.width, {1, input::kMaxModelWidth});
+  readGptShape(r, t);
   r.readInt("epochs", t.epochs, kEpochs);
+  r.readInt("steps", t.steps, {0, input::kMaxSteps});
+  if (t.steps > 0 && r.has("epochs"))
+    r.fail("steps", "give epochs or steps, not both (steps: the run trains exactly that many)");
   r.readInt("batch_size", t.batchSize, kBatch);
   r.readInt("eval_batch_size", t.evalBatchSize, kBatch);
   if (const json* o = r.find("optimizer")) readOptimizer(*o, t.optimizer, file);
   if (const json* o = r.find("schedule")) readSchedule(*o, t.schedule, file);
   r.readInt("freeze_epochs", t.freezeEpochs, {0, input::kMaxEpochs});
-  if (t.freezeEpochs > t.epochs)
+  if (t.steps == 0 && t.freezeEpochs > t.epochs)
     r.fail("freeze_epochs", std::to_string(t.freezeEpochs) + " is more than the study's " +
                                 std::to_string(t.epochs) + " epochs");
-  if (t.schedule.warmupEpochs > double(t.epochs))
+  if (t.steps == 0 && t.schedule.warmupEpochs > double(t.epochs))
     r.fail("schedule.warmup_epochs", shownNumber(t.schedule.warmupEpochs) +
                                          " is more than the study's " + std::to_string(t.epochs) +
                                          " epochs");
@@ -356,6 +389,7 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
     rp.finish();
     s.pretrain = st;
   }
+  requireDataForModel(s, file);
   const json* b = r.find("backends");
   if (!b || !b->is_array() || b->empty())
     r.fail("backends", "expected a non-empty array of backends, got " +
@@ -481,11 +515,13 @@ nlohmann::json optimizerToJson(const nn::OptimizerConfig& o) {
 }
 
 nlohmann::json scheduleToJson(const nn::ScheduleConfig& s) {
-  return {{"kind", s.kind},
-          {"warmup_epochs", s.warmupEpochs},
-          {"step_epochs", s.stepEpochs},
-          {"gamma", s.gamma},
-          {"min_lr_fraction", s.minLrFraction}};
+  json j = {{"kind", s.kind},
+            {"warmup_epochs", s.warmupEpochs},
+            {"step_epochs", s.stepEpochs},
+            {"gamma", s.gamma},
+            {"min_lr_fraction", s.minLrFraction}};
+  if (s.warmupSteps > 0) j["warmup_steps"] = s.warmupSteps;
+  return j;
 }
 
 nlohmann::json studySpecToJson(const StudySpec& s) {
@@ -502,8 +538,19 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
                   {"classes", d.classes},
                   {"normalize", d.normalize}};
   j["model"] = t.model;
-  j["width"] = t.width;
-  j["epochs"] = t.epochs;
+  if (nn::isLanguageModel(t.model)) {
+    j["n_layer"] = t.gpt.nLayer;
+    j["n_head"] = t.gpt.nHead;
+    j["n_embd"] = t.gpt.nEmbd;
+    j["block_size"] = t.gpt.blockSize;
+    j["tie_weights"] = t.gpt.tieWeights;
+  } else {
+    j["width"] = t.width;
+  }
+  if (t.steps > 0)
+    j["steps"] = t.steps;
+  else
+    j["epochs"] = t.epochs;
   j["batch_size"] = t.batchSize;
   j["eval_batch_size"] = t.evalBatchSize;
   j["optimizer"] = optimizerToJson(t.optimizer);
@@ -563,6 +610,27 @@ bool extendsStudy(const StudySpec& stored, const StudySpec& next) {
   return true;
 }
 
+void requireDataForModel(StudySpec& s, const std::string& file) {
+  const nn::TrainConfig& t = s.train;
+  const auto fail = [&file](const std::string& field, const std::string& what) {
+    throw SpecError(file + ": " + field + ": " + what, field);
+  };
+  const bool text = data::datasetIsText(data::datasetKindOf(s.dataset.source));
+  const std::string source = "'" + input::excerpt(s.dataset.source) + "'";
+  if (nn::isLanguageModel(t.model) != text)
+    fail("dataset.source", text ? source +
+                                      " is text: it trains the language model (\"model\": "
+                                      "\"gpt\"), not '" +
+                                      t.model + "'"
+                                : source + " is images: the language model '" + t.model +
+                                      "' trains on \"text:FILE\"");
+  if (!text) return;
+  if (t.freezeEpochs > 0) fail("freeze_epochs", "applies to image classifiers, not to 'gpt'");
+  if (t.augment) fail("augment", "applies to images, not to text");
+  if (s.pretrain) fail("pretrain", "applies to image classifiers, not to 'gpt'");
+  s.dataset.blockSize = t.gpt.blockSize;  // the windows the model reads
+}
+
 void validateDataset(const StudySpec& spec) {
   data::DatasetSpec probe = spec.dataset;
   // A small subset proves the files exist and parse without holding the full set twice. A size
@@ -586,6 +654,11 @@ void validateDataset(const StudySpec& spec) {
                             images(spec.dataset.testSize, sample.test.size()));
   } catch (const std::invalid_argument& ex) {
     throw SpecError(std::string("model: ") + ex.what());
+  }
+  if (sample.text) {  // 2 bytes a token; the validation windows as floats and int32 targets
+    const data::TextSplit& text = *sample.text;
+    estimate.datasetBytes = 2 * (text.corpus.train.size() + text.corpus.validation.size()) +
+                            text.validationTargets.size() * (sizeof(float) + sizeof(std::int32_t));
   }
   requireStudyFitsMemory(estimate, physicalMemoryBytes());
 }

@@ -119,6 +119,12 @@ nlohmann::json scheduleToJson(const nn::ScheduleConfig& schedule);
 // that it may list more seeds and more backends, and every stored seed and backend entry is still
 // there unchanged. Resuming a study's database with such a spec extends it.
 bool extendsStudy(const StudySpec& stored, const StudySpec& next);
+// The model and the data must go together: the language model ("gpt") trains on a text source
+// and an image classifier on images; options of the other kind (freeze_epochs, augment, pretrain
+// for text) are refused. Sets the dataset's block size from the model's. The parser calls it;
+// code that edits a parsed spec (a command line's --model, --dataset) calls it again. Throws
+// SpecError naming `file` and the field.
+void requireDataForModel(StudySpec& spec, const std::string& file);
 // Opens the dataset (small subsets are cheap); throws SpecError naming the file/field on failure.
 void validateDataset(const StudySpec& spec);
 // The TrainConfig for one backend entry (study values + the entry's overrides).

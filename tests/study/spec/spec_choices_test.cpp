@@ -23,8 +23,13 @@ std::string messageOf(const std::string& text) {
 }
 
 TEST(SpecChoices, EveryListedNameIsAccepted) {
-  for (std::string_view m : nn::kModelNames)
-    EXPECT_EQ(parseStudySpec(specWith(R"("model": ")" + std::string(m) + "\"")).train.model, m);
+  for (std::string_view m : nn::kModelNames) {
+    // The language model trains on text, the classifiers on the default images.
+    const std::string dataset =
+        nn::isLanguageModel(m) ? R"(, "dataset": {"source": "text:/corpus.txt"})" : "";
+    EXPECT_EQ(
+        parseStudySpec(specWith(R"("model": ")" + std::string(m) + "\"" + dataset)).train.model, m);
+  }
   for (std::string_view o : nn::kOptimizerKinds)
     EXPECT_EQ(parseStudySpec(specWith(R"("optimizer": {"kind": ")" + std::string(o) + "\"}"))
                   .train.optimizer.kind,
@@ -37,7 +42,7 @@ TEST(SpecChoices, EveryListedNameIsAccepted) {
 
 TEST(SpecChoices, AnUnknownValueIsRefusedWithTheChoicesInTheirOrder) {
   EXPECT_EQ(messageOf(specWith(R"("model": "vgg")")),
-            "s.json: model: unknown value 'vgg' (one of: mlp, small-cnn, resnet18)");
+            "s.json: model: unknown value 'vgg' (one of: mlp, small-cnn, resnet18, gpt)");
   EXPECT_EQ(messageOf(specWith(R"("schedule": {"kind": "linear"})")),
             "s.json: schedule.kind: unknown value 'linear' (one of: constant, step, cosine)");
   EXPECT_EQ(messageOf(specWith(R"("optimizer": {"kind": "lamb"})")),
