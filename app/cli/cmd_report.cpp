@@ -1,5 +1,5 @@
 // `paritylab-cli report DB --csv FILE [--a NAME --b NAME | --reference NAME]
-// [--test welch|student|mann-whitney] [--tail ...] [--alpha A] [--margin M]
+// [--metric M] [--test welch|student|mann-whitney] [--tail ...] [--alpha A] [--margin M]
 // [--curves FILE.csv] [--xray FILE.csv] [--charts DIR]`: the runs CSV, its summary with the chosen
 // comparisons (the Statistics tab's choices), the divergence tables and the per-epoch curves beside
 // them, the per-step curves, the X-ray samples and the charts. Every file written is named.
@@ -11,6 +11,8 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "core/input/input_limits.h"
+#include "core/nn/training_choices.h"
 #include "core/study/files/curves_export.h"
 #include "core/study/files/report_files.h"
 #include "core/study/files/study_report.h"
@@ -26,7 +28,7 @@ namespace {
 
 struct ReportArgs {
   std::string db, csv, charts, curves, xray;
-  std::string a, b, reference, statTest = "welch", tail = "two-sided";
+  std::string a, b, reference, statTest = "welch", tail = "two-sided", metric;
   double alpha = 0.05;
   std::optional<double> margin;
 };
@@ -89,6 +91,7 @@ void runReport(const ReportArgs& a) {
                                        : stats::Tail::TwoSided;
   options.alpha = a.alpha;
   options.margin = a.margin;
+  if (!a.metric.empty()) options.metric = study::comparedMetricNamed(a.metric);
   try {
     auto store = study::ResultsStore::openReadOnly(a.db);
     if (!a.csv.empty()) {
@@ -153,8 +156,14 @@ const CommandRegistration reg{
       cmd->add_option("--tail", a->tail, "two-sided | less | greater")
           ->check(CLI::IsMember({"two-sided", "less", "greater"}));
       addRealOption(cmd, "--alpha", a->alpha, {0, 1, true, true}, "Significance level");
-      addRealOption(cmd, "--margin", a->margin, {0, 1, true},
-                    "TOST equivalence margin (accuracy fraction, 0.005 = 0.5 pt)");
+      addRealOption(cmd, "--margin", a->margin, {0, input::kMaxHyperparameter, true},
+                    "TOST equivalence margin in the metric's units (accuracy fraction: 0.005 = "
+                    "0.5 pt; a loss in nats)");
+      cmd->add_option("--metric", a->metric,
+                      nn::joinedNames(study::kComparedMetricNames, " | ") +
+                          " (default: accuracy; val_loss for a language model's study)")
+          ->check(CLI::IsMember(std::vector<std::string>(study::kComparedMetricNames.begin(),
+                                                         study::kComparedMetricNames.end())));
       cmd->callback([a] { runReport(*a); });
     }};
 

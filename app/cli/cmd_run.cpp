@@ -24,6 +24,7 @@
 #include "core/nn/training_choices.h"
 #include "core/stats/statistics.h"
 #include "core/study/analysis/accuracies_by_backend.h"
+#include "core/study/analysis/compared_metric.h"
 #include "core/study/cluster/launcher_environment.h"
 #include "core/study/files/study_report.h"
 #include "core/study/run/study_runner.h"
@@ -167,21 +168,35 @@ class Progress {
   std::mutex mutex_;
 };
 
+// Each backend's final values of the study's compared metric (accuracy, or a language model's
+// validation loss) and the verdict of each against the reference.
 void printSummary(const study::ResultsStore& store) {
-  auto groups = study::finalAccuraciesByBackend(store);
-  std::printf("\n%-16s %4s %10s %8s %10s %10s\n", "backend", "n", "mean %", "sd", "min %", "max %");
+  const study::ComparedMetric metric = study::defaultComparedMetric(store);
+  const stats::MetricWords w = study::metricWords(metric);
+  auto groups = study::finalMetricByBackend(store, metric);
+  // "mean %" for accuracy, "mean nats" for a loss, "mean" for perplexity.
+  const std::string unit = w.valueSuffix == "%" ? " %" : w.unit.empty() ? "" : " " + w.unit;
+  std::printf("\n%-16s %4s %10s %8s %10s %10s\n", "backend", "n", ("mean" + unit).c_str(), "sd",
+              ("min" + unit).c_str(), ("max" + unit).c_str());
   std::vector<std::string> names;
+  stats::MetricWords value = w, spread = w;
+  value.decimals += 1;
+  spread.decimals += 2;
   for (auto& [name, v] : groups) {
     names.push_back(name);
     auto s = stats::summarize(v);
-    std::printf("%-16s %4zu %10.3f %8.4f %10.3f %10.3f\n", name.c_str(), s.n, 100 * s.mean,
-                100 * (std::isnan(s.sd) ? 0 : s.sd), 100 * s.min, 100 * s.max);
+    std::printf("%-16s %4zu %10s %8s %10s %10s\n", name.c_str(), s.n, value.amount(s.mean).c_str(),
+                spread.amount(std::isnan(s.sd) ? 0 : s.sd).c_str(), value.amount(s.min).c_str(),
+                value.amount(s.max).c_str());
   }
   std::string ref = study::referenceBackend(names);
+  stats::CompareOptions options;
+  options.words = w;
   for (auto& [name, v] : groups) {
     if (name == ref) continue;
     for (auto& [rn, rv] : groups)
-      if (rn == ref) std::printf("%s\n", stats::compareSamples(name, v, ref, rv).verdict.c_str());
+      if (rn == ref)
+        std::printf("%s\n", stats::compareSamples(name, v, ref, rv, options).verdict.c_str());
   }
 }
 

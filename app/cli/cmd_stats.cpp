@@ -1,5 +1,6 @@
-// `paritylab-cli stats DB_OR_CSV --a NAME --b NAME [--test ...] [--alpha] [--margin] [--tail]
-// [--power] [--json]`: compares two backends' final accuracies, says what the study could detect
+// `paritylab-cli stats DB_OR_CSV --a NAME --b NAME [--metric M] [--test ...] [--alpha] [--margin]
+// [--tail] [--power] [--json]`: compares two backends' final values of the metric (a database's
+// default: accuracy, or a language model's validation loss), says what the study could detect
 // (minimum detectable difference at --power) and the runs needed for the margin.
 
 #include <CLI/CLI.hpp>
@@ -12,17 +13,19 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "core/input/input_limits.h"
 #include "core/input/text_file.h"
+#include "core/nn/training_choices.h"
 #include "core/stats/hodges_lehmann.h"
 #include "core/stats/statistics.h"
-#include "core/study/analysis/accuracies_by_backend.h"
+#include "core/study/analysis/compared_metric.h"
 #include "core/study/files/results_import.h"
 
 namespace paritylab::cli {
 namespace {
 
 struct StatsArgs {
-  std::string input, a, b, test = "welch", tail = "two-sided";
+  std::string input, a, b, test = "welch", tail = "two-sided", metric;
   double alpha = 0.05;
   double power = 0.8;  // for the minimum detectable difference and the runs needed for the margin
   std::optional<double> margin;
@@ -37,18 +40,31 @@ bool isSqlite(const std::string& path) {
   return in && std::string(magic, 15) == "SQLite format 3";
 }
 
-std::map<std::string, std::vector<double>> loadGroups(const std::string& path) {
-  std::map<std::string, std::vector<double>> groups;
+struct Groups {
+  std::map<std::string, std::vector<double>> values;  // per backend, in the metric's units
+  study::ComparedMetric metric = study::ComparedMetric::Accuracy;
+};
+
+// A database's runs on `metric` (its study's default when empty); a runs CSV's final accuracies.
+Groups loadGroups(const std::string& path, const std::string& metric) {
+  Groups groups;
   if (isSqlite(path)) {
     auto store = study::ResultsStore::openReadOnly(path);
-    for (auto& [name, v] : study::finalAccuraciesByBackend(*store)) groups[name] = v;
+    groups.metric =
+        metric.empty() ? study::defaultComparedMetric(*store) : study::comparedMetricNamed(metric);
+    for (auto& [name, v] : study::finalMetricByBackend(*store, groups.metric))
+      groups.values[name] = v;
     return groups;
   }
+  if (!metric.empty() && metric != "accuracy")
+    throw std::invalid_argument("--metric " + metric + ": " + path +
+                                " is a runs CSV, which holds final accuracies only");
   study::CsvImportOptions o;
   o.epochColumn = "";  // runs CSV: one row per run
   o.accuracyColumn = "final_accuracy";
   for (auto& r : study::readGenericCsv(path, o))
-    if (!std::isnan(r.run.finalAccuracy)) groups[r.run.backend].push_back(r.run.finalAccuracy);
+    if (!std::isnan(r.run.finalAccuracy))
+      groups.values[r.run.backend].push_back(r.run.finalAccuracy);
   return groups;
 }
 
@@ -72,23 +88,24 @@ void addPlanning(nlohmann::json& j, const stats::Comparison& c, const char* assu
                                     : nlohmann::json();
 }
 
-void printPlanning(const stats::Comparison& c, const char* assumes) {
+void printPlanning(const stats::Comparison& c, const char* assumes, const stats::MetricWords& w) {
   if (c.detectable) {
-    std::printf("  detectable with %g%% power: a difference of %.2f points or more (%s, %s)\n",
-                100 * c.detectable->power, 100 * c.detectable->difference, assumes,
+    std::printf("  detectable with %g%% power: a difference of %s or more (%s, %s)\n",
+                100 * c.detectable->power, w.difference(c.detectable->difference).c_str(), assumes,
                 stats::detectableDesignNote(c.detectable->design));
   }
   if (c.runs_needed && c.tost) {
-    const double margin_points = 100 * c.tost->margin;
-    const char* unit = std::fabs(margin_points - 1.0) < 1e-9 ? "point" : "points";
+    const double margin = w.scale * c.tost->margin;
+    const std::string unit =
+        w.unit.empty() ? "" : " " + (std::fabs(margin - 1.0) < 1e-9 ? w.unitOne : w.unit);
     if (c.runs_needed->reachable) {
       std::printf(
-          "  runs per backend to show equivalence within +-%g %s: %zu (%g%% power, TOST, no "
+          "  runs per backend to show equivalence within +-%g%s: %zu (%g%% power, TOST, no "
           "true difference)\n",
-          margin_points, unit, c.runs_needed->n_per_group, 100 * c.runs_needed->target_power);
+          margin, unit.c_str(), c.runs_needed->n_per_group, 100 * c.runs_needed->target_power);
     } else {
-      std::printf("  no feasible number of runs shows equivalence within +-%g %s\n", margin_points,
-                  unit);
+      std::printf("  no feasible number of runs shows equivalence within +-%g%s\n", margin,
+                  unit.c_str());
     }
   }
 }
@@ -97,12 +114,15 @@ void runStats(const StatsArgs& a) {
   if (a.a == a.b)
     throw CommandError("--a and --b are both '" + a.a +
                        "': a backend compared with itself says nothing; name two backends");
-  std::map<std::string, std::vector<double>> groups;
+  Groups loaded;
   try {
-    groups = loadGroups(a.input);
+    loaded = loadGroups(a.input, a.metric);
   } catch (const std::exception& ex) {
     throw CommandError(ex.what());
   }
+  const std::map<std::string, std::vector<double>>& groups = loaded.values;
+  const stats::MetricWords w = study::metricWords(loaded.metric);
+  const std::string metricName(study::comparedMetricName(loaded.metric));
   auto get = [&](const std::string& n) -> const std::vector<double>& {
     auto it = groups.find(n);
     if (it != groups.end()) return it->second;
@@ -123,12 +143,15 @@ void runStats(const StatsArgs& a) {
     o.alpha = a.alpha;
     o.margin = a.margin;
     o.target_power = a.power;
+    o.words = w;
     if (a.test == "mann-whitney") {
       auto r = stats::mannWhitneyU(xa, xb, tail);
       const auto hl = stats::hodgesLehmann(xa, xb, tail, a.alpha);
       // No closed-form power for the rank test: what is detectable is the Welch t-test's, said so.
       const auto c = stats::compareSamples(a.a, xa, a.b, xb, o);
       j = {{"test", "mann-whitney"},
+           {"metric", metricName},
+           {"lower_is_better", w.lowerIsBetter},
            {"n_a", xa.size()},
            {"n_b", xb.size()},
            {"u", r.u},
@@ -141,10 +164,11 @@ void runStats(const StatsArgs& a) {
       std::printf("Mann-Whitney U (%s): %s n=%zu vs %s n=%zu\nU = %.6g, p = %.6g\n",
                   stats::tailName(tail), a.a.c_str(), xa.size(), a.b.c_str(), xb.size(), r.u,
                   r.p_value);
-      std::printf("  Hodges-Lehmann shift %.2f points, %g%% CI [%.2f, %.2f] (%s)\n",
-                  100 * hl.estimate, 100 * (1 - a.alpha), 100 * hl.ci_low, 100 * hl.ci_high,
+      std::printf("  Hodges-Lehmann shift %s, %g%% CI [%s, %s] (%s)\n",
+                  w.difference(hl.estimate).c_str(), 100 * (1 - a.alpha),
+                  w.amount(hl.ci_low).c_str(), w.amount(hl.ci_high).c_str(),
                   hl.exact ? "exact" : "normal approximation");
-      printPlanning(c, "Welch t-test");
+      printPlanning(c, "Welch t-test", w);
       std::printf("%s\n", r.p_value < a.alpha ? "The distributions differ significantly."
                                               : "No significant difference.");
       return;
@@ -153,6 +177,8 @@ void runStats(const StatsArgs& a) {
     if (!c.enough_data) throw CommandError(c.verdict);
     const auto& t = *c.t_test;
     j = {{"test", a.test},
+         {"metric", metricName},
+         {"lower_is_better", w.lowerIsBetter},
          {"n_a", t.n_a},
          {"n_b", t.n_b},
          {"mean_a", t.mean_a},
@@ -176,20 +202,24 @@ void runStats(const StatsArgs& a) {
     }
     addPlanning(j, c, a.test == "student" ? "Student t-test" : "Welch t-test");
     if (a.json) return void(std::cout << j.dump(2) << "\n");
-    std::printf("%s t-test (%s), alpha %g\n", stats::kindName(o.kind), stats::tailName(tail),
+    std::printf("%s t-test (%s) on %s%s, alpha %g\n", stats::kindName(o.kind),
+                stats::tailName(tail), w.name.c_str(), w.lowerIsBetter ? " (lower is better)" : "",
                 a.alpha);
-    std::printf("  %-14s n=%-3zu mean %.4f%%  sd %.4f\n", a.a.c_str(), t.n_a, 100 * t.mean_a,
-                100 * t.sd_a);
-    std::printf("  %-14s n=%-3zu mean %.4f%%  sd %.4f\n", a.b.c_str(), t.n_b, 100 * t.mean_b,
-                100 * t.sd_b);
-    std::printf("  difference %.4f points, CI [%.4f, %.4f]\n", 100 * t.mean_diff, 100 * t.ci_low,
-                100 * t.ci_high);
+    // Two more digits than the verdict: the table is for reading off values.
+    stats::MetricWords fine = w;
+    fine.decimals += 2;
+    std::printf("  %-14s n=%-3zu mean %s  sd %s\n", a.a.c_str(), t.n_a,
+                fine.value(t.mean_a).c_str(), fine.amount(t.sd_a).c_str());
+    std::printf("  %-14s n=%-3zu mean %s  sd %s\n", a.b.c_str(), t.n_b,
+                fine.value(t.mean_b).c_str(), fine.amount(t.sd_b).c_str());
+    std::printf("  difference %s, CI [%s, %s]\n", fine.difference(t.mean_diff).c_str(),
+                fine.amount(t.ci_low).c_str(), fine.amount(t.ci_high).c_str());
     std::printf("  t = %.4f, df = %.4f, p = %.5f, Hedges g = %.4f\n", t.t, t.df, t.p_value,
                 t.hedges_g);
     if (c.tost)
       std::printf("  TOST within +-%g: p = %.5f (%s)\n", *a.margin, c.tost->p_value,
                   c.tost->equivalent ? "equivalent" : "not shown equivalent");
-    printPlanning(c, a.test == "student" ? "Student t-test" : "Welch t-test");
+    printPlanning(c, a.test == "student" ? "Student t-test" : "Welch t-test", w);
     std::printf("%s\n", c.verdict.c_str());
   } catch (const std::invalid_argument& ex) {
     throw CommandError(ex.what());
@@ -198,18 +228,24 @@ void runStats(const StatsArgs& a) {
 
 const CommandRegistration reg{
     "stats", 70, [](CLI::App& root) {
-      auto* cmd =
-          root.add_subcommand("stats", "Test whether two backends' final accuracies differ");
+      auto* cmd = root.add_subcommand(
+          "stats", "Test whether two backends' final accuracies (or losses) differ");
       auto a = std::make_shared<StatsArgs>();
       cmd->add_option("input", a->input, "Results database or runs CSV (backend, final_accuracy)")
           ->required();
       cmd->add_option("--a", a->a, "First backend")->required();
       cmd->add_option("--b", a->b, "Second backend (reference)")->required();
+      cmd->add_option("--metric", a->metric,
+                      nn::joinedNames(study::kComparedMetricNames, " | ") +
+                          " (default: accuracy; val_loss for a language model's study)")
+          ->check(CLI::IsMember(std::vector<std::string>(study::kComparedMetricNames.begin(),
+                                                         study::kComparedMetricNames.end())));
       cmd->add_option("--test", a->test, "welch | student | mann-whitney")
           ->check(CLI::IsMember({"welch", "student", "mann-whitney"}));
       addRealOption(cmd, "--alpha", a->alpha, {0, 1, true, true}, "Significance level");
-      addRealOption(cmd, "--margin", a->margin, {0, 1, true},
-                    "Equivalence margin (accuracy fraction, 0.005 = 0.5 pt)");
+      addRealOption(cmd, "--margin", a->margin, {0, input::kMaxHyperparameter, true},
+                    "Equivalence margin in the metric's units (accuracy fraction: 0.005 = 0.5 "
+                    "pt; a loss in nats)");
       addRealOption(cmd, "--power", a->power, {0, 1, true, true},
                     "Power for the minimum detectable difference and the runs needed for the "
                     "margin");

@@ -17,12 +17,6 @@ std::string printf1(const char* format, double v) {
   return buf;
 }
 
-std::string points(double fraction) {
-  return printf1("%.2f", 100.0 * fraction);
-}
-std::string percent(double fraction) {
-  return printf1("%.2f%%", 100.0 * fraction);
-}
 std::string level(double alpha) {
   return printf1("%g%%", 100.0 * (1.0 - alpha));
 }
@@ -48,20 +42,24 @@ std::string pClause(const TTestResult& t) {
   return testLabel(t) + " " + pEquals(t.p_value) + ", alpha " + number(t.alpha);
 }
 
-std::string ciClause(const TTestResult& t) {
+// "95% CI 0.10 to 0.50 points", "95% upper bound 0.0123 nats".
+std::string ciClause(const TTestResult& t, const MetricWords& w) {
   const std::string lvl = level(t.alpha);
-  if (t.tail == Tail::Less) return lvl + " upper bound " + points(t.ci_high);
-  if (t.tail == Tail::Greater) return lvl + " lower bound " + points(t.ci_low);
-  return lvl + " CI " + points(t.ci_low) + " to " + points(t.ci_high);
+  const std::string unit = w.unit.empty() ? "" : " " + w.unit;
+  if (t.tail == Tail::Less) return lvl + " upper bound " + w.amount(t.ci_high) + unit;
+  if (t.tail == Tail::Greater) return lvl + " lower bound " + w.amount(t.ci_low) + unit;
+  return lvl + " CI " + w.amount(t.ci_low) + " to " + w.amount(t.ci_high) + unit;
 }
 
-std::string marginText(double margin) {
-  const double m = 100.0 * margin;
-  return "±" + number(m) + (m == 1.0 ? " point" : " points");
+// "±0.5 points", "±1 point", "±0.01 nats", "±0.5".
+std::string marginText(double margin, const MetricWords& w) {
+  const double m = w.scale * margin;
+  if (w.unit.empty()) return "±" + number(m);
+  return "±" + number(m) + " " + (m == 1.0 ? w.unitOne : w.unit);
 }
 
-std::string tostClause(const TostResult& e) {
-  const std::string margin = marginText(e.margin);
+std::string tostClause(const TostResult& e, const MetricWords& w) {
+  const std::string margin = marginText(e.margin, w);
   if (e.equivalent) return "equivalent within " + margin + " (TOST " + pEquals(e.p_value) + ")";
   return "equivalence within " + margin + " is not shown (TOST " + pEquals(e.p_value) + ")";
 }
@@ -79,9 +77,10 @@ std::string detectableSentence(const VerdictInput& in) {
     direction =
         std::string(" with ") + in.name_a + (d.tail == Tail::Greater ? " higher" : " lower");
   }
-  return " With " + sizes + ", this study would detect a difference of " + points(d.difference) +
-         " points or more" + direction + " " + number(100.0 * d.power) +
-         "% of the time; smaller differences could go unnoticed.";
+  const MetricWords& w = in.words;
+  return " With " + sizes + ", this study would detect a difference of " + w.amount(d.difference) +
+         (w.unit.empty() ? "" : " " + w.unit) + " or more" + direction + " " +
+         number(100.0 * d.power) + "% of the time; smaller differences could go unnoticed.";
 }
 
 // " To show equivalence within ±0.5 points, about 23 runs per backend are needed (80% power if
@@ -90,7 +89,7 @@ std::string runsNeededSentence(const VerdictInput& in) {
   if (!in.runs_needed || !in.tost) return "";
   const SampleSizeResult& s = *in.runs_needed;
   const std::string target = number(100.0 * s.target_power) + "% power";
-  const std::string margin = marginText(in.tost->margin);
+  const std::string margin = marginText(in.tost->margin, in.words);
   if (!s.reachable)
     return " No feasible number of runs gives " + target + " to show equivalence within " + margin +
            ".";
@@ -110,13 +109,14 @@ std::string verdict(const VerdictInput& in) {
   const TTestResult& t = in.t_test;
   const std::string& a = in.name_a;
   const std::string& b = in.name_b;
+  const MetricWords& w = in.words;
   if (t.n_a < 2 || t.n_b < 2) {
     return "Not enough data to compare " + a + " and " + b + ": " + a + " has " + runs(t.n_a) +
            " and " + b + " has " + runs(t.n_b) + " (at least 2 per backend are needed).";
   }
   if (!t.defined) {
-    return "Cannot test " + a + " against " + b + ": every run of each gave the same accuracy (" +
-           a + " " + percent(t.mean_a) + ", " + b + " " + percent(t.mean_b) +
+    return "Cannot test " + a + " against " + b + ": every run of each gave the same " + w.name +
+           " (" + a + " " + w.value(t.mean_a) + ", " + b + " " + w.value(t.mean_b) +
            "), so there is no run-to-run variation to judge the difference against.";
   }
   std::string s;
@@ -124,16 +124,17 @@ std::string verdict(const VerdictInput& in) {
   if (significant) {
     const bool higher = t.mean_diff > 0.0;
     s = a + " is " + (higher ? "higher" : "lower") + " than " + b + " by " +
-        points(std::fabs(t.mean_diff)) + " accuracy points (" + percent(t.mean_a) + " vs " +
-        percent(t.mean_b) + "; " + ciClause(t) + " points for " + a + " - " + b + "; " +
-        pClause(t) + ")";
+        w.amount(std::fabs(t.mean_diff)) + " " + w.differencePhrase + " (" +
+        (w.lowerIsBetter ? "lower is better; " : "") + w.value(t.mean_a) + " vs " +
+        w.value(t.mean_b) + "; " + ciClause(t, w) + " for " + a + " - " + b + "; " + pClause(t) +
+        ")";
     if (in.tost)
-      s += "; " + std::string(in.tost->equivalent ? "still " : "") + tostClause(*in.tost);
+      s += "; " + std::string(in.tost->equivalent ? "still " : "") + tostClause(*in.tost, w);
     return s + ".";
   }
   s = "No significant difference between " + a + " and " + b + " (" + pClause(t) + ")";
   const bool tested_equivalence = in.tost && in.tost->defined;
-  if (tested_equivalence) s += (in.tost->equivalent ? "; " : ", and ") + tostClause(*in.tost);
+  if (tested_equivalence) s += (in.tost->equivalent ? "; " : ", and ") + tostClause(*in.tost, w);
   s += "." + detectableSentence(in);
   if (tested_equivalence && in.tost->equivalent) return s;
   if (in.tost) return s + runsNeededSentence(in);
@@ -163,7 +164,7 @@ Comparison compareSamples(const std::string& name_a, std::span<const double> a,
   c.n_a = a.size();
   c.n_b = b.size();
   c.enough_data = c.n_a >= 2 && c.n_b >= 2;
-  VerdictInput in{name_a, name_b, {}, std::nullopt, std::nullopt, std::nullopt};
+  VerdictInput in{name_a, name_b, {}, std::nullopt, std::nullopt, std::nullopt, options.words};
   if (!c.enough_data) {
     in.t_test.n_a = c.n_a;
     in.t_test.n_b = c.n_b;

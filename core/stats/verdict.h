@@ -2,7 +2,8 @@
 // t-test, the optional TOST, what the design could detect (minimum detectable difference) and the
 // runs needed for the equivalence margin, and words the outcome. No "observed power" anywhere:
 // see detectable_difference.h.
-// Accuracies are fractions in [0, 1]; the sentences speak in percentage points (x 100).
+// Values are in the compared metric's units (accuracy: fractions in [0, 1]), and the sentences
+// speak of them as its MetricWords say (accuracy: percent and percentage points, x 100).
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "core/stats/detectable_difference.h"
+#include "core/stats/metric_words.h"
 #include "core/stats/power.h"
 #include "core/stats/t_test.h"
 #include "core/stats/tost.h"
@@ -27,6 +29,7 @@ struct VerdictInput {
   std::optional<SampleSizeResult> runs_needed;
   // What this design could detect (minimumDetectableDifference), said when not significant.
   std::optional<DetectableDifference> detectable;
+  MetricWords words{};  // the metric compared (accuracy unless said)
 };
 
 // A few sentences, e.g. "No significant difference between tpu-bf16 and cpu-fp32 (Welch p = 0.26,
@@ -40,8 +43,10 @@ struct CompareOptions {
   TTestKind kind = TTestKind::Welch;
   Tail tail = Tail::TwoSided;
   double alpha = 0.05;
-  std::optional<double> margin;  // equivalence margin in accuracy units (0.005 = 0.5 points)
+  std::optional<double> margin;  // equivalence margin in the metric's units (accuracy: 0.005 =
+                                 // 0.5 points)
   double target_power = 0.8;     // for `detectable` and runs_needed; in (alpha, 1)
+  MetricWords words{};           // the metric compared (accuracy unless said)
 };
 
 struct Comparison {

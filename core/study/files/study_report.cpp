@@ -63,7 +63,10 @@ std::string summaryPathFor(const std::string& runsCsvPath) {
 
 std::string writeReport(const ResultsStore& store, const std::string& runsCsvPath,
                         const ReportOptions& options) {
-  auto groups = finalAccuraciesByBackend(store);
+  const ComparedMetric metric =
+      options.metric ? *options.metric : defaultComparedMetric(store);
+  const std::string metricName(comparedMetricName(metric));
+  auto groups = finalMetricByBackend(store, metric);
   std::vector<std::string> names;
   for (auto& [name, values] : groups) names.push_back(name);
 
@@ -75,6 +78,7 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
   compare.tail = options.tail;
   compare.alpha = options.alpha;
   compare.margin = options.margin;
+  compare.words = metricWords(metric);
   const bool pair = !options.a.empty() && !options.b.empty();
   if (pair && options.a == options.b)
     throw std::runtime_error("--a and --b are both '" + options.a +
@@ -154,7 +158,8 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
               "tost_p",
               "min_detectable_diff",
               "runs_needed_for_margin",
-              "verdict"});
+              "verdict",
+              "metric"});
   for (auto& [name, values] : groups) {
     auto sm = stats::summarize(values, options.alpha);
     s.writeRow({"summary",
@@ -178,7 +183,8 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
                 "",
                 "",
                 "",
-                ""});
+                "",
+                metricName});
   }
   for (const ReportRow& row : rows) {
     const stats::Comparison& c = row.comparison;
@@ -216,7 +222,8 @@ std::string writeReport(const ResultsStore& store, const std::string& runsCsvPat
                 c.tost ? input::csvNumber(c.tost->p_value) : "",
                 c.detectable ? input::csvNumber(c.detectable->difference) : "",
                 c.runs_needed ? std::to_string(c.runs_needed->n_per_group) : "",
-                verdict});
+                verdict,
+                metricName});
   }
   input::writeFileAtomically(summaryPath, sout.str());
   return summaryPath;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/stats/tail.h"
+#include "core/study/analysis/compared_metric.h"
 #include "core/study/store/results_store.h"
 
 namespace paritylab::study {
@@ -26,7 +27,11 @@ struct ReportOptions {
   ReportTest test = ReportTest::Welch;
   stats::Tail tail = stats::Tail::TwoSided;
   double alpha = 0.05;
-  std::optional<double> margin;  // TOST equivalence margin in accuracy units (0.01 = 1 point)
+  std::optional<double> margin;  // TOST equivalence margin in the metric's units (accuracy: 0.01
+                                 // = 1 point; a loss: nats)
+  // The metric compared (the summary's "metric" column); unset: the study's default (accuracy, or
+  // a language model's validation loss).
+  std::optional<ComparedMetric> metric;
 };
 
 // The reference backend: "cpu-fp32" when present, else the first backend.

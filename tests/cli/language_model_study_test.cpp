@@ -1,0 +1,118 @@
+// A language-model study from the command line as a user runs it: `run --model gpt --dataset
+// text:FILE --steps N`, then `stats` on the validation loss (the default of such a study), in
+// nats with "lower is better", `stats --metric perplexity` (exp of the loss), `compare` on the
+// validation positions and `report`, each working on it as on an image study; and the refusals of
+// a model and a dataset that do not go together, naming what is wrong.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli/cli_runner.h"
+
+namespace paritylab::cli {
+namespace {
+
+using nlohmann::json;
+using testing::runCli;
+using testing::TempFolder;
+
+// About 6,000 bytes of words in a varying order: something a small model learns in a few steps.
+std::string corpus() {
+  const char* words[] = {"the ", "cat ", "sat ", "on ", "a ", "mat.\n", "dog ", "ran ", "far, "};
+  std::string text;
+  for (std::size_t i = 0; text.size() < 6000; ++i) text += words[(i * 7 + i / 9) % 9];
+  return text;
+}
+
+class LanguageModelStudy : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    folder_ = new TempFolder("language-model");
+    text_ = folder_->write("words.txt", corpus());
+    const auto run = runCli({"run", "--db", db(), "--model", "gpt", "--dataset", "text:" + text_,
+                             "--backends", "cpu-fp32,tpu-bf16", "--seeds", "3", "--steps", "30",
+                             "--batch", "4", "--n-layer", "1", "--n-head", "2", "--n-embd", "16",
+                             "--block-size", "16", "--threads", "2"});
+    ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+    out_ = run.out;
+  }
+  static void TearDownTestSuite() {
+    delete folder_;
+    folder_ = nullptr;
+  }
+  static std::string db() { return folder_->file("lm.db"); }
+  static inline TempFolder* folder_ = nullptr;
+  static inline std::string text_, out_;
+};
+
+TEST_F(LanguageModelStudy, RunSummarisesTheValidationLossInNats) {
+  EXPECT_NE(out_.find("mean nats"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("12 completed, 0 diverged, 0 failed"), std::string::npos) << out_;
+}
+
+TEST_F(LanguageModelStudy, StatsComparesTheValidationLossByDefaultLowerBeingBetter) {
+  const auto r = runCli({"stats", db(), "--a", "tpu-bf16", "--b", "cpu-fp32", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["metric"], "val_loss");
+  EXPECT_EQ(j["lower_is_better"], true);
+  EXPECT_EQ(j["n_a"], 3);
+  // A character model's loss after 30 steps: between a perfect model and guessing uniformly over
+  // the 17 symbols (ln 17 = 2.83 nats).
+  EXPECT_GT(j["mean_b"].get<double>(), 0.5);
+  EXPECT_LT(j["mean_b"].get<double>(), std::log(17.0));
+  const auto words = runCli({"stats", db(), "--a", "tpu-bf16", "--b", "cpu-fp32"});
+  EXPECT_NE(words.out.find("on validation loss (lower is better)"), std::string::npos) << words.out;
+  EXPECT_NE(words.out.find(" nats"), std::string::npos) << words.out;
+}
+
+TEST_F(LanguageModelStudy, PerplexityIsTheExponentialOfTheLossPerToken) {
+  const auto loss = runCli({"stats", db(), "--a", "tpu-bf16", "--b", "cpu-fp32", "--json"});
+  const auto ppl = runCli(
+      {"stats", db(), "--a", "tpu-bf16", "--b", "cpu-fp32", "--metric", "perplexity", "--json"});
+  ASSERT_EQ(ppl.exitCode, 0) << ppl.err;
+  const json l = json::parse(loss.out), p = json::parse(ppl.out);
+  EXPECT_EQ(p["metric"], "perplexity");
+  // The mean of exp(loss) is at least exp(mean loss) (Jensen), and close to it for close runs.
+  EXPECT_GE(p["mean_b"].get<double>(), std::exp(l["mean_b"].get<double>()) * (1 - 1e-12));
+  EXPECT_NEAR(p["mean_b"].get<double>(), std::exp(l["mean_b"].get<double>()), 0.05);
+  const auto accuracy = runCli(
+      {"stats", db(), "--a", "tpu-bf16", "--b", "cpu-fp32", "--metric", "accuracy", "--json"});
+  ASSERT_EQ(accuracy.exitCode, 0) << accuracy.err;
+  EXPECT_EQ(json::parse(accuracy.out)["lower_is_better"], false);
+}
+
+TEST_F(LanguageModelStudy, CompareAndReportWorkOnTheValidationPositions) {
+  const auto compare = runCli({"compare", db(), "--a", "tpu-bf16", "--b", "cpu-fp32", "--json"});
+  ASSERT_EQ(compare.exitCode, 0) << compare.err;
+  const auto report = runCli({"report", db(), "--csv", folder_->file("report.csv")});
+  ASSERT_EQ(report.exitCode, 0) << report.out << report.err;
+}
+
+TEST_F(LanguageModelStudy, AModelAndADatasetThatDoNotGoTogetherAreRefused) {
+  const auto images = runCli({"run", "--db", folder_->file("x.db"), "--model", "gpt", "--seeds",
+                              "1", "--steps", "2"});
+  EXPECT_NE(images.exitCode, 0);
+  EXPECT_NE(images.err.find("'fashion-mnist' is images: the language model 'gpt' trains on "
+                            "\"text:FILE\""),
+            std::string::npos)
+      << images.err;
+  const auto text = runCli({"run", "--db", folder_->file("y.db"), "--dataset", "text:" + text_,
+                            "--seeds", "1", "--epochs", "1"});
+  EXPECT_NE(text.exitCode, 0);
+  EXPECT_NE(text.err.find("is text: it trains the language model"), std::string::npos) << text.err;
+  const auto heads = runCli({"run", "--db", folder_->file("z.db"), "--model", "gpt", "--dataset",
+                             "text:" + text_, "--n-embd", "10", "--n-head", "3"});
+  EXPECT_NE(heads.exitCode, 0);
+  EXPECT_NE(heads.err.find("--n-embd 10 is not a multiple of --n-head 3"), std::string::npos)
+      << heads.err;
+  EXPECT_FALSE(std::filesystem::exists(folder_->file("x.db")));
+  const auto csvMetric = runCli({"stats", folder_->write("runs.csv", "backend,final_accuracy\n"),
+                                 "--a", "x", "--b", "y", "--metric", "val_loss"});
+  EXPECT_NE(csvMetric.err.find("holds final accuracies only"), std::string::npos) << csvMetric.err;
+}
+
+}  // namespace
+}  // namespace paritylab::cli
