@@ -114,15 +114,18 @@ study::StudySpec buildSpec(const RunArgs& a) {
 // Progress: one redrawn line on a terminal, plain lines otherwise.
 class Progress {
  public:
-  Progress(int total, std::vector<std::string> backends)
+  // `languageModel`: runs are reported by their validation loss, not their accuracy.
+  Progress(int total, std::vector<std::string> backends, bool languageModel)
       : total_(total),
+        languageModel_(languageModel),
         backends_(std::move(backends)),
         tty_(isatty(STDOUT_FILENO)),
         start_(std::chrono::steady_clock::now()) {}
   void runFinished(const study::RunStateEvent& e) {
     std::lock_guard lock(mutex_);
     ++done_;
-    if (e.state == study::RunState::Completed) acc_[e.run.backend].push_back(e.finalAccuracy);
+    if (e.state == study::RunState::Completed)
+      acc_[e.run.backend].push_back(languageModel_ ? e.finalTestLoss : e.finalAccuracy);
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     double eta = done_ > 0 ? elapsed / done_ * (total_ - done_) : 0;
@@ -135,7 +138,10 @@ class Progress {
         double m = 0;
         for (double x : v) m += x;
         char buf[64];
-        std::snprintf(buf, sizeof buf, " %s %.2f%%", b.c_str(), 100 * m / v.size());
+        if (languageModel_)
+          std::snprintf(buf, sizeof buf, " %s %.4f nats", b.c_str(), m / v.size());
+        else
+          std::snprintf(buf, sizeof buf, " %s %.2f%%", b.c_str(), 100 * m / v.size());
         line << buf;
       }
       line << "\x1b[K";
@@ -146,8 +152,12 @@ class Progress {
                     std::string(study::toString(e.state)).c_str());
       line << buf;
       if (e.state == study::RunState::Completed) {
-        std::snprintf(buf, sizeof buf, ", accuracy %.2f%% in %.1fs", 100 * e.finalAccuracy,
-                      e.wallSeconds);
+        if (languageModel_)
+          std::snprintf(buf, sizeof buf, ", validation loss %.4f nats in %.1fs", e.finalTestLoss,
+                        e.wallSeconds);
+        else
+          std::snprintf(buf, sizeof buf, ", accuracy %.2f%% in %.1fs", 100 * e.finalAccuracy,
+                        e.wallSeconds);
         line << buf;
       }
       if (!e.message.empty()) line << " (" << e.message << ")";
@@ -161,6 +171,7 @@ class Progress {
 
  private:
   int total_, done_ = 0;
+  bool languageModel_;
   std::vector<std::string> backends_;
   bool tty_;
   std::chrono::steady_clock::time_point start_;
@@ -232,7 +243,7 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
   const int total = int(study::shardRunsOf(spec, shard).size());
   std::vector<std::string> names;
   for (auto& b : spec.backends) names.push_back(b.name);
-  Progress progress(total, names);
+  Progress progress(total, names, nn::isLanguageModel(spec.train.model));
   study::RunnerCallbacks cb;
   cb.onRunState = [&](const study::RunStateEvent& e) {
     if (e.state != study::RunState::Running && e.state != study::RunState::Pending)

@@ -41,12 +41,16 @@ QString describeSpec(const QString& json, QString* name) {
                                                        .value(QStringLiteral("source"))
                                                        .toString(QStringLiteral("fashion-mnist"));
   const int epochs = o.value(QStringLiteral("epochs")).toInt(2);
+  const qint64 steps = o.value(QStringLiteral("steps")).toInteger(0);  // instead of epochs
+  const QString length =
+      steps > 0     ? (steps == 1 ? QObject::tr("1 step") : QObject::tr("%1 steps").arg(steps))
+      : epochs == 1 ? QObject::tr("1 epoch")
+                    : QObject::tr("%1 epochs").arg(epochs);
   return QObject::tr("<b>%1</b> — %2 on %3 · %4 · %5 · %6")
       .arg(name->toHtmlEscaped(),
            o.value(QStringLiteral("model")).toString(QStringLiteral("mlp")).toHtmlEscaped(),
            datasetName.toHtmlEscaped(), backendList.toHtmlEscaped(),
-           nSeeds == 1 ? QObject::tr("1 seed") : QObject::tr("%1 seeds").arg(nSeeds),
-           epochs == 1 ? QObject::tr("1 epoch") : QObject::tr("%1 epochs").arg(epochs));
+           nSeeds == 1 ? QObject::tr("1 seed") : QObject::tr("%1 seeds").arg(nSeeds), length);
 }
 
 }  // namespace paritylab::ui

@@ -17,20 +17,23 @@ StudyHint studyStartHint(const QString& specJson) {
     hint.epochs = spec.train.epochs;
     for (const study::BackendEntry& b : spec.backends)
       hint.epochs = std::max(hint.epochs, b.overrides.epochs.value_or(0));
-    const auto count = [](int n, const char* one, const char* many) {
+    const auto count = [](qint64 n, const char* one, const char* many) {
       return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? QObject::tr(one) : QObject::tr(many));
     };
+    // Each run's length: its steps when the study counts steps, else its epochs.
+    const QString length = spec.train.steps > 0 ? count(spec.train.steps, "step", "steps")
+                                                : count(spec.train.epochs, "epoch", "epochs");
     hint.text =
         QObject::tr("Press Start: %1 (%2 × %3, %4 each)")
             .arg(count(backends * seeds, "run", "runs"), count(backends, "backend", "backends"),
-                 count(seeds, "seed", "seeds"), count(spec.train.epochs, "epoch", "epochs"));
+                 count(seeds, "seed", "seeds"), length);
     if (spec.chaosFloor) {
       const int perturbed = static_cast<int>(spec.chaosFloor->perturbations.size());
       const int study = backends - perturbed;
       hint.text =
           QObject::tr("Press Start: %1 (%2 × %3, %4 each)\nand the chaos floor's %5 (%6 perturbed)")
               .arg(count(study * seeds, "run", "runs"), count(study, "backend", "backends"),
-                   count(seeds, "seed", "seeds"), count(spec.train.epochs, "epoch", "epochs"))
+                   count(seeds, "seed", "seeds"), length)
               .arg(perturbed * seeds)
               .arg(QString::fromStdString(spec.chaosFloor->reference));
     }

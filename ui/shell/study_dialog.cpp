@@ -83,7 +83,6 @@ void StudyDialog::buildForm() {
   for (const data::DatasetKind& kind : data::kDatasetKinds)
     dataset_->addItem(tr(kind.label), QString::fromUtf8(kind.name));
   datasetDir_ = new QLineEdit;
-  datasetDir_->setPlaceholderText(tr("folder with the dataset's files"));
   trainSize_ = intBox(0, 10'000'000);
   trainSize_->setSpecialValueText(tr("all"));
   testSize_ = intBox(0, 10'000'000);
@@ -91,7 +90,18 @@ void StudyDialog::buildForm() {
   model_ = new QComboBox;
   addNames(model_, nn::kModelNames);
   width_ = intBox(1, 1024);
+  nLayer_ = intBox(1, 64);
+  nHead_ = intBox(1, 64);
+  nEmbd_ = intBox(1, 4096);
+  blockSize_ = intBox(1, 4096);
+  nLayer_->setToolTip(tr("Transformer blocks (n_layer)"));
+  nHead_->setToolTip(tr("Attention heads (n_head)"));
+  nEmbd_->setToolTip(tr("Embedding width (n_embd), a multiple of the heads"));
+  blockSize_->setToolTip(tr("Tokens of context per window (block_size)"));
   epochs_ = intBox(1, 10'000);
+  steps_ = intBox(0, 100'000'000);
+  steps_->setSpecialValueText(tr("count epochs"));
+  steps_->setToolTip(tr("Train exactly this many steps instead of epochs (nanoGPT's iterations)"));
   batch_ = intBox(1, 65'536);
   evalBatch_ = intBox(1, 1'000'000);
   optimizer_ = new QComboBox;
@@ -146,11 +156,18 @@ void StudyDialog::buildForm() {
   auto* f1 = new QFormLayout(data);
   f1->addRow(tr("Name"), name_);
   f1->addRow(tr("Dataset"), dataset_);
-  f1->addRow(tr("Dataset folder"), datasetDir_);
+  f1->addRow(tr("Folder or file"), datasetDir_);
   f1->addRow(tr("Train examples"), trainSize_);
   f1->addRow(tr("Test examples"), testSize_);
   f1->addRow(tr("Model"), model_);
   f1->addRow(tr("Width"), width_);
+  auto* shape = new QHBoxLayout;
+  for (auto [label, box] : {std::pair{tr("layers"), nLayer_}, std::pair{tr("heads"), nHead_},
+                            std::pair{tr("width"), nEmbd_}, std::pair{tr("block"), blockSize_}}) {
+    shape->addWidget(new QLabel(label));
+    shape->addWidget(box, 1);
+  }
+  f1->addRow(tr("Transformer"), shape);
   // Seeds and threads on the left: two columns of similar height fit a 700-pixel screen.
   f1->addRow(tr("Seeds"), seeds_);
   f1->addRow(tr("Threads"), threads_);
@@ -158,6 +175,7 @@ void StudyDialog::buildForm() {
   auto* training = new QGroupBox(tr("Training"));
   auto* f2 = new QFormLayout(training);
   f2->addRow(tr("Epochs"), epochs_);
+  f2->addRow(tr("Steps"), steps_);
   f2->addRow(tr("Batch size"), batch_);
   f2->addRow(tr("Eval batch size"), evalBatch_);
   f2->addRow(tr("Optimizer"), optimizer_);
@@ -212,9 +230,16 @@ void StudyDialog::buildForm() {
   connect(seeds_, &QLineEdit::textChanged, this, &StudyDialog::revalidate);
   connect(datasetDir_, &QLineEdit::textChanged, this, &StudyDialog::revalidate);
   connect(dataset_, &QComboBox::currentIndexChanged, this, [this] {
-    datasetDir_->setEnabled(needsFolder(dataset_));
+    updateEnabledFields();
     revalidate();
   });
+  connect(model_, &QComboBox::currentIndexChanged, this, [this] {
+    updateEnabledFields();
+    revalidate();
+  });
+  for (QSpinBox* box : {nHead_, nEmbd_, steps_})
+    connect(box, &QSpinBox::valueChanged, this, &StudyDialog::revalidate);
+  connect(steps_, &QSpinBox::valueChanged, this, &StudyDialog::updateEnabledFields);
   for (QSpinBox* box : {epochs_, freeze_, batch_})
     connect(box, &QSpinBox::valueChanged, this, &StudyDialog::revalidate);
   for (QSpinBox* box : {epochs_, freeze_, stepEpochs_})
@@ -291,12 +316,16 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   name_->setText(q(f.name));
   dataset_->setCurrentIndex(std::max(0, dataset_->findData(q(f.dataset))));
   datasetDir_->setText(q(f.datasetDir));
-  datasetDir_->setEnabled(needsFolder(dataset_));
   trainSize_->setValue(f.trainSize);
   testSize_->setValue(f.testSize);
   model_->setCurrentIndex(std::max(0, model_->findData(q(f.model))));
   width_->setValue(f.width);
+  nLayer_->setValue(f.nLayer);
+  nHead_->setValue(f.nHead);
+  nEmbd_->setValue(f.nEmbd);
+  blockSize_->setValue(f.blockSize);
   epochs_->setValue(f.epochs);
+  steps_->setValue(f.steps);
   batch_->setValue(f.batch);
   evalBatch_->setValue(f.evalBatch);
   optimizer_->setCurrentIndex(std::max(0, optimizer_->findData(q(f.optimizer))));
@@ -335,6 +364,22 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
 }
 
 void StudyDialog::updateEnabledFields() {
+  // The dataset's folder (or file) only for a kind that reads one; each model's own fields only
+  // when it is the one chosen; a run counted in steps has no epochs to set.
+  const std::string kind = dataset_->currentData().toString().toStdString();
+  const data::DatasetKind* dataKind = data::findDatasetKind(kind);
+  const bool readsFile = dataKind && dataKind->readsFile;
+  datasetDir_->setEnabled(needsFolder(dataset_));
+  datasetDir_->setPlaceholderText(readsFile ? tr("the text file (any bytes; gzip allowed)")
+                                            : tr("folder with the dataset's files"));
+  const std::string model = model_->currentData().toString().toStdString();
+  width_->setEnabled(model == "resnet18");
+  width_->setToolTip(model == "resnet18" ? tr("Channels of the first stage")
+                                         : tr("Applies to resnet18 only"));
+  const bool gpt = nn::isLanguageModel(model);
+  for (QSpinBox* box : {nLayer_, nHead_, nEmbd_, blockSize_}) box->setEnabled(gpt);
+  freeze_->setEnabled(!gpt);
+  epochs_->setEnabled(steps_->value() == 0);
   // Fields of one optimizer or schedule are editable only when it is the one chosen.
   const bool sgd = optimizer_->currentData().toString() == QLatin1String("sgd");
   momentum_->setEnabled(sgd);
@@ -357,7 +402,12 @@ QString StudyDialog::specJson() const {
   f.testSize = testSize_->value();
   f.model = model_->currentData().toString().toStdString();
   f.width = width_->value();
+  f.nLayer = nLayer_->value();
+  f.nHead = nHead_->value();
+  f.nEmbd = nEmbd_->value();
+  f.blockSize = blockSize_->value();
   f.epochs = epochs_->value();
+  f.steps = steps_->value();
   f.batch = batch_->value();
   f.evalBatch = evalBatch_->value();
   f.optimizer = optimizer_->currentData().toString().toStdString();
@@ -386,10 +436,12 @@ bool StudyDialog::validate(QString* reason) const {
   QStringList problems;
   if (name_->text().trimmed().isEmpty()) problems << tr("Name: the study needs a name");
   if (needsFolder(dataset_) && datasetDir_->text().trimmed().isEmpty())
-    problems << tr("Dataset folder: %1 needs the folder holding its files")
+    problems << (data::datasetIsText(dataset_->currentData().toString().toStdString())
+                     ? tr("Dataset file: %1 needs the text file to read")
+                     : tr("Dataset folder: %1 needs the folder holding its files"))
                     .arg(dataset_->currentData().toString());
   if (lr_->value() <= 0) problems << tr("Learning rate: must be > 0 (got %1)").arg(lr_->value());
-  if (freeze_->value() >= epochs_->value() && freeze_->value() > 0)
+  if (steps_->value() == 0 && freeze_->value() >= epochs_->value() && freeze_->value() > 0)
     problems << tr("Freeze backbone: %1 epochs frozen leaves none of the %2 epochs to train the "
                    "whole model")
                     .arg(freeze_->value())

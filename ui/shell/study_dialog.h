@@ -67,7 +67,12 @@ class StudyDialog : public QDialog {
   QSpinBox* testSize_;
   QComboBox* model_;
   QSpinBox* width_;
+  QSpinBox* nLayer_;  // gpt's shape, on one row
+  QSpinBox* nHead_;
+  QSpinBox* nEmbd_;
+  QSpinBox* blockSize_;
   QSpinBox* epochs_;
+  QSpinBox* steps_;
   QSpinBox* batch_;
   QSpinBox* evalBatch_;
   QComboBox* optimizer_;

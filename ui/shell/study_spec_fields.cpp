@@ -78,7 +78,12 @@ bool readSpecFields(const nlohmann::json& json, SpecFields* f, QString* reason) 
   const nn::TrainConfig& t = spec.train;
   f->model = t.model;
   f->width = t.width;
+  f->nLayer = t.gpt.nLayer;
+  f->nHead = t.gpt.nHead;
+  f->nEmbd = t.gpt.nEmbd;
+  f->blockSize = t.gpt.blockSize;
   f->epochs = t.epochs;
+  f->steps = int(t.steps);
   f->batch = t.batchSize;
   f->evalBatch = t.evalBatchSize;
   f->optimizer = t.optimizer.kind;
@@ -117,7 +122,12 @@ void writeSpecFields(const SpecFields& f, nlohmann::json* spec) {
   s.dataset.testSize = f.testSize;
   s.train.model = f.model;
   s.train.width = f.width;
+  s.train.gpt.nLayer = f.nLayer;
+  s.train.gpt.nHead = f.nHead;
+  s.train.gpt.nEmbd = f.nEmbd;
+  s.train.gpt.blockSize = f.blockSize;
   s.train.epochs = f.epochs;
+  s.train.steps = f.steps;
   s.train.batchSize = f.batch;
   s.train.evalBatchSize = f.evalBatch;
   s.train.optimizer.kind = f.optimizer;

@@ -17,7 +17,9 @@ struct SpecFields {
   int trainSize = 0, testSize = 0;        // 0 = all
   std::string model = "mlp";
   int width = 64;
+  int nLayer = 4, nHead = 4, nEmbd = 128, blockSize = 64;  // gpt's shape
   int epochs = 2, batch = 128, evalBatch = 1000;
+  int steps = 0;  // > 0: the runs train this many steps instead of `epochs` epochs
   std::string optimizer = "adamw";
   double lr = 1e-3, weightDecay = 0.0, momentum = 0.9;
   std::string schedule = "constant";

@@ -42,6 +42,8 @@ struct RunStateEvent {
   std::string message{};  // failed: why
   double finalAccuracy = 0.0;
   double wallSeconds = 0.0;
+  double finalTestLoss = 0.0;  // completed: the last evaluation's loss (a language model's
+                               // validation loss, nats per token)
 };
 
 // Called from worker threads; implementations must be thread-safe and quick.

@@ -105,8 +105,8 @@ void StudyCommitter::finishRun(const RunRecord& rec) {
   }
   if (callbacks_.onRunState) {
     callbacks_.onRunState({run.key, rec.status, rec.divergedEpoch, rec.message,
-                           std::isnan(rec.finalAccuracy) ? 0.0 : rec.finalAccuracy,
-                           rec.wallSeconds});
+                           std::isnan(rec.finalAccuracy) ? 0.0 : rec.finalAccuracy, rec.wallSeconds,
+                           rec.finalTestLoss});
   }
 }
 
