@@ -16,6 +16,8 @@
 #include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "core/data/text_corpus.h"
+#include "core/data/text_split.h"
 #include "core/input/input_limits.h"
 #include "core/nn/blas_setup.h"
 #include "core/nn/model.h"
@@ -26,7 +28,8 @@ namespace paritylab::cli {
 namespace {
 
 struct BenchArgs {
-  std::string model = "small-cnn", backend = "cpu-fp32", dataset = "fashion-mnist";
+  // dataset: "" = fashion-mnist for an image model, the example corpus for the language model.
+  std::string model = "small-cnn", backend = "cpu-fp32", dataset;
   std::string input;  // "" = the dataset's images; "HxWxC" = random images of that shape
   std::int64_t trainSize = 10000;
   int batch = 128, steps = 50, warmup = 5, threads = 1, width = 16, xrayEvery = 0;
@@ -67,17 +70,34 @@ data::Dataset randomImages(const BenchArgs& a, const std::array<int, 3>& shape) 
   return d;
 }
 
-data::Dataset loadTrainingImages(const BenchArgs& a) {
-  if (!a.input.empty()) return randomImages(a, parseInputShape(a.input));
+std::string datasetOf(const BenchArgs& a) {
+  if (!a.dataset.empty()) return a.dataset;
+  return nn::isLanguageModel(a.model) ? std::string("text:") + data::kDefaultTextCorpus
+                                      : std::string("fashion-mnist");
+}
+
+// What the timed steps train on: the dataset's (or random) images, or a text's windows.
+data::DataSplit loadTrainingData(const BenchArgs& a) {
+  if (!a.input.empty()) {
+    if (nn::isLanguageModel(a.model))
+      throw CommandError("--input: random images are no input for the language model");
+    data::DataSplit split;
+    split.train = randomImages(a, parseInputShape(a.input));
+    return split;
+  }
   data::DatasetSpec spec;
-  spec.source = a.dataset;
-  spec.trainSize = a.trainSize;
-  spec.testSize = 100;  // unused; keep loading cheap
+  spec.source = datasetOf(a);
+  if (nn::isLanguageModel(a.model)) {
+    spec.blockSize = nn::GptShape{}.blockSize;
+  } else {
+    spec.trainSize = a.trainSize;
+    spec.testSize = 100;  // unused; keep loading cheap
+  }
   spec.seed = a.seed;
   try {
-    return data::loadDataset(spec).train;
+    return data::loadDataset(spec);
   } catch (const std::exception& e) {
-    throw CommandError(std::string("--dataset ") + a.dataset + ": " + e.what());
+    throw CommandError("--dataset " + spec.source + ": " + e.what());
   }
 }
 
@@ -88,13 +108,17 @@ void printText(const BenchArgs& a, const backends::PrecisionPolicy& policy,
       "single-threaded BLAS)\n",
       a.model.c_str(), policy.name.c_str(), r.batchSize, r.threads, r.threads == 1 ? "" : "s");
   const std::string source =
-      a.input.empty() ? a.dataset : "random " + a.input + " images (timing only)";
+      a.input.empty() ? datasetOf(a) : "random " + a.input + " images (timing only)";
   std::printf("  %d warm-up + %d timed steps per thread on %s; OpenBLAS kernels: %s\n", a.warmup,
               r.steps, source.c_str(), nn::blasCoreName().c_str());
   if (a.xrayEvery > 0)
     std::printf("  X-ray on: every %d steps measured (records taken, not stored)\n", a.xrayEvery);
-  std::printf("  images/s      %10.1f%s\n", r.imagesPerSecond,
-              r.threads > 1 ? "  (all threads together)" : "");
+  if (r.tokensPerSecond > 0)
+    std::printf("  tokens/s      %10.1f%s\n  windows/s     %10.1f\n", r.tokensPerSecond,
+                r.threads > 1 ? "  (all threads together)" : "", r.imagesPerSecond);
+  else
+    std::printf("  images/s      %10.1f%s\n", r.imagesPerSecond,
+                r.threads > 1 ? "  (all threads together)" : "");
   if (r.threads > 1) {
     std::printf("  per thread   ");
     for (double v : r.workerImagesPerSecond) std::printf(" %9.1f", v);
@@ -119,10 +143,11 @@ void runBench(const BenchArgs& a) {
       a.threads > 0 ? a.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   config.seed = a.seed;
   config.xrayEverySteps = a.xrayEvery;
-  const data::Dataset train = loadTrainingImages(a);
+  const data::DataSplit data = loadTrainingData(a);
+  const data::Dataset& train = data.train;
   study::ThroughputResult r;
   try {
-    r = study::measureTrainingThroughput(config, policy, train);
+    r = study::measureTrainingThroughput(config, policy, data);
   } catch (const std::invalid_argument& e) {
     throw CommandError(e.what());
   }
@@ -130,19 +155,25 @@ void runBench(const BenchArgs& a) {
   nlohmann::json j = {{"model", a.model},
                       {"backend", policy.name},
                       {"emulated", true},
-                      {"dataset", a.input.empty() ? a.dataset : std::string("random")},
+                      {"dataset", a.input.empty() ? datasetOf(a) : std::string("random")},
                       {"batch", r.batchSize},
                       {"warmup_steps", a.warmup},
                       {"steps", r.steps},
                       {"threads", r.threads},
                       {"blas_core", nn::blasCoreName()},
-                      {"images_per_second", r.imagesPerSecond},
-                      {"per_thread_images_per_second", r.workerImagesPerSecond},
                       {"step_ms", r.stepMilliseconds},
                       {"wall_seconds", r.wallSeconds},
                       {"skipped_steps", r.skippedSteps},
                       {"diverged", r.diverged},
                       {"xray_every_steps", a.xrayEvery}};
+  if (data.text) {  // windows of block_size tokens
+    j["tokens_per_second"] = r.tokensPerSecond;
+    j["windows_per_second"] = r.imagesPerSecond;
+    j["block_size"] = data.text->blockSize;
+  } else {
+    j["images_per_second"] = r.imagesPerSecond;
+    j["per_thread_images_per_second"] = r.workerImagesPerSecond;
+  }
   if (a.model == "resnet18") j["width"] = a.width;
   if (!a.input.empty()) j["input"] = a.input;
   // Every parameter and buffer by name with its shape, to check a reimplementation layer by layer.
@@ -151,6 +182,7 @@ void runBench(const BenchArgs& a) {
   spec.height = train.height;
   spec.width = train.width;
   spec.numClasses = train.numClasses;
+  if (data.text) spec.gpt.blockSize = data.text->blockSize;
   nlohmann::json shapes = nlohmann::json::object();
   const std::unique_ptr<nn::Model> model = nn::makeModel(spec);
   for (const nn::ParamInfo& p : model->params.infos()) {
@@ -166,7 +198,8 @@ const CommandRegistration reg{
       auto* cmd = root.add_subcommand(
           "bench",
           "Time training steps of a model under an emulated backend on real Fashion-MNIST "
-          "batches (after a warm-up) and print images per second");
+          "batches, or the language model on real text (after a warm-up), and print images (or "
+          "tokens) per second");
       auto a = std::make_shared<BenchArgs>();
       cmd->add_option("--model,-m", a->model, "Model to train")
           ->check(CLI::IsMember(
@@ -181,8 +214,9 @@ const CommandRegistration reg{
                        "Runs trained at once, one per thread (0 = one per core)");
       addIntegerOption(cmd, "--width", a->width, {1, input::kMaxModelWidth},
                        "resnet18: channels of the first stage");
-      cmd->add_option("--dataset", a->dataset, "Where the batches come from")
-          ->capture_default_str();
+      cmd->add_option("--dataset", a->dataset,
+                      "Where the batches come from (default: fashion-mnist; for gpt text:" +
+                          std::string(data::kDefaultTextCorpus) + ")");
       cmd->add_option("--input", a->input,
                       "Random images of shape HxWxC instead of the dataset (e.g. 32x32x3; "
                       "timing only)");

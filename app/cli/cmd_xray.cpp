@@ -3,6 +3,7 @@
 // over the sampled steps and when, then the findings in plain words.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -90,11 +91,15 @@ void runXray(const XrayArgs& a) {
       "X-ray of %s: worst over the sampled steps (e<epoch>/s<step>); fractions of the\n"
       "nonzero values; SQNR of the rounded operand against its fp32 values\n\n",
       a.db.c_str());
-  std::printf("%-16s %-14s %-7s %-7s %5s %9s %-10s %9s %-10s %8s %-10s\n", "backend", "site",
-              "operand", "format", "n", "underflow", "when", "overflow", "when", "SQNR dB", "when");
+  // The site column as wide as its longest name ("h3.mlp.proj.wgrad"), at least 14.
+  int siteWidth = 14;
+  for (const auto& s : sites) siteWidth = std::max(siteWidth, int(s.site.size()));
+  std::printf("%-16s %-*s %-7s %-7s %5s %9s %-10s %9s %-10s %8s %-10s\n", "backend", siteWidth,
+              "site", "operand", "format", "n", "underflow", "when", "overflow", "when", "SQNR dB",
+              "when");
   for (const auto& s : sites)
-    std::printf("%-16s %-14s %-7s %-7s %5d %9s %-10s %9s %-10s %8s %-10s\n", s.backend.c_str(),
-                s.site.c_str(), s.operand.c_str(), s.format.c_str(), s.samples,
+    std::printf("%-16s %-*s %-7s %-7s %5d %9s %-10s %9s %-10s %8s %-10s\n", s.backend.c_str(),
+                siteWidth, s.site.c_str(), s.operand.c_str(), s.format.c_str(), s.samples,
                 study::percentText(s.underflow.value).c_str(),
                 s.underflow.value > 0 ? whenText(s.underflow).c_str() : "",
                 study::percentText(s.overflow.value).c_str(),

@@ -25,6 +25,10 @@
 
 namespace paritylab::data {
 
+// The corpus of the example study and of `bench --model gpt`: songs and poems from Debian's
+// fortunes package (BSD licence, 234 KB), installed by setup.sh.
+inline constexpr const char* kDefaultTextCorpus = "/usr/share/games/fortunes/songs-poems";
+
 struct TextCorpus {
   std::string source;                     // the file it was read from, for messages
   std::vector<std::uint8_t> vocabulary;   // [vocabularySize] the byte each id stands for, ascending

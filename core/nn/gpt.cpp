@@ -5,6 +5,26 @@
 #include "core/nn/model.h"
 
 namespace paritylab::nn {
+namespace {
+
+// The X-ray's name of a GEMM site of the GPT, short as the products are spoken of:
+// "transformer.h.0.attn.c_attn" -> "h0.attn.qkv", "transformer.h.2.mlp.c_fc" -> "h2.mlp.fc",
+// "transformer.h.1.attn.qk" -> "h1.attn.qk", "lm_head" as it is. Parameter names stay nanoGPT's.
+std::string xraySiteName(std::string name) {
+  const auto replace = [&name](const std::string& from, const std::string& to) {
+    const std::size_t at = name.find(from);
+    if (at != std::string::npos) name.replace(at, from.size(), to);
+  };
+  replace("transformer.", "");
+  if (name.rfind("h.", 0) == 0) name.erase(1, 1);  // "h.0.attn" -> "h0.attn"
+  replace(".attn.c_attn", ".attn.qkv");
+  replace(".attn.c_proj", ".attn.proj");
+  replace(".mlp.c_fc", ".mlp.fc");
+  replace(".mlp.c_proj", ".mlp.proj");
+  return name;
+}
+
+}  // namespace
 
 // The language model of a study: nanoGPT's GPT as one layer of the model's stack, its vocabulary
 // the corpus's (spec.numClasses) and its shape spec.gpt.
@@ -27,6 +47,7 @@ void buildGpt(ModelBuilder& b, Sequential& net, const ModelSpec& spec) {
   config.nEmbd = spec.gpt.nEmbd;
   config.tieWeights = spec.gpt.tieWeights;
   net.add<GptModel>(b, config);
+  for (std::string& site : b.siteNames) site = xraySiteName(site);
 }
 
 std::size_t gptActivationsPerWindow(const GptShape& g, int vocab) {

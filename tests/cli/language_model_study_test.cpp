@@ -31,10 +31,31 @@ class LanguageModelStudy : public ::testing::Test {
   static void SetUpTestSuite() {
     folder_ = new TempFolder("language-model");
     text_ = folder_->write("words.txt", corpus());
-    const auto run = runCli({"run", "--db", db(), "--model", "gpt", "--dataset", "text:" + text_,
-                             "--backends", "cpu-fp32,tpu-bf16", "--seeds", "3", "--steps", "30",
-                             "--batch", "4", "--n-layer", "1", "--n-head", "2", "--n-embd", "16",
-                             "--block-size", "16", "--threads", "2"});
+    const auto run = runCli({"run",
+                             "--db",
+                             db(),
+                             "--model",
+                             "gpt",
+                             "--dataset",
+                             "text:" + text_,
+                             "--backends",
+                             "cpu-fp32,tpu-bf16",
+                             "--seeds",
+                             "3",
+                             "--steps",
+                             "30",
+                             "--batch",
+                             "4",
+                             "--n-layer",
+                             "1",
+                             "--n-head",
+                             "2",
+                             "--n-embd",
+                             "16",
+                             "--block-size",
+                             "16",
+                             "--threads",
+                             "2"});
     ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
     out_ = run.out;
   }
@@ -92,8 +113,8 @@ TEST_F(LanguageModelStudy, CompareAndReportWorkOnTheValidationPositions) {
 }
 
 TEST_F(LanguageModelStudy, AModelAndADatasetThatDoNotGoTogetherAreRefused) {
-  const auto images = runCli({"run", "--db", folder_->file("x.db"), "--model", "gpt", "--seeds",
-                              "1", "--steps", "2"});
+  const auto images = runCli(
+      {"run", "--db", folder_->file("x.db"), "--model", "gpt", "--seeds", "1", "--steps", "2"});
   EXPECT_NE(images.exitCode, 0);
   EXPECT_NE(images.err.find("'fashion-mnist' is images: the language model 'gpt' trains on "
                             "\"text:FILE\""),
@@ -112,6 +133,25 @@ TEST_F(LanguageModelStudy, AModelAndADatasetThatDoNotGoTogetherAreRefused) {
   const auto csvMetric = runCli({"stats", folder_->write("runs.csv", "backend,final_accuracy\n"),
                                  "--a", "x", "--b", "y", "--metric", "val_loss"});
   EXPECT_NE(csvMetric.err.find("holds final accuracies only"), std::string::npos) << csvMetric.err;
+}
+
+TEST(LanguageModelBench, ReportsTokensPerSecondOnTheExampleCorpus) {
+  if (!std::filesystem::exists("/usr/share/games/fortunes/songs-poems"))
+    GTEST_SKIP() << "Debian package fortunes is missing (./setup.sh installs it)";
+  const auto r = runCli({"bench", "--model", "gpt", "--steps", "2", "--warmup", "1", "--batch", "4",
+                         "--threads", "1", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["dataset"], "text:/usr/share/games/fortunes/songs-poems");
+  EXPECT_EQ(j["block_size"], 64);
+  EXPECT_FALSE(j.contains("images_per_second"));
+  EXPECT_GT(j["tokens_per_second"].get<double>(), 0.0);
+  EXPECT_NEAR(j["tokens_per_second"].get<double>(), 64 * j["windows_per_second"].get<double>(),
+              1e-9 * j["tokens_per_second"].get<double>());
+  EXPECT_TRUE(j["parameter_shapes"].contains("transformer.wte.weight"));
+  const auto images = runCli({"bench", "--model", "gpt", "--input", "32x32x3"});
+  EXPECT_NE(images.exitCode, 0);
+  EXPECT_NE(images.err.find("no input for the language model"), std::string::npos) << images.err;
 }
 
 }  // namespace

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -206,6 +208,23 @@ TEST(LanguageModelTraining, AModelThatDoesNotReadTheDataIsRefusedNamingIt) {
   }
   TrainConfig longer = smallGpt(24);  // the windows were cut for 16 tokens
   EXPECT_THROW(train(longer, backends::presetPolicy("cpu-fp32"), text), std::invalid_argument);
+}
+
+TEST(LanguageModelTraining, TheXrayNamesEveryProductOfTheModelAsItIsSpokenOf) {
+  for (const bool tied : {true, false}) {
+    ModelSpec spec;
+    spec.name = "gpt";
+    spec.numClasses = 11;
+    spec.gpt = {2, 2, 8, 4, tied};
+    const std::unique_ptr<Model> model = makeModel(spec);
+    const std::vector<std::string>& names = model->siteNames;
+    for (const char* site : {"h0.attn.qkv", "h0.attn.qk", "h0.attn.pv", "h0.attn.proj", "h0.mlp.fc",
+                             "h0.mlp.proj", "h1.attn.qk", "h1.mlp.proj", "lm_head"})
+      EXPECT_NE(std::find(names.begin(), names.end(), site), names.end()) << site << " " << tied;
+    for (const std::string& name : names) EXPECT_EQ(name.find("transformer."), std::string::npos);
+    // The parameters keep nanoGPT's state_dict names.
+    EXPECT_EQ(model->params.infos().front().name, "transformer.wte.weight");
+  }
 }
 
 TEST(LanguageModelTraining, ACosineScheduleCountedInStepsEndsAtItsLastStep) {

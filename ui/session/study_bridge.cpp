@@ -26,7 +26,9 @@ ShownRun pendingRun(const study::StudySpec& spec, const study::PlannedRun& plann
   ShownRun run;
   run.backend = QString::fromStdString(entry.name);
   run.seed = planned.seed;
-  run.totalEpochs = study::trainConfigFor(spec, entry).epochs;
+  // A run counted in steps has as many epochs as its data make of them: known once it trains.
+  const nn::TrainConfig config = study::trainConfigFor(spec, entry);
+  run.totalEpochs = config.steps > 0 ? 0 : config.epochs;
   run.currentLoss = std::nan("");
   return run;
 }
@@ -93,7 +95,8 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
           out->title = QFileInfo(QString::fromStdString(spec.origin)).fileName();
         }
         for (ShownRun& run : out->runs)
-          if (run.totalEpochs < spec.train.epochs && !imported) run.totalEpochs = spec.train.epochs;
+          if (run.totalEpochs < spec.train.epochs && !imported && spec.train.steps == 0)
+            run.totalEpochs = spec.train.epochs;
       } catch (const std::exception& e) {
         // A spec this version cannot parse: show the runs, say why nothing can be resumed.
         out->warning = QObject::tr("The stored study cannot be resumed by this version: %1")

@@ -8,7 +8,10 @@
 #include <string>
 
 #include "core/data/shuffle.h"
+#include "core/data/text_split.h"
+#include "core/data/text_windows.h"
 #include "core/nn/optimizer.h"
+#include "core/nn/training_choices.h"
 #include "core/nn/training_session.h"
 #include "core/study/run/thread_pool.h"
 
@@ -18,7 +21,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void validate(const ThroughputConfig& c, const data::Dataset& train) {
+void validate(const ThroughputConfig& c, const data::Dataset& train, bool text) {
   auto positive = [](const char* field, int value) {
     if (value < 1)
       throw std::invalid_argument(std::string(field) + " must be >= 1, got " +
@@ -29,6 +32,7 @@ void validate(const ThroughputConfig& c, const data::Dataset& train) {
   positive("threads", c.threads);
   if (c.warmupSteps < 0)
     throw std::invalid_argument("warmup must be >= 0, got " + std::to_string(c.warmupSteps));
+  if (text) return;  // windows are drawn, any batch size fits
   if (train.size() == 0) throw std::invalid_argument("the training data is empty");
   if (std::size_t(c.batchSize) > train.size())
     throw std::invalid_argument("batch " + std::to_string(c.batchSize) + " is larger than the " +
@@ -41,8 +45,11 @@ struct Worker {
   std::unique_ptr<nn::Optimizer> optimizer;
   std::vector<nn::ParamStore::Range> ranges;
   std::vector<std::uint32_t> order;
-  std::vector<float> images;         // [batch, C, H, W]
-  std::vector<std::int32_t> labels;  // [batch]
+  std::vector<float> images;         // [batch, C, H, W], or a text's windows [batch, T]
+  std::vector<std::int32_t> labels;  // [batch], or the windows' targets [batch, T]
+  std::vector<std::int32_t> tokens;  // text: the windows' inputs as ids
+  const data::TextSplit* text;       // null for images
+  std::uint64_t seed;
   std::size_t cursor = 0;
   std::uint64_t step = 0;
   double seconds = 0.0;
@@ -51,49 +58,66 @@ struct Worker {
   bool diverged = false;
 
   Worker(const nn::ModelSpec& spec, const backends::PrecisionPolicy& policy,
-         const ThroughputConfig& c, const data::Dataset& train, std::uint64_t seed)
-      : session(spec, policy, seed),
+         const ThroughputConfig& c, const data::Dataset& train, const data::TextSplit* textSplit,
+         std::uint64_t workerSeed)
+      : session(spec, policy, workerSeed),
         optimizer(nn::makeOptimizer(c.optimizer)),
         ranges(session.model().params.weightRanges(false)),
-        order(data::shuffledIndices(train.size(), seed)),
-        images(std::size_t(c.batchSize) * train.imageSize()),
-        labels(std::size_t(c.batchSize)) {
+        order(textSplit ? std::vector<std::uint32_t>{}
+                        : data::shuffledIndices(train.size(), workerSeed)),
+        images(std::size_t(c.batchSize) * session.model().input.itemSize()),
+        labels(std::size_t(c.batchSize) * std::size_t(session.model().targetsPerItem)),
+        tokens(textSplit ? images.size() : 0),
+        text(textSplit),
+        seed(workerSeed) {
     if (c.xrayEverySteps > 0) session.enableXray(c.xrayEverySteps);
+  }
+
+  void fillWindows() {
+    const std::vector<std::size_t> offsets =
+        data::trainingWindowOffsets(text->corpus, text->blockSize,
+                                    int(images.size() / std::size_t(text->blockSize)), seed, step);
+    data::fillWindows(text->corpus.train, offsets, text->blockSize, tokens.data(), labels.data());
+    std::copy(tokens.begin(), tokens.end(), images.begin());
   }
 
   void trainStep(const data::Dataset& train, double lr) {
     const std::size_t item = train.imageSize();
-    for (std::size_t i = 0; i < labels.size(); ++i) {
+    const int count = int(images.size() / session.model().input.itemSize());
+    if (text) fillWindows();
+    for (std::size_t i = 0; !text && i < labels.size(); ++i) {
       const std::uint32_t src = order[cursor];
       cursor = (cursor + 1) % order.size();
       std::copy(train.image(src), train.image(src) + item, images.data() + i * item);
       labels[i] = train.labels[src];
     }
-    const nn::StepOutcome out = session.step(images.data(), labels.data(), int(labels.size()),
-                                             step++, *optimizer, lr, ranges, 0.0);
+    const nn::StepOutcome out =
+        session.step(images.data(), labels.data(), count, step++, *optimizer, lr, ranges, 0.0);
     records += session.takeXray().size();  // what a study hands to the store (not written)
     skipped += out.skipped ? 1 : 0;
     diverged = diverged || out.diverged;
   }
 };
 
-}  // namespace
-
-ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
-                                           const backends::PrecisionPolicy& policy,
-                                           const data::Dataset& train) {
-  validate(config, train);
+ThroughputResult measureThroughput(const ThroughputConfig& config,
+                                   const backends::PrecisionPolicy& policy,
+                                   const data::Dataset& train, const data::TextSplit* text) {
+  validate(config, train, text != nullptr);
   nn::ModelSpec spec = config.model;
   spec.channels = train.channels;
   spec.height = train.height;
   spec.width = train.width;
   spec.numClasses = train.numClasses;
+  if (nn::isLanguageModel(spec.name) != (text != nullptr))
+    throw std::invalid_argument("model '" + spec.name + "' does not read " +
+                                (text ? "text" : "images"));
+  if (text) spec.gpt.blockSize = text->blockSize;
   nn::makeOptimizer(config.optimizer);  // names a bad optimizer before any thread starts
 
   std::vector<std::unique_ptr<Worker>> workers;
   workers.reserve(std::size_t(config.threads));
   for (int t = 0; t < config.threads; ++t) {
-    workers.push_back(std::make_unique<Worker>(spec, policy, config, train,
+    workers.push_back(std::make_unique<Worker>(spec, policy, config, train, text,
                                                data::mixSeed(config.seed, std::uint64_t(t))));
   }
 
@@ -126,6 +150,7 @@ ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
       std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) - start).count();
   const double imagesPerWorker = double(config.steps) * config.batchSize;
   r.imagesPerSecond = imagesPerWorker * config.threads / r.wallSeconds;
+  r.tokensPerSecond = text ? r.imagesPerSecond * text->blockSize : 0.0;
   std::vector<double> stepMs;
   for (const auto& w : workers) {
     r.workerImagesPerSecond.push_back(imagesPerWorker / w->seconds);
@@ -137,6 +162,20 @@ ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
   const std::size_t mid = stepMs.size() / 2;
   r.stepMilliseconds = stepMs.size() % 2 ? stepMs[mid] : 0.5 * (stepMs[mid - 1] + stepMs[mid]);
   return r;
+}
+
+}  // namespace
+
+ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
+                                           const backends::PrecisionPolicy& policy,
+                                           const data::Dataset& train) {
+  return measureThroughput(config, policy, train, nullptr);
+}
+
+ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
+                                           const backends::PrecisionPolicy& policy,
+                                           const data::DataSplit& data) {
+  return measureThroughput(config, policy, data.train, data.text.get());
 }
 
 }  // namespace paritylab::study

@@ -28,6 +28,8 @@ struct ThroughputResult {
   int threads = 0, batchSize = 0, steps = 0;
   double wallSeconds = 0.0;      // timed part, from the common start to the last worker's end
   double imagesPerSecond = 0.0;  // all workers together: threads * steps * batch / wallSeconds
+                                 // (a language model: windows per second)
+  double tokensPerSecond = 0.0;  // a language model: imagesPerSecond x block size (0 for images)
   std::vector<double> workerImagesPerSecond;  // [threads], each worker on its own
   double stepMilliseconds = 0.0;              // median over workers of their mean step time
   std::int64_t skippedSteps = 0;              // loss-scaling overflows (still timed)
@@ -41,5 +43,11 @@ struct ThroughputResult {
 ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
                                            const backends::PrecisionPolicy& policy,
                                            const data::Dataset& train);
+// The same on either kind of data: data.train's images, or for the language model (gpt) batches
+// of data.text's windows drawn per (worker seed, step) as training draws them; its vocabulary and
+// block size are the text's.
+ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
+                                           const backends::PrecisionPolicy& policy,
+                                           const data::DataSplit& data);
 
 }  // namespace paritylab::study
