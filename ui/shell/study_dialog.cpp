@@ -372,6 +372,11 @@ void StudyDialog::updateEnabledFields() {
   datasetDir_->setEnabled(needsFolder(dataset_));
   datasetDir_->setPlaceholderText(readsFile ? tr("the text file (any bytes; gzip allowed)")
                                             : tr("folder with the dataset's files"));
+  // A text trains on its first 90% (no subset) and validates on windows of its last 10%.
+  const bool text = data::datasetIsText(kind);
+  trainSize_->setEnabled(!text);
+  trainSize_->setToolTip(text ? tr("A text trains on its first 90%") : QString());
+  testSize_->setToolTip(text ? tr("Validation windows (all = at most 128)") : QString());
   const std::string model = model_->currentData().toString().toStdString();
   width_->setEnabled(model == "resnet18");
   width_->setToolTip(model == "resnet18" ? tr("Channels of the first stage")
@@ -398,7 +403,7 @@ QString StudyDialog::specJson() const {
   f.name = name_->text().toStdString();
   f.dataset = dataset_->currentData().toString().toStdString();
   f.datasetDir = datasetDir_->isEnabled() ? datasetDir_->text().toStdString() : std::string();
-  f.trainSize = trainSize_->value();
+  f.trainSize = trainSize_->isEnabled() ? trainSize_->value() : 0;  // text: not a subset
   f.testSize = testSize_->value();
   f.model = model_->currentData().toString().toStdString();
   f.width = width_->value();

@@ -91,6 +91,22 @@ class StudyDialogTest : public QObject {
     QCOMPARE(again.specJson(), dialog.specJson());
   }
 
+  void keepsTheLanguageModelsShapeAndSteps() {
+    QFile file(QStringLiteral(PARITYLAB_SOURCE_DIR "/resources/studies/gpt.json"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    StudyDialog dialog(QString::fromUtf8(file.readAll()));
+    QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+    const paritylab::study::StudySpec spec =
+        paritylab::study::parseStudySpec(dialog.specJson().toStdString());
+    QCOMPARE(spec.train.model, std::string("gpt"));
+    QVERIFY(spec.train.gpt == (paritylab::nn::GptShape{4, 4, 128, 64, true}));
+    QCOMPARE(spec.train.steps, std::int64_t(400));
+    QCOMPARE(spec.train.schedule.warmupSteps, std::int64_t(40));  // kept though not shown
+    QCOMPARE(spec.dataset.source, std::string("text:/usr/share/games/fortunes/songs-poems"));
+    // A run counted in steps has no epochs to set; a text is not subset.
+    QVERIFY(!dialog.epochsBox()->isEnabled());
+  }
+
   void refusesBadSeeds() {
     StudyDialog dialog(quickSpec());
     dialog.seedsEdit()->setText(QStringLiteral("1, 2, banana"));
