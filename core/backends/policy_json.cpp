@@ -11,6 +11,9 @@
 //          as `operands` rounds them; "bf16", the old spelling of one pass, is still read as
 //          "none")
 //   storage: {activations, weights, gradients, optimizerState, fp32MasterWeights}
+//   elementwise: {softmax, layerNormStatistics, loss, residual} (absent: fp32, as before these
+//                fields existed)
+//   sources: ["where a choice comes from", ...] (a preset's citations; kept, never interpreted)
 //   batchNormStatsFp32, stochasticWeightUpdate, replicas,
 //   lossScaling: {kind: "none"|"static"|"dynamic", initialScale, growthFactor, backoffFactor,
 //                 growthInterval}
@@ -189,7 +192,8 @@ void productFromJson(const json& j, const std::string& path, ProductPolicy& p) {
 void applyFields(const json& j, PrecisionPolicy& p) {
   checkKeys(j, "",
             {"preset", "name", "description", "linear", "conv", "attention", "storage",
-             "batchNormStatsFp32", "lossScaling", "stochasticWeightUpdate", "fp8", "replicas"});
+             "elementwise", "batchNormStatsFp32", "lossScaling", "stochasticWeightUpdate", "fp8",
+             "replicas", "sources"});
   if (j.contains("name")) p.name = getString(j["name"], "name");
   if (j.contains("description")) p.description = getString(j["description"], "description");
   if (j.contains("linear")) productFromJson(j["linear"], "linear", p.linear);
@@ -208,6 +212,21 @@ void applyFields(const json& j, PrecisionPolicy& p) {
     readSpec(s, "optimizerState", "storage", p.storage.optimizerState);
     if (s.contains("fp32MasterWeights"))
       p.storage.fp32MasterWeights = getBool(s["fp32MasterWeights"], "storage.fp32MasterWeights");
+  }
+  if (j.contains("elementwise")) {
+    const json& e = j["elementwise"];
+    checkKeys(e, "elementwise", {"softmax", "layerNormStatistics", "loss", "residual"});
+    readSpec(e, "softmax", "elementwise", p.elementwise.softmax);
+    readSpec(e, "layerNormStatistics", "elementwise", p.elementwise.layerNormStatistics);
+    readSpec(e, "loss", "elementwise", p.elementwise.loss);
+    readSpec(e, "residual", "elementwise", p.elementwise.residual);
+  }
+  if (j.contains("sources")) {
+    const json& list = j["sources"];
+    if (!list.is_array() || list.size() > 64) fail("sources", list, "expected a list of strings");
+    p.sources.clear();
+    for (std::size_t i = 0; i < list.size(); ++i)
+      p.sources.push_back(getString(list[i], "sources[" + std::to_string(i) + "]"));
   }
   if (j.contains("batchNormStatsFp32"))
     p.batchNormStatsFp32 = getBool(j["batchNormStatsFp32"], "batchNormStatsFp32");
@@ -269,6 +288,8 @@ PrecisionPolicy policyFromJson(const json& j) {
     p = presetPolicy(getString(j["preset"], "preset"));
     if (j.size() > 1 && !j.contains("name")) p.name += " (adjusted)";
     if (j.size() > 1 && !j.contains("description")) p.description += "; adjusted";
+    if (j.size() > 1 && !j.contains("sources"))
+      p.sources.push_back("Adjusted: the fields this policy gives differ from the preset's");
   }
   applyFields(j, p);
   return p;
@@ -281,32 +302,39 @@ json policyToJson(const PrecisionPolicy& p) {
                 {"backwardWeight", gemmToJson(pp.backwardWeight)}};
   };
   const auto& ls = p.lossScaling;
-  return {{"name", p.name},
-          {"description", p.description},
-          {"linear", product(p.linear)},
-          {"conv", product(p.conv)},
-          {"attention", product(p.attention)},
-          {"storage",
-           {{"activations", specToJson(p.storage.activations)},
-            {"weights", specToJson(p.storage.weights)},
-            {"gradients", specToJson(p.storage.gradients)},
-            {"optimizerState", specToJson(p.storage.optimizerState)},
-            {"fp32MasterWeights", p.storage.fp32MasterWeights}}},
-          {"batchNormStatsFp32", p.batchNormStatsFp32},
-          {"lossScaling",
-           {{"kind", ls.kind == LossScalingKind::None     ? "none"
-                     : ls.kind == LossScalingKind::Static ? "static"
-                                                          : "dynamic"},
-            {"initialScale", ls.initialScale},
-            {"growthFactor", ls.growthFactor},
-            {"backoffFactor", ls.backoffFactor},
-            {"growthInterval", ls.growthInterval}}},
-          {"stochasticWeightUpdate", p.stochasticWeightUpdate},
-          {"fp8",
-           {{"enabled", p.fp8.enabled},
-            {"amaxHistoryLength", p.fp8.amaxHistoryLength},
-            {"margin", p.fp8.margin}}},
-          {"replicas", p.topology.replicas}};
+  json j = {{"name", p.name},
+            {"description", p.description},
+            {"linear", product(p.linear)},
+            {"conv", product(p.conv)},
+            {"attention", product(p.attention)},
+            {"storage",
+             {{"activations", specToJson(p.storage.activations)},
+              {"weights", specToJson(p.storage.weights)},
+              {"gradients", specToJson(p.storage.gradients)},
+              {"optimizerState", specToJson(p.storage.optimizerState)},
+              {"fp32MasterWeights", p.storage.fp32MasterWeights}}},
+            {"elementwise",
+             {{"softmax", specToJson(p.elementwise.softmax)},
+              {"layerNormStatistics", specToJson(p.elementwise.layerNormStatistics)},
+              {"loss", specToJson(p.elementwise.loss)},
+              {"residual", specToJson(p.elementwise.residual)}}},
+            {"batchNormStatsFp32", p.batchNormStatsFp32},
+            {"lossScaling",
+             {{"kind", ls.kind == LossScalingKind::None     ? "none"
+                       : ls.kind == LossScalingKind::Static ? "static"
+                                                            : "dynamic"},
+              {"initialScale", ls.initialScale},
+              {"growthFactor", ls.growthFactor},
+              {"backoffFactor", ls.backoffFactor},
+              {"growthInterval", ls.growthInterval}}},
+            {"stochasticWeightUpdate", p.stochasticWeightUpdate},
+            {"fp8",
+             {{"enabled", p.fp8.enabled},
+              {"amaxHistoryLength", p.fp8.amaxHistoryLength},
+              {"margin", p.fp8.margin}}},
+            {"replicas", p.topology.replicas}};
+  if (!p.sources.empty()) j["sources"] = p.sources;
+  return j;
 }
 
 }  // namespace paritylab::backends

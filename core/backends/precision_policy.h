@@ -67,6 +67,30 @@ struct Topology {
   int replicas = 1;
 };
 
+// The arithmetic between the products that a transformer depends on (and every classifier's loss).
+// Each field is a format the values are held in; nullopt: fp32, as PyTorch's autocast runs them
+// (softmax, log_softmax, layer_norm and cross_entropy are on its fp32 list). Sums inside one of
+// these operations are accumulated in fp32 and their result rounded, as PyTorch's kernels do for
+// bf16 tensors (their accumulator type is float): what rounds is every value the operation takes,
+// keeps and returns, never a partial sum.
+struct ElementwisePolicy {
+  // Attention's softmax: the scores it reads, each exponential, the row's sum and the
+  // probabilities it writes.
+  std::optional<numerics::RoundingSpec> softmax;
+  // Layer norm's statistics: each row's mean and variance, and 1 / sqrt(variance + eps).
+  std::optional<numerics::RoundingSpec> layerNormStatistics;
+  // The loss: the logits the cross-entropy reads, each exponential, the log-sum-exp, the
+  // probabilities its gradient is made of, the gradient it returns and the loss it reports. The
+  // study's evaluation (test loss, accuracy, perplexity) reads the backend's logits but measures
+  // them in fp32: it measures the model, not the backend's way of reporting it.
+  std::optional<numerics::RoundingSpec> loss;
+  // A transformer's residual stream: the embeddings' sum and x + f(x) after every block's
+  // attention and MLP, held in this format (autocast: fp32, the sum of an fp32 stream and a bf16
+  // branch). A convolutional network's residual add is a layer output like the others
+  // (storage.activations).
+  std::optional<numerics::RoundingSpec> residual;
+};
+
 // The three products of one layer kind.
 struct ProductPolicy {
   GemmPolicy forward;         // Y = X * W
@@ -94,11 +118,15 @@ struct PrecisionPolicy {
   // attention in fp32 while the projections round.
   ProductPolicy attention;
   StoragePolicy storage;
+  ElementwisePolicy elementwise;
   bool batchNormStatsFp32 = true;
   LossScaling lossScaling;
   bool stochasticWeightUpdate = false;
   Fp8Scaling fp8;
   Topology topology;
+  // Where a preset's choices come from: one line per claim, naming the document, release or issue
+  // it follows (shown by `paritylab-cli backends NAME`). Empty for a user's own policy.
+  std::vector<std::string> sources;
 
   const GemmPolicy& gemmFor(LayerKind kind, Product product) const {
     const ProductPolicy& p = kind == LayerKind::Linear ? linear

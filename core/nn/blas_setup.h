@@ -8,10 +8,11 @@
 namespace paritylab::nn {
 
 // Idempotent and thread-safe; executables call it first thing in main(), since re-selecting the
-// kernels sets OPENBLAS_CORETYPE with setenv. Sets OpenBLAS to one thread. When OpenBLAS's runtime CPU detection
-// does not know this CPU and fell back to a generic SSE kernel set (0.3.21 takes Emerald Rapids,
-// family 6 model 207, for a Prescott) although the CPU has AVX-512 or AVX2+FMA, it re-selects the
-// SkylakeX or Haswell kernels. An OPENBLAS_CORETYPE set by the user is always respected.
+// kernels sets OPENBLAS_CORETYPE with setenv. Sets OpenBLAS to one thread. When OpenBLAS's runtime
+// CPU detection does not know this CPU and fell back to a generic SSE kernel set (0.3.21 takes
+// Emerald Rapids, family 6 model 207, for a Prescott) although the CPU has AVX-512 or AVX2+FMA, it
+// re-selects the SkylakeX or Haswell kernels. An OPENBLAS_CORETYPE set by the user is always
+// respected.
 void configureBlas();
 
 // OpenBLAS's kernel set in use after configureBlas(), e.g. "SkylakeX" (for bench output).

@@ -83,19 +83,27 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
   for (int bh = 0; bh < b * h; ++bh)  // S = scale * Q K^T
     gemm(fwd, Trans::No, Trans::Yes, t, t, d, scale, q_.data() + bh * td, d, k_.data() + bh * td, d,
          0.0f, p_.data() + bh * tt, t, *ctx.workspace, forHead(scores, bh));
-  // Causal softmax of each row in fp32: P[i, j] = exp(S[i, j] - max) / sum over j <= i.
+  // Causal softmax of each row: P[i, j] = exp(S[i, j] - max) / sum over j <= i, in fp32, or with
+  // the scores, exponentials, sum and probabilities held in the policy's softmax format.
+  const auto& held = ctx.policy->elementwise.softmax;
   for (std::size_t r = 0; r < std::size_t(b) * h * t; ++r) {
     float* row = p_.data() + r * t;
     const int last = int(r % std::size_t(t));  // the row's query position
+    ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4);
     float max = -std::numeric_limits<float>::infinity();
     for (int j = 0; j <= last; ++j) max = std::max(max, row[j]);
+    for (int j = 0; j <= last; ++j) row[j] = std::exp(row[j] - max);
+    ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4 + 1);
     double sum = 0.0;
-    for (int j = 0; j <= last; ++j) {
-      row[j] = std::exp(row[j] - max);
-      sum += row[j];
+    for (int j = 0; j <= last; ++j) sum += row[j];
+    float inv = float(1.0 / sum);
+    if (held) {
+      auto heldSum = float(sum);
+      ctx.holdIn(held, &heldSum, 1, qkSite_, r * 4 + 2);
+      inv = 1.0f / heldSum;
     }
-    const float inv = float(1.0 / sum);
     for (int j = 0; j <= last; ++j) row[j] *= inv;
+    ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4 + 3);
     std::fill(row + last + 1, row + t, 0.0f);
   }
   ctx.storeActivation(p_, qkSite_ * 64 + 3);

@@ -16,7 +16,9 @@ void Fp8SiteScales::scales(int site, backends::LayerKind kind, backends::Product
                            const float* a, std::size_t na, const float* b, std::size_t nb,
                            GemmExtras& extras) {
   const backends::GemmPolicy& gemm = policy_.gemmFor(kind, product);
-  if (!policy_.fp8.enabled || !gemm.operands) return;
+  // Only 8-bit operands are scaled, as Transformer Engine scales its fp8 GEMMs alone: a product the
+  // recipe keeps wider (its attention in bf16) rounds as it is.
+  if (!policy_.fp8.enabled || !gemm.operands || gemm.operands->format.totalBits() > 8) return;
   const numerics::RoundingSpec& formatB = gemm.operandsB ? *gemm.operandsB : *gemm.operands;
   const std::size_t slot = std::size_t(site) * 6 + std::size_t(product) * 2;
   Fp8TensorScale& sa = scaleFor(slot, *gemm.operands);

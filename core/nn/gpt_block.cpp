@@ -41,7 +41,7 @@ Tensor& GptBlock::forward(const Tensor& x, StepContext& ctx) {
   storeLayerOutput(a, &attn_, site_ * 64 + 1, ctx);
   x1_.resize(x.shape());
   x1_.array() = x.array() + a.array();
-  storeLayerOutput(x1_, nullptr, site_ * 64 + 2, ctx);
+  storeResidual(x1_, site_ * 64 + 2, ctx);
   Tensor& h2 = ln2_.forward(x1_, ctx);
   storeLayerOutput(h2, &ln2_, site_ * 64 + 3, ctx);
   Tensor& f = fc_.forward(h2, ctx);
@@ -52,7 +52,7 @@ Tensor& GptBlock::forward(const Tensor& x, StepContext& ctx) {
   storeLayerOutput(m, &proj_, site_ * 64 + 6, ctx);
   y_.resize(x.shape());
   y_.array() = x1_.array() + m.array();
-  storeLayerOutput(y_, nullptr, site_ * 64 + 7, ctx);
+  storeResidual(y_, site_ * 64 + 7, ctx);
   ctx.inputStoredAs = inputStoredAs;
   return y_;
 }

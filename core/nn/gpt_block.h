@@ -6,8 +6,9 @@
 // Parameters as nanoGPT's state_dict: `name`.ln_1.*, `name`.attn.c_attn.*, `name`.attn.c_proj.*,
 // `name`.ln_2.*, `name`.mlp.c_fc.*, `name`.mlp.c_proj.*. Init as nanoGPT's: N(0, 0.02) weights,
 // zero biases, both c_proj weights N(0, 0.02 / sqrt(2 * nLayer)), LayerNorm 1 and 0.
-// Every sublayer's output and both residual sums go through the store step (as Sequential stores
-// its layers' outputs); both residual gradient sums through the gradient store step.
+// Every sublayer's output goes through the store step (as Sequential stores its layers' outputs),
+// both residual sums through the residual stream's (storeResidual: the policy's
+// elementwise.residual format); both residual gradient sums through the gradient store step.
 
 #include "core/nn/causal_self_attention.h"
 #include "core/nn/gelu.h"

@@ -46,7 +46,7 @@ Tensor& GptModel::forward(const Tensor& ids, StepContext& ctx) {
     storeLayerOutput(t, &from, site_ * 64 + index++, ctx);
   };
   Tensor* x = &embedding_.forward(ids, ctx);
-  store(*x, embedding_);
+  storeResidual(*x, site_ * 64 + index++, ctx);              // the residual stream starts here
   for (auto& block : blocks_) x = &block->forward(*x, ctx);  // stores its own output
   Tensor& xf = lnF_->forward(*x, ctx);
   xF_ = &xf;

@@ -6,7 +6,8 @@
 // transformer.h.<i>.* (gpt_block.h), transformer.ln_f.*, and lm_head.weight only when untied.
 // Tied (GPT-2's choice), the head is logits = x wte^T through gemm() with the Linear products, and
 // backward adds the head's share of wte's gradient after the embedding's backward overwrote it.
-// Every layer output goes through the store step, the logits included (as Sequential's last).
+// Every layer output goes through the store step, the logits included (as Sequential's last); the
+// embeddings' sum starts the residual stream (storeResidual).
 
 #include <memory>
 #include <optional>

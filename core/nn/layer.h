@@ -75,6 +75,13 @@ struct StepContext {
     if (policy->storage.gradients)
       storeTensor(policy->storage.gradients, data, n, hashSeed(seed, step, site + 0x10000));
   }
+  // Holds n values of an operation between the products (softmax, layer-norm statistics, loss,
+  // residual stream) in `format`, one of the policy's `elementwise` fields: the store step with a
+  // seed stream of its own per (site, part). Nothing to do when the field is fp32 (nullopt).
+  void holdIn(const std::optional<numerics::RoundingSpec>& format, float* data, std::size_t n,
+              int site, std::uint64_t part = 0) const {
+    if (format) storeTensor(format, data, n, hashSeed(hashSeed(seed, step, site + 0x20000), part));
+  }
 };
 
 // Builds ids for layers while a model is assembled: parameter registration and GEMM call sites.
@@ -130,6 +137,15 @@ inline void storeLayerOutput(Tensor& out, const Layer* producer, int site, StepC
   const auto& format = ctx.policy->storage.activations;
   if (format && !(producer && producer->outputAlreadyStoredAs(*format, ctx)))
     ctx.storeActivation(out, site);
+  ctx.inputStoredAs = format ? &*format : nullptr;
+}
+
+// The store step for a transformer's residual stream (the embeddings' sum, x + f(x) after each
+// branch): held in the policy's elementwise.residual format rather than the activations' (autocast
+// keeps the stream fp32 while its branches' outputs are bf16), then the next layer is told so.
+inline void storeResidual(Tensor& out, int site, StepContext& ctx) {
+  const auto& format = ctx.policy->elementwise.residual;
+  ctx.holdIn(format, out.data(), out.size(), site);
   ctx.inputStoredAs = format ? &*format : nullptr;
 }
 

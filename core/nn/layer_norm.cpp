@@ -5,14 +5,6 @@
 
 namespace paritylab::nn {
 
-namespace {
-
-// Where a policy option for the statistics' precision would round mean and 1/std of a row; fp32
-// (nothing to do) until the policy has one.
-void roundStatistics(float& /*mean*/, float& /*invStd*/, const StepContext& /*ctx*/) {}
-
-}  // namespace
-
 LayerNorm::LayerNorm(ModelBuilder& builder, const std::string& name, int features, double eps)
     : features_(features), eps_(eps) {
   weight_ = builder.addParam(name + ".weight", {features});
@@ -42,19 +34,26 @@ Tensor& LayerNorm::forward(const Tensor& x, StepContext& ctx) {
   invStd_.resize(rows);
   const float* w = ctx.params->value(weight_);
   const float* b = ctx.params->value(bias_);
+  const auto& held = ctx.policy->elementwise.layerNormStatistics;
   for (std::size_t r = 0; r < rows; ++r) {
     const float* in = x.data() + r * c;
     float* out = y_.data() + r * c;
     double sum = 0.0;
     for (std::size_t i = 0; i < c; ++i) sum += in[i];
     float mean = float(sum / double(c));
+    ctx.holdIn(held, &mean, 1, site_, r * 3);
     double sq = 0.0;
     for (std::size_t i = 0; i < c; ++i) {
       const double d = double(in[i]) - double(mean);
       sq += d * d;
     }
     float invStd = float(1.0 / std::sqrt(sq / double(c) + eps_));
-    roundStatistics(mean, invStd, ctx);
+    if (held) {  // the variance, then 1 / sqrt(variance + eps), each held in the format
+      auto variance = float(sq / double(c));
+      ctx.holdIn(held, &variance, 1, site_, r * 3 + 1);
+      invStd = float(1.0 / std::sqrt(double(variance) + eps_));
+      ctx.holdIn(held, &invStd, 1, site_, r * 3 + 2);
+    }
     mean_[r] = mean;
     invStd_[r] = invStd;
     for (std::size_t i = 0; i < c; ++i) out[i] = (in[i] - mean) * invStd * w[i] + b[i];

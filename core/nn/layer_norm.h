@@ -2,8 +2,8 @@
 // torch.nn.LayerNorm(C) over the last dimension: x [..., C] (GPT: [B, T, C]), row-major;
 // y = (x - mean) / sqrt(var + eps) * weight + bias per row of C, biased variance, eps 1e-5,
 // weight 1 and bias 0 at init. The statistics (mean, 1/std) are fp32 values computed from double
-// sums, as BatchNorm's; the one place a policy's statistics precision would round them is
-// roundStatistics() in layer_norm.cpp (no policy field for it yet: always fp32).
+// sums, as BatchNorm's, or held in the policy's elementwise.layerNormStatistics format: the mean,
+// the variance and 1 / sqrt(variance + eps) each rounded to it (the backward uses them as held).
 
 #include "core/nn/layer.h"
 

@@ -5,8 +5,10 @@
 // Numerically stable: log-sum-exp with the row maximum subtracted, in fp32.
 
 #include <cstdint>
+#include <optional>
 
 #include "core/nn/tensor.h"
+#include "core/numerics/rounding.h"
 
 namespace paritylab::nn {
 
@@ -22,5 +24,14 @@ struct LossResult {
 LossResult softmaxCrossEntropy(const Tensor& logits, const std::int32_t* labels, Tensor* dlogits,
                                float gradScale = 1.0f, std::int32_t* predicted = nullptr,
                                float* trueClassProbability = nullptr);
+
+// The loss as a backend computes it in training: with `held` set (the policy's
+// elementwise.loss), the logits it reads, each exponential, the row's sum, its log, each
+// position's loss, the probabilities, the gradient and the mean loss it returns are held in that
+// format (sums accumulated in fp32 and rounded), seed stream `seed`. Unset: softmaxCrossEntropy.
+LossResult heldSoftmaxCrossEntropy(const Tensor& logits, const std::int32_t* labels,
+                                   Tensor* dlogits, float gradScale,
+                                   const std::optional<numerics::RoundingSpec>& held,
+                                   std::uint64_t seed);
 
 }  // namespace paritylab::nn

@@ -86,7 +86,9 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     loadInput(items + std::size_t(begin) * itemSize, end - begin, step * 64 + std::uint64_t(r));
     const Tensor& logits = model_->net->forward(input_, ctx);
     const LossResult loss =
-        softmaxCrossEntropy(logits, labels + std::size_t(begin) * targets, &dlogits_, float(scale));
+        heldSoftmaxCrossEntropy(logits, labels + std::size_t(begin) * targets, &dlogits_,
+                                float(scale), policy_.elementwise.loss,
+                                hashSeed(seed_, step, 0x4C4F5353 /* "LOSS" */ + std::uint64_t(r)));
     lossSum += loss.loss;
     out.correct += loss.correct;
     model_->net->backward(dlogits_, ctx);

@@ -15,9 +15,21 @@ json productJson(const PrecisionPolicy& p, const char* kind) {
   return policyToJson(p).at(kind);
 }
 
-TEST(AttentionPolicy, EveryPresetRoundsAttentionAsItsLinearProducts) {
-  for (const auto& p : presetPolicies())
+TEST(AttentionPolicy, EveryPresetButTheFp8RecipeRoundsAttentionAsItsLinearProducts) {
+  for (const auto& p : presetPolicies()) {
+    if (p.name == "fp8-e4m3") continue;
     EXPECT_EQ(productJson(p, "attention"), productJson(p, "linear")) << p.name;
+  }
+  // Transformer Engine's fp8 runs te.Linear's GEMMs in fp8 and attention in the bf16 autocast.
+  const PrecisionPolicy fp8 = presetPolicy("fp8-e4m3");
+  for (Product product : {Product::Forward, Product::BackwardData, Product::BackwardWeight}) {
+    const GemmPolicy& g = fp8.gemmFor(LayerKind::Attention, product);
+    ASSERT_TRUE(g.operands && g.output);
+    EXPECT_EQ(g.operands->format.name, "bf16");
+    EXPECT_EQ(g.output->format.name, "bf16");
+    EXPECT_FALSE(g.operandsB);
+  }
+  EXPECT_EQ(fp8.linear.forward.operands->format.name, "fp8-e4m3");
   EXPECT_EQ(presetPolicy("gpu-amp-bf16").attention.forward.operands->format.name, "bf16");
   EXPECT_EQ(presetPolicy("tpu-bf16").attention.backwardWeight.operands->format.name, "bf16");
   EXPECT_FALSE(presetPolicy("gpu-tf32").attention.forward.operands);  // matmuls stay fp32

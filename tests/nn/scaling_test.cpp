@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/nn/fp8_scaling.h"
+#include "core/nn/fp8_site_scales.h"
 #include "core/nn/loss_scaler.h"
 
 namespace {
@@ -106,6 +107,23 @@ TEST(Fp8TensorScale, DelayedScaleFromHistoryMax) {
   const float v = 1.0f * s.scale();
   EXPECT_FLOAT_EQ(v, 224.0f);
   EXPECT_FLOAT_EQ(v / s.scale(), 1.0f);
+}
+
+// The fp8 recipe scales its 8-bit operands only: attention's bf16 products round as they are, as
+// Transformer Engine scales its fp8 GEMMs alone.
+TEST(Fp8SiteScales, OnlyEightBitOperandsAreScaled) {
+  const backends::PrecisionPolicy policy = backends::presetPolicy("fp8-e4m3");
+  nn::Fp8SiteScales scales(policy, 2);
+  const float a[] = {0.5f, -2.0f, 1.0f};
+  for (int step = 0; step < 2; ++step) {
+    nn::GemmExtras linear, attention;
+    scales.scales(0, backends::LayerKind::Linear, backends::Product::Forward, a, 3, a, 3, linear);
+    scales.scales(1, backends::LayerKind::Attention, backends::Product::Forward, a, 3, a, 3,
+                  attention);
+    if (step == 1) EXPECT_FLOAT_EQ(linear.scaleA, 224.0f);  // 448 / amax 2 from step 0
+    EXPECT_EQ(attention.scaleA, 1.0f);
+    EXPECT_EQ(attention.scaleB, 1.0f);
+  }
 }
 
 }  // namespace
