@@ -50,7 +50,7 @@ TEST(SteadyState, TrainingStepsAllocateNothing) {
   }();
   for (const std::string model : {"mlp", "small-cnn", "resnet18"})
     for (const backends::PrecisionPolicy* policy : {&plain, &replicated}) {
-      TrainingSession s({model, 1, 16, 16, 10, 4}, *policy, 1);
+      TrainingSession s({model, 1, 16, 16, 10, 4, {}}, *policy, 1);
       auto opt = makeOptimizer(OptimizerConfig{});
       const auto ranges = s.model().params.weightRanges(false);
       for (std::uint64_t i = 0; i < 2; ++i)

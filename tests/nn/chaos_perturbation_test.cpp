@@ -19,7 +19,7 @@ namespace paritylab::nn {
 namespace {
 
 TEST(ChaosNudge, NudgedModelIsTheSameModelExceptOneWeightByOneUlp) {
-  const ModelSpec spec{"small-cnn", 1, 28, 28, 10, 8};
+  const ModelSpec spec{"small-cnn", 1, 28, 28, 10, 8, {}};
   const backends::PrecisionPolicy policy = backends::presetPolicy("cpu-fp32");
   TrainingSession reference(spec, policy, 7), nudged(spec, policy, 7);
   const std::string layer = nudgeFirstWeight(nudged.model().params);

@@ -41,16 +41,16 @@ std::string errorOf(const std::function<void()>& f) {
 
 TEST(Checkpoint, RoundTripAndNewHead) {
   const std::string path = tempPath("roundtrip.ckpt");
-  TrainingSession a({"small-cnn", 1, 12, 12, 10, 4}, backends::PrecisionPolicy{}, 1);
+  TrainingSession a({"small-cnn", 1, 12, 12, 10, 4, {}}, backends::PrecisionPolicy{}, 1);
   saveCheckpoint(path, a.model().params);
-  TrainingSession b({"small-cnn", 1, 12, 12, 10, 4}, backends::PrecisionPolicy{}, 2);
+  TrainingSession b({"small-cnn", 1, 12, 12, 10, 4, {}}, backends::PrecisionPolicy{}, 2);
   EXPECT_NE(b.model().params.masterData(), a.model().params.masterData());
   const CheckpointLoad full = loadCheckpoint(path, b.model().params);
   EXPECT_EQ(b.model().params.masterData(), a.model().params.masterData());  // incl. BN buffers
   EXPECT_EQ(full.headKeptFresh, 0);
 
   // Same backbone, a 3-class head: the backbone loads, the head keeps its initialisation.
-  TrainingSession c({"small-cnn", 1, 12, 12, 3, 4}, backends::PrecisionPolicy{}, 3);
+  TrainingSession c({"small-cnn", 1, 12, 12, 3, 4, {}}, backends::PrecisionPolicy{}, 3);
   const std::vector<float> freshHead = tensorOf(c.model().params, "fc2.weight");
   const CheckpointLoad partial = loadCheckpoint(path, c.model().params);
   EXPECT_EQ(partial.headKeptFresh, 2);
@@ -60,7 +60,7 @@ TEST(Checkpoint, RoundTripAndNewHead) {
   EXPECT_EQ(tensorOf(c.model().params, "fc2.weight"), freshHead);
 
   // A backbone of another shape: the error names the file and the tensor.
-  TrainingSession d({"small-cnn", 1, 16, 16, 10, 4}, backends::PrecisionPolicy{}, 4);
+  TrainingSession d({"small-cnn", 1, 16, 16, 10, 4, {}}, backends::PrecisionPolicy{}, 4);
   const std::string mismatch = errorOf([&] { loadCheckpoint(path, d.model().params); });
   EXPECT_NE(mismatch.find(path), std::string::npos) << mismatch;
   EXPECT_NE(mismatch.find("fc1.weight"), std::string::npos) << mismatch;
@@ -90,8 +90,8 @@ TEST(FreezeSchedule, BackboneUnchangedWhileFrozenThenTrained) {
   c.seed = 9;
   c.saveCheckpoint = tempPath("frozen.ckpt");
   ASSERT_EQ(train(c, backends::PrecisionPolicy{}, split).status, RunStatus::Completed);
-  TrainingSession init({"small-cnn", 1, 8, 8, 4, 64}, backends::PrecisionPolicy{}, c.seed);
-  TrainingSession frozen({"small-cnn", 1, 8, 8, 4, 64}, backends::PrecisionPolicy{}, 0);
+  TrainingSession init({"small-cnn", 1, 8, 8, 4, 64, {}}, backends::PrecisionPolicy{}, c.seed);
+  TrainingSession frozen({"small-cnn", 1, 8, 8, 4, 64, {}}, backends::PrecisionPolicy{}, 0);
   loadCheckpoint(c.saveCheckpoint, frozen.model().params);
   for (const ParamInfo& p : init.model().params.infos()) {
     if (p.kind != ParamKind::Weight) continue;
@@ -102,7 +102,7 @@ TEST(FreezeSchedule, BackboneUnchangedWhileFrozenThenTrained) {
   // Two epochs, one frozen: the second trains the backbone too.
   c.epochs = 2;
   ASSERT_EQ(train(c, backends::PrecisionPolicy{}, split).status, RunStatus::Completed);
-  TrainingSession thawed({"small-cnn", 1, 8, 8, 4, 64}, backends::PrecisionPolicy{}, 0);
+  TrainingSession thawed({"small-cnn", 1, 8, 8, 4, 64, {}}, backends::PrecisionPolicy{}, 0);
   loadCheckpoint(c.saveCheckpoint, thawed.model().params);
   EXPECT_NE(tensorOf(init.model().params, "conv1.weight"),
             tensorOf(thawed.model().params, "conv1.weight"));

@@ -91,7 +91,7 @@ std::map<std::string, std::map<std::string, XrayRecord>> bySite(
 
 TEST(GemmXrayHook, EverySiteOfSmallCnnIsNamedAndMeasuringChangesNothing) {
   const data::Dataset set = syntheticImages(16, 1, 8, 4, 1);
-  const ModelSpec spec{"small-cnn", 1, 8, 8, 4, 4};
+  const ModelSpec spec{"small-cnn", 1, 8, 8, 4, 4, {}};
   const backends::PrecisionPolicy policy = backends::presetPolicy("cpu-fp32");
   TrainingSession on(spec, policy, 7), off(spec, policy, 7);
   on.enableXray(2);
@@ -129,7 +129,7 @@ TEST(GemmXrayHook, LossScaledGradientsAreMeasuredScaled) {
   // gpu-amp-fp16 multiplies the loss by 65536 before backward: the gradient operand the device
   // is handed is that much larger than under cpu-fp32 (same data, same init).
   const data::Dataset set = syntheticImages(16, 1, 8, 4, 1);
-  const ModelSpec spec{"mlp", 1, 8, 8, 4, 4};
+  const ModelSpec spec{"mlp", 1, 8, 8, 4, 4, {}};
   double amax[2] = {};
   int i = 0;
   for (const char* preset : {"cpu-fp32", "gpu-amp-fp16"}) {

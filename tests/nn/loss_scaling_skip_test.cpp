@@ -40,7 +40,7 @@ TrainConfig mlpConfig(int epochs) {
 TEST(LossScalingSkip, OverflowingStepIsSkippedWeightsUnchangedScaleHalvedThenTrainingGoesOn) {
   const data::DataSplit split = splitWithPoisonedImage(1e30f, 1);
   const backends::PrecisionPolicy fp16 = backends::presetPolicy("gpu-amp-fp16");
-  TrainingSession s(ModelSpec{"mlp", 1, kSize, kSize, 4, 4}, fp16, 1);
+  TrainingSession s(ModelSpec{"mlp", 1, kSize, kSize, 4, 4, {}}, fp16, 1);
   auto optimizer = makeOptimizer(OptimizerConfig{});
   const auto ranges = s.model().params.weightRanges(false);
   const std::vector<float> before = s.model().params.masterData();

@@ -62,7 +62,7 @@ double beforeTolerance(const std::string& backend) {
 }
 
 Trace trainThreeSteps(const std::string& backend, int channels, int side) {
-  return testing::trainThreeSteps({"resnet18", channels, side, side, 10, 8}, backend);
+  return testing::trainThreeSteps({"resnet18", channels, side, side, 10, 8, {}}, backend);
 }
 
 // sgemm's summation order is OpenBLAS's kernel set's, so the bits are pinned per kernel set: the
@@ -154,7 +154,7 @@ TEST(ResNet18PinnedSteps, TrainingIsPinnedBitForBitAndCloseToTheCodeBefore) {
 // X-ray is on, so measuring a step changes no bit of training.
 TEST(ResNet18PinnedSteps, XrayChangesNoBitOfAnAutocastRun) {
   const data::Dataset d = testing::syntheticImages(32, 1, 28, 10, 5);
-  const ModelSpec spec{"resnet18", 1, 28, 28, 10, 8};
+  const ModelSpec spec{"resnet18", 1, 28, 28, 10, 8, {}};
   const backends::PrecisionPolicy policy = backends::presetPolicy("gpu-amp-bf16");
   TrainingSession on(spec, policy, 3), off(spec, policy, 3);
   on.enableXray(2);

@@ -125,7 +125,7 @@ TEST(Trainer, Fp32PolicyIsBitIdenticalToCpuFp32Preset) {
 // Gradients of one batch under a policy, from the same initial weights.
 std::vector<float> batchGradients(const backends::PrecisionPolicy& policy, const std::string& model,
                                   const data::Dataset& d, int n, double* loss = nullptr) {
-  ModelSpec spec{model, d.channels, d.height, d.width, d.numClasses, 4};
+  ModelSpec spec{model, d.channels, d.height, d.width, d.numClasses, 4, {}};
   TrainingSession s(spec, policy, 5);
   const auto ranges = s.model().params.weightRanges(false);
   const StepOutcome o = s.computeGradients(d.images.data(), d.labels.data(), n, 0, ranges);
@@ -176,7 +176,7 @@ TEST(Trainer, DynamicLossScalingSkipsOverflowingStepsAndBacksOff) {
   backends::PrecisionPolicy p;
   p.lossScaling.kind = backends::LossScalingKind::Dynamic;
   p.lossScaling.initialScale = 1e40;  // beyond fp32: the scaled gradients overflow
-  ModelSpec spec{"mlp", 1, 8, 8, 4, 4};
+  ModelSpec spec{"mlp", 1, 8, 8, 4, 4, {}};
   TrainingSession s(spec, p, 1);
   auto opt = makeOptimizer(OptimizerConfig{});
   const auto ranges = s.model().params.weightRanges(false);
@@ -209,7 +209,7 @@ TEST(Trainer, DynamicLossScalingSkipsOverflowingStepsAndBacksOff) {
 // of them). Every other sample must satisfy |analytic - numeric| <= 2e-3 + 5e-2 |numeric|.
 void checkModelGradients(const std::string& model, int channels, int size, int n) {
   const data::Dataset d = syntheticImages(n, channels, size, 4, 6);
-  ModelSpec spec{model, channels, size, size, 4, 2};
+  ModelSpec spec{model, channels, size, size, 4, 2, {}};
   TrainingSession s(spec, backends::PrecisionPolicy{}, 3);
   ParamStore& params = s.model().params;
   const auto ranges = params.weightRanges(false);

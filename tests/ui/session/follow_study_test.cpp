@@ -145,7 +145,6 @@ class FollowStudyTest : public QObject {
       store->saveStudySpec(study::studySpecToJson(study::parseStudySpec(kSpec)).dump());
     }
     ShownStudy shown;
-    RunData& data = *shown.runs();
     StudyActions actions;
     StudyController controller(&shown, &actions);
     QVERIFY(controller.openDatabase(path));
