@@ -34,4 +34,20 @@ QString formatInterval(double low, double high) {
   return QStringLiteral("[%1, %2]").arg(formatPoints(low), formatPoints(high));
 }
 
+QString formatAmount(double value, const stats::MetricWords& words) {
+  return fixed(value * words.scale, words.decimals);
+}
+
+QString formatInterval(double low, double high, const stats::MetricWords& words) {
+  return QStringLiteral("[%1, %2]").arg(formatAmount(low, words), formatAmount(high, words));
+}
+
+QString differenceUnit(const stats::MetricWords& words) {
+  return words.unit == "points" ? QStringLiteral("pts") : QString::fromStdString(words.unit);
+}
+
+QString valueUnit(const stats::MetricWords& words) {
+  return QString::fromStdString(words.valueSuffix).trimmed();
+}
+
 }  // namespace paritylab::ui

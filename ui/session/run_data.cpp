@@ -38,11 +38,14 @@ QStringList RunData::backends() const {
   return names;
 }
 
-std::vector<double> RunData::finalAccuracies(const QString& backend) const {
+std::vector<double> RunData::finalValues(const QString& backend,
+                                         study::ComparedMetric metric) const {
   std::vector<double> values;
-  for (const ShownRun& run : runs_)
-    if (run.backend == backend && run.state == study::RunState::Completed)
-      values.push_back(run.finalAccuracy);
+  for (const ShownRun& run : runs_) {
+    if (run.backend != backend || run.state != study::RunState::Completed) continue;
+    const double v = study::metricValue(metric, run.finalAccuracy, run.finalTestLoss);
+    if (std::isfinite(v)) values.push_back(v);
+  }
   return values;
 }
 
@@ -144,7 +147,10 @@ void RunData::applyState(const study::RunStateEvent& event) {
   if (run.finished()) run.currentEpoch = 0;
   run.message = QString::fromStdString(event.message);
   if (event.state == study::RunState::Diverged) run.epoch = event.epoch;
-  if (event.state == study::RunState::Completed) run.finalAccuracy = event.finalAccuracy;
+  if (event.state == study::RunState::Completed) {
+    run.finalAccuracy = event.finalAccuracy;
+    run.finalTestLoss = event.finalTestLoss;
+  }
   if (event.wallSeconds > 0.0) run.wallSeconds = event.wallSeconds;
   if (run.finished()) finishedDirty_ = true;
   scheduleFlush();

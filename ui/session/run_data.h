@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/study/analysis/compared_metric.h"
 #include "core/study/run/run_events.h"
 
 namespace paritylab::ui {
@@ -42,6 +43,8 @@ struct ShownRun {
   std::int64_t currentStep = 0;    // latest global step reported
   std::int64_t stepsPerEpoch = 0;  // 0 when unknown
   double finalAccuracy = 0.0;      // meaningful when state == Completed
+  // The last evaluation's loss (nats per example or token); NaN when unknown.
+  double finalTestLoss = std::numeric_limits<double>::quiet_NaN();
   double wallSeconds = 0.0;
   QString message;        // failed: why
   QString runName;        // imported: the run's name in the source (e.g. "prod_42")
@@ -72,8 +75,8 @@ class RunData : public QObject {
   const std::vector<ShownRun>& runs() const { return runs_; }
   int rowOf(std::int64_t runId) const;  // -1 when unknown
   QStringList backends() const;         // in order of first appearance
-  // Final accuracies of the completed runs of `backend`, in run order.
-  std::vector<double> finalAccuracies(const QString& backend) const;
+  // The final values of `metric` of the completed runs of `backend` that have one, in run order.
+  std::vector<double> finalValues(const QString& backend, study::ComparedMetric metric) const;
   int completedCount() const;
   QString title() const { return title_; }
 

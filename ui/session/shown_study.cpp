@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "core/nn/training_choices.h"
 #include "core/study/spec/study_spec.h"
 #include "ui/session/run_data.h"
 
@@ -20,14 +21,26 @@ void ShownStudy::setSpec(const QString& json, const QString& name) {
   specJson_ = json;
   specName_ = name;
   chaosFloor_.clear();
+  languageModel_ = false;
+  study::ComparedMetric metric = study::ComparedMetric::Accuracy;  // imported results: accuracy
   try {
-    for (const study::BackendEntry& e : study::parseStudySpec(json.toStdString()).backends)
+    const study::StudySpec spec = study::parseStudySpec(json.toStdString());
+    for (const study::BackendEntry& e : spec.backends)
       if (e.perturbation != study::Perturbation::None)
         chaosFloor_ << QString::fromStdString(e.name);
+    metric = study::defaultComparedMetric(spec);
+    languageModel_ = nn::isLanguageModel(spec.train.model);
   } catch (const std::exception&) {
     // An invalid spec (the dialog's problems say why) has no chaos floor to leave out.
   }
   emit specChanged();
+  setMetric(metric);
+}
+
+void ShownStudy::setMetric(study::ComparedMetric metric) {
+  if (metric == metric_) return;
+  metric_ = metric;
+  emit metricChanged();
 }
 
 void ShownStudy::setMode(Mode mode) {

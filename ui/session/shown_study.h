@@ -2,11 +2,14 @@
 // The one study the window shows, the document every panel observes (as Tiled's Document): its
 // runs (RunData), the results database they live in, the spec and what kind of study it is. The
 // StudyController changes it; panels take it in their constructor and follow its signals, so the
-// window never forwards a database path to a panel by hand.
+// window never forwards a database path to a panel by hand. It also holds the metric the study's
+// backends are compared on, so the Statistics and Distributions tabs always speak of the same one.
 
 #include <QObject>
 #include <QString>
 #include <QStringList>
+
+#include "core/study/analysis/compared_metric.h"
 
 namespace paritylab::ui {
 
@@ -35,22 +38,31 @@ class ShownStudy : public QObject {
   // The spec's chaos-floor backends (docs/chaos-floor.md): shown like any backend, never the
   // default backend a tab examines.
   QStringList chaosFloorBackends() const { return chaosFloor_; }
+  // The spec trains a language model (its curves include perplexity).
+  bool languageModel() const { return languageModel_; }
   Mode mode() const { return mode_; }
+  // The metric compared: the spec's default (accuracy, or a language model's validation loss)
+  // whenever another spec is shown, until the user picks another.
+  study::ComparedMetric metric() const { return metric_; }
 
   void setDatabase(const QString& path);
   void setSpec(const QString& json, const QString& name);
   void setMode(Mode mode);
+  void setMetric(study::ComparedMetric metric);
 
  signals:
   void databaseChanged(const QString& path);
   void specChanged();
   void modeChanged(paritylab::ui::ShownStudy::Mode mode);
+  void metricChanged();
 
  private:
   RunData* runs_;
   QString database_, specJson_, specName_;
   QStringList chaosFloor_;
+  bool languageModel_ = false;
   Mode mode_ = Mode::Empty;
+  study::ComparedMetric metric_ = study::ComparedMetric::Accuracy;
 };
 
 }  // namespace paritylab::ui

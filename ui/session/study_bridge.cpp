@@ -57,6 +57,7 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       run.state = r.status;
       run.epoch = r.status == study::RunState::Diverged ? r.divergedEpoch : r.epochsDone;
       run.finalAccuracy = r.finalAccuracy;
+      run.finalTestLoss = r.finalTestLoss;
       run.wallSeconds = r.wallSeconds;
       run.message = QString::fromStdString(r.message);
       run.runName = QString::fromStdString(r.runName);

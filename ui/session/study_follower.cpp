@@ -24,7 +24,8 @@ bool sameNumber(double a, double b) {
 bool differs(const ShownRun& shown, const ShownRun& read) {
   return shown.state != read.state || shown.epoch != read.epoch ||
          shown.epochs.size() != read.epochs.size() || shown.steps.size() != read.steps.size() ||
-         !sameNumber(shown.finalAccuracy, read.finalAccuracy) || shown.message != read.message ||
+         !sameNumber(shown.finalAccuracy, read.finalAccuracy) ||
+         !sameNumber(shown.finalTestLoss, read.finalTestLoss) || shown.message != read.message ||
          shown.runningElsewhere != read.runningElsewhere || shown.ownerGone != read.ownerGone ||
          shown.totalEpochs != read.totalEpochs;
 }

@@ -43,17 +43,21 @@ ComparedMetric defaultComparedMetric(const ResultsStore& store) {
   return store.hasStudy() ? defaultComparedMetric(store.loadStudySpec()) : ComparedMetric::Accuracy;
 }
 
-double finalMetricOf(const RunRecord& run, ComparedMetric metric) {
+double metricValue(ComparedMetric metric, double accuracy, double testLoss) {
   switch (metric) {
     case ComparedMetric::Accuracy:
-      return run.finalAccuracy;
+      return accuracy;
     case ComparedMetric::TestLoss:
     case ComparedMetric::ValidationLoss:
-      return run.finalTestLoss;
+      return testLoss;
     case ComparedMetric::Perplexity:
-      return std::exp(run.finalTestLoss);
+      return std::exp(testLoss);
   }
   return std::numeric_limits<double>::quiet_NaN();
+}
+
+double finalMetricOf(const RunRecord& run, ComparedMetric metric) {
+  return metricValue(metric, run.finalAccuracy, run.finalTestLoss);
 }
 
 std::vector<std::pair<std::string, std::vector<double>>> finalMetricByBackend(

@@ -36,6 +36,9 @@ ComparedMetric defaultComparedMetric(const StudySpec& spec);
 // The same for the study in `store`; accuracy when it holds runs without a study (imported).
 ComparedMetric defaultComparedMetric(const ResultsStore& store);
 
+// The metric's value from a run's final accuracy (a fraction) and test loss (nats); NaN when the
+// run has no such value.
+double metricValue(ComparedMetric metric, double accuracy, double testLoss);
 // A run's final value of the metric; NaN when the run has none.
 double finalMetricOf(const RunRecord& run, ComparedMetric metric);
 

@@ -288,7 +288,7 @@ class StudyFlowTest : public QObject {
     QVERIFY(w.openDatabase(halfDoneDatabase(dir_)));
     w.statistics()->setAllAgainstReference(false);
     w.statistics()->setSelection("tpu-bf16", "cpu-fp32");
-    w.statistics()->setMarginPoints(2.0);
+    w.statistics()->setMargin(2.0);
     QString error;
     QStringList written;
     QVERIFY2(w.exportAllTo(out.path(), &error, &written), qPrintable(error));

@@ -21,6 +21,7 @@ std::vector<XY> rawCurve(const ShownRun& run, CurveMetric metric) {
   for (const EpochPoint& e : run.epochs) {
     const double y = metric == CurveMetric::TestAccuracy ? 100.0 * e.testAccuracy
                      : metric == CurveMetric::TestLoss   ? e.testLoss
+                     : metric == CurveMetric::Perplexity ? std::exp(e.testLoss)
                                                          : e.trainLoss;
     xy.push_back({static_cast<double>(e.epoch), y});
   }
@@ -56,6 +57,8 @@ QString curveMetricName(CurveMetric metric) {
       return QObject::tr("train loss");
     case CurveMetric::StepLoss:
       return QObject::tr("batch loss per step");  // live, or the stored sample when reopened
+    case CurveMetric::Perplexity:
+      return QObject::tr("perplexity");
   }
   return {};
 }
@@ -70,13 +73,21 @@ QString curveMetricSlug(CurveMetric metric) {
       return QStringLiteral("train-loss");
     case CurveMetric::StepLoss:
       return QStringLiteral("step-loss");
+    case CurveMetric::Perplexity:
+      return QStringLiteral("perplexity");
   }
   return {};
 }
 
 QString curveAxisTitle(CurveMetric metric) {
-  return metric == CurveMetric::TestAccuracy ? QObject::tr("test accuracy (%)")
-                                             : curveMetricName(metric);
+  switch (metric) {
+    case CurveMetric::TestAccuracy:
+      return QObject::tr("test accuracy (%)");
+    case CurveMetric::Perplexity:
+      return QObject::tr("perplexity, exp(test loss)");
+    default:
+      return QObject::tr("%1 (nats)").arg(curveMetricName(metric));
+  }
 }
 
 bool isInterrupted(const ShownRun& run) {

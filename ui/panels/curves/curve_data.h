@@ -10,7 +10,8 @@
 // - Cancelled and failed runs stopped for reasons that have nothing to do with the backend: they
 //   are drawn (dashed) but left out of the means unless `includeInterrupted` is set. Diverged runs
 //   are a result of the backend's arithmetic and stay in (their NaN losses are skipped).
-// Accuracy is in percent (0..100), losses as recorded.
+// Accuracy is in percent (0..100), losses as recorded (nats per example or token), perplexity
+// exp(test loss).
 
 #include <QString>
 #include <QStringList>
@@ -23,10 +24,14 @@ namespace paritylab::ui {
 
 struct ShownRun;
 
-enum class CurveMetric { TestAccuracy, TestLoss, TrainLoss, StepLoss };
+// In the order the Curves tab offers them (a chooser's index is the enum's value).
+enum class CurveMetric { TestAccuracy, TestLoss, TrainLoss, StepLoss, Perplexity };
+inline constexpr CurveMetric kCurveMetrics[] = {CurveMetric::TestAccuracy, CurveMetric::TestLoss,
+                                                CurveMetric::TrainLoss, CurveMetric::StepLoss,
+                                                CurveMetric::Perplexity};
 QString curveMetricName(CurveMetric metric);  // "test accuracy", ...
 QString curveMetricSlug(CurveMetric metric);  // "accuracy", "test-loss", "train-loss", "step-loss"
-QString curveAxisTitle(CurveMetric metric);   // "test accuracy (%)", "test loss", ...
+QString curveAxisTitle(CurveMetric metric);   // "test accuracy (%)", "test loss (nats)", ...
 
 struct CurveOptions {
   CurveMetric metric = CurveMetric::TestAccuracy;

@@ -46,6 +46,7 @@ QList<QPointF> toPoints(const std::vector<XY>& xy, bool logX, bool logY) {
 
 CurvesPanel::CurvesPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
+      shown_(study),
       data_(study->runs()),
       chart_(new QChart),
       view_(new ChartView(chart_, this)),
@@ -57,6 +58,9 @@ CurvesPanel::CurvesPanel(ShownStudy* study, QWidget* parent)
   chart_->setAnimationOptions(QChart::NoAnimation);
   buildControls();
   setUpCrosshair();
+  // The curve of the metric the study is compared on (its test loss for a language model).
+  connect(shown_, &ShownStudy::metricChanged, this, &CurvesPanel::followComparedMetric);
+  followComparedMetric();
   connect(data_, &RunData::reset, this, &CurvesPanel::rebuild);
   connect(data_, &RunData::rowsAppended, this, &CurvesPanel::rebuild);
   connect(data_, &RunData::updated, this, &CurvesPanel::refreshPoints);
@@ -65,9 +69,7 @@ CurvesPanel::CurvesPanel(ShownStudy* study, QWidget* parent)
 
 void CurvesPanel::buildControls() {
   metricBox_ = new QComboBox;
-  for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss,
-                        CurveMetric::StepLoss})
-    metricBox_->addItem(curveMetricName(m), static_cast<int>(m));
+  for (CurveMetric m : kCurveMetrics) metricBox_->addItem(curveMetricName(m), static_cast<int>(m));
   bandBox_ = new QComboBox;
   bandBox_->addItem(tr("band: ± std dev"), 0);
   bandBox_->addItem(tr("band: ± std error"), 1);
@@ -159,6 +161,23 @@ void CurvesPanel::setUpCrosshair() {
 QString CurvesPanel::valueText(double y) const {
   return options_.metric == CurveMetric::TestAccuracy ? QStringLiteral("%1%").arg(y, 0, 'f', 2)
                                                       : QString::number(y, 'g', 4);
+}
+
+void CurvesPanel::followComparedMetric() {
+  CurveOptions o = options_;
+  switch (shown_->metric()) {
+    case study::ComparedMetric::Accuracy:
+      o.metric = CurveMetric::TestAccuracy;
+      break;
+    case study::ComparedMetric::TestLoss:
+    case study::ComparedMetric::ValidationLoss:
+      o.metric = CurveMetric::TestLoss;
+      break;
+    case study::ComparedMetric::Perplexity:
+      o.metric = CurveMetric::Perplexity;
+      break;
+  }
+  if (o.metric != options_.metric) setOptions(o);
 }
 
 void CurvesPanel::readControls() {
@@ -456,8 +475,9 @@ void CurvesPanel::applyVisibility(const QString& backend) {
 std::vector<Exportable> CurvesPanel::exportables() const {
   std::vector<Exportable> items;
   auto* panel = const_cast<CurvesPanel*>(this);  // switching the metric to draw one, then back
-  for (CurveMetric m : {CurveMetric::TestAccuracy, CurveMetric::TestLoss, CurveMetric::TrainLoss,
-                        CurveMetric::StepLoss}) {
+  for (CurveMetric m : kCurveMetrics) {
+    // Perplexity is a language model's curve: exported for one, offered for any.
+    if (m == CurveMetric::Perplexity && !shown_->languageModel()) continue;
     Exportable e =
         exportableChart(view_, QStringLiteral("curves-") + curveMetricSlug(m), QSize(1100, 680));
     e.paint = [panel, m, paint = e.paint](QPainter& p, const QSize& s) {

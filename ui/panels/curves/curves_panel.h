@@ -67,6 +67,7 @@ class CurvesPanel : public QWidget, public ChartExports {
   void refreshPoints();  // values changed: replace points, keep zoom
 
  private:
+  void followComparedMetric();  // the study's compared metric changed: draw its curve
   struct RunSeries {
     QLineSeries* raw = nullptr;
     QLineSeries* smooth = nullptr;
@@ -88,6 +89,7 @@ class CurvesPanel : public QWidget, public ChartExports {
   void autoRange();
   QString valueText(double y) const;
 
+  ShownStudy* shown_;
   RunData* data_;  // the shown study's runs
   CurveOptions options_;
   CurveSet curves_;

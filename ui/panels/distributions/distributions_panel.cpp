@@ -17,7 +17,9 @@
 #include "ui/charts/backend_colours.h"
 #include "ui/charts/chart_hint.h"
 #include "ui/charts/chart_view.h"
+#include "ui/charts/metric_chooser.h"
 #include "ui/charts/nice_ticks.h"
+#include "ui/charts/number_format.h"
 #include "ui/charts/series_math.h"
 #include "ui/session/run_data.h"
 #include "ui/session/shown_study.h"
@@ -32,6 +34,7 @@ constexpr double kBarShare = 0.86;
 
 DistributionsPanel::DistributionsPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
+      shown_(study),
       data_(study->runs()),
       chart_(new QChart),
       view_(new ChartView(chart_)),
@@ -39,15 +42,17 @@ DistributionsPanel::DistributionsPanel(ShownStudy* study, QWidget* parent)
       binsBox_(new QSpinBox) {
   chart_->legend()->setAlignment(Qt::AlignBottom);
   chart_->setAnimationOptions(QChart::NoAnimation);
-  hint_->setText(tr("The final accuracy of each completed run appears here."));
   binsBox_->setRange(2, 100);
   binsBox_->setValue(12);
   auto* reset = new QPushButton(tr("Reset zoom"));
   auto* note = new QLabel(
-      tr("Final test accuracy of each completed run; dots beneath are the runs, dashed lines "
-         "the means."));
+      tr("The final value of each completed run; dots beneath are the runs, dashed lines the "
+         "means."));
   note->setWordWrap(true);
   auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Metric")));
+  bar->addWidget(new MetricChooser(study));
+  bar->addSpacing(8);
   bar->addWidget(new QLabel(tr("Bins")));
   bar->addWidget(binsBox_);
   bar->addSpacing(8);
@@ -59,6 +64,7 @@ DistributionsPanel::DistributionsPanel(ShownStudy* study, QWidget* parent)
   layout->addWidget(view_, 1);
   connect(binsBox_, &QSpinBox::valueChanged, this, &DistributionsPanel::rebuild);
   connect(reset, &QPushButton::clicked, view_, &ChartView::resetZoom);
+  connect(shown_, &ShownStudy::metricChanged, this, &DistributionsPanel::rebuild);
   connect(data_, &RunData::reset, this, &DistributionsPanel::rebuild);
   connect(data_, &RunData::runFinished, this, &DistributionsPanel::rebuild);
   rebuild();
@@ -75,8 +81,15 @@ void DistributionsPanel::rebuild() {
     delete axis;
   }
   bars_.clear();
+  const stats::MetricWords words = study::metricWords(shown_->metric());
+  const QString metric = QString::fromStdString(words.name);
+  const QString unit = valueUnit(words);
+  hint_->setText(tr("The final %1 of each completed run appears here.").arg(metric));
   auto* x = new QValueAxis;
-  x->setTitleText(tr("final test accuracy (%)"));
+  QString axisTitle =
+      unit.isEmpty() ? tr("final %1").arg(metric) : tr("final %1 (%2)").arg(metric, unit);
+  if (words.lowerIsBetter) axisTitle += tr(" — lower is better");
+  x->setTitleText(axisTitle);
   // Counts above zero; beneath it one labelled row of dots per backend.
   auto* y = new QCategoryAxis;
   y->setTitleText(tr("runs"));
@@ -84,17 +97,17 @@ void DistributionsPanel::rebuild() {
   chart_->addAxis(x, Qt::AlignBottom);
   chart_->addAxis(y, Qt::AlignLeft);
   chart_->setTitle(data_->title().isEmpty()
-                       ? tr("Final accuracy by backend")
-                       : tr("%1 — final accuracy by backend").arg(data_->title()));
+                       ? tr("Final %1 by backend").arg(metric)
+                       : tr("%1 — final %2 by backend").arg(data_->title(), metric));
 
   // Backends with at least one completed run, in RunData order.
   QStringList names;
   std::vector<std::vector<double>> samples;
   double lo = INFINITY, hi = -INFINITY;
   for (const QString& name : data_->backends()) {
-    std::vector<double> v = data_->finalAccuracies(name);
+    std::vector<double> v = data_->finalValues(name, shown_->metric());
     if (v.empty()) continue;
-    for (double& a : v) a *= 100.0;  // percent on the axis
+    for (double& a : v) a *= words.scale;  // accuracy: percent on the axis
     for (double a : v) lo = std::min(lo, a), hi = std::max(hi, a);
     names << name;
     samples.push_back(std::move(v));
@@ -108,7 +121,7 @@ void DistributionsPanel::rebuild() {
     for (int c = 0; c <= 5; ++c) y->append(QString::number(c), c);
     return;
   }
-  const double span = std::max(hi - lo, 0.5);
+  const double span = std::max(hi - lo, 50.0 * std::pow(10.0, -words.decimals));
   lo -= span * 0.05;
   hi += span * 0.05;
   const int bins = binsBox_->value();
@@ -142,8 +155,10 @@ void DistributionsPanel::rebuild() {
     double mean = 0;
     for (double a : v) mean += a;
     mean /= static_cast<double>(v.size());
-    const QString legend =
-        tr("%1 (N=%2, mean %3%)").arg(names[i]).arg(v.size()).arg(mean, 0, 'f', 2);
+    const QString legend = tr("%1 (N=%2, mean %3)")
+                               .arg(names[i])
+                               .arg(v.size())
+                               .arg(QString::fromStdString(words.value(mean / words.scale)));
     const HistogramBins& h = hists[static_cast<std::size_t>(i)];
     bool named = false;
     for (std::size_t b = 0; b < h.counts.size(); ++b) {

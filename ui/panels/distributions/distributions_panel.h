@@ -46,6 +46,7 @@ class DistributionsPanel : public QWidget, public ChartExports {
   void rebuild();
 
  private:
+  ShownStudy* shown_;
   RunData* data_;  // the shown study's runs
   QChart* chart_;
   ChartView* view_;

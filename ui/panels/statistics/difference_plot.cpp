@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ui/charts/nice_ticks.h"
+#include "ui/charts/number_format.h"
 
 namespace paritylab::ui {
 
@@ -14,11 +15,12 @@ DifferencePlot::DifferencePlot(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
 }
 
-void DifferencePlot::setRows(std::vector<DifferenceRow> rows, double marginPoints, double alpha,
-                             const QString& estimate) {
+void DifferencePlot::setRows(std::vector<DifferenceRow> rows, double margin, double alpha,
+                             const QString& estimate, const stats::MetricWords& words) {
   rows_ = std::move(rows);
   estimate_ = estimate;
-  margin_ = marginPoints;
+  words_ = words;
+  margin_ = margin;
   alpha_ = alpha;
   updateGeometry();
   update();
@@ -27,14 +29,21 @@ void DifferencePlot::setRows(std::vector<DifferenceRow> rows, double marginPoint
 QString DifferencePlot::title() const {
   bool tost = false;
   for (const DifferenceRow& r : rows_) tost |= std::isfinite(r.tostLow);
-  return tr("%1 (A − B, accuracy points), %2% CI%3")
-      .arg(estimate_)
+  const QString unit = differenceUnit(words_);
+  return tr("%1 (A − B, %2), %3% CI%4")
+      .arg(estimate_, words_.unit == "points" ? tr("accuracy points")
+                      : unit.isEmpty()
+                          ? QString::fromStdString(words_.name)
+                          : tr("%1, %2").arg(QString::fromStdString(words_.name), unit))
       .arg(100 * (1 - alpha_), 0, 'g', 3)
-      .arg(margin_ > 0 ? (tost ? tr("; thick: %1% CI of the mean difference for TOST")
-                                     .arg(100 * (1 - 2 * alpha_), 0, 'g', 3)
-                               : QString()) +
-                             tr("; shaded: ±%1 pts equivalence zone").arg(margin_)
-                       : QString());
+      .arg(margin_ > 0
+               ? (tost ? tr("; thick: %1% CI of the mean difference for TOST")
+                             .arg(100 * (1 - 2 * alpha_), 0, 'g', 3)
+                       : QString()) +
+                     tr("; shaded: ±%1 equivalence zone")
+                         .arg(unit.isEmpty() ? QString::number(margin_)
+                                             : QStringLiteral("%1 %2").arg(margin_).arg(unit))
+               : QString());
 }
 
 int DifferencePlot::titleHeight(int width) const {
@@ -77,7 +86,8 @@ void DifferencePlot::paintTo(QPainter& p, const QSize& size) const {
   const int left = std::min(labels + 16, w / 2), right = 30, rowH = 44;
   const QRect plot(left, top, w - left - right, rowH * int(std::max<size_t>(1, rows_.size())));
   // Symmetric range around zero covering every interval and the margin.
-  double extent = std::max(margin_ * 1.3, 0.5);
+  // At least 50 units of the metric's last written digit (accuracy: ±0.5 points).
+  double extent = std::max(margin_ * 1.3, 50.0 * std::pow(10.0, -words_.decimals));
   for (const DifferenceRow& r : rows_)
     for (double v : {r.diff, r.ciLow, r.ciHigh, r.tostLow, r.tostHigh})
       if (std::isfinite(v)) extent = std::max(extent, std::abs(v) * 1.15);

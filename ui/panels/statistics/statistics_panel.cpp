@@ -16,6 +16,7 @@
 
 #include "core/stats/multiple_comparisons.h"
 #include "ui/charts/backend_pair_choosers.h"
+#include "ui/charts/metric_chooser.h"
 #include "ui/panels/statistics/difference_plot.h"
 #include "ui/panels/statistics/identical_runs_note.h"
 #include "ui/session/core_errors.h"
@@ -28,6 +29,7 @@ StatisticsPanel::StatisticsPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
       shown_(study),
       data_(study->runs()),
+      metricBox_(new MetricChooser(study)),
       aBox_(new QComboBox),
       bBox_(new QComboBox),
       allBox_(new QCheckBox(tr("all against reference B"))),
@@ -50,13 +52,7 @@ StatisticsPanel::StatisticsPanel(ShownStudy* study, QWidget* parent)
   alphaBox_->setDecimals(3);
   alphaBox_->setSingleStep(0.01);
   alphaBox_->setValue(0.05);
-  marginBox_->setRange(0.0, 50.0);
-  marginBox_->setDecimals(2);
-  marginBox_->setSingleStep(0.25);
-  marginBox_->setValue(1.0);
-  marginBox_->setSuffix(tr(" pts"));
   marginBox_->setSpecialValueText(tr("no TOST"));
-  marginBox_->setToolTip(tr("Equivalence margin in accuracy points (1.0 = ±1 percentage point)"));
   powerBox_->setRange(0.5, 0.99);
   powerBox_->setDecimals(2);
   powerBox_->setSingleStep(0.05);
@@ -67,6 +63,7 @@ StatisticsPanel::StatisticsPanel(ShownStudy* study, QWidget* parent)
 
   auto* controls = new QHBoxLayout;
   auto* form1 = new QFormLayout;
+  form1->addRow(tr("Metric"), metricBox_);
   form1->addRow(tr("Backend A"), aBox_);
   form1->addRow(tr("Backend B"), bBox_);
   form1->addRow(QString(), allBox_);
@@ -130,6 +127,8 @@ StatisticsPanel::StatisticsPanel(ShownStudy* study, QWidget* parent)
   connect(alphaBox_, &QDoubleSpinBox::valueChanged, this, &StatisticsPanel::recompute);
   connect(marginBox_, &QDoubleSpinBox::valueChanged, this, &StatisticsPanel::recompute);
   connect(powerBox_, &QDoubleSpinBox::valueChanged, this, &StatisticsPanel::recompute);
+  connect(shown_, &ShownStudy::metricChanged, this, &StatisticsPanel::followMetric);
+  followMetric();
   connect(data_, &RunData::reset, this, &StatisticsPanel::refillBackends);
   connect(data_, &RunData::rowsAppended, this, &StatisticsPanel::refillBackends);
   connect(data_, &RunData::runFinished, this, &StatisticsPanel::recompute);
@@ -152,6 +151,32 @@ void StatisticsPanel::refillBackends() {
   recompute();
 }
 
+stats::MetricWords StatisticsPanel::words() const {
+  return study::metricWords(shown_->metric());
+}
+
+void StatisticsPanel::followMetric() {
+  const study::ComparedMetric metric = shown_->metric();
+  const stats::MetricWords w = words();
+  const QSignalBlocker blockMargin(marginBox_);
+  // A margin a user of this metric would start from: 1 accuracy point, 0.01 nats, 0.1 perplexity.
+  const bool accuracy = metric == study::ComparedMetric::Accuracy;
+  const bool perplexity = metric == study::ComparedMetric::Perplexity;
+  marginBox_->setDecimals(w.decimals);
+  marginBox_->setRange(0.0, accuracy ? 50.0 : perplexity ? 1000.0 : 10.0);
+  marginBox_->setSingleStep(accuracy ? 0.25 : perplexity ? 0.05 : 0.005);
+  marginBox_->setValue(accuracy ? 1.0 : perplexity ? 0.1 : 0.01);
+  const QString unit = differenceUnit(w);
+  marginBox_->setSuffix(unit.isEmpty() ? QString() : QStringLiteral(" ") + unit);
+  marginBox_->setToolTip(
+      accuracy ? tr("Equivalence margin in accuracy points (1.0 = ±1 percentage point)")
+               : tr("Equivalence margin in %1 (the two backends count as equivalent when the "
+                    "difference's interval lies within ±margin)")
+                     .arg(perplexity ? tr("perplexity")
+                                     : tr("nats of %1").arg(QString::fromStdString(w.name))));
+  recompute();
+}
+
 void StatisticsPanel::setSelection(const QString& a, const QString& b) {
   const QSignalBlocker ba(aBox_), bb(bBox_);
   aBox_->setCurrentText(a);
@@ -164,8 +189,8 @@ void StatisticsPanel::setTest(StatTest test) {
 void StatisticsPanel::setAlpha(double alpha) {
   alphaBox_->setValue(alpha);
 }
-void StatisticsPanel::setMarginPoints(double points) {
-  marginBox_->setValue(points);
+void StatisticsPanel::setMargin(double margin) {
+  marginBox_->setValue(margin);
 }
 void StatisticsPanel::setPower(double power) {
   powerBox_->setValue(power);
@@ -185,7 +210,8 @@ study::ReportOptions StatisticsPanel::reportOptions() const {
                                            : study::ReportTest::Welch;
   o.tail = static_cast<stats::Tail>(tailBox_->currentData().toInt());
   o.alpha = alphaBox_->value();
-  if (marginBox_->value() > 0) o.margin = marginBox_->value() / 100.0;
+  o.metric = shown_->metric();
+  if (marginBox_->value() > 0) o.margin = marginBox_->value() / words().scale;
   if (allBox_->isChecked()) {
     o.reference = bBox_->currentText().toStdString();
   } else if (aBox_->currentText() == bBox_->currentText()) {
@@ -204,7 +230,13 @@ void StatisticsPanel::recompute() {
   options.kind = test == StatTest::Student ? stats::TTestKind::Student : stats::TTestKind::Welch;
   options.tail = static_cast<stats::Tail>(tailBox_->currentData().toInt());
   options.alpha = alphaBox_->value();
-  if (marginBox_->value() > 0) options.margin = marginBox_->value() / 100.0;
+  const stats::MetricWords w = words();
+  const QString unit = differenceUnit(w);
+  const auto withUnit = [&](const QString& amount) {
+    return unit.isEmpty() ? amount : amount + QStringLiteral(" ") + unit;
+  };
+  options.words = w;
+  if (marginBox_->value() > 0) options.margin = marginBox_->value() / w.scale;
   options.target_power = powerBox_->value();
 
   const QString reference = bBox_->currentText();
@@ -220,8 +252,8 @@ void StatisticsPanel::recompute() {
       !allBox_->isChecked() && !reference.isEmpty() && aBox_->currentText() == reference;
   try {
     for (const QString& a : sides) {
-      const std::vector<double> va = data_->finalAccuracies(a);
-      const std::vector<double> vb = data_->finalAccuracies(reference);
+      const std::vector<double> va = data_->finalValues(a, shown_->metric());
+      const std::vector<double> vb = data_->finalValues(reference, shown_->metric());
       StatRow row;
       row.comparison =
           stats::compareSamples(a.toStdString(), va, reference.toStdString(), vb, options);
@@ -250,17 +282,19 @@ void StatisticsPanel::recompute() {
         const auto& m = *row.mannWhitney;
         const auto& hl = *row.hodgesLehmann;
         const bool sig = m.p_value < options.alpha;
+        const QString metricName = QString::fromStdString(w.name);
         sentences << tr("%1 vs %2: Mann-Whitney U = %3, p = %4 (alpha %5): %6; Hodges-Lehmann "
-                        "shift %7 points, %8% CI %9. %10")
+                        "shift %7, %8% CI %9. %10")
                          .arg(QString::fromStdString(row.comparison.name_a),
                               QString::fromStdString(row.comparison.name_b),
                               QString::number(m.u, 'g', 7), formatPValue(m.p_value),
                               QString::number(options.alpha, 'g', 3),
-                              sig ? tr("the accuracy distributions differ")
-                                  : tr("no significant difference in the accuracy distributions"),
-                              formatPoints(hl.estimate),
+                              sig ? tr("the %1 distributions differ").arg(metricName)
+                                  : tr("no significant difference in the %1 distributions")
+                                        .arg(metricName),
+                              QString::fromStdString(w.difference(hl.estimate)),
                               QString::number(100.0 * (1.0 - options.alpha), 'g', 3),
-                              formatInterval(hl.ci_low, hl.ci_high))
+                              formatInterval(hl.ci_low, hl.ci_high, w))
                          .arg(tr("(t-test verdict: %1)")
                                   .arg(QString::fromStdString(row.comparison.verdict)));
       } else {
@@ -292,35 +326,34 @@ void StatisticsPanel::recompute() {
     double p = c.t_test->p_value;
     if (row.mannWhitney && row.hodgesLehmann) {  // the shift the table shows, with its CI
       p = row.mannWhitney->p_value;
-      d.diff = row.hodgesLehmann->estimate * 100;
-      d.ciLow = row.hodgesLehmann->ci_low * 100;
-      d.ciHigh = row.hodgesLehmann->ci_high * 100;
+      d.diff = row.hodgesLehmann->estimate * w.scale;
+      d.ciLow = row.hodgesLehmann->ci_low * w.scale;
+      d.ciHigh = row.hodgesLehmann->ci_high * w.scale;
       d.tostLow = d.tostHigh = NAN;  // TOST is a test of the mean difference
     } else {
-      d.diff = c.t_test->mean_diff * 100;
-      d.ciLow = c.t_test->ci_low * 100;
-      d.ciHigh = c.t_test->ci_high * 100;
-      d.tostLow = c.tost ? c.tost->ci_low * 100 : NAN;
-      d.tostHigh = c.tost ? c.tost->ci_high * 100 : NAN;
+      d.diff = c.t_test->mean_diff * w.scale;
+      d.ciLow = c.t_test->ci_low * w.scale;
+      d.ciHigh = c.t_test->ci_high * w.scale;
+      d.tostLow = c.tost ? c.tost->ci_low * w.scale : NAN;
+      d.tostHigh = c.tost ? c.tost->ci_high * w.scale : NAN;
     }
     const bool holm = row.pAdjusted >= 0;
     if (holm) p = row.pAdjusted;
     d.significant = p < options.alpha;
     d.equivalent = c.tost && c.tost->equivalent;
-    d.outcome =
-        tr("%1 = %2 · %3")
-            .arg(holm ? tr("Holm p") : tr("p"), formatPValue(p),
-                 d.significant ? tr("significant difference")
-                 : d.equivalent
-                     ? tr("not significant; equivalent within ±%1 pts").arg(marginBox_->value())
-                     : tr("no significant difference"));
+    d.outcome = tr("%1 = %2 · %3")
+                    .arg(holm ? tr("Holm p") : tr("p"), formatPValue(p),
+                         d.significant  ? tr("significant difference")
+                         : d.equivalent ? tr("not significant; equivalent within ±%1")
+                                              .arg(withUnit(QString::number(marginBox_->value())))
+                                        : tr("no significant difference"));
     plotRows.push_back(d);
   }
   const QString estimate = test == StatTest::MannWhitney
                                ? tr("Mann-Whitney U: Hodges–Lehmann shift, distribution-free")
                            : test == StatTest::Student ? tr("Student t-test: difference of means")
                                                        : tr("Welch t-test: difference of means");
-  plot_->setRows(std::move(plotRows), marginBox_->value(), options.alpha, estimate);
+  plot_->setRows(std::move(plotRows), marginBox_->value(), options.alpha, estimate, w);
 }
 
 void StatisticsPanel::fillTable() {
@@ -328,7 +361,8 @@ void StatisticsPanel::fillTable() {
   StatTableContext context;
   context.mannWhitney = test == StatTest::MannWhitney;
   context.tTestName = test == StatTest::Student ? tr("Student") : tr("Welch");
-  context.marginPoints = marginBox_->value();
+  context.margin = marginBox_->value();
+  context.words = words();
   fillStatisticsTable(table_, rows_, context);
 }
 

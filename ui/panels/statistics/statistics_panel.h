@@ -1,10 +1,12 @@
 #pragma once
-// The Statistics tab: backends A and B (or every backend against a reference), the test, alpha,
-// the equivalence margin and the power; a table of means, difference with CI (Hodges-Lehmann shift
-// and CI with Mann-Whitney), t, df, p, Hedges' g, TOST p, what the study could detect and the runs
-// needed for the margin, and core/stats' verdict in plain words. Recomputed whenever runs finish.
-// One precision per column: percentages, differences and CIs to 2 decimals in
-// points, p values to 3 significant digits or "< 0.001".
+// The Statistics tab: the metric compared (the shown study's), backends A and B (or every backend
+// against a reference), the test, alpha, the equivalence margin and the power; a table of means,
+// difference with CI (Hodges-Lehmann shift and CI with Mann-Whitney), t, df, p, Hedges' g, TOST p,
+// what the study could detect and the runs needed for the margin, and core/stats' verdict in plain
+// words. Recomputed whenever runs finish. One precision per column: values, differences and CIs as
+// the metric writes them (accuracy in percent and points to 2 decimals, a loss in nats to 4), p
+// values to 3 significant digits or
+// "< 0.001".
 
 #include <QWidget>
 #include <optional>
@@ -40,8 +42,10 @@ class StatisticsPanel : public QWidget, public ChartExports {
   void setSelection(const QString& a, const QString& b);
   void setTest(StatTest test);
   void setAlpha(double alpha);
-  void setMarginPoints(double points);  // 0 = no equivalence test
-  void setPower(double power);          // for "detectable ≥" and "runs needed", in (alpha, 1)
+  // The equivalence margin in the metric's shown unit (accuracy points, nats, perplexity);
+  // 0 = no equivalence test.
+  void setMargin(double margin);
+  void setPower(double power);  // for "detectable ≥" and "runs needed", in (alpha, 1)
   void setAllAgainstReference(bool on);
   const std::vector<StatRow>& rows() const { return rows_; }
   QTableWidget* table() const { return table_; }
@@ -59,9 +63,12 @@ class StatisticsPanel : public QWidget, public ChartExports {
  private:
   void refillBackends();
   void fillTable();
+  void followMetric();  // the shown study's metric changed: the margin's unit and default
+  stats::MetricWords words() const;
 
   ShownStudy* shown_;
-  RunData* data_;  // the shown study's runs
+  RunData* data_;         // the shown study's runs
+  QComboBox* metricBox_;  // a MetricChooser
   QComboBox* aBox_;
   QComboBox* bBox_;
   QCheckBox* allBox_;

@@ -18,9 +18,6 @@ QString fixed(double v, int decimals) {
   if (std::isinf(v)) return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
   return QString::number(v, 'f', decimals);
 }
-QString pct(double fraction) {
-  return fixed(fraction * 100.0, 2);
-}
 
 // Column indices of the table: what decides (the pair, n, the difference with its CI, p, TOST,
 // what the design could detect) first, so a narrow window shows it without scrolling; the
@@ -47,26 +44,34 @@ enum Column {
   kColumnCount
 };
 
-QStringList columnTitles(bool mannWhitney) {
+QStringList columnTitles(bool mannWhitney, const stats::MetricWords& words) {
+  const QString value = valueUnit(words), diff = differenceUnit(words);
+  // "mean A %", "mean A nats"; "diff\n(pts)", "diff\n(nats)"; the name alone for a plain number.
+  const auto ofValue = [&](const QString& name) {
+    return value.isEmpty() ? name : name + QStringLiteral(" ") + value;
+  };
+  const auto ofDifference = [&](const QString& name) {
+    return diff.isEmpty() ? name : name + QStringLiteral("\n(%1)").arg(diff);
+  };
   QStringList titles;
   for (int i = 0; i < kColumnCount; ++i) titles << QString();
   titles[kColA] = QObject::tr("A");
   titles[kColB] = QObject::tr("B");
   titles[kColNA] = QObject::tr("n A");
   titles[kColNB] = QObject::tr("n B");
-  titles[kColMeanA] = QObject::tr("mean A %");
-  titles[kColMeanB] = QObject::tr("mean B %");
-  titles[kColSdA] = QObject::tr("sd A %");
-  titles[kColSdB] = QObject::tr("sd B %");
-  titles[kColDiff] = mannWhitney ? QObject::tr("HL shift\n(pts)") : QObject::tr("diff\n(pts)");
-  titles[kColCi] = mannWhitney ? QObject::tr("HL CI\n(pts)") : QObject::tr("CI\n(pts)");
+  titles[kColMeanA] = ofValue(QObject::tr("mean A"));
+  titles[kColMeanB] = ofValue(QObject::tr("mean B"));
+  titles[kColSdA] = ofValue(QObject::tr("sd A"));
+  titles[kColSdB] = ofValue(QObject::tr("sd B"));
+  titles[kColDiff] = ofDifference(mannWhitney ? QObject::tr("HL shift") : QObject::tr("diff"));
+  titles[kColCi] = ofDifference(mannWhitney ? QObject::tr("HL CI") : QObject::tr("CI"));
   titles[kColStatistic] = QObject::tr("t / U");
   titles[kColDf] = QObject::tr("df");
   titles[kColP] = QObject::tr("p");
   titles[kColPHolm] = QObject::tr("p\n(Holm)");
   titles[kColG] = QObject::tr("Hedges' g");
   titles[kColTostP] = QObject::tr("TOST p");
-  titles[kColDetectable] = QObject::tr("detectable ≥\n(pts)");
+  titles[kColDetectable] = ofDifference(QObject::tr("detectable ≥"));
   titles[kColRunsNeeded] = QObject::tr("runs needed\n(TOST)");
   return titles;
 }
@@ -75,21 +80,25 @@ QStringList columnTitles(bool mannWhitney) {
 
 void setupStatisticsTable(QTableWidget* table) {
   table->setColumnCount(kColumnCount);
-  table->setHorizontalHeaderLabels(columnTitles(false));
+  table->setHorizontalHeaderLabels(columnTitles(false, stats::accuracyWords()));
 }
 
 void fillStatisticsTable(QTableWidget* table, const std::vector<StatRow>& rows,
                          const StatTableContext& context) {
-  table->setHorizontalHeaderLabels(columnTitles(context.mannWhitney));
+  const stats::MetricWords& w = context.words;
+  const auto amount = [&](double v) { return formatAmount(v, w); };
+  const QString unitName =
+      w.unit.empty() ? QString::fromStdString(w.name) : QString::fromStdString(w.unit);
+  table->setHorizontalHeaderLabels(columnTitles(context.mannWhitney, w));
   // Holm's adjusted p exists only for a family (all against the reference).
   table->setColumnHidden(kColPHolm, std::none_of(rows.begin(), rows.end(), [](const StatRow& row) {
                            return row.pAdjusted >= 0;
                          }));
   table->horizontalHeaderItem(kColDetectable)
       ->setToolTip(
-          QObject::tr("Minimum detectable difference: the smallest true difference (points) "
-                      "this design detects with the chosen power, for the %1 t-test")
-              .arg(context.tTestName));
+          QObject::tr("Minimum detectable difference: the smallest true difference (%1) this "
+                      "design detects with the chosen power, for the %2 t-test")
+              .arg(unitName, context.tTestName));
   table->horizontalHeaderItem(kColRunsNeeded)
       ->setToolTip(QObject::tr("Runs per backend to show equivalence within the margin with the %1 "
                                "TOST (two one-sided t-tests)")
@@ -107,12 +116,12 @@ void fillStatisticsTable(QTableWidget* table, const std::vector<StatRow>& rows,
     cells[kColNB] = QString::number(c.n_b);
     if (c.t_test) {
       const auto& t = *c.t_test;
-      cells[kColMeanA] = pct(t.mean_a);
-      cells[kColMeanB] = pct(t.mean_b);
-      cells[kColSdA] = pct(t.sd_a);
-      cells[kColSdB] = pct(t.sd_b);
-      cells[kColDiff] = formatPoints(t.mean_diff);
-      cells[kColCi] = formatInterval(t.ci_low, t.ci_high);
+      cells[kColMeanA] = amount(t.mean_a);
+      cells[kColMeanB] = amount(t.mean_b);
+      cells[kColSdA] = amount(t.sd_a);
+      cells[kColSdB] = amount(t.sd_b);
+      cells[kColDiff] = amount(t.mean_diff);
+      cells[kColCi] = formatInterval(t.ci_low, t.ci_high, w);
       cells[kColStatistic] = fixed(t.t, 2);
       cells[kColDf] = fixed(t.df, 1);
       cells[kColP] = formatPValue(t.p_value);
@@ -120,8 +129,8 @@ void fillStatisticsTable(QTableWidget* table, const std::vector<StatRow>& rows,
     }
     if (row.mannWhitney && row.hodgesLehmann) {
       const auto& hl = *row.hodgesLehmann;
-      cells[kColDiff] = formatPoints(hl.estimate);
-      cells[kColCi] = formatInterval(hl.ci_low, hl.ci_high);
+      cells[kColDiff] = amount(hl.estimate);
+      cells[kColCi] = formatInterval(hl.ci_low, hl.ci_high, w);
       tips[kColCi] = QObject::tr(
                          "Distribution-free CI of the Hodges-Lehmann shift (%1; achieved "
                          "confidence %2%)")
@@ -137,7 +146,7 @@ void fillStatisticsTable(QTableWidget* table, const std::vector<StatRow>& rows,
     // Neither figure has a rank-test version here: both assume the t-test, and say which.
     if (c.detectable) {
       const auto& d = *c.detectable;
-      cells[kColDetectable] = formatPoints(d.difference);
+      cells[kColDetectable] = amount(d.difference);
       if (context.mannWhitney)
         cells[kColDetectable] += QObject::tr(" (%1 t)").arg(context.tTestName);
       tips[kColDetectable] =
@@ -158,9 +167,10 @@ void fillStatisticsTable(QTableWidget* table, const std::vector<StatRow>& rows,
         cells[kColRunsNeeded] += QObject::tr(" (%1 t)").arg(context.tTestName);
       tips[kColRunsNeeded] = QObject::tr(
                                  "Runs per backend for %1% power to show equivalence within ±%2 "
-                                 "points with the %3 TOST, if the backends truly agree")
+                                 "%3 with the %4 TOST, if the backends truly agree")
                                  .arg(QString::number(100.0 * c.runs_needed->target_power, 'g', 3))
-                                 .arg(QString::number(context.marginPoints, 'g', 3))
+                                 .arg(QString::number(context.margin, 'g', 3))
+                                 .arg(unitName)
                                  .arg(context.tTestName);
     } else {
       tips[kColRunsNeeded] = QObject::tr(

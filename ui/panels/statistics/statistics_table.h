@@ -1,6 +1,7 @@
 #pragma once
-// The Statistics tab's table: one row per comparison, one precision per column:
-// percentages, differences and CIs to 2 decimals in points, p values to 3 significant digits or
+// The Statistics tab's table: one row per comparison, one precision per column: values,
+// differences and CIs as the compared metric writes them (accuracy: percent and points to 2
+// decimals; a loss: nats to 4), p values to 3 significant digits or
 // "< 0.001"; with Mann-Whitney the difference and CI are the Hodges-Lehmann shift's, and
 // "detectable ≥" / "runs needed" name the t-test they assume.
 
@@ -27,7 +28,8 @@ struct StatRow {                 // one comparison as shown
 struct StatTableContext {
   bool mannWhitney = false;  // the rank test is selected: HL shift and CI, "(Welch t)" notes
   QString tTestName;         // "Welch" or "Student": the t-test the planning figures assume
-  double marginPoints = 0;   // the equivalence margin in points (0 = none), for tooltips
+  double margin = 0;         // the equivalence margin in the shown unit (0 = none), for tooltips
+  stats::MetricWords words;  // the metric compared: how its values and differences are written
 };
 
 // Sets the column count and headers of an empty table.

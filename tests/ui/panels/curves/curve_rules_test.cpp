@@ -4,6 +4,7 @@
 // accuracy in percent, empty charts with a range and a hint, the x axis ends at the data and
 // stays put when a backend is hidden.
 #include <QAreaSeries>
+#include <QFile>
 #include <QImage>
 #include <QLineSeries>
 #include <QPainter>
@@ -20,8 +21,8 @@
 #include "ui/charts/point_markers.h"
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/session/run_data.h"
-#include "ui/session/study_bridge.h"
 #include "ui/session/shown_study.h"
+#include "ui/session/study_bridge.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -249,6 +250,34 @@ class CurveRulesTest : public QObject {
     o.metric = CurveMetric::TestLoss;
     curves.setOptions(o);
     QVERIFY(near(yAt(meanSeries(curves, "cpu-fp32"), 2), 0.6));
+  }
+
+  // Losses are in nats on the axis; a study compared on its validation loss (a language model's)
+  // draws its test-loss curve, perplexity is exp(test loss), and a language model's exports
+  // include the perplexity chart.
+  void curvesFollowTheComparedMetricInNatsAndPerplexity() {
+    ShownStudy study;
+    RunData& data = *study.runs();
+    addEpochs(data, 1, "cpu-fp32", {0.5, 0.8}, study::RunState::Completed);
+    CurvesPanel curves(&study);
+    QCOMPARE(curves.options().metric, CurveMetric::TestAccuracy);
+    QCOMPARE(curves.exportables().size(), std::size_t(4));  // no perplexity for a classifier
+    study.setMetric(study::ComparedMetric::ValidationLoss);
+    QCOMPARE(curves.options().metric, CurveMetric::TestLoss);
+    auto* y = qobject_cast<QValueAxis*>(curves.chart()->axes(Qt::Vertical).front());
+    QVERIFY(y);
+    QCOMPARE(y->titleText(), QStringLiteral("test loss (nats)"));
+    const double loss = yAt(meanSeries(curves, "cpu-fp32"), 2);
+    study.setMetric(study::ComparedMetric::Perplexity);
+    QCOMPARE(curves.options().metric, CurveMetric::Perplexity);
+    QVERIFY(near(yAt(meanSeries(curves, "cpu-fp32"), 2), std::exp(loss)));
+
+    QFile file(QStringLiteral(PARITYLAB_SOURCE_DIR "/resources/studies/gpt.json"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    study.setSpec(QString::fromUtf8(file.readAll()), QStringLiteral("gpt"));
+    QCOMPARE(curves.options().metric, CurveMetric::TestLoss);  // the spec's default metric
+    QCOMPARE(curves.exportables().size(), std::size_t(5));
+    QCOMPARE(curves.exportables().back().name, QStringLiteral("curves-perplexity"));
   }
 
   // An empty chart has a sensible range and says what will appear.

@@ -6,6 +6,7 @@
 #include <QLineSeries>
 #include <QValueAxis>
 #include <QtTest>
+#include <cmath>
 
 #include "tests/ui/panels/statistics/reference_samples.h"
 #include "ui/charts/backend_colours.h"
@@ -83,6 +84,33 @@ class HistogramBarsTest : public QObject {
       }
     }
     QCOMPARE(areas, static_cast<int>(bars.size()));
+  }
+
+  // The histogram shows the metric the study is compared on: a loss in nats, said to be lower is
+  // better, with every completed run that has one.
+  void histogramFollowsTheComparedMetric() {
+    ShownStudy study;
+    RunData& data = *study.runs();
+    for (std::int64_t id = 1; id <= 6; ++id) {
+      study::RunKey k{id, id <= 3 ? "pure-bf16" : "cpu-fp32", static_cast<std::uint64_t>(id)};
+      study::RunStateEvent done;
+      done.run = k;
+      done.state = study::RunState::Completed;
+      done.finalAccuracy = 0.4;
+      done.finalTestLoss = 2.43 + 0.01 * double(id);
+      data.applyState(done);
+    }
+    data.flush();
+    DistributionsPanel panel(&study);
+    study.setMetric(study::ComparedMetric::ValidationLoss);
+    auto* x = qobject_cast<QValueAxis*>(panel.chart()->axes(Qt::Horizontal).first());
+    QVERIFY(x);
+    QCOMPARE(x->titleText(), QStringLiteral("final validation loss (nats) — lower is better"));
+    QVERIFY(x->min() <= 2.44 && x->max() >= 2.49 && x->max() < 2.6);
+    QVERIFY(panel.chart()->title().contains("validation loss"));
+    study.setMetric(study::ComparedMetric::Perplexity);
+    x = qobject_cast<QValueAxis*>(panel.chart()->axes(Qt::Horizontal).first());
+    QVERIFY(x->min() <= std::exp(2.44) && x->max() >= std::exp(2.49));
   }
 };
 

@@ -11,9 +11,9 @@
 #include "ui/panels/runs/runs_panel.h"
 #include "ui/panels/runs/runs_table_model.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
 #include "ui/session/study_bridge.h"
 #include "ui/session/study_progress.h"
-#include "ui/session/shown_study.h"
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -73,8 +73,10 @@ class RunsModelTest : public QObject {
              1.0);
     QVERIFY(model.index(1, RunsTableModel::Status).data().toString().contains("diverged"));
     QVERIFY(model.index(1, RunsTableModel::Status).data().toString().contains("epoch 3"));
-    QCOMPARE(data.finalAccuracies("tpu-bf16"), std::vector<double>{0.8125});
-    QVERIFY(data.finalAccuracies("cpu-fp32").empty());  // diverged runs are not accuracies
+    QCOMPARE(data.finalValues("tpu-bf16", study::ComparedMetric::Accuracy),
+             std::vector<double>{0.8125});
+    QVERIFY(
+        data.finalValues("cpu-fp32", study::ComparedMetric::Accuracy).empty());  // diverged: none
   }
 
   void batchesUpdates() {

@@ -4,9 +4,10 @@
 // names the test it assumes, and "detectable ≥" replaces observed power.
 #include "ui/panels/statistics/statistics_panel.h"
 
-#include <QTableWidget>
+#include <QFile>
 #include <QImage>
 #include <QPainter>
+#include <QTableWidget>
 #include <QtTest>
 #include <cmath>
 
@@ -46,7 +47,7 @@ class StatisticsPanelTest : public QObject {
     RunData& data = *study.runs();
     data.setRuns(referenceRuns(), "reference");
     StatisticsPanel panel(&study);
-    panel.setMarginPoints(1.0);
+    panel.setMargin(1.0);
     panel.setSelection("xla", "cuda");
     QCOMPARE(panel.rows().size(), std::size_t(1));
     const auto& c = panel.rows()[0].comparison;
@@ -101,7 +102,7 @@ class StatisticsPanelTest : public QObject {
     RunData& data = *study.runs();
     data.setRuns(referenceRuns(), "reference");
     StatisticsPanel panel(&study);
-    panel.setMarginPoints(0.5);
+    panel.setMargin(0.5);
     panel.setSelection("xla", "cuda");
     QStringList headers;
     for (int c = 0; c < panel.table()->columnCount(); ++c)
@@ -123,7 +124,7 @@ class StatisticsPanelTest : public QObject {
     QCOMPARE(cell(panel, "detectable ≥ (pts)"), QStringLiteral("1.00"));
     QVERIFY(panel.verdictText().contains("or more 90% of the time"));
     // Without a margin there is no runs-needed figure (never one for the observed difference).
-    panel.setMarginPoints(0.0);
+    panel.setMargin(0.0);
     QCOMPARE(cell(panel, "runs needed (TOST)"), QStringLiteral("—"));
   }
 
@@ -160,7 +161,7 @@ class StatisticsPanelTest : public QObject {
     RunData& data = *study.runs();
     data.setRuns(referenceRuns(), "reference");
     StatisticsPanel panel(&study);
-    panel.setMarginPoints(0.5);
+    panel.setMargin(0.5);
     panel.setSelection("xla", "cuda");
     panel.setTest(StatTest::MannWhitney);
     QVERIFY(panel.rows()[0].hodgesLehmann.has_value());
@@ -297,12 +298,55 @@ class StatisticsPanelTest : public QObject {
     data.setRuns(referenceRuns(), "reference");
     StatisticsPanel panel(&study);
     panel.setSelection("xla", "cuda");
-    panel.setMarginPoints(1.0);
+    panel.setMargin(1.0);
     panel.setAlpha(0.5);
     QVERIFY(panel.reportOptions().alpha < 0.5);
     QVERIFY(panel.rows()[0].comparison.tost.has_value());
     QVERIFY2(!panel.verdictText().contains("must be below"), qPrintable(panel.verdictText()));
     QVERIFY(!panel.plot()->title().contains(" 0% CI"));
+  }
+
+  // A language model's study is compared on its validation loss: the Metric chooser says so, the
+  // table writes nats to 4 decimals, the margin is in nats, the verdict says lower is better and
+  // is core's verdict for the same values; switching to accuracy compares the accuracies.
+  void languageModelStudyIsComparedOnValidationLossInNats() {
+    ShownStudy study;
+    QFile file(QStringLiteral(PARITYLAB_SOURCE_DIR "/resources/studies/gpt.json"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    study.setSpec(QString::fromUtf8(file.readAll()), QStringLiteral("gpt"));
+    QCOMPARE(study.metric(), study::ComparedMetric::ValidationLoss);
+    const std::vector<double> lossA = {2.4431, 2.4502, 2.4398, 2.4467, 2.4489};
+    const std::vector<double> lossB = {2.4298, 2.4310, 2.4275, 2.4333, 2.4301};
+    std::vector<ShownRun> runs;
+    for (int i = 0; i < 10; ++i) {
+      ShownRun r;
+      r.runId = i + 1;
+      r.backend = i < 5 ? "pure-bf16" : "cpu-fp32";
+      r.state = study::RunState::Completed;
+      r.finalTestLoss = i < 5 ? lossA[std::size_t(i)] : lossB[std::size_t(i - 5)];
+      r.finalAccuracy = i < 5 ? 0.40 + 0.001 * i : 0.41 + 0.001 * i;
+      runs.push_back(r);
+    }
+    study.runs()->setRuns(runs, "gpt");
+    StatisticsPanel panel(&study);
+    panel.setSelection("pure-bf16", "cpu-fp32");
+    panel.setMargin(0.01);  // nats
+    stats::CompareOptions o;
+    o.margin = 0.01;
+    o.words = study::metricWords(study::ComparedMetric::ValidationLoss);
+    const auto core = stats::compareSamples("pure-bf16", lossA, "cpu-fp32", lossB, o);
+    QCOMPARE(panel.verdictText(), QString::fromStdString(core.verdict));
+    QVERIFY(panel.verdictText().contains("lower is better"));
+    QCOMPARE(cell(panel, "mean A nats"), QStringLiteral("2.4457"));
+    QCOMPARE(cell(panel, "diff (nats)"), QString::number(core.t_test->mean_diff, 'f', 4));
+    QVERIFY(panel.plot()->title().contains("validation loss, nats"));
+
+    study.setMetric(study::ComparedMetric::Accuracy);
+    QVERIFY(panel.rows()[0].comparison.t_test);
+    QVERIFY(std::abs(panel.rows()[0].comparison.t_test->mean_a - 0.402) < 1e-12);
+    QCOMPARE(cell(panel, "mean A %"), QStringLiteral("40.20"));
+    QVERIFY(panel.reportOptions().metric == study::ComparedMetric::Accuracy);
+    QVERIFY(std::abs(*panel.reportOptions().margin - 0.01) < 1e-12);  // the default 1 point
   }
 };
 
