@@ -1,6 +1,7 @@
 #pragma once
 // torch.nn.GELU(approximate='tanh'), as GPT-2 and nanoGPT's MLP use it, elementwise on any shape:
-// y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed in fp32.
+// y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed in fp32 (the tanh kept for the
+// backward).
 
 #include "core/nn/layer.h"
 
@@ -15,6 +16,7 @@ class Gelu : public Layer {
  private:
   const Tensor* x_ = nullptr;
   Tensor y_, dx_;
+  std::vector<float> tanh_;  // of the last forward, per element
 };
 
 }  // namespace paritylab::nn
