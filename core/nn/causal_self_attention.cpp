@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/nn/conv_product_rules.h"
+
 namespace paritylab::nn {
 
 using backends::LayerKind;
@@ -12,9 +14,15 @@ using backends::Product;
 namespace {
 
 // One (batch, head) pair's call of a product: the step's extras (fp8 scales measured over the
-// whole tensors, X-ray slot) with its own stochastic-rounding stream.
-GemmExtras forHead(GemmExtras e, int bh) {
+// whole tensors, X-ray slot) with its own stochastic-rounding stream. `a` and `b` (null: not one)
+// are this call's operands that went through the activation store step (Q, K, V, P): when the
+// store step rounds as the product does (autocast's bf16), gemm reads them as they are.
+GemmExtras forHead(GemmExtras e, int bh, const StepContext& ctx, const backends::GemmPolicy& p,
+                   const float* a = nullptr, const float* b = nullptr) {
   e.seed = hashSeed(e.seed, std::uint64_t(bh));
+  const auto& stored = ctx.policy->storage.activations;
+  if (a && operandAlreadyStored(stored, p, Operand::A, e)) e.roundedA = a;
+  if (b && operandAlreadyStored(stored, p, Operand::B, e)) e.roundedB = b;
   return e;
 }
 
@@ -82,7 +90,8 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
   const backends::GemmPolicy& fwd = ctx.policy->gemmFor(LayerKind::Attention, Product::Forward);
   for (int bh = 0; bh < b * h; ++bh)  // S = scale * Q K^T
     gemm(fwd, Trans::No, Trans::Yes, t, t, d, scale, q_.data() + bh * td, d, k_.data() + bh * td, d,
-         0.0f, p_.data() + bh * tt, t, *ctx.workspace, forHead(scores, bh));
+         0.0f, p_.data() + bh * tt, t, *ctx.workspace,
+         forHead(scores, bh, ctx, fwd, q_.data() + bh * td, k_.data() + bh * td));
   // Causal softmax of each row: P[i, j] = exp(S[i, j] - max) / sum over j <= i, in fp32, or with
   // the scores, exponentials, sum and probabilities held in the policy's softmax format.
   const auto& held = ctx.policy->elementwise.softmax;
@@ -114,7 +123,8 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
   for (int bh = 0; bh < b * h; ++bh) {  // O[b, :, head] = P V
     float* o = o_.data() + std::size_t(bh / h) * t * c + std::size_t(bh % h) * d;
     gemm(fwd, Trans::No, Trans::No, t, d, t, 1.0f, p_.data() + bh * tt, t, v_.data() + bh * td, d,
-         0.0f, o, c, *ctx.workspace, forHead(values, bh));
+         0.0f, o, c, *ctx.workspace,
+         forHead(values, bh, ctx, fwd, p_.data() + bh * tt, v_.data() + bh * td));
   }
   ctx.storeActivation(o_, qkSite_ * 64 + 4);
   return cProj_.forward(o_, ctx);
@@ -141,9 +151,11 @@ const Tensor& CausalSelfAttention::backward(const Tensor& dy, StepContext& ctx) 
     const int bi = bh / h, hi = bh % h;
     const float* dO = dout.data() + std::size_t(bi) * t * c + std::size_t(hi) * d;
     gemm(data, Trans::No, Trans::Yes, t, t, d, 1.0f, dO, c, v_.data() + bh * td, d, 0.0f,
-         dp_.data() + bh * tt, t, *ctx.workspace, forHead(dpExtras, bh));
+         dp_.data() + bh * tt, t, *ctx.workspace,
+         forHead(dpExtras, bh, ctx, data, nullptr, v_.data() + bh * td));
     gemm(weight, Trans::Yes, Trans::No, d, t, t, 1.0f, dO, c, p_.data() + bh * tt, t, 0.0f,
-         dvT_.data(), t, *ctx.workspace, forHead(dvExtras, bh));
+         dvT_.data(), t, *ctx.workspace,
+         forHead(dvExtras, bh, ctx, weight, nullptr, p_.data() + bh * tt));
     for (int ti = 0; ti < t; ++ti) {
       float* dv = dqkv_.data() + (std::size_t(bi) * t + ti) * 3 * c + 2 * c + hi * d;
       for (int di = 0; di < d; ++di) dv[di] = dvT_[std::size_t(di) * t + ti];
@@ -173,9 +185,11 @@ const Tensor& CausalSelfAttention::backward(const Tensor& dy, StepContext& ctx) 
     const int bi = bh / h, hi = bh % h;
     float* dq = dqkv_.data() + std::size_t(bi) * t * 3 * c + std::size_t(hi) * d;
     gemm(data, Trans::No, Trans::No, t, d, t, 1.0f, dp_.data() + bh * tt, t, k_.data() + bh * td, d,
-         0.0f, dq, 3 * c, *ctx.workspace, forHead(dqExtras, bh));
+         0.0f, dq, 3 * c, *ctx.workspace,
+         forHead(dqExtras, bh, ctx, data, nullptr, k_.data() + bh * td));
     gemm(weight, Trans::Yes, Trans::No, t, d, t, 1.0f, dp_.data() + bh * tt, t, q_.data() + bh * td,
-         d, 0.0f, dq + c, 3 * c, *ctx.workspace, forHead(dkExtras, bh));
+         d, 0.0f, dq + c, 3 * c, *ctx.workspace,
+         forHead(dkExtras, bh, ctx, weight, nullptr, q_.data() + bh * td));
   }
   ctx.storeGradient(dqkv_.data(), dqkv_.size(), qkSite_);
   cAttn_.setNeedInputGrad(needInputGrad_);

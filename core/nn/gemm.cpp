@@ -207,7 +207,7 @@ void gemmReversedSummation(const backends::GemmPolicy& policy, Trans transA, Tra
   GemmExtras plain = extras;
   plain.writableA = plain.writableB = nullptr;
   plain.writableARounded = plain.writableBRounded = false;
-  plain.roundedB = nullptr;
+  plain.roundedA = plain.roundedB = nullptr;
   gemm(inOrder, Trans::No, Trans::No, m, n, k, alpha, reversedA.data(), k, reversedB.data(), n,
        beta, C, ldc, ws, plain);
 }
@@ -279,8 +279,12 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   const std::size_t mn = std::size_t(m) * n;
   const float unscale = 1.0f / (extras.scaleA * extras.scaleB);
   float* const writableA = extras.writableA == A ? extras.writableA : nullptr;
-  // A rounded in place by an earlier call (GemmExtras::writableARounded): read as it is.
-  const Rounder* const roundA = writableA && extras.writableARounded ? nullptr : operands;
+  // A rounded in place by an earlier call (GemmExtras::writableARounded) or by the store step
+  // (GemmExtras::roundedA): read as it is.
+  const Rounder* const roundA =
+      (writableA && extras.writableARounded) || (extras.roundedA && extras.roundedA == A)
+          ? nullptr
+          : operands;
   float* const writableB = extras.writableB == B ? extras.writableB : nullptr;
   const Rounder* const roundB =
       (writableB && extras.writableBRounded) || (extras.roundedB && extras.roundedB == B)

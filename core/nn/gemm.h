@@ -41,6 +41,9 @@ struct GemmExtras {
   // reads it as it is, without rounding or packing a copy. Same bits: rounding a representable
   // value leaves it as it is.
   const float* roundedB = nullptr;
+  // Equal to A: the same for A (attention's Q and P, stored as activations in the format its
+  // products round them to).
+  const float* roundedA = nullptr;
   // Non-null on a step the X-ray measures: gemm() adds this product's operands, as
   // scaled and rounded, and its output to the slot. Null (the default): no measurement.
   GemmXraySlot* xray = nullptr;

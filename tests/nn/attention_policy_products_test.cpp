@@ -162,5 +162,29 @@ TEST(AttentionPolicyProducts, EachBackwardProductReadsItsOwnField) {
   }
 }
 
+// Under autocast, Q, K, V and P go through the activation store step in bf16, the format their
+// products round them to, so gemm reads them as they are. Rounding a representable value leaves it
+// as it is: the same bits as a policy whose store step differs only in flushing subnormals (none
+// here), for which gemm rounds every operand again.
+TEST(AttentionPolicyProducts, OperandsStoredInTheProductsFormatAreReadAsTheyAre) {
+  const backends::PrecisionPolicy amp = backends::presetPolicy("gpu-amp-bf16");
+  backends::PrecisionPolicy rounding = amp;
+  rounding.storage.activations->subnormals = numerics::SubnormalMode::Flush;
+  const Tensor dy = randomTensor({kBatch, kT, kC}, 91);
+  std::vector<Tensor> outputs;
+  std::vector<std::vector<float>> grads;
+  for (const backends::PrecisionPolicy& policy : {amp, rounding}) {
+    Attention a(policy);
+    StepContext ctx = a.f.ctx();
+    outputs.push_back(a.layer.forward(a.x, ctx));
+    outputs.push_back(a.layer.backward(dy, ctx));
+    grads.push_back(a.f.params.gradData());
+  }
+  EXPECT_EQ(maxDifference(outputs[0], outputs[2]), 0.0);
+  EXPECT_EQ(maxDifference(outputs[1], outputs[3]), 0.0);
+  EXPECT_EQ(grads[0], grads[1]);
+  EXPECT_GT(maxDifference(outputs[0], Attention(backends::PrecisionPolicy{}).forward().y), 1e-4);
+}
+
 }  // namespace
 }  // namespace paritylab::nn

@@ -120,7 +120,9 @@ TEST(Fp8SiteScales, OnlyEightBitOperandsAreScaled) {
     scales.scales(0, backends::LayerKind::Linear, backends::Product::Forward, a, 3, a, 3, linear);
     scales.scales(1, backends::LayerKind::Attention, backends::Product::Forward, a, 3, a, 3,
                   attention);
-    if (step == 1) EXPECT_FLOAT_EQ(linear.scaleA, 224.0f);  // 448 / amax 2 from step 0
+    if (step == 1) {
+      EXPECT_FLOAT_EQ(linear.scaleA, 224.0f);  // 448 / amax 2 from step 0
+    }
     EXPECT_EQ(attention.scaleA, 1.0f);
     EXPECT_EQ(attention.scaleB, 1.0f);
   }
