@@ -142,8 +142,8 @@ class LayoutFitTest : public QObject {
     // The runs table shows its Final accuracy column whole, without scrolling.
     auto* table = window.runs()->findChild<QTableView*>();
     QVERIFY(table);
-    const int right = table->columnViewportPosition(RunsTableModel::FinalAccuracy) +
-                      table->columnWidth(RunsTableModel::FinalAccuracy);
+    const int right = table->columnViewportPosition(RunsTableModel::FinalMetric) +
+                      table->columnWidth(RunsTableModel::FinalMetric);
     QVERIFY2(right <= table->viewport()->width(),
              qPrintable(QStringLiteral("Final accuracy ends at %1 of %2")
                             .arg(right)

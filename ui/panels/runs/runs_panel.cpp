@@ -33,6 +33,9 @@ RunsPanel::RunsPanel(ShownStudy* study, QWidget* parent)
   studyLabel_->setTextFormat(Qt::RichText);
   studyLabel_->setWordWrap(true);
 
+  model_->setMetric(study->metric());
+  connect(study, &ShownStudy::metricChanged, this,
+          [this, study] { model_->setMetric(study->metric()); });
   sorted_->setSourceModel(model_);
   sorted_->setSortRole(RunsTableModel::SortRole);
   table_->setModel(sorted_);
@@ -53,7 +56,7 @@ RunsPanel::RunsPanel(ShownStudy* study, QWidget* parent)
   header->setSectionResizeMode(RunsTableModel::Backend, QHeaderView::Interactive);
   header->resizeSection(RunsTableModel::Progress, 46);
   header->setStretchLastSection(true);
-  // The panel never gets narrower than the table up to its Final accuracy column (1024-pixel
+  // The panel never gets narrower than the table up to its final metric's column (1024-pixel
   // windows cut it otherwise); columns after it may scroll.
   connect(header, &QHeaderView::sectionResized, this, &RunsPanel::updateMinimumWidth);
   // Click a column to sort by it (numbers as numbers; again to reverse); until then the runs keep
@@ -109,7 +112,7 @@ void RunsPanel::setActions(QAction* start, QAction* cancel, QAction* resume, QAc
 
 void RunsPanel::updateMinimumWidth() {
   const QHeaderView* header = table_->horizontalHeader();
-  const int fa = RunsTableModel::FinalAccuracy;
+  const int fa = RunsTableModel::FinalMetric;
   table_->setMinimumWidth(header->sectionPosition(fa) + header->sectionSize(fa) +
                           2 * table_->frameWidth() +
                           table_->verticalScrollBar()->sizeHint().width());

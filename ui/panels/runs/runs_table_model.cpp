@@ -64,8 +64,8 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
       return tr("Progress");
     case Loss:
       return tr("Train loss");
-    case FinalAccuracy:
-      return tr("Final accuracy");
+    case FinalMetric:  // "Final accuracy", "Final validation loss": the metric compared
+      return tr("Final %1").arg(QString::fromStdString(study::metricWords(metric_).name));
     case Wall:
       return tr("Wall time");
     default:
@@ -109,7 +109,7 @@ QVariant numberOrLast(double value) {
   return std::isfinite(value) ? QVariant(value) : QVariant(std::numeric_limits<double>::max());
 }
 
-QVariant sortKey(const ShownRun& run, int column, double progress) {
+QVariant sortKey(const ShownRun& run, int column, double progress, study::ComparedMetric metric) {
   switch (column) {
     case RunsTableModel::Backend:
       return run.backend;
@@ -127,9 +127,10 @@ QVariant sortKey(const ShownRun& run, int column, double progress) {
       return numberOrLast(run.state == study::RunState::Running ? run.currentLoss
                           : run.epochs.empty()                  ? std::nan("")
                                                                 : run.epochs.back().trainLoss);
-    case RunsTableModel::FinalAccuracy:
-      return numberOrLast(run.state == study::RunState::Completed ? run.finalAccuracy
-                                                                  : std::nan(""));
+    case RunsTableModel::FinalMetric:
+      return numberOrLast(run.state == study::RunState::Completed
+                              ? study::metricValue(metric, run.finalAccuracy, run.finalTestLoss)
+                              : std::nan(""));
     case RunsTableModel::Wall:
       return numberOrLast(run.wallSeconds > 0 ? run.wallSeconds : std::nan(""));
     default:
@@ -145,7 +146,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   const double progress = run.progress();
   if (role == ProgressRole) return progress;
   if (role == RunIdRole) return QVariant::fromValue<qint64>(run.runId);
-  if (role == SortRole) return sortKey(run, index.column(), progress);
+  if (role == SortRole) return sortKey(run, index.column(), progress, metric_);
   if (role == Qt::TextAlignmentRole)
     return index.column() == Backend || index.column() == Run || index.column() == Status
                ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
@@ -219,10 +220,12 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return tr("%1 epoch").arg(run.epochs.back().trainLoss, 0, 'f', 4);
       return QString();
     }
-    case FinalAccuracy:
-      return run.state == study::RunState::Completed
-                 ? QStringLiteral("%1%").arg(run.finalAccuracy * 100.0, 0, 'f', 2)
+    case FinalMetric: {
+      const double value = study::metricValue(metric_, run.finalAccuracy, run.finalTestLoss);
+      return run.state == study::RunState::Completed && std::isfinite(value)
+                 ? QString::fromStdString(study::metricWords(metric_).value(value))
                  : QString();
+    }
     case Wall:
       return run.wallSeconds > 0 ? QStringLiteral("%1 s").arg(run.wallSeconds, 0, 'f', 1)
                                  : QString();
@@ -234,6 +237,13 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
 void RunsTableModel::setHiddenRuns(const QSet<qint64>& runIds) {
   hidden_ = runIds;
   if (rows_ > 0) emit dataChanged(index(0, 0), index(rows_ - 1, ColumnCount - 1));
+}
+
+void RunsTableModel::setMetric(study::ComparedMetric metric) {
+  if (metric == metric_) return;
+  metric_ = metric;
+  emit headerDataChanged(Qt::Horizontal, FinalMetric, FinalMetric);
+  if (rows_ > 0) emit dataChanged(index(0, FinalMetric), index(rows_ - 1, FinalMetric));
 }
 
 void ProgressBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,

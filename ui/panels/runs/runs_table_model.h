@@ -6,6 +6,8 @@
 #include <QSet>
 #include <QStyledItemDelegate>
 
+#include "core/study/analysis/compared_metric.h"
+
 namespace paritylab::ui {
 
 class RunData;
@@ -23,7 +25,7 @@ class RunsTableModel : public QAbstractTableModel {
     Epoch,
     Progress,
     Loss,
-    FinalAccuracy,
+    FinalMetric,  // the final value of the metric the study is compared on
     Wall,
     ColumnCount
   };
@@ -41,10 +43,13 @@ class RunsTableModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
   // Runs whose curves the charts hide: their rows are greyed and say so in their tooltip.
   void setHiddenRuns(const QSet<qint64>& runIds);
+  // The metric the FinalMetric column shows (the shown study's compared metric).
+  void setMetric(study::ComparedMetric metric);
 
  private:
   RunData* data_;
   QSet<qint64> hidden_;
+  study::ComparedMetric metric_ = study::ComparedMetric::Accuracy;
   int rows_ = 0;  // rows announced to views (RunData may hold more until the next batch)
 };
 

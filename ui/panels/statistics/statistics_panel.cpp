@@ -341,8 +341,10 @@ void StatisticsPanel::recompute() {
     if (holm) p = row.pAdjusted;
     d.significant = p < options.alpha;
     d.equivalent = c.tost && c.tost->equivalent;
-    d.outcome = tr("%1 = %2 · %3")
-                    .arg(holm ? tr("Holm p") : tr("p"), formatPValue(p),
+    const QString pText = formatPValue(p);  // "0.0305", or "< 0.001" (then no "=")
+    d.outcome = tr("%1 %2 · %3")
+                    .arg(holm ? tr("Holm p") : tr("p"),
+                         pText.startsWith('<') ? pText : QStringLiteral("= ") + pText,
                          d.significant  ? tr("significant difference")
                          : d.equivalent ? tr("not significant; equivalent within ±%1")
                                               .arg(withUnit(QString::number(marginBox_->value())))

@@ -58,6 +58,7 @@ class RunsModelTest : public QObject {
 
     study::RunStateEvent done{key(1, "tpu-bf16", 7), study::RunState::Completed};
     done.finalAccuracy = 0.8125;
+    done.finalTestLoss = 0.61234;
     done.wallSeconds = 12.0;
     data.applyState(done);
     study::RunStateEvent diverged{key(2, "cpu-fp32", 7), study::RunState::Diverged, 3};
@@ -67,7 +68,7 @@ class RunsModelTest : public QObject {
     // Finished: the last epoch's mean training loss, not the last throttled step's.
     QCOMPARE(model.index(0, RunsTableModel::Loss).data().toString(),
              QStringLiteral("0.7000 epoch"));
-    QCOMPARE(model.index(0, RunsTableModel::FinalAccuracy).data().toString(),
+    QCOMPARE(model.index(0, RunsTableModel::FinalMetric).data().toString(),
              QStringLiteral("81.25%"));
     QCOMPARE(model.index(0, RunsTableModel::Progress).data(RunsTableModel::ProgressRole).toDouble(),
              1.0);
@@ -77,6 +78,15 @@ class RunsModelTest : public QObject {
              std::vector<double>{0.8125});
     QVERIFY(
         data.finalValues("cpu-fp32", study::ComparedMetric::Accuracy).empty());  // diverged: none
+    // The column shows the metric the study is compared on, header included.
+    model.setMetric(study::ComparedMetric::ValidationLoss);
+    QCOMPARE(
+        model.headerData(RunsTableModel::FinalMetric, Qt::Horizontal, Qt::DisplayRole).toString(),
+        QStringLiteral("Final validation loss"));
+    QCOMPARE(model.index(0, RunsTableModel::FinalMetric).data().toString(),
+             QStringLiteral("0.6123 nats"));
+    QCOMPARE(model.index(0, RunsTableModel::FinalMetric).data(RunsTableModel::SortRole).toDouble(),
+             0.61234);
   }
 
   void batchesUpdates() {
@@ -182,17 +192,17 @@ class RunsModelTest : public QObject {
     }
     data.flush();
     QAbstractItemModel* shown = panel.table()->model();
-    QCOMPARE(shown->index(0, RunsTableModel::FinalAccuracy).data().toString(),
+    QCOMPARE(shown->index(0, RunsTableModel::FinalMetric).data().toString(),
              QStringLiteral("85.00%"));  // the study's order until a column is clicked
-    emit panel.table()->horizontalHeader()->sectionClicked(RunsTableModel::FinalAccuracy);
+    emit panel.table()->horizontalHeader()->sectionClicked(RunsTableModel::FinalMetric);
     QStringList order;
     for (int row = 0; row < 3; ++row)
-      order << shown->index(row, RunsTableModel::FinalAccuracy).data().toString();
+      order << shown->index(row, RunsTableModel::FinalMetric).data().toString();
     QCOMPARE(order, (QStringList{"9.00%", "10.00%", "85.00%"}));
-    emit panel.table()->horizontalHeader()->sectionClicked(RunsTableModel::FinalAccuracy);
-    QCOMPARE(shown->index(0, RunsTableModel::FinalAccuracy).data().toString(),
+    emit panel.table()->horizontalHeader()->sectionClicked(RunsTableModel::FinalMetric);
+    QCOMPARE(shown->index(0, RunsTableModel::FinalMetric).data().toString(),
              QStringLiteral("85.00%"));  // clicked again: descending
-    panel.sortBy(RunsTableModel::FinalAccuracy);
+    panel.sortBy(RunsTableModel::FinalMetric);
     QSignalSpy selected(&panel, &RunsPanel::runSelectionChanged);
     panel.table()->selectRow(0);
     QCOMPARE(panel.selectedRuns(), QSet<qint64>{2});
