@@ -8,8 +8,7 @@
 #include <cmath>
 #include <optional>
 
-#include "core/nn/causal_self_attention.h"
-#include "nn_test_support.h"
+#include "attention_test_support.h"
 
 namespace paritylab::nn {
 namespace {
@@ -17,7 +16,7 @@ namespace {
 using testing::Fixture;
 using testing::randomTensor;
 
-constexpr int kBatch = 2, kT = 6, kC = 8, kHeads = 2, kHeadDim = kC / kHeads;
+using namespace testing;  // the attention under test and its shape
 
 numerics::RoundingSpec bf16() {
   return {*numerics::parseFormat("bf16")};
@@ -38,19 +37,10 @@ struct Outputs {
 };
 
 // The layer under `policy` with fixed parameters and input; its output and probabilities.
-struct Attention {
-  Fixture f;
-  CausalSelfAttention layer{f.builder, "attn", kC, kHeads};
-  Tensor x = randomTensor({kBatch, kT, kC}, 5, -1.5, 1.5);
-  explicit Attention(const backends::PrecisionPolicy& policy) {
-    f.policy = policy;
-    f.params.finalize(false);
-    for (std::size_t id = 0; id < f.params.infos().size(); ++id)
-      testing::fillUniform(f.params.master(int(id)), f.params.infos()[id].size, 40 + id, -0.6, 0.6);
-  }
+struct Attention : AttentionUnderTest {
+  explicit Attention(const backends::PrecisionPolicy& policy) : AttentionUnderTest(policy, 0.6) {}
   Outputs forward() {
-    StepContext ctx = f.ctx();
-    const Tensor& y = layer.forward(x, ctx);
+    const Tensor& y = run();
     return {y, layer.probabilities()};
   }
 };

@@ -7,12 +7,11 @@
 #include <cmath>
 #include <optional>
 
-#include "core/nn/causal_self_attention.h"
+#include "attention_test_support.h"
 #include "core/nn/gpt_block.h"
 #include "core/nn/layer_norm.h"
 #include "core/nn/linear.h"
 #include "core/nn/softmax_cross_entropy.h"
-#include "nn_test_support.h"
 
 namespace paritylab::nn {
 namespace {
@@ -37,23 +36,14 @@ double maxDifference(const Tensor& a, const Tensor& b) {
   return m;
 }
 
-constexpr int kBatch = 2, kT = 6, kC = 8, kHeads = 2, kHeadDim = kC / kHeads;
+using namespace testing;  // the attention under test and its shape
 
 // The attention layer's probabilities under `policy`, and the scores a reference recomputes from
 // the same projection (nn::Linear under the same policy: fp32 here).
-struct Attention {
-  Fixture f;
-  CausalSelfAttention layer{f.builder, "attn", kC, kHeads};
-  Tensor x = randomTensor({kBatch, kT, kC}, 5, -1.5, 1.5);
-  explicit Attention(const backends::PrecisionPolicy& policy) {
-    f.policy = policy;
-    f.params.finalize(false);
-    for (std::size_t id = 0; id < f.params.infos().size(); ++id)
-      testing::fillUniform(f.params.master(int(id)), f.params.infos()[id].size, 40 + id, -0.9, 0.9);
-  }
+struct Attention : AttentionUnderTest {
+  explicit Attention(const backends::PrecisionPolicy& policy) : AttentionUnderTest(policy, 0.9) {}
   Tensor probabilities() {
-    StepContext ctx = f.ctx();
-    layer.forward(x, ctx);
+    run();
     return layer.probabilities();
   }
 };
