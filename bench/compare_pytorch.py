@@ -183,6 +183,17 @@ def gpt(torch, vocab, n_layer=4, n_head=4, n_embd=128, block_size=64):
     return Gpt()
 
 
+def timed_steps(model, step, warmup, steps):
+    """Seconds for `steps` calls of step() in training mode, after `warmup` untimed ones."""
+    model.train()
+    for _ in range(warmup):
+        step()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    return time.perf_counter() - start
+
+
 def torch_tokens_per_second(torch, model, tokens, batch, block, warmup, steps):
     """Random windows of `tokens` (a 1-D int64 tensor), next-token cross-entropy, AdamW."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.99),
@@ -199,13 +210,7 @@ def torch_tokens_per_second(torch, model, tokens, batch, block, warmup, steps):
         loss.backward()
         optimizer.step()
 
-    model.train()
-    for _ in range(warmup):
-        step()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    return steps * batch * block / (time.perf_counter() - start)
+    return steps * batch * block / timed_steps(model, step, warmup, steps)
 
 
 def check_same_model(model, paritylab_shapes):
@@ -239,13 +244,7 @@ def torch_images_per_second(torch, model, x, y, batch, warmup, steps):
         loss.backward()
         optimizer.step()
 
-    model.train()
-    for _ in range(warmup):
-        step()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    return steps * batch / (time.perf_counter() - start)
+    return steps * batch / timed_steps(model, step, warmup, steps)
 
 
 def paritylab_bench(cli, args, backend, warmup, steps):
