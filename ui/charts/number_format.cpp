@@ -35,7 +35,8 @@ QString formatInterval(double low, double high) {
 }
 
 QString formatAmount(double value, const stats::MetricWords& words) {
-  return fixed(value * words.scale, words.decimals);
+  if (!std::isfinite(value)) return fixed(value, 0);  // "—", "∞", "−∞"
+  return QString::fromStdString(words.amount(value));  // as the verdicts write it
 }
 
 QString formatInterval(double low, double high, const stats::MetricWords& words) {
