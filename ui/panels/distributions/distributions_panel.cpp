@@ -86,19 +86,19 @@ void DistributionsPanel::rebuild() {
   const QString unit = valueUnit(words);
   hint_->setText(tr("The final %1 of each completed run appears here.").arg(metric));
   auto* x = new QValueAxis;
-  QString axisTitle =
-      unit.isEmpty() ? tr("final %1").arg(metric) : tr("final %1 (%2)").arg(metric, unit);
-  if (words.lowerIsBetter) axisTitle += tr(" — lower is better");
-  x->setTitleText(axisTitle);
+  x->setTitleText(unit.isEmpty() ? tr("final %1").arg(metric)
+                                 : tr("final %1 (%2)").arg(metric, unit));
   // Counts above zero; beneath it one labelled row of dots per backend.
   auto* y = new QCategoryAxis;
   y->setTitleText(tr("runs"));
   y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
   chart_->addAxis(x, Qt::AlignBottom);
   chart_->addAxis(y, Qt::AlignLeft);
+  // Said in the title, which has the window's width (a 1024-pixel window cut it off the axis).
+  const QString better = words.lowerIsBetter ? tr(" (lower is better)") : QString();
   chart_->setTitle(data_->title().isEmpty()
-                       ? tr("Final %1 by backend").arg(metric)
-                       : tr("%1 — final %2 by backend").arg(data_->title(), metric));
+                       ? tr("Final %1 by backend%2").arg(metric, better)
+                       : tr("%1 — final %2 by backend%3").arg(data_->title(), metric, better));
 
   // Backends with at least one completed run, in RunData order.
   QStringList names;
