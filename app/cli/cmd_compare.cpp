@@ -49,9 +49,9 @@ void printChurn(const study::DivergenceReport& r, double alpha) {
   int width = 12;  // as wide as the longest backend name
   for (const std::string& name : r.backends) width = std::max(width, int(name.size()));
   std::printf(
-      "\nChurn matrix (%% of test predictions that differ; diagonal: two seeds of the "
+      "\nChurn matrix (%% of %s that differ; diagonal: two seeds of the "
       "row's backend, off-diagonal: the same seed)\n  %-*s",
-      width, "");
+      r.predictions.c_str(), width, "");
   for (const std::string& column : r.backends) std::printf(" %*s", width, column.c_str());
   std::printf("\n");
   for (std::size_t i = 0; i < r.backends.size(); ++i) {
@@ -126,11 +126,14 @@ void printTests(const study::DivergenceReport& r, double alpha) {
 
 void printClassesAndWeights(const study::DivergenceReport& r, double alpha) {
   if (!r.classes.empty()) {
+    const bool bands = r.grouping == study::ClassGrouping::TokenFrequencyBands;
     std::printf(
-        "\nPer class (accuracy; difference %s - %s in points with its %g%% Welch CI; Holm "
-        "over the classes)\n  %-18s %9s %9s %8s %20s %9s\n",
-        r.a.c_str(), r.b.c_str(), 100 * (1 - alpha), "class", r.a.c_str(), r.b.c_str(), "diff",
-        "CI", "Holm p");
+        "\nPer %s (accuracy%s; difference %s - %s in points with its %g%% Welch CI; Holm "
+        "over the %s)\n  %-18s %9s %9s %8s %20s %9s\n",
+        bands ? "token-frequency band" : "class",
+        bands ? " at the positions whose target is in the band" : "", r.a.c_str(), r.b.c_str(),
+        100 * (1 - alpha), bands ? "bands" : "classes", bands ? "band" : "class", r.a.c_str(),
+        r.b.c_str(), "diff", "CI", "Holm p");
     for (const study::ClassRow& c : r.classes) {
       const auto& w = c.difference.welch;
       char ci[48] = "n/a (no variance)", holm[32] = "n/a";
@@ -142,6 +145,8 @@ void printClassesAndWeights(const study::DivergenceReport& r, double alpha) {
                   percent(c.meanA).c_str(), percent(c.meanB).c_str(), 100 * w.mean_diff, ci, holm,
                   c.difference.beyond_seed_noise ? "  beyond the seed noise" : "");
     }
+    for (const study::ClassRow& c : r.classes)
+      if (!c.members.empty()) std::printf("  %s: %s\n", c.className.c_str(), c.members.c_str());
   }
   if (!r.layers.empty()) {
     const int epoch = r.layers.front().epochs.back();

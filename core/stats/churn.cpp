@@ -128,7 +128,7 @@ ChurnEstimate seedChurn(std::span<const SeededPredictions> runs, const Bootstrap
 
 ChurnComparison compareChurn(const std::string& name_a, std::span<const SeededPredictions> a,
                              const std::string& name_b, std::span<const SeededPredictions> b,
-                             const BootstrapOptions& options) {
+                             const BootstrapOptions& options, const std::string& predictions) {
   ChurnComparison c;
   c.name_a = name_a;
   c.name_b = name_b;
@@ -140,8 +140,8 @@ ChurnComparison compareChurn(const std::string& name_a, std::span<const SeededPr
                  ": precision churn needs seed-matched runs.";
     return c;
   }
-  std::string s = name_a + " changes " + churnPercent(c.precision.mean) +
-                  " of test predictions against " + name_b + " at the same seed";
+  std::string s = name_a + " changes " + churnPercent(c.precision.mean) + " of " + predictions +
+                  " against " + name_b + " at the same seed";
   if (c.seed_floor.pairs == 0) {
     c.seed_to_precision_ratio = kNaN;
     c.headline = s + "; " + name_b +

@@ -64,8 +64,10 @@ struct ChurnComparison {
 // with different seeds disagree on 7.8%: the precision changes the model about 4 times less than
 // the seed does." (percentages with 2 significant digits, the ratio rounded to 2 significant
 // digits; "about as much as" between 0.8 and 1.25; explains missing pairs in words).
+// `predictions` names what is compared ("next-token predictions" for a language model).
 ChurnComparison compareChurn(const std::string& name_a, std::span<const SeededPredictions> a,
                              const std::string& name_b, std::span<const SeededPredictions> b,
-                             const BootstrapOptions& options = {});
+                             const BootstrapOptions& options = {},
+                             const std::string& predictions = "test predictions");
 
 }  // namespace paritylab::stats

@@ -11,6 +11,7 @@
 #include "core/stats/churn.h"
 #include "core/stats/descriptive.h"
 #include "core/stats/detectable_difference.h"
+#include "core/stats/frequency_bands.h"
 #include "core/stats/hodges_lehmann.h"
 #include "core/stats/mann_whitney.h"
 #include "core/stats/mcnemar.h"

@@ -108,6 +108,23 @@ TEST_F(LanguageModelStudy, PerplexityIsTheExponentialOfTheLossPerToken) {
 TEST_F(LanguageModelStudy, CompareAndReportWorkOnTheValidationPositions) {
   const auto compare = runCli({"compare", db(), "--a", "tpu-bf16", "--b", "cpu-fp32", "--json"});
   ASSERT_EQ(compare.exitCode, 0) << compare.err;
+  // Per token-frequency band rather than per symbol: every validation position lands in exactly
+  // one band, so the bands' accuracies weighted by their positions give back the runs' mean
+  // next-token accuracy.
+  const json divergence = json::parse(compare.out);
+  EXPECT_EQ(divergence["class_grouping"], "token_frequency_bands");
+  EXPECT_NE(divergence["headline"].get<std::string>().find("of next-token predictions"),
+            std::string::npos)
+      << divergence["headline"];
+  ASSERT_FALSE(divergence["classes"].empty()) << compare.out;
+  EXPECT_EQ(divergence["classes"][0]["name"], "frequent tokens");
+  double positions = 0, weighted = 0;
+  for (const json& band : divergence["classes"]) {
+    EXPECT_NE(band["members"].get<std::string>().find("of the positions"), std::string::npos);
+    positions += band["examples"].get<double>();
+    weighted += band["examples"].get<double>() * band["mean_a"].get<double>();
+  }
+  EXPECT_NEAR(weighted / positions, divergence["welch"]["mean_a"].get<double>(), 1e-12);
   const auto report = runCli({"report", db(), "--csv", folder_->file("report.csv")});
   ASSERT_EQ(report.exitCode, 0) << report.out << report.err;
 }

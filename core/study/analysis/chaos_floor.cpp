@@ -55,8 +55,8 @@ std::string headlineOf(const ChaosFloorReport& floor, const DivergenceReport& re
   if (!report.churn || report.churn->precision.pairs == 0 || report.churn->precision.mean == 0)
     return {};
   const stats::ChurnEstimate& precision = report.churn->precision;
-  std::string s = report.a + " changes " + stats::churnPercent(precision.mean) +
-                  " of test predictions against " + report.b + " at the same seed; ";
+  std::string s = report.a + " changes " + stats::churnPercent(precision.mean) + " of " +
+                  report.predictions + " against " + report.b + " at the same seed; ";
   const ChaosFloorPart* largest = nullptr;
   bool first = true;
   for (const ChaosFloorPart& part : floor.parts) {

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
+#include "core/nn/training_choices.h"
+#include "core/stats/frequency_bands.h"
 #include "core/study/analysis/chaos_floor.h"
 #include "core/study/analysis/divergence_runs.h"
 #include "core/study/store/results_store.h"
@@ -81,14 +85,38 @@ void accuracyTests(const BackendRuns& a, const BackendRuns& b, const DivergenceO
   }
 }
 
-// Per-class accuracy of A and B.
+// "space e t o a h n s r (9 symbols, 34.2% of the positions)": a band's symbols, the most
+// frequent first, at most kShownSymbols of them named.
+std::string bandMembers(const stats::FrequencyBands& bands, std::size_t band,
+                        const std::vector<std::string>& symbolNames, std::size_t positions) {
+  constexpr std::size_t kShownSymbols = 12;
+  const std::vector<int>& symbols = bands.symbols[band];
+  std::string text;
+  for (std::size_t i = 0; i < symbols.size() && i < kShownSymbols; ++i) {
+    const auto s = std::size_t(symbols[i]);
+    text += (i ? " " : "") + (s < symbolNames.size() ? symbolNames[s] : std::to_string(s));
+  }
+  if (symbols.size() > kShownSymbols) text += " ...";
+  char share[64];
+  std::snprintf(share, sizeof share, "%.1f%% of the positions",
+                100.0 * double(bands.positions[band]) / double(positions));
+  return text + " (" + std::to_string(symbols.size()) +
+         (symbols.size() == 1 ? " symbol, " : " symbols, ") + share + ")";
+}
+
+// Per-class accuracy of A and B; for a language model, per token-frequency band.
 void classTable(const BackendRuns& a, const BackendRuns& b, const ResultsStore::TestSet& testSet,
                 const DivergenceOptions& options, DivergenceReport& report) {
   const std::size_t classes = testSet.classNames.size();
+  std::optional<stats::FrequencyBands> bands;
+  if (report.grouping == ClassGrouping::TokenFrequencyBands)
+    bands = stats::frequencyBands(testSet.labels, classes);
   const auto perRun = [&](const BackendRuns& x) {
     std::vector<std::vector<double>> out;
-    for (const stats::SeededPredictions& p : x.withPredictions)
-      out.push_back(stats::perClassAccuracy(testSet.labels, p.predicted, classes));
+    for (const stats::SeededPredictions& p : x.withPredictions) {
+      out.push_back(bands ? stats::perBandAccuracy(testSet.labels, p.predicted, *bands)
+                          : stats::perClassAccuracy(testSet.labels, p.predicted, classes));
+    }
     return out;
   };
   const std::vector<std::vector<double>> runsA = perRun(a), runsB = perRun(b);
@@ -96,14 +124,23 @@ void classTable(const BackendRuns& a, const BackendRuns& b, const ResultsStore::
   try {
     differences = stats::compareClasses(runsA, runsB, options.alpha);
   } catch (const std::invalid_argument& e) {
-    report.notes.push_back(std::string("no per-class comparison: ") + e.what());
+    report.notes.push_back(
+        std::string(bands ? "no per-band comparison: " : "no per-class comparison: ") + e.what());
     return;
   }
   for (const stats::ClassDifference& d : differences) {
     ClassRow row;
     row.classIndex = d.class_index;
-    row.className =
-        d.class_index < classes ? testSet.classNames[d.class_index] : std::to_string(d.class_index);
+    if (bands) {
+      row.className = bands->names[d.class_index] + " tokens";
+      row.members = bandMembers(*bands, d.class_index, testSet.classNames, testSet.labels.size());
+      row.examples = bands->positions[d.class_index];
+    } else {
+      row.examples = std::size_t(
+          std::count(testSet.labels.begin(), testSet.labels.end(), std::int32_t(d.class_index)));
+      row.className = d.class_index < classes ? testSet.classNames[d.class_index]
+                                              : std::to_string(d.class_index);
+    }
     for (const auto& r : runsA) row.meanA += r[d.class_index] / double(runsA.size());
     for (const auto& r : runsB) row.meanB += r[d.class_index] / double(runsB.size());
     row.difference = d;
@@ -122,6 +159,11 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
   if (store.hasStudy()) {
     const StudySpec spec = store.loadStudySpec();
     report.weightsKept = spec.keepWeights;
+    if (nn::isLanguageModel(spec.train.model)) {
+      report.grouping = ClassGrouping::TokenFrequencyBands;
+      report.predictions = "next-token predictions";
+      report.examples = "positions";
+    }
     entries = spec.backends;
     for (const BackendEntry& e : spec.backends) specBackends.push_back(e.name);
   } else {
@@ -168,8 +210,8 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
   }
 
   if (!a->withPredictions.empty() && !b->withPredictions.empty()) {
-    report.churn =
-        stats::compareChurn(a->name, a->withPredictions, b->name, b->withPredictions, boot);
+    report.churn = stats::compareChurn(a->name, a->withPredictions, b->name, b->withPredictions,
+                                       boot, report.predictions);
     report.mcnemar = stats::mcnemarSeedPairs(testSet->labels, a->withPredictions,
                                              b->withPredictions, options.alpha);
     classTable(*a, *b, *testSet, options, report);

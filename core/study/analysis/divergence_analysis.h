@@ -7,7 +7,8 @@
 //   headline        the plain-words sentence of stats::compareChurn;
 //   McNemar         per seed-matched pair, Holm across pairs;
 //   paired tests    paired t and Wilcoxon on seed-matched final accuracies, beside Welch;
-//   per class       mean accuracy per class, difference A - B with Welch CI and Holm p;
+//   per class       mean accuracy per class, difference A - B with Welch CI and Holm p (for a
+//                   language model per token-frequency band);
 //   weights         per layer and epoch: ||W_A - W_B|| / ||W_B|| at the same seed, and between two
 //                   seeds of B as the floor;
 //   chaos floor     the same against B's runs perturbed at the level of rounding noise
@@ -47,10 +48,18 @@ struct ChurnCell {
   stats::ChurnEstimate churn;  // pairs == 0: undefined (fewer than 2 seeds, or no shared seed)
 };
 
-// One class's accuracy under A and B (fractions), and the difference A - B.
+// What the per-class table's rows are: the dataset's classes, or for a language model the
+// token-frequency bands of the validation targets (stats/frequency_bands.h), since a vocabulary
+// is too many classes to test one by one.
+enum class ClassGrouping { Classes, TokenFrequencyBands };
+
+// One class's (or band's) accuracy under A and B (fractions), and the difference A - B.
 struct ClassRow {
-  std::size_t classIndex = 0;
-  std::string className;              // from the dataset ("T-shirt/top" ...), else the index
+  std::size_t classIndex = 0;         // the class, or the band (0 = the most frequent tokens)
+  std::string className;              // from the dataset ("T-shirt/top" ...), else the index;
+                                      // a band: "frequent tokens", "medium tokens", "rare tokens"
+  std::string members;                // a band's symbols and share of the positions, else ""
+  std::size_t examples = 0;           // test examples (positions) of the class or band
   double meanA = 0.0, meanB = 0.0;    // mean over runs
   stats::ClassDifference difference;  // Welch CI, Holm p, beyond_seed_noise
 };
@@ -95,6 +104,10 @@ struct ChaosFloorReport {
 struct DivergenceReport {
   std::string a, b;
   std::vector<std::string> classNames;  // dataset's class names (index strings if unnamed)
+  ClassGrouping grouping = ClassGrouping::Classes;  // what `classes` holds
+  // What the churn counts, in words: "test predictions" of "examples", or for a language model
+  // "next-token predictions" at validation "positions".
+  std::string predictions = "test predictions", examples = "examples";
 
   // Backends with stored predictions, in the study's order; matrix row-major, size n x n.
   std::vector<std::string> backends;

@@ -136,6 +136,8 @@ json divergenceJson(const DivergenceReport& r, const DivergenceOptions& options)
       {"bootstrap", {{"resamples", options.bootstrap.resamples}, {"seed", options.bootstrap.seed}}},
       {"backends", r.backends},
       {"class_names", r.classNames},
+      {"class_grouping",
+       r.grouping == ClassGrouping::TokenFrequencyBands ? "token_frequency_bands" : "classes"},
       {"weights_kept", r.weightsKept},
       {"notes", r.notes}};
   json matrix = json::array();
@@ -175,6 +177,8 @@ json divergenceJson(const DivergenceReport& r, const DivergenceOptions& options)
   for (const ClassRow& c : r.classes) {
     classes.push_back({{"index", c.classIndex},
                        {"name", c.className},
+                       {"members", c.members},
+                       {"examples", c.examples},
                        {"mean_a", num(c.meanA)},
                        {"mean_b", num(c.meanB)},
                        {"mean_diff", num(c.difference.welch.mean_diff)},
@@ -217,7 +221,7 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
       {"a", "b", "seed", "only_a_correct", "only_b_correct", "p_value", "p_holm", "rejected"}};
   std::vector<std::vector<std::string>> classes = {
       {"a", "b", "class_index", "class_name", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high",
-       "p_value", "p_holm", "sd_reference", "beyond_seed_noise"}};
+       "p_value", "p_holm", "sd_reference", "beyond_seed_noise", "members"}};
   std::vector<std::vector<std::string>> weights = {
       {"a", "b", "layer", "epoch", "precision", "seed_floor", "precision_pairs", "seed_pairs"}};
   std::set<std::string> chaosWritten;  // a floor shared by several pairs: its tables once
@@ -285,7 +289,7 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
       classes.push_back({r.a, r.b, std::to_string(c.classIndex), c.className, cell(c.meanA),
                          cell(c.meanB), cell(d.welch.mean_diff), cell(d.welch.ci_low),
                          cell(d.welch.ci_high), cell(d.welch.p_value), cell(d.p_holm),
-                         cell(d.sd_reference), d.beyond_seed_noise ? "yes" : "no"});
+                         cell(d.sd_reference), d.beyond_seed_noise ? "yes" : "no", c.members});
     }
     for (const LayerDivergence& l : r.layers) {
       for (std::size_t e = 0; e < l.epochs.size(); ++e) {

@@ -35,6 +35,7 @@ ChurnMatrixView::ChurnMatrixView(QWidget* parent) : QWidget(parent) {
 void ChurnMatrixView::setReport(const study::DivergenceReport& report) {
   backends_ = report.backends;
   cells_ = report.churnMatrix;
+  predictions_ = QString::fromStdString(report.predictions);
   if (cells_.size() != backends_.size() * backends_.size()) cells_.clear(), backends_.clear();
   a_ = report.a;
   b_ = report.b;
@@ -65,10 +66,11 @@ QColor ChurnMatrixView::cellColour(int row, int column) const {
 }
 
 QString ChurnMatrixView::title() const {
-  return tr("Churn: % of test predictions two runs disagree on (%1% bootstrap CI beneath). Off "
+  return tr("Churn: % of %2 two runs disagree on (%1% bootstrap CI beneath). Off "
             "the diagonal: the two backends at the same seed (precision churn); on the diagonal: "
             "two seeds of one backend (seed churn, the noise floor).")
-      .arg(100.0 * (1.0 - (cells_.empty() ? 0.05 : cells_.front().churn.ci.alpha)), 0, 'g', 3);
+      .arg(100.0 * (1.0 - (cells_.empty() ? 0.05 : cells_.front().churn.ci.alpha)), 0, 'g', 3)
+      .arg(predictions_);
 }
 
 int ChurnMatrixView::titleHeight(int width) const {
@@ -189,11 +191,11 @@ bool ChurnMatrixView::event(QEvent* e) {
                        .arg(QString::fromStdString(x.row))
                  : tr("%1 against %2 at the same seed (precision churn)")
                        .arg(QString::fromStdString(x.row), QString::fromStdString(x.column));
-      const QString value = x.churn.pairs == 0
-                                ? churnCellReason(x)
-                                : tr("%1 of test predictions differ, mean over %2 run pairs")
-                                      .arg(formatChurnCell(x.churn.mean))
-                                      .arg(x.churn.pairs);
+      const QString value = x.churn.pairs == 0 ? churnCellReason(x)
+                                               : tr("%1 of %3 differ, mean over %2 run pairs")
+                                                     .arg(formatChurnCell(x.churn.mean))
+                                                     .arg(x.churn.pairs)
+                                                     .arg(predictions_);
       QToolTip::showText(help->globalPos(), what + QStringLiteral("\n") + value, this);
       return true;
     }

@@ -44,6 +44,7 @@ class ChurnMatrixView : public QWidget {
 
   std::vector<std::string> backends_;
   std::vector<study::ChurnCell> cells_;
+  QString predictions_;  // "test predictions", "next-token predictions"
   std::string a_, b_;
   QString empty_;
   double highest_ = 0.0;  // the largest defined churn: the colour scale's top

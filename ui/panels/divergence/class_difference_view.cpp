@@ -51,17 +51,37 @@ void ClassDifferenceView::setReport(const study::DivergenceReport& report, doubl
   a_ = report.a;
   b_ = report.b;
   alpha_ = alpha;
+  bands_ = report.grouping == study::ClassGrouping::TokenFrequencyBands;
+  members_.clear();
+  for (const study::ClassRow& row : report.classes) {
+    if (row.members.empty()) continue;
+    members_ +=
+        QStringLiteral("\n%1: %2")
+            .arg(QString::fromStdString(row.className), QString::fromStdString(row.members));
+  }
   empty_ = classDifferencesEmptyReason(report);
   updateGeometry();
   update();
 }
 
 QString ClassDifferenceView::title() const {
+  const QString a = QString::fromStdString(a_.empty() ? "A" : a_);
+  const QString b = QString::fromStdString(b_.empty() ? "B" : b_);
+  if (bands_) {
+    return tr("Next-token accuracy per token-frequency band, %1 − %2 (percentage points; the "
+              "validation targets' symbols ranked by frequency and cut into thirds of the "
+              "positions): bar = mean difference, whiskers = %3% Welch CI, grey band = ± %2's "
+              "run-to-run SD of that band (the seed noise); red and ▲: beyond the seed noise "
+              "(Holm p < %4).")
+               .arg(a, b)
+               .arg(100.0 * (1.0 - alpha_), 0, 'g', 3)
+               .arg(alpha_, 0, 'g', 3) +
+           members_;
+  }
   return tr("Accuracy per class, %1 − %2 (percentage points): bar = mean difference, whiskers = "
             "%3% Welch CI, grey band = ± %2's run-to-run SD of that class (the seed noise); red "
             "and ▲: beyond the seed noise (Holm p < %4).")
-      .arg(QString::fromStdString(a_.empty() ? "A" : a_),
-           QString::fromStdString(b_.empty() ? "B" : b_))
+      .arg(a, b)
       .arg(100.0 * (1.0 - alpha_), 0, 'g', 3)
       .arg(alpha_, 0, 'g', 3);
 }
@@ -146,7 +166,8 @@ void ClassDifferenceView::paintTo(QPainter& p, const QSize& size) const {
   }
   p.drawText(QRectF(plot.left(), plot.bottom() + 6 + fm.height(), plot.width(), fm.height()),
              Qt::AlignHCenter,
-             tr("%1 − %2, percentage points of class accuracy")
+             (bands_ ? tr("%1 − %2, percentage points of next-token accuracy in the band")
+                     : tr("%1 − %2, percentage points of class accuracy"))
                  .arg(QString::fromStdString(a_), QString::fromStdString(b_)));
   p.drawText(QRectF(plot.right() + 6, plot.top() - fm.height() - 2, kPColumn, fm.height()),
              Qt::AlignLeft, tr("Holm p"));

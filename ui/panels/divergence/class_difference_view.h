@@ -16,7 +16,7 @@ namespace paritylab::ui {
 
 // One class as drawn, in percentage points.
 struct ClassBar {
-  QString label;                                 // class name
+  QString label;                                 // class name, or band ("rare tokens")
   double diff = 0.0, ciLow = 0.0, ciHigh = 0.0;  // A - B and its CI (NaN when undefined)
   double noise = 0.0;                            // B's run-to-run SD of the class (the band)
   double pHolm = 0.0;
@@ -57,6 +57,8 @@ class ClassDifferenceView : public QWidget {
   std::vector<ClassBar> bars_;
   std::string a_, b_;
   double alpha_ = 0.05;
+  bool bands_ = false;  // rows are a language model's token-frequency bands
+  QString members_;     // the bands' symbols, one line each ("" for classes)
   QString empty_;
 };
 

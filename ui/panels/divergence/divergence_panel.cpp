@@ -276,6 +276,9 @@ void DivergencePanel::showReport(const study::DivergenceReport& report) {
   summary_->setText(divergenceSummaryHtml(summarizeDivergence(report_, alpha_)));
   churn_->setReport(report_);
   classes_->setReport(report_, alpha_);
+  charts_->setTabText(1, report_.grouping == study::ClassGrouping::TokenFrequencyBands
+                             ? tr("Per token band")
+                             : tr("Per class"));
   weights_->setReport(report_);
   stack_->setCurrentWidget(charts_);
 }

@@ -73,12 +73,13 @@ QString mcnemarSummary(const study::DivergenceReport& r, double alpha) {
           : QObject::tr("the errors differ in %1 of %2 pairs").arg(rejected).arg(r.mcnemar.size());
   return QObject::tr(
              "Do %1 and %2 make different errors? McNemar's exact test on %3 (Holm, "
-             "alpha %4): %5. Smallest Holm p %6 (seed %7: %8 examples only %1 gets "
+             "alpha %4): %5. Smallest Holm p %6 (seed %7: %8 %10 only %1 gets "
              "right, %9 only %2).")
       .arg(qs(r.a), qs(r.b), pairs, QString::number(alpha, 'g', 3), verdict, pEquals(best->p_holm))
       .arg(best->seed)
       .arg(best->test.only_first_correct)
-      .arg(best->test.only_second_correct);
+      .arg(best->test.only_second_correct)
+      .arg(qs(r.examples));
 }
 
 QString accuracySummary(const study::DivergenceReport& r, double alpha) {
