@@ -1,6 +1,8 @@
 #include "core/data/text_corpus.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
 
 #include "core/data/byte_reader.h"
 #include "core/data/dataset.h"
@@ -75,6 +77,36 @@ TextCorpus loadTextCorpus(const std::string& path, int blockSize) {
   encode(0, trainCount, corpus.train);
   encode(trainCount, n, corpus.validation);
   return corpus;
+}
+
+std::vector<std::int32_t> encodeText(const TextCorpus& corpus, std::string_view text,
+                                     std::string_view field) {
+  std::vector<std::int32_t> ids;
+  ids.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const auto at = std::lower_bound(corpus.vocabulary.begin(), corpus.vocabulary.end(), byte);
+    if (at == corpus.vocabulary.end() || *at != byte) {
+      char shown[48];
+      if (byte > 32 && byte < 127)
+        std::snprintf(shown, sizeof shown, "'%c' (byte 0x%02x)", char(byte), unsigned(byte));
+      else
+        std::snprintf(shown, sizeof shown, "byte 0x%02x", unsigned(byte));
+      throwDataError(corpus.source, std::string(field) + ": " + shown + " at position " +
+                                        std::to_string(i) + " is not in the text's vocabulary (" +
+                                        std::to_string(corpus.vocabulary.size()) +
+                                        " symbols); use characters of the text itself");
+    }
+    ids.push_back(std::int32_t(at - corpus.vocabulary.begin()));
+  }
+  return ids;
+}
+
+std::string decodeTokens(const TextCorpus& corpus, std::span<const std::int32_t> ids) {
+  std::string text;
+  text.reserve(ids.size());
+  for (std::int32_t id : ids) text.push_back(char(corpus.vocabulary.at(std::size_t(id))));
+  return text;
 }
 
 }  // namespace paritylab::data

@@ -20,7 +20,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paritylab::data {
@@ -49,5 +51,13 @@ std::size_t trainingTokenCount(std::size_t n);
 // 10 tokens (the last 10% of 100), a block size of 64 needs at least 65"). blockSize < 1 is
 // refused too.
 TextCorpus loadTextCorpus(const std::string& path, int blockSize);
+
+// The ids of `text`'s bytes in the corpus's vocabulary (a prompt). Throws DataError naming the
+// corpus, the byte and its position when one is not in the vocabulary; `field` names where the
+// text came from ("samples.prompt").
+std::vector<std::int32_t> encodeText(const TextCorpus& corpus, std::string_view text,
+                                     std::string_view field);
+// The bytes of ids in [0, vocabularySize) (std::out_of_range otherwise).
+std::string decodeTokens(const TextCorpus& corpus, std::span<const std::int32_t> ids);
 
 }  // namespace paritylab::data

@@ -38,6 +38,10 @@ inline constexpr std::int64_t kMaxGptLayers = 64;
 inline constexpr std::int64_t kMaxGptHeads = 64;
 inline constexpr std::int64_t kMaxGptEmbedding = 4'096;
 inline constexpr std::int64_t kMaxGptBlockSize = 4'096;
+// A language model's sample (its prompt in bytes, the tokens it writes) and its temperature.
+inline constexpr std::int64_t kMaxSamplePrompt = 4'096;
+inline constexpr std::int64_t kMaxSampleLength = 10'000;
+inline constexpr double kMaxSampleTemperature = 100.0;
 // Training counted in steps (a run's `steps`, a schedule's warmup_steps).
 inline constexpr std::int64_t kMaxSteps = 100'000'000;
 

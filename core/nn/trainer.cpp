@@ -10,6 +10,7 @@
 #include "core/nn/checkpoint.h"
 #include "core/nn/lr_schedule.h"
 #include "core/nn/run_start.h"
+#include "core/nn/text_generation.h"
 #include "core/nn/training_choices.h"
 #include "core/nn/training_session.h"
 
@@ -249,6 +250,16 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
     if (callbacks.onEpochWeights) callbacks.onEpochWeights(epoch, params);
     if (callbacks.onEpoch) callbacks.onEpoch(metrics);
     if (lastEpoch && callbacks.onPredictions) callbacks.onPredictions(predictions);
+  }
+  if (result.status == RunStatus::Completed && data.text && callbacks.onSample &&
+      config.sampling.length > 0) {
+    const data::TextCorpus& corpus = data.text->corpus;
+    const std::vector<std::int32_t> prompt =
+        data::encodeText(corpus, config.sampling.prompt, "samples.prompt");
+    const std::vector<std::int32_t> generated = generateTokens(
+        session, prompt, config.sampling.length, config.sampling.temperature, config.sampling.seed);
+    callbacks.onSample({config.sampling.prompt, data::decodeTokens(corpus, generated),
+                        config.sampling.temperature});
   }
   if (result.status == RunStatus::Completed && !config.saveCheckpoint.empty())
     saveCheckpoint(config.saveCheckpoint, params);

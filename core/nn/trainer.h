@@ -13,6 +13,7 @@
 #include "core/nn/model.h"
 #include "core/nn/param_store.h"
 #include "core/nn/test_predictions.h"
+#include "core/nn/text_generation.h"
 
 namespace paritylab::nn {
 
@@ -61,6 +62,8 @@ struct TrainConfig {
   // The chaos floor's one-ulp perturbation: once initialised (or loaded), the model's first
   // weight is moved to the next fp32 value up, and nothing else changes.
   bool nudgeFirstWeight = false;
+  // A language model: the text it writes at the end of a completed run (onSample).
+  SamplingConfig sampling;
 };
 
 // A measured step costs about 1.4 steps of small-cnn training (docs/performance.md); measuring at
@@ -109,6 +112,9 @@ struct TrainCallbacks {
   // At the end of each epoch (after its evaluation, before onEpoch): the parameters as trained
   // (their fp32 master values, or the stored values without master copies).
   std::function<void(int epoch, const ParamStore& params)> onEpochWeights;
+  // A language model's run that completed, when config.sampling.length > 0: the text its model
+  // writes from the sampling prompt (text_generation.h), after the last onPredictions.
+  std::function<void(const TextSample&)> onSample;
 };
 
 // The steps of one epoch: ceil(examples / batch size), where the examples of a text split are its

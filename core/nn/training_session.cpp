@@ -143,6 +143,13 @@ EvalOutcome TrainingSession::evaluate(const data::Dataset& set, int batchSize,
   return evaluate(set.images.data(), set.labels.data(), set.size(), batchSize, predictions);
 }
 
+const Tensor& TrainingSession::logits(const float* items, int n) {
+  StepContext ctx{&policy_, &workspace_, &scratch_, &model_->params, fp8_.get(),
+                  false,    0,           seed_,     0xEEEEEEEEull};
+  loadInput(items, n, 0xEEEEEEEEull);
+  return model_->net->forward(input_, ctx);
+}
+
 EvalOutcome TrainingSession::evaluate(const float* items, const std::int32_t* labels,
                                       std::size_t count, int batchSize,
                                       TestPredictions* predictions) {

@@ -74,6 +74,10 @@ class TrainingSession {
   // target (count * T for a language model).
   EvalOutcome evaluate(const float* items, const std::int32_t* labels, std::size_t count,
                        int batchSize, TestPredictions* predictions = nullptr);
+  // The logits of n items in evaluation mode, as evaluate() computes them: [n, classes], or a
+  // language model's [n, T, vocabulary] for windows [n, T] of token ids. Valid until the next
+  // call into the session.
+  const Tensor& logits(const float* items, int n);
 
  private:
   void loadInput(const float* items, int n, std::uint64_t step);

@@ -129,6 +129,62 @@ TEST_F(LanguageModelStudy, CompareAndReportWorkOnTheValidationPositions) {
   ASSERT_EQ(report.exitCode, 0) << report.out << report.err;
 }
 
+// Every completed run wrote a sample from the default prompt; every text starts with the same
+// tokens where the models agree, and a backend's text is compared with the reference's at its
+// own seed. The texts use only the corpus's symbols.
+TEST_F(LanguageModelStudy, EveryRunWritesASampleComparedWithTheReferencesAtItsSeed) {
+  const auto samples = runCli({"samples", db(), "--b", "cpu-fp32", "--json"});
+  ASSERT_EQ(samples.exitCode, 0) << samples.err;
+  const json r = json::parse(samples.out);
+  EXPECT_EQ(r["reference"], "cpu-fp32");
+  EXPECT_EQ(r["prompt"], "\n");
+  EXPECT_EQ(r["temperature"], 0.8);
+  ASSERT_EQ(r["seeds"].size(), 3u) << samples.out;
+  const std::string symbols = corpus();
+  for (const json& seed : r["seeds"]) {
+    // cpu-fp32, tpu-bf16 and the chaos floor's two perturbations of cpu-fp32.
+    ASSERT_EQ(seed["backends"].size(), 4u);
+    EXPECT_EQ(seed["backends"][0]["backend"], "cpu-fp32");
+    EXPECT_TRUE(seed["backends"][0]["first_difference"].is_null());
+    EXPECT_EQ(seed["backends"][1]["backend"], "tpu-bf16");
+    const std::string ref = seed["backends"][0]["text"], tpu = seed["backends"][1]["text"];
+    EXPECT_EQ(ref.size(), 200u);
+    for (char c : ref + tpu) EXPECT_NE(symbols.find(c), std::string::npos) << int(c);
+    const json& at = seed["backends"][1]["first_difference"];
+    if (ref == tpu) {
+      EXPECT_TRUE(at.is_null());
+    } else {
+      ASSERT_TRUE(at.is_number()) << samples.out;
+      const std::size_t first = at;
+      EXPECT_EQ(ref.substr(0, first), tpu.substr(0, first));
+      EXPECT_NE(ref[first], tpu[first]);
+    }
+  }
+  const auto text = runCli({"samples", db(), "--seed", "1"});
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("tpu-bf16 writes what cpu-fp32 writes for"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\nseed 1\n"), std::string::npos) << text.out;
+  EXPECT_NE(runCli({"samples", db(), "--b", "gpu-tf32"}).exitCode, 0);
+}
+
+// A prompt with a character the text does not have is refused before any run trains, naming the
+// field and the character; the database is not created.
+TEST_F(LanguageModelStudy, APromptTheTextCannotSpellIsRefusedBeforeTraining) {
+  const std::string spec = folder_->write(
+      "prompt.json", R"({"version": 1, "name": "p", "dataset": {"source": "text:)" + text_ +
+                         R"("}, "model": "gpt", "n_layer": 1, "n_head": 2, "n_embd": 16,
+      "block_size": 16, "steps": 5, "batch_size": 4, "backends": ["cpu-fp32"], "seeds": 1,
+      "samples": {"prompt": "the Zebra"}})");
+  const auto run = runCli({"run", spec, "--db", folder_->file("prompt.db")});
+  EXPECT_NE(run.exitCode, 0);
+  EXPECT_NE(run.err.find("samples.prompt: 'Z' (byte 0x5a) at position 4 is not in the text's "
+                         "vocabulary"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(std::filesystem::exists(folder_->file("prompt.db")));
+}
+
 TEST_F(LanguageModelStudy, AModelAndADatasetThatDoNotGoTogetherAreRefused) {
   const auto images = runCli(
       {"run", "--db", folder_->file("x.db"), "--model", "gpt", "--seeds", "1", "--steps", "2"});

@@ -226,6 +226,8 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
   }
   accuracyTests(*a, *b, options, report);
   report.layers = weightDivergence(store, *a, *b, report.weightsKept, report.notes);
+  if (report.grouping == ClassGrouping::TokenFrequencyBands)
+    report.samples = compareSamples(store, options.b);
   report.chaos =
       chaosFloor(store, all, entries, testSet ? testSet->labels : std::vector<std::int32_t>{},
                  options, report);

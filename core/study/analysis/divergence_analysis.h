@@ -11,6 +11,7 @@
 //                   language model per token-frequency band);
 //   weights         per layer and epoch: ||W_A - W_B|| / ||W_B|| at the same seed, and between two
 //                   seeds of B as the floor;
+//   samples         a language model: the text each backend's model writes, against B's;
 //   chaos floor     the same against B's runs perturbed at the level of rounding noise
 //                   (chaos_floor.h), when the study has them.
 // Imported runs (and runs trained before predictions were stored) have none of this: every part
@@ -29,6 +30,7 @@
 #include "core/stats/per_class.h"
 #include "core/stats/t_test.h"
 #include "core/stats/tail.h"
+#include "core/study/analysis/text_samples.h"
 
 namespace paritylab::study {
 
@@ -124,6 +126,9 @@ struct DivergenceReport {
 
   std::vector<ClassRow> classes;        // empty when predictions are missing
   std::vector<LayerDivergence> layers;  // empty when no weights were kept
+
+  // A language model's samples (text_samples.h) against B: what each backend's model writes.
+  std::optional<SamplesReport> samples;
 
   // The chaos floor (chaos_floor.h): filled in when the study has perturbed runs.
   std::optional<ChaosFloorReport> chaos;

@@ -61,6 +61,7 @@ Input openInput(const std::string& path) {
     in.store->loadXray();
     in.store->loadTestSet();
     in.store->loadPredictions();
+    in.store->loadSamples();
     for (const RunRecord& r : in.runs) in.store->loadWeightSnapshots(r.id);
   } catch (const StoreError& e) {
     throw StoreError(std::string(e.what()) + "; nothing merged");

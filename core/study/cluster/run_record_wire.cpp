@@ -81,6 +81,8 @@ const char* kindName(RecordKind kind) {
       return "predictions";
     case RecordKind::Weights:
       return "weights";
+    case RecordKind::Sample:
+      return "sample";
   }
   return "unknown";
 }
@@ -88,7 +90,7 @@ const char* kindName(RecordKind kind) {
 }  // namespace
 
 bool isRecordKind(int tag) {
-  return tag >= int(RecordKind::Steps) && tag <= int(RecordKind::Weights);
+  return tag >= int(RecordKind::Steps) && tag <= int(RecordKind::Sample);
 }
 
 void WireRecorder::addSteps(std::int64_t runId, const std::vector<StepRecord>& steps) {
@@ -132,6 +134,17 @@ void WireRecorder::addWeightSnapshot(std::int64_t runId, int epoch,
   for (const stats::LayerWeights& l : layers)
     rows.push_back({{"name", l.name}, {"values", binaryOf(l.values)}});
   send_(encode(RecordKind::Weights, {{"run", runId}, {"epoch", epoch}, {"layers", rows}}));
+}
+
+void WireRecorder::addSample(std::int64_t runId, const nn::TextSample& sample) {
+  // Bytes, not text: a corpus need not be UTF-8.
+  const auto bytes = [](const std::string& s) {
+    return json::binary(std::vector<std::uint8_t>(s.begin(), s.end()));
+  };
+  send_(encode(RecordKind::Sample, {{"run", runId},
+                                    {"prompt", bytes(sample.prompt)},
+                                    {"temperature", sample.temperature},
+                                    {"text", bytes(sample.text)}}));
 }
 
 void WireRecorder::finishRun(const RunRecord& r) {
@@ -185,6 +198,14 @@ void replayRecord(const WireRecord& record, RunRecorder& into) {
         for (const json& l : j.at("layers"))
           layers.push_back({l.at("name"), valuesOf<float>(l.at("values"))});
         into.addWeightSnapshot(runId, j.at("epoch"), layers);
+        return;
+      }
+      case RecordKind::Sample: {
+        const auto text = [&](const char* key) {
+          const std::vector<std::uint8_t>& b = j.at(key).get_binary();
+          return std::string(b.begin(), b.end());
+        };
+        into.addSample(runId, {text("prompt"), text("text"), j.at("temperature")});
         return;
       }
       case RecordKind::Final: {

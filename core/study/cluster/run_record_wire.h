@@ -21,6 +21,7 @@ enum class RecordKind : int {
   Final = 104,        // RunRecorder::finishRun
   Predictions = 105,  // RunRecorder::addPredictions
   Weights = 106,      // RunRecorder::addWeightSnapshot
+  Sample = 107,       // RunRecorder::addSample
 };
 bool isRecordKind(int tag);  // one of RecordKind's values
 
@@ -39,6 +40,7 @@ class WireRecorder final : public RunRecorder {
   void addPredictions(std::int64_t runId, const nn::TestPredictions& predictions) override;
   void addWeightSnapshot(std::int64_t runId, int epoch,
                          const std::vector<stats::LayerWeights>& layers) override;
+  void addSample(std::int64_t runId, const nn::TextSample& sample) override;
   void finishRun(const RunRecord& run) override;
 
  private:

@@ -307,6 +307,22 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
     writeCsv(path, *rows);
     written.push_back(path);
   }
+  // A language model's samples: the same for every pair with the same reference, written once
+  // (against the first report's reference).
+  if (const auto& samples = reports.front().samples; samples && !samples->seeds.empty()) {
+    std::vector<std::vector<std::string>> rows = {{"reference", "seed", "backend", "run", "prompt",
+                                                   "temperature", "first_difference", "text"}};
+    for (const SeedSamples& s : samples->seeds) {
+      for (const BackendSample& b : s.backends) {
+        rows.push_back({samples->reference, std::to_string(s.seed), b.backend,
+                        std::to_string(b.runId), samples->prompt, cell(samples->temperature),
+                        b.firstDifference ? std::to_string(*b.firstDifference) : "", b.text});
+      }
+    }
+    const std::string path = pathBeside(runsCsvPath, "-divergence-samples");
+    writeCsv(path, rows);
+    written.push_back(path);
+  }
   return written;
 }
 

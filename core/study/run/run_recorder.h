@@ -25,6 +25,8 @@ class RunRecorder {
   virtual void addPredictions(std::int64_t runId, const nn::TestPredictions& predictions) = 0;
   virtual void addWeightSnapshot(std::int64_t runId, int epoch,
                                  const std::vector<stats::LayerWeights>& layers) = 0;
+  // A language-model run that completed: the text its model writes from the study's prompt.
+  virtual void addSample(std::int64_t runId, const nn::TextSample& sample) = 0;
   // The run's final record (status, final losses and accuracy, wall time, message); its last one.
   virtual void finishRun(const RunRecord& run) = 0;
 };

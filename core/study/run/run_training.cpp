@@ -106,6 +106,7 @@ void trainRun(const RunContext& context, const RunJob& job, RunRecorder& recorde
     cb.onXray = [&](const nn::XraySample& sample) { recorder.addXraySample(runId, sample); };
   // For the divergence analysis: the final test predictions, and the weights as keep_weights says.
   cb.onPredictions = [&](const nn::TestPredictions& p) { recorder.addPredictions(runId, p); };
+  cb.onSample = [&](const nn::TextSample& s) { recorder.addSample(runId, s); };
   if (spec.keepWeights != "none")
     cb.onEpochWeights = [&](int epoch, const nn::ParamStore& params) {
       if (spec.keepWeights == "final" && epoch != epochs) return;

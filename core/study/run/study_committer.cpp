@@ -74,6 +74,10 @@ void StudyCommitter::addPredictions(std::int64_t runId, const nn::TestPrediction
   store_.addPredictions(runId, predictions);
 }
 
+void StudyCommitter::addSample(std::int64_t runId, const nn::TextSample& sample) {
+  store_.addSample(runId, sample);
+}
+
 void StudyCommitter::addWeightSnapshot(std::int64_t runId, int epoch,
                                        const std::vector<stats::LayerWeights>& layers) {
   store_.addWeightSnapshot(runId, epoch, layers);

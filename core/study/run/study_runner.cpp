@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/data/text_corpus.h"
+#include "core/data/text_split.h"
 #include "core/study/run/thread_pool.h"
 
 namespace paritylab::study {
@@ -53,6 +55,9 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
   scheduler.adoptSpec(resume);
   // Everything that can fail on bad input happens before the first run.
   data::DataSplit data = data::loadDataset(spec_.dataset);
+  // A prompt the text cannot spell is refused now, not after the first run trained.
+  if (data.text && spec_.train.sampling.length > 0)
+    data::encodeText(data.text->corpus, spec_.train.sampling.prompt, "samples.prompt");
   // Once per study, so that the divergence analysis needs no dataset files.
   store_.saveTestSet(data.test.labels, classNamesOf(data.test));
   scheduler.planRuns(resume, reclaimOtherHosts_);

@@ -205,6 +205,25 @@ void readGptShape(ObjectReader& r, nn::TrainConfig& t) {
                          std::to_string(g.nHead) + " (each head is n_embd / n_head wide)");
 }
 
+// What a language model writes at the end of each run: {"prompt", "length", "temperature"}.
+void readSampling(const json& j, nn::TrainConfig& t, const std::string& file) {
+  ObjectReader r(j, "samples", file);
+  if (!nn::isLanguageModel(t.model))
+    r.fail("samples",
+           "applies to the language model (\"model\": \"gpt\"), not to '" + t.model + "'");
+  nn::SamplingConfig& s = t.sampling;
+  r.read("prompt", s.prompt);
+  if (s.prompt.empty())
+    r.fail("samples.prompt", "empty (the model needs at least one character to continue)");
+  if (s.prompt.size() > std::size_t(input::kMaxSamplePrompt))
+    r.fail("samples.prompt", std::to_string(s.prompt.size()) + " bytes (at most " +
+                                 std::to_string(input::kMaxSamplePrompt) + ")");
+  r.readInt("length", s.length, {0, input::kMaxSampleLength});
+  r.readReal("temperature", s.temperature, {0.0, input::kMaxSampleTemperature});
+  r.readInt("seed", s.seed, kSeedValue);
+  r.finish();
+}
+
 BackendEntry readBackend(const json& j, const std::string& path, const std::string& file) {
   BackendEntry e;
   try {
@@ -371,6 +390,7 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
     rx.finish();
     t.xrayEverySteps = every;
   }
+  if (const json* x = r.find("samples")) readSampling(*x, t, file);
   r.readChoice("keep_weights", s.keepWeights, kKeepWeights);
   if (const json* p = r.find("pretrain")) {
     PretrainStage st;
@@ -544,6 +564,10 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
     j["n_embd"] = t.gpt.nEmbd;
     j["block_size"] = t.gpt.blockSize;
     j["tie_weights"] = t.gpt.tieWeights;
+    j["samples"] = {{"prompt", t.sampling.prompt},
+                    {"length", t.sampling.length},
+                    {"temperature", t.sampling.temperature},
+                    {"seed", t.sampling.seed}};
   } else {
     j["width"] = t.width;
   }

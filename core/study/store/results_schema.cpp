@@ -32,7 +32,15 @@ CREATE TABLE weights (
   PRIMARY KEY (run_id, epoch, layer));
 )sql";
 
-// The current schema, for a new database, with kDivergenceTables. Keep it equal to version 1 plus
+// Version 7's table: the text a language-model run writes at its end, from the study's prompt
+// (the Samples view). Created by migrateTo7 and, for a new database, after kCurrentSchema.
+constexpr const char* kSampleTables = R"sql(
+CREATE TABLE samples (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, prompt BLOB NOT NULL,
+  temperature REAL NOT NULL, text BLOB NOT NULL);
+)sql";
+
+// The current schema, for a new database, with kDivergenceTables and kSampleTables. Keep it equal to version 1 plus
 // every migration.
 constexpr const char* kCurrentSchema = R"sql(
 CREATE TABLE paritylab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -145,9 +153,15 @@ std::vector<std::string> migrateTo6(sqlite3* db, const std::string& file) {
   return {};
 }
 
+// Version 6 -> 7: kSampleTables. Older language-model runs wrote no sample: the view says so.
+std::vector<std::string> migrateTo7(sqlite3* db, const std::string& file) {
+  exec(db, file, kSampleTables);
+  return {};
+}
+
 // kMigrations[i] takes a database from version i + 1 to i + 2.
 const std::vector<std::function<std::vector<std::string>(sqlite3*, const std::string&)>>
-    kMigrations = {migrateTo2, migrateTo3, migrateTo4, migrateTo5, migrateTo6};
+    kMigrations = {migrateTo2, migrateTo3, migrateTo4, migrateTo5, migrateTo6, migrateTo7};
 
 void setVersion(sqlite3* db, const std::string& file, int version) {
   Statement(db, "INSERT OR REPLACE INTO paritylab_meta (key, value) VALUES ('schema_version', ?)",
@@ -205,6 +219,7 @@ void checkStoredReferences(sqlite3* db, const std::string& file, int version) {
     runTables.push_back("weights");
     if (!exists("table", "test_set")) damaged("table 'test_set' is missing");
   }
+  if (version >= 7) runTables.push_back("samples");
   for (const std::string& table : runTables)
     if (!exists("table", table)) damaged("table '" + table + "' is missing");
   if (version >= 2) {
@@ -246,6 +261,7 @@ void createSchema(sqlite3* db, const std::string& file) {
   try {
     exec(db, file, kCurrentSchema);
     exec(db, file, kDivergenceTables);
+    exec(db, file, kSampleTables);
     setVersion(db, file, currentSchemaVersion());
     exec(db, file, "COMMIT");
   } catch (...) {

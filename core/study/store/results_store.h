@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/nn/test_predictions.h"
+#include "core/nn/text_generation.h"
 #include "core/stats/weight_divergence.h"
 #include "core/study/spec/study_spec.h"
 #include "core/study/store/process_owner.h"
@@ -154,6 +155,10 @@ class ResultsStore {
   // One epoch's weights of a run (1-based epoch, replaces): each layer's float32 values, exact.
   void addWeightSnapshot(std::int64_t runId, int epoch,
                          const std::vector<stats::LayerWeights>& layers);
+  // A language-model run's sample (replaces); all of them by run id (empty: none, or a database
+  // from before samples were kept).
+  void addSample(std::int64_t runId, const nn::TextSample& sample);
+  std::map<std::int64_t, nn::TextSample> loadSamples() const;
   // True when any run has stored predictions or weight snapshots (what the divergence analysis
   // reads); one query, whatever the number of runs.
   bool holdsPredictionsOrWeights() const;

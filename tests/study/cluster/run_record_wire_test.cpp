@@ -30,6 +30,10 @@ struct CapturingRecorder final : RunRecorder {
   std::vector<RunRecord> finals;
   std::vector<std::pair<std::int64_t, nn::TestPredictions>> predictions;
   std::vector<std::tuple<std::int64_t, int, std::vector<stats::LayerWeights>>> weights;
+  std::vector<std::pair<std::int64_t, nn::TextSample>> samples;
+  void addSample(std::int64_t runId, const nn::TextSample& s) override {
+    samples.emplace_back(runId, s);
+  }
   void addSteps(std::int64_t runId, const std::vector<StepRecord>& s) override {
     steps.emplace_back(runId, s);
   }
@@ -131,6 +135,13 @@ void expectSameRecords(const CapturingRecorder& a, const CapturingRecorder& b) {
       EXPECT_TRUE(sameFloatBits(x[l].values, y[l].values)) << x[l].name;
     }
   }
+  ASSERT_EQ(a.samples.size(), b.samples.size());
+  for (std::size_t i = 0; i < a.samples.size(); ++i) {
+    EXPECT_EQ(a.samples[i].first, b.samples[i].first);
+    EXPECT_EQ(a.samples[i].second.prompt, b.samples[i].second.prompt);
+    EXPECT_EQ(a.samples[i].second.text, b.samples[i].second.text);
+    EXPECT_TRUE(sameBits(a.samples[i].second.temperature, b.samples[i].second.temperature));
+  }
   ASSERT_EQ(a.finals.size(), b.finals.size());
   for (std::size_t i = 0; i < a.finals.size(); ++i) {
     const RunRecord &x = a.finals[i], &y = b.finals[i];
@@ -184,6 +195,9 @@ TEST(RunRecordWire, EdgeValuesSurviveBitForBit) {
                            {1.5f, -std::numeric_limits<float>::infinity(),
                             std::numeric_limits<float>::quiet_NaN(), 1e-45f}},
                           {"fc.bias", {}}});
+    // Any bytes, not only UTF-8: a corpus is a file of bytes.
+    r->addSample(8, {std::string("\n\x00\xff", 3), std::string("ab\xc3\x28\x80z"), 0.8});
+    r->addSample(9, {"x", "", 0.0});
     RunRecord f;
     f.id = 8;
     f.backend = "tpu-bf16 \"custom\" é";

@@ -139,11 +139,13 @@ TEST(DivergenceStore, Version5DatabaseReadsAsNothingStoredAndGainsTheTablesForWr
   {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db,
-                           "DROP TABLE test_set; DROP TABLE predictions; DROP TABLE weights; "
-                           "UPDATE paritylab_meta SET value = '5' WHERE key = 'schema_version';",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_exec(
+            db,
+            "DROP TABLE test_set; DROP TABLE predictions; DROP TABLE weights; DROP TABLE samples; "
+            "UPDATE paritylab_meta SET value = '5' WHERE key = 'schema_version';",
+            nullptr, nullptr, nullptr),
+        SQLITE_OK);
     sqlite3_close(db);
   }
   {
@@ -151,10 +153,13 @@ TEST(DivergenceStore, Version5DatabaseReadsAsNothingStoredAndGainsTheTablesForWr
     EXPECT_FALSE(reader->loadTestSet());
     EXPECT_TRUE(reader->loadPredictions().empty());
     EXPECT_TRUE(reader->loadWeightSnapshots(1).empty());
+    EXPECT_TRUE(reader->loadSamples().empty());
   }
-  auto store = ResultsStore::open(path);  // migrated to version 6
+  auto store = ResultsStore::open(path);  // migrated to the current version
   store->addPredictions(1, {{3}, {0.75f}});
   EXPECT_EQ(store->loadPredictions().at(1).predicted, std::vector<std::int32_t>{3});
+  store->addSample(1, {"\n", "to be", 0.8});  // version 7's language-model samples
+  EXPECT_EQ(store->loadSamples().at(1).text, "to be");
 }
 
 TEST(DivergenceStore, KeepWeightsIsParsedAndAWrongValueNamesTheField) {

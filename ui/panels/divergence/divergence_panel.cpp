@@ -19,6 +19,7 @@
 #include "ui/panels/divergence/churn_matrix_view.h"
 #include "ui/panels/divergence/class_difference_view.h"
 #include "ui/panels/divergence/divergence_text.h"
+#include "ui/panels/divergence/samples_view.h"
 #include "ui/panels/divergence/weight_divergence_view.h"
 #include "ui/session/core_errors.h"
 #include "ui/session/run_data.h"
@@ -47,6 +48,7 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
       churn_(new ChurnMatrixView),
       classes_(new ClassDifferenceView),
       weights_(new WeightDivergenceView),
+      samples_(new SamplesView),
       reader_([this](const Analysed* analysed, const QString&) { takeResult(*analysed); }) {
   aBox_->setToolTip(tr("The backend examined"));
   bBox_->setToolTip(tr("The reference: its seed-to-seed variation is the noise floor"));
@@ -86,6 +88,7 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
   charts_->addTab(churnScroll, tr("Churn matrix"));
   charts_->addTab(classScroll, tr("Per class"));
   charts_->addTab(weights_, tr("Weights"));
+  charts_->addTab(samples_, tr("Samples"));
   charts_->setDocumentMode(true);
 
   message_->setWordWrap(true);
@@ -280,6 +283,9 @@ void DivergencePanel::showReport(const study::DivergenceReport& report) {
                              ? tr("Per token band")
                              : tr("Per class"));
   weights_->setReport(report_);
+  samples_->setReport(report_);
+  // The Samples tab is a language model's: an image study does not show it.
+  charts_->setTabVisible(charts_->indexOf(samples_), report_.samples.has_value());
   stack_->setCurrentWidget(charts_);
 }
 
@@ -307,13 +313,15 @@ std::vector<Exportable> DivergencePanel::exportables() const {
   if (!report_.layers.empty())
     items.push_back(
         exportableChart(weights_->view(), QStringLiteral("divergence-weights"), QSize(1100, 680)));
+  if (samples_->hasSamples()) items.push_back(exportableSamples(samples_));
   return items;
 }
 
 std::optional<Exportable> DivergencePanel::currentExportable() const {
-  const QString name = charts_->currentWidget() == weights_ ? QStringLiteral("divergence-weights")
-                       : charts_->currentIndex() == 1       ? QStringLiteral("divergence-classes")
-                                                            : QStringLiteral("divergence-churn");
+  const QString name = charts_->currentWidget() == weights_   ? QStringLiteral("divergence-weights")
+                       : charts_->currentWidget() == samples_ ? QStringLiteral("divergence-samples")
+                       : charts_->currentIndex() == 1         ? QStringLiteral("divergence-classes")
+                                                              : QStringLiteral("divergence-churn");
   return exportableNamed(exportables(), name);
 }
 

@@ -29,6 +29,7 @@ class ChurnMatrixView;
 class ClassDifferenceView;
 class RunData;
 class ShownStudy;
+class SamplesView;
 class WeightDivergenceView;
 
 class DivergencePanel : public QWidget, public ChartExports {
@@ -85,6 +86,7 @@ class DivergencePanel : public QWidget, public ChartExports {
   ChurnMatrixView* churnView() const { return churn_; }
   ClassDifferenceView* classView() const { return classes_; }
   WeightDivergenceView* weightView() const { return weights_; }
+  SamplesView* samplesView() const { return samples_; }
   QTabWidget* charts() const { return charts_; }
   // The charts with something to show (divergence-churn, -classes, -weights), and the one on
   // screen when it is one of them.
@@ -132,6 +134,7 @@ class DivergencePanel : public QWidget, public ChartExports {
   ChurnMatrixView* churn_;
   ClassDifferenceView* classes_;
   WeightDivergenceView* weights_;
+  SamplesView* samples_;
 
   BackgroundRead<Analysed> reader_;  // the analysis in flight, and the next one asked for
   QTimer analyseSoon_;               // single shot, 0 ms: one analysis for the events of one turn
