@@ -51,8 +51,9 @@ std::string agreementWords(const study::SampleAgreement& a, bool pairs = false) 
   const char* unit = pairs ? (a.seeds == 1 ? "pair of seeds" : "pairs of seeds")
                            : (a.seeds == 1 ? "seed" : "seeds");
   char text[160];
-  std::snprintf(text, sizeof text, "%.0f characters (median over %zu %s; %zu identical)",
-                a.medianAgreeing, a.seeds, unit, a.identical);
+  std::snprintf(text, sizeof text, "%.0f character%s (median over %zu %s; %zu identical)",
+                a.medianAgreeing, std::lround(a.medianAgreeing) == 1 ? "" : "s", a.seeds, unit,
+                a.identical);
   return text;
 }
 
@@ -109,11 +110,13 @@ void runSamples(SamplesArgs& a) {
     for (const std::string& note : report.notes) std::printf("  %s\n", note.c_str());
     return;
   }
+  char temperature[32];
+  std::snprintf(temperature, sizeof temperature, "%g", report.temperature);
   std::printf(
       "Samples (emulated backends): each model continues the prompt \"%s\" %s, up to %zu "
       "characters; \u00bb marks where a text first parts from %s's at the same seed.\n",
       shown(report.prompt).c_str(),
-      report.temperature > 0 ? ("sampled at temperature " + std::to_string(report.temperature) +
+      report.temperature > 0 ? ("sampled at temperature " + std::string(temperature) +
                                 " (the same random draws for every run)")
                                    .c_str()
                              : "greedily (the most likely next token each time)",

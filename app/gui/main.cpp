@@ -43,7 +43,8 @@ AppOptions addAppOptions(QCommandLineParser& parser) {
                                   QStringLiteral("FILE"));
   const QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("Tab to show: curves, distributions, statistics, "
-                                              "divergence, formats, x-ray, playground."),
+                                              "divergence, formats, x-ray, playground; TAB/PART "
+                                              "picks a part of it, e.g. divergence/samples."),
                                QStringLiteral("NAME"));
   const QCommandLineOption db(
       QStringLiteral("db"),
@@ -112,9 +113,14 @@ int main(int argc, char** argv) {
     ok = window.importCsvFile(parser.value(o.import), parser.value(o.db)) && ok;
   if (!ok && (parser.isSet(o.screenshot) || parser.isSet(o.exportAll))) return 2;
   if (parser.isSet(o.tab)) {
-    const QString name = parser.value(o.tab).toLower();
+    const QStringList names = parser.value(o.tab).toLower().split(QLatin1Char('/'));
     for (int i = 0; i < window.tabs()->count(); ++i)
-      if (window.tabs()->tabText(i).toLower() == name) window.tabs()->setCurrentIndex(i);
+      if (window.tabs()->tabText(i).toLower() == names.front()) window.tabs()->setCurrentIndex(i);
+    if (names.size() > 1 && window.tabs()->currentWidget()) {
+      for (QTabWidget* parts : window.tabs()->currentWidget()->findChildren<QTabWidget*>())
+        for (int i = 0; i < parts->count(); ++i)
+          if (parts->tabText(i).toLower() == names[1]) parts->setCurrentIndex(i);
+    }
   }
   window.show();
   if (parser.isSet(o.run))

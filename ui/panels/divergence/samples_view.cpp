@@ -47,11 +47,23 @@ QString markedHtml(const study::BackendSample& sample) {
              .arg(QLatin1String(kAfterStyle), textHtml(sample.text.substr(at + 1)));
 }
 
+// "8 characters (median over 2 seeds; 1 identical)"; over pairs of seeds for the floor.
 QString agreementText(const study::SampleAgreement& a, bool pairs = false) {
-  return QObject::tr("%n character(s)", "", int(std::lround(a.medianAgreeing))) +
-         (pairs ? QObject::tr(" (median over %n pair(s) of seeds; ", "", int(a.seeds))
-                : QObject::tr(" (median over %n seed(s); ", "", int(a.seeds))) +
-         QObject::tr("%1 identical)").arg(a.identical);
+  const long characters = std::lround(a.medianAgreeing);
+  const QString over =
+      pairs ? (a.seeds == 1 ? QObject::tr("pair of seeds") : QObject::tr("pairs of seeds"))
+            : (a.seeds == 1 ? QObject::tr("seed") : QObject::tr("seeds"));
+  return (characters == 1 ? QObject::tr("1 character")
+                          : QObject::tr("%1 characters").arg(characters)) +
+         QObject::tr(" (median over %1 %2; %3 identical)").arg(a.seeds).arg(over).arg(a.identical);
+}
+
+// The prompt on one line, as typed in a spec: a newline as \n, a tab as \t.
+QString promptHtml(const std::string& bytes) {
+  QString text = QString::fromUtf8(bytes.data(), qsizetype(bytes.size()));
+  text.replace(QLatin1Char('\n'), QStringLiteral("\\n"))
+      .replace(QLatin1Char('\t'), QStringLiteral("\\t"));
+  return text.toHtmlEscaped();
 }
 
 QString swatch(const std::string& backend) {
@@ -62,7 +74,7 @@ QString swatch(const std::string& backend) {
 }  // namespace
 
 QString samplesHtml(const study::SamplesReport& samples, std::optional<std::uint64_t> seed) {
-  QString prompt = textHtml(samples.prompt);
+  const QString prompt = promptHtml(samples.prompt);
   const QString how =
       samples.temperature > 0
           ? QObject::tr(
