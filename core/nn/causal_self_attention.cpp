@@ -35,7 +35,8 @@ CausalSelfAttention::CausalSelfAttention(ModelBuilder& builder, const std::strin
       embd_(embd),
       heads_(heads),
       headDim_(heads > 0 ? embd / heads : 0),
-      nLayer_(nLayer) {
+      nLayer_(nLayer),
+      softmaxXray_(xrayLayerName(name) + ".softmax") {
   if (heads < 1 || embd % heads != 0)
     throw std::invalid_argument("CausalSelfAttention: " + std::to_string(embd) +
                                 " features do not split into " + std::to_string(heads) + " heads");
@@ -98,21 +99,19 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
   for (std::size_t r = 0; r < std::size_t(b) * h * t; ++r) {
     float* row = p_.data() + r * t;
     const int last = int(r % std::size_t(t));  // the row's query position
-    ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4);
+    ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4, &softmaxXray_, "scores");
     float max = -std::numeric_limits<float>::infinity();
     for (int j = 0; j <= last; ++j) max = std::max(max, row[j]);
     for (int j = 0; j <= last; ++j) row[j] = std::exp(row[j] - max);
-    ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4 + 1);
+    ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4 + 1, &softmaxXray_, "exp");
     double sum = 0.0;
     for (int j = 0; j <= last; ++j) sum += row[j];
     float inv = float(1.0 / sum);
-    if (held) {
-      auto heldSum = float(sum);
-      ctx.holdIn(held, &heldSum, 1, qkSite_, r * 4 + 2);
-      inv = 1.0f / heldSum;
-    }
+    auto heldSum = float(sum);
+    ctx.holdIn(held, &heldSum, 1, qkSite_, r * 4 + 2, &softmaxXray_, "sum");
+    if (held) inv = 1.0f / heldSum;
     for (int j = 0; j <= last; ++j) row[j] *= inv;
-    ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4 + 3);
+    ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4 + 3, &softmaxXray_, "probs");
     std::fill(row + last + 1, row + t, 0.0f);
   }
   ctx.storeActivation(p_, qkSite_ * 64 + 3);

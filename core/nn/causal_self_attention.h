@@ -36,13 +36,14 @@ class CausalSelfAttention : public Layer {
  private:
   Linear cAttn_, cProj_;
   int embd_, heads_, headDim_, nLayer_;
-  int qkSite_, pvSite_;     // GEMM call sites of Q K^T and P V
-  Tensor q_, k_, v_;        // [B, nHead, T, headDim]
-  Tensor p_;                // [B, nHead, T, T]: scores, then probabilities
-  Tensor o_;                // [B, T, C]
-  Tensor dp_;               // [B, nHead, T, T]: dP, then dS
-  Tensor dqkv_;             // [B, T, 3C]
-  std::vector<float> dvT_;  // one head's dV^T [headDim, T]
+  int qkSite_, pvSite_;      // GEMM call sites of Q K^T and P V
+  std::string softmaxXray_;  // the X-ray's name of the softmax's held values: "h0.attn.softmax"
+  Tensor q_, k_, v_;         // [B, nHead, T, headDim]
+  Tensor p_;                 // [B, nHead, T, T]: scores, then probabilities
+  Tensor o_;                 // [B, T, C]
+  Tensor dp_;                // [B, nHead, T, T]: dP, then dS
+  Tensor dqkv_;              // [B, T, 3C]
+  std::vector<float> dvT_;   // one head's dV^T [headDim, T]
 };
 
 }  // namespace paritylab::nn

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/nn/gemm.h"
+
 namespace paritylab::nn {
 
 using backends::LayerKind;
@@ -98,6 +100,12 @@ void xrayOutput(const float* before, int ldBefore, const float* after, int ldAft
   }
 }
 
+std::string xrayLayerName(std::string name) {
+  if (name.rfind("transformer.", 0) == 0) name.erase(0, 12);
+  if (name.rfind("h.", 0) == 0) name.erase(1, 1);  // "h.0.attn" -> "h0.attn"
+  return name;
+}
+
 std::string xrayFormatName(const numerics::Rounder* rounder, backends::MultiPass passes) {
   if (passes == backends::MultiPass::Bf16x3) return "bf16x3";
   if (passes == backends::MultiPass::Bf16x6) return "bf16x6";
@@ -129,6 +137,21 @@ GemmXraySlot* GemmXray::slot(int site, LayerKind kind, Product product) {
   return &slot;
 }
 
+void GemmXray::addHeld(const std::string& site, const char* quantity, std::span<const float> values,
+                       const std::optional<numerics::RoundingSpec>& format, std::uint64_t seed) {
+  if (!active_) return;
+  auto record = std::find_if(held_.rbegin(), held_.rend(), [&](const XrayRecord& r) {
+    return r.operand == quantity && r.site == site;
+  });
+  if (record == held_.rend()) {
+    held_.push_back({site, quantity, format ? format->format.name : "fp32", {}});
+    record = held_.rbegin();
+  }
+  heldCopy_.assign(values.begin(), values.end());
+  if (format) storeTensor(format, heldCopy_.data(), heldCopy_.size(), seed);
+  numerics::accumulateXray(values, heldCopy_, format ? format->format : fp32Format(), record->xray);
+}
+
 std::vector<XrayRecord> GemmXray::takeRecords() {
   std::vector<XrayRecord> records;
   if (!active_) return records;
@@ -147,6 +170,8 @@ std::vector<XrayRecord> GemmXray::takeRecords() {
       slot = GemmXraySlot{};
     }
   }
+  for (XrayRecord& r : held_) records.push_back(std::move(r));
+  held_.clear();
   return records;
 }
 

@@ -5,6 +5,8 @@
 // GemmExtras) costs one test per product.
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,10 @@ void xrayOperand(const float* data, int rows, int cols, int ld, float scale,
 // Adds an output [rows, cols] before and after the output rounding to `format` (may alias).
 void xrayOutput(const float* before, int ldBefore, const float* after, int ldAfter, int rows,
                 int cols, const numerics::FloatFormat& format, numerics::TensorXray& into);
+// The X-ray's short name of a layer, as its products are spoken of: "transformer.h.0.attn" ->
+// "h0.attn", "transformer.ln_f" -> "ln_f"; other names as they are.
+std::string xrayLayerName(std::string name);
+
 // "fp32" (null rounder), the rounder's format name, or "bf16x3" / "bf16x6".
 std::string xrayFormatName(const numerics::Rounder* rounder,
                            backends::MultiPass passes = backends::MultiPass::None);
@@ -67,8 +73,15 @@ class GemmXray {
   void beginStep(std::uint64_t step);
   // The slot gemm() fills for this product, or null when the step is not measured.
   GemmXraySlot* slot(int site, backends::LayerKind kind, backends::Product product);
-  // The measured step's records (site order, then fwd, dgrad, wgrad; A, B, output), emptied; no
-  // records when the step was not measured.
+  // On a measured step, values an operation between the products holds (a softmax's scores,
+  // exponentials, row sum and probabilities; a layer norm's mean, variance and 1 / std): measured
+  // before they are held in `format` (nullopt: fp32, as they stay) with the store step's `seed`,
+  // added to the record (site, quantity), e.g. ("h0.attn.softmax", "scores").
+  bool measuring() const { return active_; }
+  void addHeld(const std::string& site, const char* quantity, std::span<const float> values,
+               const std::optional<numerics::RoundingSpec>& format, std::uint64_t seed);
+  // The measured step's records (site order, then fwd, dgrad, wgrad; A, B, output; then the held
+  // values in the order first met), emptied; no records when the step was not measured.
   std::vector<XrayRecord> takeRecords();
 
  private:
@@ -80,6 +93,8 @@ class GemmXray {
   bool active_ = false;
   std::vector<std::string> siteNames_;
   std::vector<Site> sites_;
+  std::vector<XrayRecord> held_;  // addHeld's records of the measured step
+  std::vector<float> heldCopy_;
 };
 
 }  // namespace paritylab::nn

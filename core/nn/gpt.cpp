@@ -15,8 +15,7 @@ std::string xraySiteName(std::string name) {
     const std::size_t at = name.find(from);
     if (at != std::string::npos) name.replace(at, from.size(), to);
   };
-  replace("transformer.", "");
-  if (name.rfind("h.", 0) == 0) name.erase(1, 1);  // "h.0.attn" -> "h0.attn"
+  name = xrayLayerName(name);
   replace(".attn.c_attn", ".attn.qkv");
   replace(".attn.c_proj", ".attn.proj");
   replace(".mlp.c_fc", ".mlp.fc");

@@ -77,10 +77,16 @@ struct StepContext {
   }
   // Holds n values of an operation between the products (softmax, layer-norm statistics, loss,
   // residual stream) in `format`, one of the policy's `elementwise` fields: the store step with a
-  // seed stream of its own per (site, part). Nothing to do when the field is fp32 (nullopt).
+  // seed stream of its own per (site, part). Nothing to do when the field is fp32 (nullopt). On a
+  // step the X-ray measures, `xraySite` names what is held ("h0.attn.softmax") and `quantity` which
+  // of its values ("scores"): they are measured against the format first (GemmXray::addHeld).
   void holdIn(const std::optional<numerics::RoundingSpec>& format, float* data, std::size_t n,
-              int site, std::uint64_t part = 0) const {
-    if (format) storeTensor(format, data, n, hashSeed(hashSeed(seed, step, site + 0x20000), part));
+              int site, std::uint64_t part = 0, const std::string* xraySite = nullptr,
+              const char* quantity = nullptr) const {
+    const std::uint64_t stream = hashSeed(hashSeed(seed, step, site + 0x20000), part);
+    if (xray && xraySite && xray->measuring())
+      xray->addHeld(*xraySite, quantity, {data, n}, format, stream);
+    if (format) storeTensor(format, data, n, stream);
   }
 };
 

@@ -6,7 +6,7 @@
 namespace paritylab::nn {
 
 LayerNorm::LayerNorm(ModelBuilder& builder, const std::string& name, int features, double eps)
-    : features_(features), eps_(eps) {
+    : features_(features), eps_(eps), statisticsXray_(xrayLayerName(name) + ".stats") {
   weight_ = builder.addParam(name + ".weight", {features});
   bias_ = builder.addParam(name + ".bias", {features});
   site_ = builder.nextSite++;
@@ -41,18 +41,20 @@ Tensor& LayerNorm::forward(const Tensor& x, StepContext& ctx) {
     double sum = 0.0;
     for (std::size_t i = 0; i < c; ++i) sum += in[i];
     float mean = float(sum / double(c));
-    ctx.holdIn(held, &mean, 1, site_, r * 3);
+    ctx.holdIn(held, &mean, 1, site_, r * 3, &statisticsXray_, "mean");
     double sq = 0.0;
     for (std::size_t i = 0; i < c; ++i) {
       const double d = double(in[i]) - double(mean);
       sq += d * d;
     }
     float invStd = float(1.0 / std::sqrt(sq / double(c) + eps_));
-    if (held) {  // the variance, then 1 / sqrt(variance + eps), each held in the format
+    if (held || ctx.xray) {  // the variance, then 1 / sqrt(variance + eps), each held
       auto variance = float(sq / double(c));
-      ctx.holdIn(held, &variance, 1, site_, r * 3 + 1);
-      invStd = float(1.0 / std::sqrt(double(variance) + eps_));
-      ctx.holdIn(held, &invStd, 1, site_, r * 3 + 2);
+      ctx.holdIn(held, &variance, 1, site_, r * 3 + 1, &statisticsXray_, "variance");
+      if (held) invStd = float(1.0 / std::sqrt(double(variance) + eps_));
+      float heldInvStd = invStd;
+      ctx.holdIn(held, &heldInvStd, 1, site_, r * 3 + 2, &statisticsXray_, "rstd");
+      if (held) invStd = heldInvStd;
     }
     mean_[r] = mean;
     invStd_[r] = invStd;

@@ -24,7 +24,8 @@ class LayerNorm : public Layer {
   int features_;
   double eps_;
   int weight_, bias_;
-  int site_;  // seeds of the stored gradients
+  int site_;                    // seeds of the stored gradients
+  std::string statisticsXray_;  // the X-ray's name of its held statistics: "h0.ln_1.stats"
   const Tensor* x_ = nullptr;
   Tensor y_, dx_;
   std::vector<float> mean_, invStd_;  // [rows] of the last forward

@@ -166,6 +166,49 @@ TEST(LanguageModelTraining, TheSameRunTrainsBitForBitTwice) {
   }
 }
 
+// The X-ray measures what lies between the products too: a softmax's scores, exponentials, sum
+// and probabilities and a layer norm's statistics, against the format the policy holds them in
+// (bf16 under pure-bf16, fp32 under cpu-fp32), without changing a bit of training.
+TEST(LanguageModelTraining, TheXrayMeasuresTheSoftmaxAndLayerNormStatisticsAgainstTheirFormat) {
+  const TextFile file(wordText());
+  const data::DataSplit data = textSplit(file.source(), 16);
+  for (const auto& [name, format] : {std::pair{"cpu-fp32", "fp32"}, {"pure-bf16", "bf16"}}) {
+    TrainConfig measured = smallGpt();
+    measured.xrayEverySteps = 2;
+    std::vector<XrayRecord> held;
+    TrainCallbacks callbacks;
+    callbacks.onXray = [&](const XraySample& s) {
+      for (const XrayRecord& r : s.records)
+        if (r.site.ends_with(".softmax") || r.site.ends_with(".stats")) held.push_back(r);
+    };
+    const TrainResult a = train(measured, backends::presetPolicy(name), data, callbacks);
+    const TrainResult b = train(smallGpt(), backends::presetPolicy(name), data);
+    EXPECT_EQ(a.epochs.back().trainLoss, b.epochs.back().trainLoss) << name;
+    EXPECT_EQ(a.epochs.back().testLoss, b.epochs.back().testLoss) << name;
+    const auto find = [&](const std::string& site, const std::string& quantity) {
+      return std::find_if(held.begin(), held.end(), [&](const XrayRecord& r) {
+        return r.site == site && r.operand == quantity;
+      });
+    };
+    for (const auto& [site, quantity] : {std::pair{"h0.attn.softmax", "scores"},
+                                         {"h0.attn.softmax", "exp"},
+                                         {"h0.attn.softmax", "sum"},
+                                         {"h0.attn.softmax", "probs"},
+                                         {"h0.ln_1.stats", "mean"},
+                                         {"h0.ln_2.stats", "variance"},
+                                         {"ln_f.stats", "rstd"}}) {
+      const auto r = find(site, quantity);
+      ASSERT_NE(r, held.end()) << name << " " << site << " " << quantity;
+      EXPECT_EQ(r->format, format) << site << " " << quantity;
+      EXPECT_GT(r->xray.count, 0) << site << " " << quantity;
+      // fp32 holds them exactly; bf16 rounds the exponentials (not all representable).
+      if (std::string(format) == "fp32" || std::string(quantity) == "exp") {
+        EXPECT_EQ(r->xray.errorEnergy == 0.0, std::string(format) == "fp32") << site << quantity;
+      }
+    }
+  }
+}
+
 TEST(LanguageModelTraining, OnRealTextTheValidationLossBeatsAnyModelWithoutContext) {
   if (!std::filesystem::exists(kSongsAndPoems))
     GTEST_SKIP() << kSongsAndPoems

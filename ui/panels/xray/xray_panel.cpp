@@ -8,6 +8,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "ui/panels/xray/xray_heatmap.h"
 #include "ui/panels/xray/xray_histogram.h"
@@ -137,11 +138,33 @@ void XrayPanel::showRead(const XrayRead& read) {
   }
   grid_.rows = read.rows;
   runs_ = read.runs;
+  fillOperands();
   fillSeeds();
   if (fresh && hasXray())
     showView(worstXrayView(grid_.rows, runs_));
   else
     rebuild();
+}
+
+void XrayPanel::fillOperands() {
+  const QString current = operandBox_->currentText();
+  QStringList operands = {"input", "weight", "left", "right", "grad", "output"};
+  QStringList present;
+  for (const study::XrayRow& row : grid_.rows) {
+    const QString operand = QString::fromStdString(row.operand);
+    if (!present.contains(operand)) present << operand;
+  }
+  for (const QString& operand : present)
+    if (!operands.contains(operand)) operands << operand;
+  if (!present.isEmpty())
+    operands.erase(std::remove_if(operands.begin(), operands.end(),
+                                  [&](const QString& o) { return !present.contains(o); }),
+                   operands.end());
+  const QSignalBlocker block(operandBox_);
+  operandBox_->clear();
+  operandBox_->addItems(operands);
+  const int keep = operandBox_->findText(current);
+  operandBox_->setCurrentIndex(keep >= 0 ? keep : 0);
 }
 
 void XrayPanel::fillSeeds() {

@@ -70,6 +70,9 @@ class XrayPanel : public QWidget, public ChartExports {
   void showRead(const XrayRead& read);
   void rebuild();
   void fillSeeds();
+  // The operands the rows hold: the products' (input, weight, left, right, grad, output) first,
+  // then the held values between them (scores, mean, ...), so none is left out.
+  void fillOperands();
   void showView(const XrayView& view);
 
   QString dbPath_;     // the database asked for
