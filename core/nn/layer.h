@@ -83,9 +83,10 @@ struct StepContext {
   void holdIn(const std::optional<numerics::RoundingSpec>& format, float* data, std::size_t n,
               int site, std::uint64_t part = 0, const std::string* xraySite = nullptr,
               const char* quantity = nullptr) const {
+    const bool measured = xray && xraySite && xray->measuring();
+    if (!format && !measured) return;  // fp32 and not measured: per row, nothing to compute
     const std::uint64_t stream = hashSeed(hashSeed(seed, step, site + 0x20000), part);
-    if (xray && xraySite && xray->measuring())
-      xray->addHeld(*xraySite, quantity, {data, n}, format, stream);
+    if (measured) xray->addHeld(*xraySite, quantity, {data, n}, format, stream);
     if (format) storeTensor(format, data, n, stream);
   }
 };

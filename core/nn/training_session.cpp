@@ -143,10 +143,10 @@ EvalOutcome TrainingSession::evaluate(const data::Dataset& set, int batchSize,
   return evaluate(set.images.data(), set.labels.data(), set.size(), batchSize, predictions);
 }
 
-const Tensor& TrainingSession::logits(const float* items, int n) {
+const Tensor& TrainingSession::logits(const float* items, int n, std::uint64_t inputStream) {
   StepContext ctx{&policy_, &workspace_, &scratch_, &model_->params, fp8_.get(),
                   false,    0,           seed_,     0xEEEEEEEEull};
-  loadInput(items, n, 0xEEEEEEEEull);
+  loadInput(items, n, inputStream);
   return model_->net->forward(input_, ctx);
 }
 
@@ -163,17 +163,14 @@ EvalOutcome TrainingSession::evaluate(const float* items, const std::int32_t* la
   if (total == 0) return out;
   batchSize = std::max(1, batchSize);
   const std::size_t itemSize = model_->input.itemSize();
-  StepContext ctx{&policy_, &workspace_, &scratch_, &model_->params, fp8_.get(),
-                  false,    0,           seed_,     0xEEEEEEEEull};
   double lossSum = 0.0;
   std::int64_t correct = 0;
   for (std::size_t begin = 0; begin < count; begin += std::size_t(batchSize)) {
     const int n = int(std::min<std::size_t>(std::size_t(batchSize), count - begin));
     const std::size_t first = begin * targets;  // the batch's first target
-    loadInput(items + begin * itemSize, n, 0xEEEEEEEEull + begin);
-    const Tensor& logits = model_->net->forward(input_, ctx);
+    const Tensor& out = logits(items + begin * itemSize, n, 0xEEEEEEEEull + begin);
     const LossResult loss = softmaxCrossEntropy(
-        logits, labels + first, nullptr, 1.0f,
+        out, labels + first, nullptr, 1.0f,
         predictions ? predictions->predicted.data() + first : nullptr,
         predictions ? predictions->trueClassProbability.data() + first : nullptr);
     lossSum += loss.loss * double(std::size_t(n) * targets);

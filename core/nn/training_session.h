@@ -76,8 +76,9 @@ class TrainingSession {
                        int batchSize, TestPredictions* predictions = nullptr);
   // The logits of n items in evaluation mode, as evaluate() computes them: [n, classes], or a
   // language model's [n, T, vocabulary] for windows [n, T] of token ids. Valid until the next
-  // call into the session.
-  const Tensor& logits(const float* items, int n);
+  // call into the session. `inputStream`: the store step's seed stream for the items (evaluate
+  // passes one per batch).
+  const Tensor& logits(const float* items, int n, std::uint64_t inputStream = 0xEEEEEEEEull);
 
  private:
   void loadInput(const float* items, int n, std::uint64_t step);
