@@ -77,16 +77,16 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
   summaryScroll->setWidgetResizable(true);
   summaryScroll->setFrameShape(QFrame::NoFrame);
 
-  auto* classScroll = new QScrollArea;  // many classes scroll rather than squeeze
-  classScroll->setWidget(classes_);
-  classScroll->setWidgetResizable(true);
-  classScroll->setFrameShape(QFrame::NoFrame);
+  classScroll_ = new QScrollArea;  // many classes scroll rather than squeeze
+  classScroll_->setWidget(classes_);
+  classScroll_->setWidgetResizable(true);
+  classScroll_->setFrameShape(QFrame::NoFrame);
   auto* churnScroll = new QScrollArea;  // a narrow window scrolls the matrix, never grows
   churnScroll->setWidget(churn_);
   churnScroll->setWidgetResizable(true);
   churnScroll->setFrameShape(QFrame::NoFrame);
   charts_->addTab(churnScroll, tr("Churn matrix"));
-  charts_->addTab(classScroll, tr("Per class"));
+  charts_->addTab(classScroll_, tr("Per class"));
   charts_->addTab(weights_, tr("Weights"));
   charts_->addTab(samples_, tr("Samples"));
   charts_->setDocumentMode(true);
@@ -120,6 +120,10 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
     // The shown study's database: a database Start creates, or one opened (with a reset).
     connect(study, &ShownStudy::databaseChanged, this, &DivergencePanel::followStudy);
     connect(data_, &RunData::reset, this, [this, study] { followStudy(study->database()); });
+    // Until a report says otherwise, the spec says whether the groups are token bands.
+    connect(study, &ShownStudy::specChanged, this, [this, study] {
+      if (!hasReport_) nameGroupingTab(study->languageModel());
+    });
     connect(data_, &RunData::rowsAppended, this, [this] {
       if (refillBackends()) recompute();  // a new backend: the pair may change
     });
@@ -244,7 +248,9 @@ void DivergencePanel::followStudy(const QString& dbPath) {
     alpha_ = suggested.alpha;
   }
   hasReport_ = false;  // another database: the old report says nothing about it
-  refillBackends();    // at once: a pair can be chosen before the analysis starts
+  // Named before the analysis arrives, so the tab is found by its name from the start.
+  if (shown_) nameGroupingTab(shown_->languageModel());
+  refillBackends();  // at once: a pair can be chosen before the analysis starts
   analyseSoon_.start();
 }
 
@@ -279,14 +285,17 @@ void DivergencePanel::showReport(const study::DivergenceReport& report) {
   summary_->setText(divergenceSummaryHtml(summarizeDivergence(report_, alpha_)));
   churn_->setReport(report_);
   classes_->setReport(report_, alpha_);
-  charts_->setTabText(1, report_.grouping == study::ClassGrouping::TokenFrequencyBands
-                             ? tr("Per token band")
-                             : tr("Per class"));
+  nameGroupingTab(report_.grouping == study::ClassGrouping::TokenFrequencyBands);
   weights_->setReport(report_);
   samples_->setReport(report_);
   // The Samples tab is a language model's: an image study does not show it.
   charts_->setTabVisible(charts_->indexOf(samples_), report_.samples.has_value());
   stack_->setCurrentWidget(charts_);
+}
+
+void DivergencePanel::nameGroupingTab(bool tokenBands) {
+  charts_->setTabText(charts_->indexOf(classScroll_),
+                      tokenBands ? tr("Per token band") : tr("Per class"));
 }
 
 void DivergencePanel::showMessage(const QString& text) {

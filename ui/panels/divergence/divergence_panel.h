@@ -20,6 +20,7 @@
 
 class QComboBox;
 class QLabel;
+class QScrollArea;
 class QStackedWidget;
 class QTabWidget;
 
@@ -114,6 +115,8 @@ class DivergencePanel : public QWidget, public ChartExports {
   void takeResult(const Analysed& analysed);
   void showReport(const study::DivergenceReport& report);
   void showMessage(const QString& text);
+  // The per-group tab says what its groups are: classes, or a language model's token bands.
+  void nameGroupingTab(bool tokenBands);
 
   ShownStudy* shown_;  // null: no study followed (a tab fed by hand)
   RunData* data_;
@@ -133,6 +136,7 @@ class DivergencePanel : public QWidget, public ChartExports {
   QTabWidget* charts_;
   ChurnMatrixView* churn_;
   ClassDifferenceView* classes_;
+  QScrollArea* classScroll_;  // the page holding classes_
   WeightDivergenceView* weights_;
   SamplesView* samples_;
 

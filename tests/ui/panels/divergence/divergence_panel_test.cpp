@@ -7,6 +7,7 @@
 #include "ui/panels/divergence/divergence_panel.h"
 
 #include <QComboBox>
+#include <QFile>
 #include <QImage>
 #include <QSemaphore>
 #include <QSignalSpy>
@@ -270,6 +271,27 @@ class DivergencePanelTest : public QObject {
   }
 
   // The window has the tab; Export all writes its charts.
+  // `--tab divergence/per token band` finds the tab as soon as a language model's study is shown,
+  // before its first report arrives; an image study's tab is "Per class".
+  void aLanguageModelsGroupTabIsNamedBeforeTheReport() {
+    PanelWithRuns f(false);
+    const auto groupTab = [&f] {
+      for (QTabWidget* tabs : f.panel().findChildren<QTabWidget*>())
+        for (int i = 0; i < tabs->count(); ++i)
+          if (tabs->tabText(i).startsWith("Per ")) return tabs->tabText(i);
+      return QString();
+    };
+    QCOMPARE(groupTab(), QStringLiteral("Per class"));
+    QFile file(QStringLiteral(PARITYLAB_SOURCE_DIR "/resources/studies/gpt.json"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    f.study.setSpec(QString::fromUtf8(file.readAll()), QStringLiteral("gpt"));
+    QCOMPARE(groupTab(), QStringLiteral("Per token band"));
+    QFile quick(QStringLiteral(PARITYLAB_SOURCE_DIR "/resources/studies/quick.json"));
+    QVERIFY(quick.open(QIODevice::ReadOnly));
+    f.study.setSpec(QString::fromUtf8(quick.readAll()), QStringLiteral("quick"));
+    QCOMPARE(groupTab(), QStringLiteral("Per class"));
+  }
+
   void mainWindowHasTheTab() {
     MainWindow window;
     fillRuns(window.runData());
