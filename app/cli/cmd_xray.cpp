@@ -91,16 +91,20 @@ void runXray(const XrayArgs& a) {
       "X-ray of %s: worst over the sampled steps (e<epoch>/s<step>); fractions of the\n"
       "nonzero values; SQNR of the rounded operand against its fp32 values\n\n",
       a.db.c_str());
-  // The site column as wide as its longest name ("h3.mlp.proj.wgrad"), at least 14.
-  int siteWidth = 14;
-  for (const auto& s : sites) siteWidth = std::max(siteWidth, int(s.site.size()));
-  std::printf("%-16s %-*s %-7s %-7s %5s %9s %-10s %9s %-10s %8s %-10s\n", "backend", siteWidth,
-              "site", "operand", "format", "n", "underflow", "when", "overflow", "when", "SQNR dB",
-              "when");
+  // The site and operand columns as wide as their longest names ("h3.mlp.proj.wgrad", "position
+  // loss"), at least 14 and 7.
+  int siteWidth = 14, operandWidth = 7;
+  for (const auto& s : sites) {
+    siteWidth = std::max(siteWidth, int(s.site.size()));
+    operandWidth = std::max(operandWidth, int(s.operand.size()));
+  }
+  std::printf("%-16s %-*s %-*s %-7s %5s %9s %-10s %9s %-10s %8s %-10s\n", "backend", siteWidth,
+              "site", operandWidth, "operand", "format", "n", "underflow", "when", "overflow",
+              "when", "SQNR dB", "when");
   for (const auto& s : sites)
-    std::printf("%-16s %-*s %-7s %-7s %5d %9s %-10s %9s %-10s %8s %-10s\n", s.backend.c_str(),
-                siteWidth, s.site.c_str(), s.operand.c_str(), s.format.c_str(), s.samples,
-                study::percentText(s.underflow.value).c_str(),
+    std::printf("%-16s %-*s %-*s %-7s %5d %9s %-10s %9s %-10s %8s %-10s\n", s.backend.c_str(),
+                siteWidth, s.site.c_str(), operandWidth, s.operand.c_str(), s.format.c_str(),
+                s.samples, study::percentText(s.underflow.value).c_str(),
                 s.underflow.value > 0 ? whenText(s.underflow).c_str() : "",
                 study::percentText(s.overflow.value).c_str(),
                 s.overflow.value > 0 ? whenText(s.overflow).c_str() : "",

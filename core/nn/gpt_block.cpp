@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/nn/gemm_xray.h"
+
 namespace paritylab::nn {
 
 GptBlock::GptBlock(ModelBuilder& builder, const std::string& name, int embd, int heads, int nLayer)
@@ -12,7 +14,8 @@ GptBlock::GptBlock(ModelBuilder& builder, const std::string& name, int embd, int
       attn_(builder, name + ".attn", embd, heads, nLayer),
       ln2_(builder, name + ".ln_2", embd),
       fc_(builder, name + ".mlp.c_fc", embd, 4 * embd),
-      proj_(builder, name + ".mlp.c_proj", 4 * embd, embd) {}
+      proj_(builder, name + ".mlp.c_proj", 4 * embd, embd),
+      residualXray_(xrayLayerName(name) + ".residual") {}
 
 Shape GptBlock::outputShape(const Shape& in) const {
   return attn_.outputShape(ln1_.outputShape(in));
@@ -41,7 +44,7 @@ Tensor& GptBlock::forward(const Tensor& x, StepContext& ctx) {
   storeLayerOutput(a, &attn_, site_ * 64 + 1, ctx);
   x1_.resize(x.shape());
   x1_.array() = x.array() + a.array();
-  storeResidual(x1_, site_ * 64 + 2, ctx);
+  storeResidual(x1_, site_ * 64 + 2, ctx, residualXray_, "attn");
   Tensor& h2 = ln2_.forward(x1_, ctx);
   storeLayerOutput(h2, &ln2_, site_ * 64 + 3, ctx);
   Tensor& f = fc_.forward(h2, ctx);
@@ -52,7 +55,7 @@ Tensor& GptBlock::forward(const Tensor& x, StepContext& ctx) {
   storeLayerOutput(m, &proj_, site_ * 64 + 6, ctx);
   y_.resize(x.shape());
   y_.array() = x1_.array() + m.array();
-  storeResidual(y_, site_ * 64 + 7, ctx);
+  storeResidual(y_, site_ * 64 + 7, ctx, residualXray_, "mlp");
   ctx.inputStoredAs = inputStoredAs;
   return y_;
 }

@@ -33,8 +33,9 @@ class GptBlock : public Layer {
   LayerNorm ln2_;
   Linear fc_, proj_;
   Gelu gelu_;
-  Tensor x1_, y_;    // [B, T, C]: the residual stream after attention, after the MLP
-  Tensor dx1_, dx_;  // [B, T, C]
+  std::string residualXray_;  // the X-ray's name of the residual stream: "h0.residual"
+  Tensor x1_, y_;             // [B, T, C]: the residual stream after attention, after the MLP
+  Tensor dx1_, dx_;           // [B, T, C]
 };
 
 }  // namespace paritylab::nn

@@ -46,7 +46,8 @@ Tensor& GptModel::forward(const Tensor& ids, StepContext& ctx) {
     storeLayerOutput(t, &from, site_ * 64 + index++, ctx);
   };
   Tensor* x = &embedding_.forward(ids, ctx);
-  storeResidual(*x, site_ * 64 + index++, ctx);              // the residual stream starts here
+  static const std::string kEmbeddingsXray = "embed.residual";
+  storeResidual(*x, site_ * 64 + index++, ctx, kEmbeddingsXray, "wte+wpe");  // the stream starts
   for (auto& block : blocks_) x = &block->forward(*x, ctx);  // stores its own output
   Tensor& xf = lnF_->forward(*x, ctx);
   xF_ = &xf;

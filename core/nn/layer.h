@@ -149,10 +149,13 @@ inline void storeLayerOutput(Tensor& out, const Layer* producer, int site, StepC
 
 // The store step for a transformer's residual stream (the embeddings' sum, x + f(x) after each
 // branch): held in the policy's elementwise.residual format rather than the activations' (autocast
-// keeps the stream fp32 while its branches' outputs are bf16), then the next layer is told so.
-inline void storeResidual(Tensor& out, int site, StepContext& ctx) {
+// keeps the stream fp32 while its branches' outputs are bf16), then the next layer is told so. On
+// a step the X-ray measures, the stream is measured as (xraySite, quantity): ("h0.residual",
+// "attn") is the stream after block 0 added its attention's output.
+inline void storeResidual(Tensor& out, int site, StepContext& ctx, const std::string& xraySite,
+                          const char* quantity) {
   const auto& format = ctx.policy->elementwise.residual;
-  ctx.holdIn(format, out.data(), out.size(), site);
+  ctx.holdIn(format, out.data(), out.size(), site, 0, &xraySite, quantity);
   ctx.inputStoredAs = format ? &*format : nullptr;
 }
 

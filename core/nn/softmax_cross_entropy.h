@@ -12,6 +12,8 @@
 
 namespace paritylab::nn {
 
+class GemmXray;  // gemm_xray.h
+
 struct LossResult {
   double loss = 0.0;  // mean over the batch
   int correct = 0;    // argmax(logits) == label
@@ -29,9 +31,12 @@ LossResult softmaxCrossEntropy(const Tensor& logits, const std::int32_t* labels,
 // elementwise.loss), the logits it reads, each exponential, the row's sum, its log, each
 // position's loss, the probabilities, the gradient and the mean loss it returns are held in that
 // format (sums accumulated in fp32 and rounded), seed stream `seed`. Unset: softmaxCrossEntropy.
+// On a step `xray` measures, each of these values is measured against the format it is held in
+// (fp32 when unset: computed once more for the X-ray alone) as site "loss", quantities "logits",
+// "exp", "sum", "log sum", "position loss", "probs", "grad" and "mean loss". Null: no measurement.
 LossResult heldSoftmaxCrossEntropy(const Tensor& logits, const std::int32_t* labels,
                                    Tensor* dlogits, float gradScale,
                                    const std::optional<numerics::RoundingSpec>& held,
-                                   std::uint64_t seed);
+                                   std::uint64_t seed, GemmXray* xray = nullptr);
 
 }  // namespace paritylab::nn

@@ -85,10 +85,10 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     ctx.replica = r;
     loadInput(items + std::size_t(begin) * itemSize, end - begin, step * 64 + std::uint64_t(r));
     const Tensor& logits = model_->net->forward(input_, ctx);
-    const LossResult loss =
-        heldSoftmaxCrossEntropy(logits, labels + std::size_t(begin) * targets, &dlogits_,
-                                float(scale), policy_.elementwise.loss,
-                                hashSeed(seed_, step, 0x4C4F5353 /* "LOSS" */ + std::uint64_t(r)));
+    const LossResult loss = heldSoftmaxCrossEntropy(
+        logits, labels + std::size_t(begin) * targets, &dlogits_, float(scale),
+        policy_.elementwise.loss, hashSeed(seed_, step, 0x4C4F5353 /* "LOSS" */ + std::uint64_t(r)),
+        ctx.xray);
     lossSum += loss.loss;
     out.correct += loss.correct;
     model_->net->backward(dlogits_, ctx);

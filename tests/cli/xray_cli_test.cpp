@@ -44,8 +44,8 @@ TEST(XrayCli, RunReportAndSummaryOfATinyStudy) {
       runCli({"report", db, "--csv", dir.file("r.csv"), "--xray", dir.file("x.csv")});
   ASSERT_EQ(report.exitCode, 0) << report.err;
   // 4 steps, every 2nd measured: steps 0 and 2; mlp: fc1 (no dgrad), fc2, fc3 -> 8 products of 3
-  // records each, per run.
-  EXPECT_NE(report.out.find("(96 X-ray rows)"), std::string::npos) << report.out;
+  // records each, and the loss's 8 values, per run.
+  EXPECT_NE(report.out.find("(128 X-ray rows)"), std::string::npos) << report.out;
   const std::string csv = readAll(dir.file("x.csv"));
   EXPECT_NE(csv.find(",cpu-fp32,0,2,1,fc2.wgrad,grad,fp32,"), std::string::npos);
   EXPECT_NE(csv.find(",gpu-amp-bf16,0,0,1,fc3.fwd,weight,bf16,"), std::string::npos);
@@ -59,7 +59,7 @@ TEST(XrayCli, RunReportAndSummaryOfATinyStudy) {
   const auto json = runCli({"xray", db, "--backend", "gpu-amp-bf16", "--json"});
   ASSERT_EQ(json.exitCode, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
-  EXPECT_EQ(j["sites"].size(), 24u);  // 8 products x 3
+  EXPECT_EQ(j["sites"].size(), 32u);  // 8 products x 3, the loss's 8 values
   for (const auto& s : j["sites"]) {
     EXPECT_EQ(s["backend"], "gpu-amp-bf16");
     EXPECT_EQ(s["samples"], 2);

@@ -108,10 +108,11 @@ TEST(GemmXrayHook, EverySiteOfSmallCnnIsNamedAndMeasuringChangesNothing) {
     const auto sites = bySite(records);
     std::vector<std::string> names;
     for (const auto& [name, operands] : sites) names.push_back(name);
-    // conv1 is the first layer: no data gradient.
-    EXPECT_EQ(names, (std::vector<std::string>{"conv1.fwd", "conv1.wgrad", "conv2.dgrad",
-                                               "conv2.fwd", "conv2.wgrad", "fc1.dgrad", "fc1.fwd",
-                                               "fc1.wgrad", "fc2.dgrad", "fc2.fwd", "fc2.wgrad"}));
+    // conv1 is the first layer: no data gradient. The loss's values are measured too.
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"conv1.fwd", "conv1.wgrad", "conv2.dgrad", "conv2.fwd",
+                                        "conv2.wgrad", "fc1.dgrad", "fc1.fwd", "fc1.wgrad",
+                                        "fc2.dgrad", "fc2.fwd", "fc2.wgrad", "loss"}));
     const auto& wgrad = sites.at("conv2.wgrad");
     ASSERT_TRUE(wgrad.count("grad") && wgrad.count("input") && wgrad.count("output"));
     EXPECT_EQ(sites.at("conv2.dgrad").count("weight"), 1u);

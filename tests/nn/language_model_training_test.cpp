@@ -167,9 +167,10 @@ TEST(LanguageModelTraining, TheSameRunTrainsBitForBitTwice) {
 }
 
 // The X-ray measures what lies between the products too: a softmax's scores, exponentials, sum
-// and probabilities and a layer norm's statistics, against the format the policy holds them in
-// (bf16 under pure-bf16, fp32 under cpu-fp32), without changing a bit of training.
-TEST(LanguageModelTraining, TheXrayMeasuresTheSoftmaxAndLayerNormStatisticsAgainstTheirFormat) {
+// and probabilities, a layer norm's statistics, the residual stream and every value of the loss,
+// against the format the policy holds them in (bf16 under pure-bf16, fp32 under cpu-fp32),
+// without changing a bit of training.
+TEST(LanguageModelTraining, TheXrayMeasuresTheValuesHeldBetweenTheProductsAgainstTheirFormat) {
   const TextFile file(wordText());
   const data::DataSplit data = textSplit(file.source(), 16);
   for (const auto& [name, format] : {std::pair{"cpu-fp32", "fp32"}, {"pure-bf16", "bf16"}}) {
@@ -179,7 +180,9 @@ TEST(LanguageModelTraining, TheXrayMeasuresTheSoftmaxAndLayerNormStatisticsAgain
     TrainCallbacks callbacks;
     callbacks.onXray = [&](const XraySample& s) {
       for (const XrayRecord& r : s.records)
-        if (r.site.ends_with(".softmax") || r.site.ends_with(".stats")) held.push_back(r);
+        if (r.site.ends_with(".softmax") || r.site.ends_with(".stats") ||
+            r.site.ends_with(".residual") || r.site == "loss")
+          held.push_back(r);
     };
     const TrainResult a = train(measured, backends::presetPolicy(name), data, callbacks);
     const TrainResult b = train(smallGpt(), backends::presetPolicy(name), data);
@@ -196,7 +199,18 @@ TEST(LanguageModelTraining, TheXrayMeasuresTheSoftmaxAndLayerNormStatisticsAgain
                                          {"h0.attn.softmax", "probs"},
                                          {"h0.ln_1.stats", "mean"},
                                          {"h0.ln_2.stats", "variance"},
-                                         {"ln_f.stats", "rstd"}}) {
+                                         {"ln_f.stats", "rstd"},
+                                         {"embed.residual", "wte+wpe"},
+                                         {"h0.residual", "attn"},
+                                         {"h0.residual", "mlp"},
+                                         {"loss", "logits"},
+                                         {"loss", "exp"},
+                                         {"loss", "sum"},
+                                         {"loss", "log sum"},
+                                         {"loss", "position loss"},
+                                         {"loss", "probs"},
+                                         {"loss", "grad"},
+                                         {"loss", "mean loss"}}) {
       const auto r = find(site, quantity);
       ASSERT_NE(r, held.end()) << name << " " << site << " " << quantity;
       EXPECT_EQ(r->format, format) << site << " " << quantity;

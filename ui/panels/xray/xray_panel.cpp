@@ -35,6 +35,8 @@ XrayPanel::XrayPanel(ShownStudy* study, QWidget* parent)
   for (const char* operand : {"input", "weight", "grad", "output"})
     operandBox_->addItem(QString::fromLatin1(operand));
   operandBox_->setToolTip(tr("grad: the output gradient dY a backward product is handed"));
+  // As wide as the longest operand the database holds ("position loss"), not the first four.
+  operandBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
 
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Statistic")));
