@@ -384,15 +384,21 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     std::memcpy(C + std::size_t(i) * ldc, sum + std::size_t(i) * n, std::size_t(n) * sizeof(float));
 }
 
-bool preroundOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,
-                     const float* src, float* dst, std::size_t n) {
+bool canPreroundOperand(const backends::GemmPolicy& policy, Operand which,
+                        const GemmExtras& extras) {
   const std::optional<RoundingSpec>& spec =
       which == Operand::A || !policy.operandsB ? policy.operands : policy.operandsB;
   const float scale = which == Operand::A ? extras.scaleA : extras.scaleB;
-  if (extras.xray || policy.passes != backends::MultiPass::None || scale != 1.0f || !spec ||
-      spec->mode == numerics::RoundingMode::Stochastic || isIdentity(spec))
-    return false;
-  cachedRounder(*spec).applyCopy({src, n}, {dst, n});
+  return !extras.xray && policy.passes == backends::MultiPass::None && scale == 1.0f && spec &&
+         spec->mode != numerics::RoundingMode::Stochastic && !isIdentity(spec);
+}
+
+bool preroundOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,
+                     const float* src, float* dst, std::size_t n) {
+  if (!canPreroundOperand(policy, which, extras)) return false;
+  const RoundingSpec& spec =
+      which == Operand::A || !policy.operandsB ? *policy.operands : *policy.operandsB;
+  cachedRounder(spec).applyCopy({src, n}, {dst, n});
   return true;
 }
 

@@ -75,6 +75,9 @@ enum class Operand { A, B };
 // as writableA/writableB with writableARounded/writableBRounded set.
 bool preroundOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,
                      const float* src, float* dst, std::size_t n);
+// True when preroundOperand() would round operand `which` (it returns true for any values).
+bool canPreroundOperand(const backends::GemmPolicy& policy, Operand which,
+                        const GemmExtras& extras);
 
 // THE one store step: every tensor a backend keeps (activations, weights, gradients, optimizer
 // state) passes through here; rounds in place to `format` when set.

@@ -62,11 +62,12 @@ Tensor& GptModel::forward(const Tensor& ids, StepContext& ctx) {
     logits_.resize(outputShape(ids.shape()));
     const float* wte = ctx.params->value(embedding_.tokenWeightId());
     const std::size_t nw = std::size_t(config_.vocab) * std::size_t(config_.nEmbd);
-    const GemmExtras e =
+    GemmExtras e =
         ctx.gemmExtras(site_, LayerKind::Linear, Product::Forward, xf.data(), xf.size(), wte, nw);
-    gemm(ctx.policy->gemmFor(LayerKind::Linear, Product::Forward), Trans::No, Trans::Yes, n,
-         config_.vocab, config_.nEmbd, 1.0f, xf.data(), config_.nEmbd, wte, config_.nEmbd, 0.0f,
-         logits_.data(), config_.vocab, *ctx.workspace, e);
+    const backends::GemmPolicy& policy = ctx.policy->gemmFor(LayerKind::Linear, Product::Forward);
+    wte = ctx.sharedOperand(embedding_.tokenWeightId(), policy, Operand::B, e, wte, nw);
+    gemm(policy, Trans::No, Trans::Yes, n, config_.vocab, config_.nEmbd, 1.0f, xf.data(),
+         config_.nEmbd, wte, config_.nEmbd, 0.0f, logits_.data(), config_.vocab, *ctx.workspace, e);
     logits = &logits_;
     storeLayerOutput(logits_, nullptr, site_ * 64 + index, ctx);
   }
@@ -85,10 +86,13 @@ const Tensor& GptModel::backward(const Tensor& dy, StepContext& ctx) {
   } else {
     // dxf [N, C] = dlogits [N, vocab] * wte [vocab, C]
     dxF_.resize({dy.dim(0), dy.dim(1), c});
-    const GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardData, dy.data(),
-                                        dy.size(), wte, nw);
-    gemm(ctx.policy->gemmFor(LayerKind::Linear, Product::BackwardData), Trans::No, Trans::No, n, c,
-         v, 1.0f, dy.data(), v, wte, c, 0.0f, dxF_.data(), c, *ctx.workspace, e);
+    GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardData, dy.data(),
+                                  dy.size(), wte, nw);
+    const backends::GemmPolicy& policy =
+        ctx.policy->gemmFor(LayerKind::Linear, Product::BackwardData);
+    const float* w = ctx.sharedOperand(embedding_.tokenWeightId(), policy, Operand::B, e, wte, nw);
+    gemm(policy, Trans::No, Trans::No, n, c, v, 1.0f, dy.data(), v, w, c, 0.0f, dxF_.data(), c,
+         *ctx.workspace, e);
     ctx.storeGradient(dxF_.data(), dxF_.size(), site_);
     grad = &dxF_;
   }

@@ -14,6 +14,7 @@
 #include "core/nn/gemm_xray.h"
 #include "core/nn/param_store.h"
 #include "core/nn/random.h"
+#include "core/nn/step_operand_cache.h"
 #include "core/nn/tensor.h"
 
 namespace paritylab::nn {
@@ -52,6 +53,9 @@ struct StepContext {
   std::uint64_t seed = 0;    // run seed
   std::uint64_t step = 0;    // global step (stochastic rounding streams)
   GemmXray* xray = nullptr;  // null: no X-ray; else measures the steps it samples
+  // Weights rounded once per training step for all its products (null: each product rounds its
+  // own); cleared by the training session before each step.
+  StepOperandCache* operandCache = nullptr;
   // Non-null while a layer's forward runs on an input that went through the store step in this
   // format (Sequential sets it for the layers after the first, and passes its own on to its first
   // layer): the input's values are already representable in it. Null: not known (a model's input).
@@ -65,6 +69,16 @@ struct StepContext {
     if (scaleProvider) scaleProvider->scales(site, kind, product, a, na, b, nb, e);
     if (xray) e.xray = xray->slot(site, kind, product);
     return e;
+  }
+  // Parameter `paramId`'s values [n] as operand `which` of a product under `policy`: from the
+  // step's cache (set extras.roundedA / roundedB to the pointer returned when it is not `values`),
+  // or `values` when there is no cache or the rounding cannot be shared.
+  const float* sharedOperand(int paramId, const backends::GemmPolicy& policy, Operand which,
+                             GemmExtras& extras, const float* values, std::size_t n) const {
+    if (!operandCache) return values;
+    const float* shared = operandCache->operand(paramId, policy, which, extras, values, n);
+    if (shared != values) (which == Operand::A ? extras.roundedA : extras.roundedB) = shared;
+    return shared;
   }
   // Applies the policy's storage format to an activation kept for backward / to a gradient.
   void storeActivation(Tensor& t, int site) const {

@@ -61,11 +61,13 @@ Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
     const float* b = ctx.params->value(bias_);
     for (int r = 0; r < n; ++r) std::copy(b, b + out_, y_.data() + std::size_t(r) * out_);
   }
-  const GemmExtras extras = ctx.gemmExtras(site_, LayerKind::Linear, Product::Forward, x.data(),
-                                           x.size(), w, std::size_t(out_) * in_);
-  gemm(ctx.policy->gemmFor(LayerKind::Linear, Product::Forward), Trans::No, Trans::Yes, n, out_,
-       in_, 1.0f, x.data(), in_, w, in_, bias_ >= 0 ? 1.0f : 0.0f, y_.data(), out_, *ctx.workspace,
-       extras);
+  const std::size_t nw = std::size_t(out_) * in_;
+  GemmExtras extras =
+      ctx.gemmExtras(site_, LayerKind::Linear, Product::Forward, x.data(), x.size(), w, nw);
+  const backends::GemmPolicy& policy = ctx.policy->gemmFor(LayerKind::Linear, Product::Forward);
+  w = ctx.sharedOperand(weight_, policy, Operand::B, extras, w, nw);
+  gemm(policy, Trans::No, Trans::Yes, n, out_, in_, 1.0f, x.data(), in_, w, in_,
+       bias_ >= 0 ? 1.0f : 0.0f, y_.data(), out_, *ctx.workspace, extras);
   return y_;
 }
 
@@ -94,10 +96,12 @@ const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
   // dX[N, in] = dY[N, out] * W[out, in]
   dx_.resize(x.shape());
   const float* w = ctx.params->value(weight_);
-  e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardData, dy.data(), dy.size(), w,
-                     std::size_t(out_) * in_);
-  gemm(kind.gemmFor(LayerKind::Linear, Product::BackwardData), Trans::No, Trans::No, n, in_, out_,
-       1.0f, dy.data(), out_, w, in_, 0.0f, dx_.data(), in_, *ctx.workspace, e);
+  const std::size_t nw = std::size_t(out_) * in_;
+  e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardData, dy.data(), dy.size(), w, nw);
+  const backends::GemmPolicy& policy = kind.gemmFor(LayerKind::Linear, Product::BackwardData);
+  w = ctx.sharedOperand(weight_, policy, Operand::B, e, w, nw);
+  gemm(policy, Trans::No, Trans::No, n, in_, out_, 1.0f, dy.data(), out_, w, in_, 0.0f, dx_.data(),
+       in_, *ctx.workspace, e);
   ctx.storeGradient(dx_.data(), dx_.size(), site_);
   return dx_;
 }

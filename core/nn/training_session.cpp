@@ -73,6 +73,8 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
   const std::size_t targets = std::size_t(model_->targetsPerItem);
   ParamStore& params = model_->params;
   StepContext ctx{&policy_, &workspace_, &scratch_, &params, fp8_.get(), true, 0, seed_, step};
+  operandCache_.clear();  // the optimizer moved the weights since the last step
+  ctx.operandCache = &operandCache_;
   if (xray_) {
     xray_->beginStep(step);
     ctx.xray = xray_.get();

@@ -88,6 +88,7 @@ class TrainingSession {
   std::unique_ptr<Model> model_;
   GemmWorkspace workspace_;
   LayerScratch scratch_;
+  StepOperandCache operandCache_;  // the weights as one training step's products read them
   std::unique_ptr<Fp8SiteScales> fp8_;
   std::unique_ptr<GemmXray> xray_;
   Tensor input_, dlogits_;

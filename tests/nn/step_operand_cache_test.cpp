@@ -1,0 +1,83 @@
+// Weights rounded once per training step and shared by its products (StepOperandCache): the
+// shared copy is what gemm() would have rounded itself, so a product reading it gives the same
+// bits; roundings that cannot be shared (stochastic, scaled, measured by the X-ray) are left to
+// gemm(); clear() makes the next step round the new weights.
+#include "core/nn/step_operand_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/backends/precision_policy.h"
+#include "core/nn/gemm_xray.h"
+
+namespace paritylab::nn {
+namespace {
+
+std::vector<float> randomValues(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = normal(rng);
+  return v;
+}
+
+TEST(StepOperandCache, AProductReadingTheSharedWeightsGivesTheSameBitsAsRoundingThemItself) {
+  const int m = 37, n = 24, k = 19;
+  const std::vector<float> x = randomValues(std::size_t(m) * k, 1);
+  const std::vector<float> w = randomValues(std::size_t(n) * k, 2);  // [n, k], read transposed
+  for (const char* preset : {"gpu-amp-bf16", "tpu-bf16", "pure-bf16", "gpu-amp-fp16"}) {
+    const backends::GemmPolicy& policy = backends::presetPolicy(preset).gemmFor(
+        backends::LayerKind::Linear, backends::Product::Forward);
+    GemmWorkspace ws;
+    std::vector<float> own(std::size_t(m) * n), shared(std::size_t(m) * n);
+    gemm(policy, Trans::No, Trans::Yes, m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, own.data(),
+         n, ws);
+    StepOperandCache cache;
+    GemmExtras extras;
+    const float* b = cache.operand(7, policy, Operand::B, extras, w.data(), w.size());
+    ASSERT_NE(b, w.data()) << preset;  // a deterministic operand rounding is shared
+    extras.roundedB = b;
+    gemm(policy, Trans::No, Trans::Yes, m, n, k, 1.0f, x.data(), k, b, k, 0.0f, shared.data(), n,
+         ws, extras);
+    EXPECT_EQ(std::memcmp(own.data(), shared.data(), own.size() * sizeof(float)), 0) << preset;
+    // The same key and rounding within a step: the same copy, not rounded again.
+    EXPECT_EQ(cache.operand(7, policy, Operand::B, GemmExtras{}, w.data(), w.size()), b);
+  }
+}
+
+TEST(StepOperandCache, RoundingsThatCannotBeSharedAreLeftToTheProduct) {
+  const std::vector<float> w = randomValues(64, 3);
+  StepOperandCache cache;
+  backends::GemmPolicy policy = backends::presetPolicy("tpu-bf16").linear.forward;
+  GemmExtras scaled;
+  scaled.scaleB = 4.0f;
+  EXPECT_EQ(cache.operand(1, policy, Operand::B, scaled, w.data(), w.size()), w.data());
+  GemmXraySlot slot;
+  GemmExtras measured;
+  measured.xray = &slot;
+  EXPECT_EQ(cache.operand(1, policy, Operand::B, measured, w.data(), w.size()), w.data());
+  backends::GemmPolicy stochastic = policy;
+  stochastic.operands->mode = numerics::RoundingMode::Stochastic;
+  EXPECT_EQ(cache.operand(1, stochastic, Operand::B, GemmExtras{}, w.data(), w.size()), w.data());
+  const backends::GemmPolicy fp32 = backends::presetPolicy("cpu-fp32").linear.forward;
+  EXPECT_EQ(cache.operand(1, fp32, Operand::B, GemmExtras{}, w.data(), w.size()), w.data());
+}
+
+TEST(StepOperandCache, AfterClearTheNextStepRoundsTheUpdatedWeights) {
+  std::vector<float> w = randomValues(32, 4);
+  const backends::GemmPolicy policy = backends::presetPolicy("tpu-bf16").linear.forward;
+  const numerics::Rounder bf16(*policy.operands);
+  StepOperandCache cache;
+  const float* first = cache.operand(2, policy, Operand::B, GemmExtras{}, w.data(), w.size());
+  EXPECT_EQ(first[5], bf16.round(w[5]));
+  w[5] += 1.0f;  // the optimizer's update
+  cache.clear();
+  const float* second = cache.operand(2, policy, Operand::B, GemmExtras{}, w.data(), w.size());
+  EXPECT_EQ(second[5], bf16.round(w[5]));
+}
+
+}  // namespace
+}  // namespace paritylab::nn
