@@ -23,7 +23,7 @@ namespace paritylab::numerics {
 
 // The narrow format of a block's elements: one of the float formats, or MXINT8.
 //
-// MXINT8 (OCP MX v1.0 section 5.3.3) is 8-bit two's complement with an implicit scale of 2^-6:
+// MXINT8 (OCP MX v1.0 section 5.3) is 8-bit two's complement with an implicit scale of 2^-6:
 // k / 64 for k in -128..127. It is not a FloatFormat (no exponent field, and -2 = code 0x80 has
 // no positive twin), so it lives here, where block quantization uses it. The quantizer uses the
 // symmetric range k in -127..127 (the specification allows restricting it so; -2 is never

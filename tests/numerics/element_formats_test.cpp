@@ -35,7 +35,7 @@ struct Definition {
   double minSubnormal;
 };
 
-// OCP MX v1.0 section 5.3.2 (FP6 E3M2 / E2M3, FP4 E2M1); fnuz as AMD's MI300 ISA and LLVM's
+// OCP MX v1.0 section 5.3 (FP6 E3M2 / E2M3, FP4 E2M1); fnuz as AMD's MI300 ISA and LLVM's
 // Float8E4M3FNUZ / Float8E5M2FNUZ define them (bias 8 and 16, NaN = 0x80).
 const Definition kDefinitions[] = {
     {"fp6-e3m2", 3, 2, 3, false, 28.0, 0.0625},
