@@ -158,8 +158,11 @@ TEST_P(MxElement, AdversarialBlocksMatchTheSpecification) {
   EXPECT_EQ(stats.nanBlocks, 2);          // the NaN's and the infinity's
   EXPECT_GE(stats.underflowedScales, 1);  // the subnormal block: 2^-127 clamps the shared scale
   // The max itself survives exactly in every block where it fits.
-  for (std::int64_t r = 5; r < m.rows; ++r)
-    if (m.at(r, 0) >= e.max * std::ldexp(1.0, -127)) EXPECT_EQ(got.at(r, 0), m.at(r, 0)) << r;
+  for (std::int64_t r = 5; r < m.rows; ++r) {
+    if (m.at(r, 0) >= e.max * std::ldexp(1.0, -127)) {
+      EXPECT_EQ(got.at(r, 0), m.at(r, 0)) << r;
+    }
+  }
 }
 
 // Blocks along a column (stride ld) quantize exactly as the transposed matrix's rows do, with
@@ -248,7 +251,9 @@ TEST(MxInt8, GridIsSymmetricTwosComplementOverSixtyFour) {
     EXPECT_EQ(rne.round(k / 64.0f), k / 64.0f) << k;
     const float tie = (k + 0.5f) / 64.0f;  // between k and k + 1: to the even one
     const int even = k % 2 == 0 ? k : k + 1;
-    if (k < 127) EXPECT_EQ(rne.round(tie), std::min(even, 127) / 64.0f) << k;
+    if (k < 127) {
+      EXPECT_EQ(rne.round(tie), std::min(even, 127) / 64.0f) << k;
+    }
   }
   EXPECT_EQ(rne.round(-2.0f), -127.0f / 64.0f);  // -128 / 64 is never produced
   EXPECT_EQ(rne.round(100.0f), 127.0f / 64.0f);

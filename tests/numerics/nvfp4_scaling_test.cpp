@@ -176,9 +176,11 @@ TEST(Nvfp4Stochastic, ReproducibleSplitIndependentAndUnbiased) {
                  4 * 64);
   EXPECT_EQ(std::memcmp(whole.data(), split.data(), whole.size() * sizeof(float)), 0);
   const RefMatrix nearest = refNvfp4(m, false);
-  for (std::size_t i = 0; i < src.size(); ++i)
-    if (whole[i] != nearest.v[i])
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    if (whole[i] != nearest.v[i]) {
       EXPECT_LE((whole[i] - src[i]) * (nearest.v[i] - src[i]), 0.0) << src[i];
+    }
+  }
   // Blocks of equal values between two grid points: the mean of many draws is the value. The
   // tensor amax 2688 makes s_t = 1, each block's 2688 makes its scale 448: 582.4 / 448 = 1.3.
   constexpr int kRows = 4000;
