@@ -55,8 +55,11 @@ double decodeBits(const FloatFormat& f, std::uint32_t pattern) {
   double magnitude = 0.0;
   if (exponent == exponentMask && f.special == SpecialEncoding::Ieee) {
     magnitude = mantissa == 0 ? kInf : kNaN;
-  } else if (exponent == exponentMask && mantissa == mantissaMask) {
+  } else if (exponent == exponentMask && mantissa == mantissaMask &&
+             f.special == SpecialEncoding::FiniteOnlyE4M3) {
     magnitude = kNaN;  // E4M3: S.1111.111
+  } else if (negative && exponent == 0 && mantissa == 0 && f.special == SpecialEncoding::Fnuz) {
+    return kNaN;  // fnuz: the negative-zero code is the one NaN
   } else if (exponent == 0) {
     magnitude = std::ldexp(static_cast<double>(mantissa), minExponent(f) - f.mantissaBits);
   } else {
@@ -71,6 +74,16 @@ std::uint32_t encodeBits(const FloatFormat& f, double value) {
   const std::uint32_t exponentMask = (1U << f.exponentBits) - 1U;
   const std::uint32_t sign = std::signbit(value) ? 1U << (f.exponentBits + f.mantissaBits) : 0U;
   const std::uint32_t allOnesExponent = exponentMask << f.mantissaBits;
+  const std::uint32_t signBit = 1U << (f.exponentBits + f.mantissaBits);
+  if (f.special == SpecialEncoding::Fnuz) {
+    if (std::isnan(value) || std::isinf(value)) return signBit;  // the one NaN code
+    if (value == 0.0) return 0U;                                 // zero has no sign
+  }
+  if (f.special == SpecialEncoding::FiniteOnly && (std::isnan(value) || std::isinf(value))) {
+    // No code for either: an infinity saturates as rounding does; a NaN (which the fp32 result
+    // of a rounding can carry) shows as the max-magnitude code with the NaN's sign.
+    return sign | allOnesExponent | mantissaMask;
+  }
   if (std::isnan(value) || (std::isinf(value) && !f.hasInfinity())) {
     const std::uint32_t payload =
         f.special == SpecialEncoding::Ieee ? (mantissaMask + 1U) >> 1 : mantissaMask;

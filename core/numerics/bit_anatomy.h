@@ -32,9 +32,13 @@ struct BitAnatomy {
 // and `paritylab-cli round` (stochastic: the draw of element 0 under `seed`, i.e. the first line
 // `round --seed` reads), and dissects the result. Parse typed text with parseFp32Input first.
 BitAnatomy dissect(float value, const RoundingSpec& spec, std::uint64_t seed = 0);
-// The value a bit pattern of the format encodes (for clicking bits in the diagram).
+// The value a bit pattern of the format encodes (for clicking bits in the diagram): fnuz's
+// negative-zero code (sign bit alone) is NaN; every code of an MX FP6/FP4 element is finite.
 double decodeBits(const FloatFormat& format, std::uint32_t pattern);
-// The pattern of `value` already representable in the format (sign | exponent | mantissa).
+// The pattern of `value` already representable in the format (sign | exponent | mantissa). fnuz:
+// zero is the all-zeros code whatever its sign, NaN and infinities the NaN code. MX FP6/FP4
+// elements have neither NaN nor infinity: both give the max-magnitude code with the value's sign
+// (a NaN's class stays NaN in dissect(), which reads the rounded fp32 value).
 std::uint32_t encodeBits(const FloatFormat& format, double value);
 
 }  // namespace paritylab::numerics

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <tuple>
 
 namespace paritylab::numerics {
 namespace {
@@ -40,6 +41,11 @@ double FloatFormat::maxFinite() const {
     const int topExponent = (1 << exponentBits) - 1 - bias;
     return std::ldexp(2.0 - std::ldexp(1.0, 1 - mantissaBits), topExponent);
   }
+  if (special == SpecialEncoding::FiniteOnly || special == SpecialEncoding::Fnuz) {
+    // The all-ones exponent is a normal binade, all-ones mantissa included.
+    const int topExponent = (1 << exponentBits) - 1 - bias;
+    return std::ldexp(2.0 - std::ldexp(1.0, -mantissaBits), topExponent);
+  }
   const int topExponent = (1 << exponentBits) - 2 - bias;
   return std::ldexp(2.0 - std::ldexp(1.0, -mantissaBits), topExponent);
 }
@@ -62,6 +68,20 @@ const std::vector<FloatFormat>& presetFormats() {
     e4m3.special = SpecialEncoding::FiniteOnlyE4M3;
     list.push_back(e4m3);
     list.push_back(ieeeLike("fp8-e5m2", 5, 2));
+    // OCP MX v1.0 element formats (section 5.3): IEEE-like biases, every code finite.
+    for (auto [name, e, m] : {std::tuple{"fp6-e3m2", 3, 2}, std::tuple{"fp6-e2m3", 2, 3},
+                              std::tuple{"fp4-e2m1", 2, 1}}) {
+      FloatFormat f = ieeeLike(name, e, m);
+      f.special = SpecialEncoding::FiniteOnly;
+      list.push_back(f);
+    }
+    // fnuz fp8: the bias is one more than IEEE's (the all-ones exponent is a normal binade).
+    for (auto [name, e, m] : {std::tuple{"fp8-e4m3fnuz", 4, 3}, std::tuple{"fp8-e5m2fnuz", 5, 2}}) {
+      FloatFormat f = ieeeLike(name, e, m);
+      f.bias = 1 << (e - 1);
+      f.special = SpecialEncoding::Fnuz;
+      list.push_back(f);
+    }
     return list;
   }();
   return presets;

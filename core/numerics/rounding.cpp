@@ -7,6 +7,10 @@
 // exponent of the format's min normal; the second term is the format's subnormal range, where
 // the quantum stays fixed. Rounding m to a multiple of 2^s and adding back ((ee - 1) << 23)
 // rebuilds the fp32 pattern, carries into the next binade included.
+//
+// Formats without infinities (OCP E4M3, the MX FP6/FP4 elements, fnuz) differ only in constants:
+// what an overflow and an infinite input become. fnuz's missing negative zero is the one extra
+// step (a zero result drops its sign), compiled into its own loop so no other format pays for it.
 
 #include "core/numerics/rounding.h"
 
@@ -25,14 +29,15 @@ constexpr std::uint32_t kQuietNaNBits = 0x7fc00000U;
 
 // Indices into Rounder::params_.
 enum Param {
-  kBaseShift,      // 23 - mantissaBits
-  kMinExponent32,  // fp32 biased exponent of the format's min normal
-  kMaxFiniteBits,  // fp32 pattern of the format's max finite
-  kMinNormalBits,  // fp32 pattern of the format's min normal (flush threshold)
-  kMinSubBits,     // fp32 pattern of the format's min subnormal
-  kOverflowBits,   // magnitude pattern of an overflowed result (inf, NaN or max finite)
-  kInfinityBits,   // magnitude pattern of an infinite input after rounding
-  kFlush,          // 1: flush results below min normal to zero
+  kBaseShift,       // 23 - mantissaBits
+  kMinExponent32,   // fp32 biased exponent of the format's min normal
+  kMaxFiniteBits,   // fp32 pattern of the format's max finite
+  kMinNormalBits,   // fp32 pattern of the format's min normal (flush threshold)
+  kMinSubBits,      // fp32 pattern of the format's min subnormal
+  kOverflowBits,    // magnitude pattern of an overflowed result (inf, NaN or max finite)
+  kInfinityBits,    // magnitude pattern of an infinite input after rounding
+  kFlush,           // 1: flush results below min normal to zero
+  kNoNegativeZero,  // 1: a zero result is +0 (fnuz)
 };
 
 std::uint32_t fp32Bits(double exactValue) {
@@ -41,7 +46,7 @@ std::uint32_t fp32Bits(double exactValue) {
 
 struct KernelConstants {
   std::uint32_t baseShift, minExponent32, maxFiniteBits, minNormalBits, minSubBits, overflowBits,
-      infinityBits, flush;
+      infinityBits, flush, noNegativeZero;
 };
 
 // Formats with fp32's exponent range (bf16, tf32, e8mY): the quantum is 2^(23 - M) fp32 ulps
@@ -71,7 +76,8 @@ inline std::uint32_t roundBitsWide(std::uint32_t x, const KernelConstants& k,
   return out | sign;
 }
 
-template <RoundingMode Mode>
+// NoNegativeZero (fnuz): a result of magnitude 0 is +0 whatever the input's sign.
+template <RoundingMode Mode, bool NoNegativeZero>
 inline std::uint32_t roundBits(std::uint32_t x, const KernelConstants& k, std::uint32_t random) {
   const std::uint32_t sign = x & kSignMask;
   const std::uint32_t a = x ^ sign;
@@ -107,17 +113,20 @@ inline std::uint32_t roundBits(std::uint32_t x, const KernelConstants& k, std::u
   out = (k.flush != 0 && out < k.minNormalBits) ? 0U : out;
   out = out > k.maxFiniteBits ? k.overflowBits : out;
   out = e32 == 0xffU ? (a > kInfBits ? kQuietNaNBits : k.infinityBits) : out;
+  if constexpr (NoNegativeZero) return out | (out != 0 ? sign : 0U);
   return out | sign;
 }
 
 // Wide: 0 = general shifts; fp32 exponent range: 1 = general, 2 = with flush, 3 = plain (see
-// roundBitsWide). Compile-time choices: a per-element test of a flag costs a quarter of the time.
+// roundBitsWide); 4 = general shifts without negative zero (fnuz). Compile-time choices: a
+// per-element test of a flag costs a quarter of the time.
 template <RoundingMode Mode, int Wide>
 inline std::uint32_t roundAny(std::uint32_t x, const KernelConstants& k, std::uint32_t random) {
   if constexpr (Wide == 1) return roundBitsWide<Mode, false, false>(x, k, random);
   if constexpr (Wide == 2) return roundBitsWide<Mode, true, false>(x, k, random);
   if constexpr (Wide == 3) return roundBitsWide<Mode, false, true>(x, k, random);
-  return roundBits<Mode>(x, k, random);
+  if constexpr (Wide == 4) return roundBits<Mode, true>(x, k, random);
+  return roundBits<Mode, false>(x, k, random);
 }
 
 template <RoundingMode Mode, int Wide>
@@ -163,7 +172,9 @@ void roundSpan(const float* src, float* dst, std::size_t n, const KernelConstant
                std::uint64_t seed, std::uint64_t offset) {
   const bool plainOverflow = k.infinityBits == kInfBits &&
                              (k.overflowBits == kInfBits || Mode == RoundingMode::TowardZero);
-  if (k.minExponent32 == 1 && k.flush == 0 && plainOverflow)  // bf16, tf32 as usually used
+  if (k.noNegativeZero != 0)  // fnuz (whatever its exponent range: the general kernel)
+    roundSpanOf<Mode, 4>(src, dst, n, k, seed, offset);
+  else if (k.minExponent32 == 1 && k.flush == 0 && plainOverflow)  // bf16, tf32 as usually used
     roundSpanOf<Mode, 3>(src, dst, n, k, seed, offset);
   else if (k.minExponent32 == 1 && k.flush == 0)  // fp32 exponent range: no subnormal shifts
     roundSpanOf<Mode, 1>(src, dst, n, k, seed, offset);
@@ -178,7 +189,12 @@ void roundSpan(const float* src, float* dst, std::size_t n, const KernelConstant
 Rounder::Rounder(const RoundingSpec& spec) : spec_(spec) {
   const FloatFormat& f = spec.format;
   identity_ = f.isFp32() && spec.subnormals == SubnormalMode::Keep;
-  const bool e4m3 = f.special == SpecialEncoding::FiniteOnlyE4M3;
+  // Formats with a NaN but no infinity: OCP E4M3 and fnuz. Formats with neither (the MX FP6/FP4
+  // elements) can only saturate: an overflow and an infinity become max finite in every mode; a
+  // NaN input stays NaN in the fp32 result (the format has no code for it).
+  const bool nanNoInf =
+      f.special == SpecialEncoding::FiniteOnlyE4M3 || f.special == SpecialEncoding::Fnuz;
+  const bool finiteOnly = f.special == SpecialEncoding::FiniteOnly;
   const std::uint32_t maxFiniteBits = fp32Bits(f.maxFinite());
   params_[kBaseShift] = static_cast<std::uint32_t>(23 - f.mantissaBits);
   params_[kMinExponent32] = static_cast<std::uint32_t>(128 - f.bias);
@@ -187,18 +203,23 @@ Rounder::Rounder(const RoundingSpec& spec) : spec_(spec) {
   params_[kMinSubBits] = fp32Bits(f.minSubnormal());
   // A finite value past max finite: toward-zero never rounds a finite value away from zero, so it
   // gives max finite in every format and overflow mode (the largest magnitude not above |x|);
-  // the other modes give max finite when saturating, else infinity (NaN in E4M3, which has none).
-  if (spec.overflow == OverflowMode::Saturate || spec.mode == RoundingMode::TowardZero) {
+  // the other modes give max finite when saturating, else infinity (NaN in E4M3 and fnuz, which
+  // have none; max finite in the MX FP6/FP4 elements, which have neither).
+  if (spec.overflow == OverflowMode::Saturate || spec.mode == RoundingMode::TowardZero ||
+      finiteOnly) {
     params_[kOverflowBits] = maxFiniteBits;
   } else {
-    params_[kOverflowBits] = e4m3 ? kQuietNaNBits : kInfBits;
+    params_[kOverflowBits] = nanNoInf ? kQuietNaNBits : kInfBits;
   }
-  if (e4m3)
+  if (finiteOnly)
+    params_[kInfinityBits] = maxFiniteBits;
+  else if (nanNoInf)
     params_[kInfinityBits] =
         spec.overflow == OverflowMode::Saturate ? maxFiniteBits : kQuietNaNBits;
   else
     params_[kInfinityBits] = kInfBits;
   params_[kFlush] = spec.subnormals == SubnormalMode::Flush ? 1U : 0U;
+  params_[kNoNegativeZero] = f.special == SpecialEncoding::Fnuz ? 1U : 0U;
 }
 
 void Rounder::applyCopy(std::span<const float> src, std::span<float> dst, std::uint64_t seed,
@@ -208,8 +229,8 @@ void Rounder::applyCopy(std::span<const float> src, std::span<float> dst, std::u
     if (src.data() != dst.data()) std::memmove(dst.data(), src.data(), n * sizeof(float));
     return;
   }
-  const KernelConstants k{params_[0], params_[1], params_[2], params_[3],
-                          params_[4], params_[5], params_[6], params_[7]};
+  const KernelConstants k{params_[0], params_[1], params_[2], params_[3], params_[4],
+                          params_[5], params_[6], params_[7], params_[8]};
   switch (spec_.mode) {
     case RoundingMode::NearestEven:
       return roundSpan<RoundingMode::NearestEven>(src.data(), dst.data(), n, k, seed, offset);

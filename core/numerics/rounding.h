@@ -19,8 +19,12 @@ enum class RoundingMode {
   TowardZero,   // "toward-zero": truncation
   Stochastic,   // "stochastic": round up with probability proportional to the distance
 };
-enum class OverflowMode { Ieee, Saturate };  // "inf" | "saturate"
-enum class SubnormalMode { Keep, Flush };    // "keep" | "flush"
+// "inf" | "saturate". Past max finite, "inf" gives infinity, or NaN in formats without one (OCP
+// E4M3, fnuz); the MX FP6/FP4 elements have neither, so they saturate (and an infinite input gives
+// max finite) in either mode, while a NaN input stays NaN in the fp32 result. fnuz has no negative
+// zero: every zero result is +0.
+enum class OverflowMode { Ieee, Saturate };
+enum class SubnormalMode { Keep, Flush };  // "keep" | "flush"
 
 std::string_view toString(RoundingMode mode);
 std::optional<RoundingMode> parseRoundingMode(std::string_view name);
@@ -62,7 +66,7 @@ class Rounder {
   RoundingSpec spec_;
   bool identity_ = false;
   // Implementation constants (masks, thresholds) are private to rounding.cpp's choice.
-  std::uint32_t params_[8] = {};
+  std::uint32_t params_[9] = {};
 };
 
 }  // namespace paritylab::numerics

@@ -1,0 +1,258 @@
+// NVFP4 block quantization against NVIDIA's recipe written out in block_reference.h: 1 x 16 and
+// 16 x 16 blocks, random and adversarial tensors, the column axis against the transposed rows,
+// stochastic rounding (reproducible, independent of how rows are split, unbiased), and the random
+// Hadamard transform that leaves a product unchanged when both operands are transformed.
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/numerics/block_scaling.h"
+#include "tests/numerics/block_reference.h"
+
+namespace paritylab::numerics {
+namespace {
+
+using testing::RefMatrix;
+
+bool sameValue(double got, double want) {
+  if (std::isnan(want)) return std::isnan(got);
+  return got == want && std::signbit(got) == std::signbit(want);
+}
+
+RefMatrix randomMatrix(std::int64_t rows, std::int64_t cols, unsigned seed, double magnitude,
+                       int spread) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-spread, spread);
+  RefMatrix m{rows, cols, std::vector<double>(static_cast<std::size_t>(rows * cols))};
+  for (double& x : m.v)
+    x = static_cast<float>(normal(gen) * magnitude * std::ldexp(1.0, spread ? exponent(gen) : 0));
+  return m;
+}
+
+// The reference with blocks of `block` x 1 along rows, or block x block tiles when square.
+RefMatrix refNvfp4(const RefMatrix& m, bool square, int block = 16) {
+  const double st = testing::refNvfp4TensorScale(m);
+  RefMatrix out = m;
+  const std::int64_t rowStep = square ? block : 1;
+  for (std::int64_t r0 = 0; r0 < m.rows; r0 += rowStep) {
+    const std::int64_t r1 = std::min<std::int64_t>(r0 + rowStep, m.rows);
+    for (std::int64_t c0 = 0; c0 < m.cols; c0 += block) {
+      const std::int64_t c1 = std::min<std::int64_t>(c0 + block, m.cols);
+      std::vector<double> xs;
+      for (std::int64_t r = r0; r < r1; ++r)
+        for (std::int64_t c = c0; c < c1; ++c) xs.push_back(m.at(r, c));
+      const std::vector<double> ys = testing::refNvfp4Block(xs, st);
+      std::size_t i = 0;
+      for (std::int64_t r = r0; r < r1; ++r)
+        for (std::int64_t c = c0; c < c1; ++c) out.at(r, c) = ys[i++];
+    }
+  }
+  return out;
+}
+
+RefMatrix quantize(const RefMatrix& m, const BlockScaling& spec, BlockScalingStats* stats = nullptr,
+                   std::uint64_t seed = 0) {
+  std::vector<float> buffer(m.v.begin(), m.v.end());
+  quantizeBlocks(buffer, buffer, m.rows, m.cols, m.cols, BlockAxis::Row, spec, seed, 0, stats);
+  return RefMatrix{m.rows, m.cols, std::vector<double>(buffer.begin(), buffer.end())};
+}
+
+void expectSame(const RefMatrix& got, const RefMatrix& want, const std::string& what) {
+  int failures = 0;
+  for (std::size_t i = 0; i < want.v.size() && failures < 5; ++i) {
+    if (!sameValue(got.v[i], want.v[i])) {
+      ++failures;
+      ADD_FAILURE() << what << " element " << i << ": got " << got.v[i] << ", want " << want.v[i];
+    }
+  }
+}
+
+BlockScaling nvfp4(bool square = false) {
+  BlockScaling spec = defaultBlockScaling(BlockScalingKind::NVFP4);
+  spec.squareBlocks = square;
+  return spec;
+}
+
+TEST(Nvfp4, RandomTensorsMatchTheRecipe) {
+  for (bool square : {false, true}) {
+    for (unsigned seed : {1u, 2u, 3u}) {
+      for (double magnitude : {1e-40, 1e-20, 1e-3, 1.0, 7e4, 1e35}) {
+        for (int spread : {0, 5, 30}) {
+          const RefMatrix m = randomMatrix(37, 53, seed, magnitude, spread);  // partial blocks
+          BlockScalingStats stats;
+          expectSame(quantize(m, nvfp4(square), &stats), refNvfp4(m, square),
+                     std::string(square ? "16x16" : "1x16") + " seed " + std::to_string(seed) +
+                         " magnitude " + std::to_string(magnitude) + " spread " +
+                         std::to_string(spread));
+          EXPECT_EQ(stats.blocks, square ? 3 * 4 : 37 * 4);
+          EXPECT_EQ(stats.tensorScale, testing::refNvfp4TensorScale(m));
+        }
+      }
+    }
+  }
+}
+
+TEST(Nvfp4, AdversarialBlocksMatchTheRecipe) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double tiny = std::numeric_limits<float>::denorm_min();
+  RefMatrix m{8, 16, std::vector<double>(8 * 16, 0.0)};
+  m.at(0, 5) = -0.0;                                         // row 0: zeros
+  for (int c = 0; c < 16; ++c) m.at(1, c) = 1e-3 * (c + 1);  // row 1: tiny beside row 2's max
+  m.at(2, 0) = 3e38;                                         // row 2: the tensor's max
+  for (int c = 1; c < 16; ++c) m.at(2, c) = 1e30 * c;
+  for (int c = 0; c < 16; ++c) m.at(3, c) = tiny * c;  // row 3: fp32 subnormals
+  for (int c = 0; c < 16; ++c) m.at(4, c) = c - 7.5;   // row 4: a NaN
+  m.at(4, 9) = testing::kRefNaN;
+  for (int c = 0; c < 16; ++c) m.at(5, c) = c;  // row 5: an infinity
+  m.at(5, 2) = -inf;
+  for (int c = 0; c < 16; ++c) m.at(6, c) = (c % 2 ? -1 : 1) * 6.0 * (1 + c);  // exact multiples
+  for (int c = 0; c < 16; ++c) m.at(7, c) = 3e38 / (c + 1);
+  for (double& x : m.v) x = static_cast<float>(x);
+  BlockScalingStats stats;
+  expectSame(quantize(m, nvfp4(), &stats), refNvfp4(m, false), "adversarial");
+  EXPECT_EQ(stats.nanBlocks, 2);
+  EXPECT_GE(stats.underflowedScales, 2);  // rows 1 and 3 vanish beside 3e38
+  // A tensor of zeros; a tensor whose amax is an fp32 subnormal (s_t clamps to 2^-149).
+  RefMatrix zeros{2, 20, std::vector<double>(40, 0.0)};
+  zeros.v[3] = -0.0;
+  expectSame(quantize(zeros, nvfp4()), refNvfp4(zeros, false), "zeros");
+  RefMatrix subnormal{1, 16, {}};
+  for (int c = 0; c < 16; ++c) subnormal.v.push_back(tiny * c * (c % 3 ? 1 : -1));
+  expectSame(quantize(subnormal, nvfp4()), refNvfp4(subnormal, false), "subnormal tensor");
+  // Values at exactly the block max: 6 x block scale x s_t comes back exactly when the block
+  // scale is exact in E4M3.
+  RefMatrix exact{1, 16, {}};
+  for (int c = 0; c < 16; ++c) exact.v.push_back(c == 0 ? 2688.0 : (c % 7) * 64.0);
+  const RefMatrix got = quantize(exact, nvfp4());
+  EXPECT_EQ(got.v[0], 2688.0);  // s_t = 1, block scale 448
+  expectSame(got, refNvfp4(exact, false), "exact max");
+}
+
+TEST(Nvfp4, ColumnAxisEqualsTransposedRows) {
+  const RefMatrix b = randomMatrix(45, 7, 5, 2.0, 10);  // B [k, n]
+  std::vector<float> strided(b.v.begin(), b.v.end());
+  std::vector<float> transposed(b.v.size());
+  for (std::int64_t r = 0; r < 45; ++r)
+    for (std::int64_t c = 0; c < 7; ++c)
+      transposed[static_cast<std::size_t>(c * 45 + r)] = static_cast<float>(b.at(r, c));
+  for (bool square : {false, true}) {
+    for (RoundingMode mode : {RoundingMode::NearestEven, RoundingMode::Stochastic}) {
+      BlockScaling spec = nvfp4(square);
+      spec.rounding = mode;
+      std::vector<float> byColumn(strided.size()), byRow(transposed.size());
+      quantizeBlocks(strided, byColumn, 45, 7, 7, BlockAxis::Column, spec, 3, 0);
+      quantizeBlocks(transposed, byRow, 7, 45, 45, BlockAxis::Row, spec, 3, 0);
+      for (std::int64_t r = 0; r < 45; ++r)
+        for (std::int64_t c = 0; c < 7; ++c)
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(byColumn[static_cast<std::size_t>(r * 7 + c)]),
+                    std::bit_cast<std::uint32_t>(byRow[static_cast<std::size_t>(c * 45 + r)]));
+    }
+  }
+}
+
+// Stochastic rounding of the elements: reproducible under a seed, the same when the rows are
+// quantized in two calls (same tensor amax in both halves, offset = first row x cols), each value
+// one of its two grid neighbours, and unbiased on average.
+TEST(Nvfp4Stochastic, ReproducibleSplitIndependentAndUnbiased) {
+  RefMatrix m = randomMatrix(8, 64, 6, 1.0, 2);
+  m.at(0, 0) = 50.0;  // the same amax in both halves
+  m.at(5, 3) = -50.0;
+  std::vector<float> src(m.v.begin(), m.v.end());
+  BlockScaling spec = nvfp4();
+  spec.rounding = RoundingMode::Stochastic;
+  std::vector<float> whole(src.size()), split(src.size());
+  quantizeBlocks(src, whole, 8, 64, 64, BlockAxis::Row, spec, 21, 0);
+  const std::span<const float> in(src);
+  const std::span<float> out(split);
+  quantizeBlocks(in.first(4 * 64), out.first(4 * 64), 4, 64, 64, BlockAxis::Row, spec, 21, 0);
+  quantizeBlocks(in.subspan(4 * 64), out.subspan(4 * 64), 4, 64, 64, BlockAxis::Row, spec, 21,
+                 4 * 64);
+  EXPECT_EQ(std::memcmp(whole.data(), split.data(), whole.size() * sizeof(float)), 0);
+  const RefMatrix nearest = refNvfp4(m, false);
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    if (whole[i] != nearest.v[i]) {
+      EXPECT_LE((whole[i] - src[i]) * (nearest.v[i] - src[i]), 0.0) << src[i];
+    }
+  }
+  // Blocks of equal values between two grid points: the mean of many draws is the value. The
+  // tensor amax 2688 makes s_t = 1, each block's 2688 makes its scale 448: 582.4 / 448 = 1.3.
+  constexpr int kRows = 4000;
+  std::vector<float> same(static_cast<std::size_t>(kRows * 16), 582.4f);
+  for (int r = 0; r < kRows; ++r) same[static_cast<std::size_t>(r * 16)] = 2688.0f;
+  std::vector<float> drawn(same.size());
+  quantizeBlocks(same, drawn, kRows, 16, 16, BlockAxis::Row, spec, 9, 0);
+  double sum = 0;
+  int count = 0;
+  for (int r = 0; r < kRows; ++r) {
+    for (int c = 1; c < 16; ++c) {
+      const float v = drawn[static_cast<std::size_t>(r * 16 + c)];
+      ASSERT_TRUE(v == 448.0f || v == 672.0f) << v;
+      sum += v;
+      ++count;
+    }
+  }
+  const double sigma = 224.0 * std::sqrt(0.6 * 0.4 / count);
+  EXPECT_NEAR(sum / count, 582.4f, 5 * sigma);
+}
+
+TEST(RandomHadamard, SignsAndMatrixAreOrthogonal) {
+  const auto signs = hadamardSigns(17);
+  int negatives = 0;
+  for (float s : signs) {
+    ASSERT_TRUE(s == 1.0f || s == -1.0f);
+    negatives += s < 0;
+  }
+  EXPECT_GT(negatives, 0);
+  EXPECT_LT(negatives, 16);
+  EXPECT_NE(hadamardSigns(17), hadamardSigns(18));
+  // The transform of the identity's rows is M = D H / 4; M M^T = I.
+  std::vector<float> identity(16 * 16, 0.0f);
+  for (int i = 0; i < 16; ++i) identity[static_cast<std::size_t>(i * 17)] = 1.0f;
+  randomHadamardTransform(identity, 16, 16, 16, BlockAxis::Row, 17);
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 16; ++j) {
+      const float entry = identity[static_cast<std::size_t>(i * 16 + j)];
+      EXPECT_EQ(std::fabs(entry), 0.25f);
+      const float h = (std::popcount(unsigned(i & j)) % 2 ? -0.25f : 0.25f) * signs[i];
+      EXPECT_EQ(entry, h) << i << ", " << j;
+    }
+  }
+}
+
+// Transforming A [m, k] along its rows and B [k, n] along its columns with one seed leaves A B
+// as it was, within the fp32 rounding of the transformed operands; a tail of k mod 16 stays.
+TEST(RandomHadamard, BothOperandsTransformedKeepTheProduct) {
+  const std::int64_t m = 5, k = 70, n = 4;
+  const RefMatrix a = randomMatrix(m, k, 31, 1.0, 4);
+  const RefMatrix b = randomMatrix(k, n, 32, 1.0, 4);
+  std::vector<float> at(a.v.begin(), a.v.end()), bt(b.v.begin(), b.v.end());
+  randomHadamardTransform(at, m, k, k, BlockAxis::Row, 99);
+  randomHadamardTransform(bt, k, n, n, BlockAxis::Column, 99);
+  for (std::int64_t c = 64; c < k; ++c) EXPECT_EQ(at[static_cast<std::size_t>(c)], a.at(0, c));
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double exact = 0, transformed = 0, scale = 0;
+      for (std::int64_t p = 0; p < k; ++p) {
+        exact += a.at(i, p) * b.at(p, j);
+        transformed += double(at[static_cast<std::size_t>(i * k + p)]) *
+                       double(bt[static_cast<std::size_t>(p * n + j)]);
+        scale += std::fabs(a.at(i, p)) * std::fabs(b.at(p, j));
+      }
+      EXPECT_NEAR(transformed, exact, 4e-7 * scale * 4) << i << ", " << j;
+    }
+  }
+  // A different seed transforms differently but keeps the product as well.
+  std::vector<float> other(a.v.begin(), a.v.end());
+  randomHadamardTransform(other, m, k, k, BlockAxis::Row, 100);
+  EXPECT_NE(std::memcmp(other.data(), at.data(), at.size() * sizeof(float)), 0);
+}
+
+}  // namespace
+}  // namespace paritylab::numerics
