@@ -27,16 +27,22 @@ nlohmann::json formatJson(const FloatFormat& f) {
 }
 
 void printTable() {
-  std::printf("%-9s %4s %4s %4s %5s %4s  %-14s %-14s %-14s %-14s\n", "name", "sign", "exp", "man",
+  std::printf("%-12s %4s %4s %4s %5s %4s  %-14s %-14s %-14s %-14s\n", "name", "sign", "exp", "man",
               "bias", "inf", "max_finite", "min_normal", "min_subnormal", "epsilon");
   for (const FloatFormat& f : numerics::presetFormats()) {
-    std::printf("%-9s %4d %4d %4d %5d %4s  %-14.8g %-14.8g %-14.8g %-14.8g\n", f.name.c_str(), 1,
+    std::printf("%-12s %4d %4d %4d %5d %4s  %-14.8g %-14.8g %-14.8g %-14.8g\n", f.name.c_str(), 1,
                 f.exponentBits, f.mantissaBits, f.bias, f.hasInfinity() ? "yes" : "no",
                 f.maxFinite(), f.minNormal(), f.minSubnormal(), f.epsilon());
   }
   std::printf(
       "\nCustom formats: eXmY (IEEE-like, 2 <= X <= 8, 0 <= Y <= 23), e.g. e5m7.\n"
-      "fp8-e4m3 follows OCP OFP8: no infinities, S.1111.111 is NaN.\n");
+      "fp8-e4m3 follows OCP OFP8: no infinities, S.1111.111 is NaN.\n"
+      "fp6-e3m2, fp6-e2m3 and fp4-e2m1 are OCP MX elements: every code is a finite number (no\n"
+      "infinity, no NaN); rounding saturates at max_finite.\n"
+      "fp8-e4m3fnuz and fp8-e5m2fnuz (AMD MI300): no infinities, no negative zero, one NaN "
+      "(0x80).\n"
+      "Block-scaled recipes built on these elements (mx, nvfp4, fp8 per tensor/row/block): see\n"
+      "docs/block-formats.md and a policy's scaling fields.\n");
 }
 
 // How the rounding options treat the edges of a format (shown by `formats --help`).

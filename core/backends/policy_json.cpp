@@ -6,7 +6,9 @@
 //   (no "attention": attention's products are the policy's linear ones, as every policy meant
 //   before attention had its own field),
 //   gemm: {operands, operandsB, passes: "none"|"bf16x3"|"bf16x6", accumulationChunk,
-//          accumulation, output, addend, reverseSummation}; passes is XLA's multi-pass bf16
+//          accumulation, output, addend, reverseSummation, scaling|scalingA|scalingB: {recipe,
+//          element, block, scale, square, rounding} or a recipe name, hadamard}; passes is XLA's
+//          multi-pass bf16
 //          product, written only when there is one ("none", or absent: one product of the operands
 //          as `operands` rounds them; "bf16", the old spelling of one pass, is still read as
 //          "none")
@@ -137,10 +139,64 @@ void readSpec(const json& j, const char* key, const std::string& path,
   if (j.contains(key)) out = specFromJson(j[key], join(path, key));
 }
 
+// {"recipe": "mx", "element": "fp8-e4m3", "block": 32, "scale": "e8m0", "square": false,
+//  "rounding": "nearest-even"}: the recipe's defaults with what is given replacing them (null: no
+// block scaling). Refusals name the field.
+std::optional<numerics::BlockScaling> scalingFromJson(const json& j, const std::string& path) {
+  if (j.is_null()) return std::nullopt;
+  if (j.is_string()) {
+    try {
+      return numerics::parseBlockScaling(getString(j, path));
+    } catch (const std::exception& e) {
+      fail(path, j, e.what());
+    }
+  }
+  checkKeys(j, path, {"recipe", "element", "block", "scale", "square", "rounding"});
+  if (!j.contains("recipe"))
+    fail(path, j, "missing \"recipe\" (mx, nvfp4, current, rowwise or blockwise)");
+  numerics::BlockScaling scaling;
+  try {
+    scaling = numerics::parseBlockScaling(
+        getString(j["recipe"], join(path, "recipe")),
+        j.contains("element") ? getString(j["element"], join(path, "element")) : std::string(),
+        j.contains("block") ? std::optional<int>(getInt(j["block"], join(path, "block"), 1))
+                            : std::nullopt,
+        j.contains("scale") ? getString(j["scale"], join(path, "scale")) : std::string());
+    if (j.contains("square")) scaling.squareBlocks = getBool(j["square"], join(path, "square"));
+    if (j.contains("rounding")) {
+      const auto mode =
+          numerics::parseRoundingMode(getString(j["rounding"], join(path, "rounding")));
+      if (!mode) fail(join(path, "rounding"), j["rounding"], "expected nearest-even or stochastic");
+      scaling.rounding = *mode;
+    }
+    numerics::validateBlockScaling(scaling);
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    if (what.rfind("policy field", 0) == 0) throw;
+    fail(path, j, what);
+  }
+  return scaling;
+}
+
+json scalingToJson(const numerics::BlockScaling& s) {
+  return {{"recipe", std::string(numerics::toString(s.kind))},
+          {"element", s.element.name},
+          {"block", s.blockSize},
+          {"scale", std::string(numerics::toString(s.scale))},
+          {"square", s.squareBlocks},
+          {"rounding", std::string(numerics::toString(s.rounding))}};
+}
+
 void gemmFromJson(const json& j, const std::string& path, GemmPolicy& g) {
   checkKeys(j, path,
             {"operands", "operandsB", "passes", "accumulationChunk", "accumulation", "output",
-             "addend", "reverseSummation"});
+             "addend", "reverseSummation", "scaling", "scalingA", "scalingB", "hadamard"});
+  // "scaling" sets both operands' recipe; scalingA / scalingB set one.
+  if (j.contains("scaling"))
+    g.scalingA = g.scalingB = scalingFromJson(j["scaling"], join(path, "scaling"));
+  if (j.contains("scalingA")) g.scalingA = scalingFromJson(j["scalingA"], join(path, "scalingA"));
+  if (j.contains("scalingB")) g.scalingB = scalingFromJson(j["scalingB"], join(path, "scalingB"));
+  if (j.contains("hadamard")) g.hadamard = getBool(j["hadamard"], join(path, "hadamard"));
   readSpec(j, "operands", path, g.operands);
   readSpec(j, "operandsB", path, g.operandsB);
   readSpec(j, "accumulation", path, g.accumulation);
@@ -177,6 +233,9 @@ json gemmToJson(const GemmPolicy& g) {
   // writes the same.
   if (g.addend) j["addend"] = specToJson(g.addend);
   if (g.reverseSummation) j["reverseSummation"] = true;
+  if (g.scalingA) j["scalingA"] = scalingToJson(*g.scalingA);
+  if (g.scalingB) j["scalingB"] = scalingToJson(*g.scalingB);
+  if (g.hadamard) j["hadamard"] = true;
   return j;
 }
 
@@ -292,6 +351,25 @@ PrecisionPolicy policyFromJson(const json& j) {
       p.sources.push_back("Adjusted: the fields this policy gives differ from the preset's");
   }
   applyFields(j, p);
+  // Block scaling stands in for the per-tensor fp8 scales and the multi-pass split: a product has
+  // one of them.
+  for (const char* kind : {"linear", "conv", "attention"}) {
+    const ProductPolicy& pp = std::string(kind) == "linear" ? p.linear
+                              : std::string(kind) == "conv" ? p.conv
+                                                            : p.attention;
+    for (const auto& [name, g] : {std::pair{"forward", &pp.forward},
+                                  {"backwardData", &pp.backwardData},
+                                  {"backwardWeight", &pp.backwardWeight}}) {
+      if (!g->blockScaled()) continue;
+      const std::string path = std::string(kind) + "." + name;
+      if (g->passes != MultiPass::None)
+        fail(path + ".passes", j, "a block-scaled product cannot also be a multi-pass product");
+      if (p.fp8.enabled)
+        fail("fp8.enabled", j,
+             "per-tensor delayed fp8 scaling and block scaling (" + path +
+                 ") cannot both scale a product");
+    }
+  }
   return p;
 }
 

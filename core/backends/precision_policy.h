@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/numerics/block_scaling.h"
 #include "core/numerics/rounding.h"
 
 namespace paritylab::backends {
@@ -35,6 +36,21 @@ struct GemmPolicy {
   // same products in another fp32 summation order. No hardware is meant: the chaos floor's
   // reference with another summation order (docs/chaos-floor.md).
   bool reverseSummation = false;
+  // Block-scaled operands (docs/block-formats.md: OCP MX, NVFP4, fp8 with a scale per tensor, row
+  // or block): A's (B's) values are quantized in scaling groups along the product's reduction
+  // dimension K as they are packed, in place of `operands` (`operandsB`) for that operand. Both
+  // operands of a block-scaled product are handed to one fp32-accumulated product; `output`,
+  // `accumulation` and `addend` apply as for any product. nullopt: the operand is rounded by
+  // `operands` / `operandsB` (or not at all).
+  std::optional<numerics::BlockScaling> scalingA;
+  std::optional<numerics::BlockScaling> scalingB;
+  // NVFP4's random Hadamard transform: both operands are transformed along K (16-element runs, the
+  // same random signs for both, so the product is unchanged in exact arithmetic) before they are
+  // quantized; it spreads an outlier over its block. NVIDIA applies it to the weight gradient's
+  // operands.
+  bool hadamard = false;
+
+  bool blockScaled() const { return scalingA || scalingB || hadamard; }
 };
 
 struct StoragePolicy {
@@ -139,7 +155,7 @@ struct PrecisionPolicy {
 };
 
 // Presets in display order: cpu-fp32, gpu-tf32, gpu-amp-bf16, gpu-amp-fp16, tpu-bf16, tpu-bf16x3,
-// tpu-bf16x6, pure-bf16, fp8-e4m3.
+// tpu-bf16x6, pure-bf16, fp8-e4m3, mxfp8, mxfp6, mxfp4, nvfp4.
 const std::vector<PrecisionPolicy>& presetPolicies();
 std::vector<std::string> presetNames();
 // Throws std::invalid_argument naming `name` and listing the presets.

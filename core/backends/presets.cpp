@@ -179,6 +179,113 @@ PrecisionPolicy fp8E4m3() {
   return p;
 }
 
+numerics::BlockScaling blockScaling(const char* recipe, const char* element = "",
+                                    bool square = false, bool stochastic = false) {
+  numerics::BlockScaling s = numerics::parseBlockScaling(recipe, element);
+  s.squareBlocks = square;
+  if (stochastic) s.rounding = numerics::RoundingMode::Stochastic;
+  return s;
+}
+
+// A product whose two operands are block-scaled (A's and B's recipes).
+GemmPolicy scaled(GemmPolicy g, const numerics::BlockScaling& a, const numerics::BlockScaling& b,
+                  bool hadamard = false) {
+  g.operands = g.operandsB = std::nullopt;
+  g.scalingA = a;
+  g.scalingB = b;
+  g.hadamard = hadamard;
+  return g;
+}
+
+// Block-scaled linear and conv products inside bf16 autocast, as Transformer Engine runs them:
+// outputs, biases and stored activations bf16, attention's products bf16 (fp8/fp4 attention is a
+// separate opt-in), fp32 master weights, softmax, layer norm and loss.
+PrecisionPolicy blockScaledPreset(const char* name, const char* description,
+                                  const numerics::BlockScaling& all) {
+  PrecisionPolicy p = amp(name, "bf16", description);
+  for (ProductPolicy* kind : {&p.linear, &p.conv})
+    for (GemmPolicy* g : {&kind->forward, &kind->backwardData, &kind->backwardWeight})
+      *g = scaled(*g, all, all);
+  p.sources = {
+      "OCP Microscaling Formats (MX) Specification v1.0: blocks of 32 elements along the "
+      "product's reduction dimension share one E8M0 (power-of-two) scale; docs/block-formats.md",
+      "Transformer Engine runs te.Linear's GEMMs block-scaled inside bf16 autocast: outputs and "
+      "activations bf16, fp32 accumulation and master weights; attention's products stay bf16 "
+      "with the softmax in fp32"};
+  return p;
+}
+
+PrecisionPolicy mxfp8() {
+  PrecisionPolicy p = blockScaledPreset(
+      "mxfp8",
+      "Emulates Transformer Engine's MXFP8BlockScaling (Blackwell): E4M3 elements with one E8M0 "
+      "scale per 32 along K for every operand of every linear/conv product, forward and backward; "
+      "bf16 outputs and activations",
+      blockScaling("mx", "fp8-e4m3"));
+  p.sources.push_back(
+      "Transformer Engine docs, \"MXFP8\": E4M3 by default for both forward and backward passes, "
+      "block size 32, one-dimensional blocks, E8M0 scales (HYBRID's E5M2 gradients are an option)");
+  return p;
+}
+
+PrecisionPolicy mxfp6() {
+  PrecisionPolicy p = blockScaledPreset(
+      "mxfp6",
+      "Emulates OCP MXFP6 training: FP6 E3M2 elements with one E8M0 scale per 32 along K for every "
+      "operand of every linear/conv product; bf16 outputs and activations",
+      blockScaling("mx", "fp6-e3m2"));
+  p.sources.push_back(
+      "Choice made here: E3M2 (the FP6 element with the wider range) for every operand, forward "
+      "and "
+      "backward, as no vendor recipe fixes one; the OCP MX whitepaper (Rouhani et al., "
+      "\"Microscaling Data Formats for Deep Learning\", arXiv 2310.10537) trains with MXFP6 in "
+      "both passes");
+  return p;
+}
+
+PrecisionPolicy mxfp4() {
+  PrecisionPolicy p = blockScaledPreset(
+      "mxfp4",
+      "Emulates OCP MXFP4 everywhere: FP4 E2M1 elements with one E8M0 scale per 32 along K for "
+      "every operand of every linear/conv product (a stress test: no published recipe trains so)",
+      blockScaling("mx", "fp4-e2m1"));
+  p.sources.push_back(
+      "Choice made here: E2M1 for every operand, forward and backward, with round-to-nearest-even "
+      "and no transform, the plain MX reading; NVIDIA's nvfp4 preset is the recipe that trains");
+  return p;
+}
+
+// NVIDIA's NVFP4 training recipe. Operand roles follow core/nn's calls: linear Y = X W^T (A = X,
+// B = W), dX = dY W (A = dY, B = W), dW = dY^T X (A = dY, B = X); conv Y = W cols (A = W,
+// B = cols), dCols = W^T dY (A = W, B = dY), dW = dY cols^T (A = dY, B = cols).
+PrecisionPolicy nvfp4() {
+  PrecisionPolicy p = amp(
+      "nvfp4", "bf16",
+      "Emulates NVIDIA's NVFP4 training recipe (Blackwell): E2M1 elements, one E4M3 scale per 16 "
+      "along K and one fp32 scale per tensor; weights in 16x16 blocks, gradients rounded "
+      "stochastically, the weight gradient's operands Hadamard-transformed; bf16 outputs");
+  const auto activations = blockScaling("nvfp4");
+  const auto weights = blockScaling("nvfp4", "", true);
+  const auto gradients = blockScaling("nvfp4", "", false, true);
+  p.linear.forward = scaled(p.linear.forward, activations, weights);
+  p.linear.backwardData = scaled(p.linear.backwardData, gradients, weights);
+  p.linear.backwardWeight = scaled(p.linear.backwardWeight, gradients, activations, true);
+  p.conv.forward = scaled(p.conv.forward, weights, activations);
+  p.conv.backwardData = scaled(p.conv.backwardData, weights, gradients);
+  p.conv.backwardWeight = scaled(p.conv.backwardWeight, gradients, activations, true);
+  p.sources = {
+      "NVIDIA, \"Pretraining Large Language Models with NVFP4\" (arXiv 2509.25149) and Transformer "
+      "Engine's NVFP4BlockScaling: E2M1 elements, E4M3 scales per 16 elements along K, an fp32 "
+      "scale per tensor; 16x16 blocks for weights (a weight and its transpose quantize alike); "
+      "stochastic rounding of gradients, nearest-even elsewhere; a 16x16 random Hadamard "
+      "transform of the weight gradient's operands",
+      "Not emulated here: the paper's choice of keeping a few final layers in bf16 (per-layer "
+      "choices are not part of a policy yet); attention's products stay bf16 as in the paper",
+      "bf16 autocast around the products as Transformer Engine runs them: outputs, biases and "
+      "stored activations bf16, fp32 accumulation and master weights"};
+  return p;
+}
+
 std::vector<PrecisionPolicy> makePresets() {
   std::vector<PrecisionPolicy> presets = {
       cpuFp32(),
@@ -209,6 +316,10 @@ std::vector<PrecisionPolicy> makePresets() {
           "8 replicas"),
       pureBf16(),
       fp8E4m3(),
+      mxfp8(),
+      mxfp6(),
+      mxfp4(),
+      nvfp4(),
   };
   return presets;
 }

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/nn/blas_setup.h"
+#include "core/nn/gemm_impl.h"
 #include "core/nn/gemm_xray.h"
 
 namespace paritylab::nn {
@@ -223,6 +224,11 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
                           extras);
     return;
   }
+  if (policy.blockScaled()) {
+    gemmBlockScaled(policy, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ws,
+                    extras);
+    return;
+  }
   configureBlas();
   // GemmPolicy::addend: what is added (a layer's bias, pre-filled in C) is rounded first. C's old
   // values are read only as this addend, so they are rounded where they lie.
@@ -389,8 +395,9 @@ bool canPreroundOperand(const backends::GemmPolicy& policy, Operand which,
   const std::optional<RoundingSpec>& spec =
       which == Operand::A || !policy.operandsB ? policy.operands : policy.operandsB;
   const float scale = which == Operand::A ? extras.scaleA : extras.scaleB;
-  return !extras.xray && policy.passes == backends::MultiPass::None && scale == 1.0f && spec &&
-         spec->mode != numerics::RoundingMode::Stochastic && !isIdentity(spec);
+  return !extras.xray && !policy.blockScaled() && policy.passes == backends::MultiPass::None &&
+         scale == 1.0f && spec && spec->mode != numerics::RoundingMode::Stochastic &&
+         !isIdentity(spec);
 }
 
 bool preroundOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,

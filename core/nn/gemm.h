@@ -53,6 +53,7 @@ struct GemmExtras {
 // steady state of a training step).
 struct GemmWorkspace {
   std::vector<float> a, b, parts, accumulator;
+  std::vector<float> scaledA, scaledB, before;  // block-scaled operands (and the X-ray's copy)
 };
 
 // C[m,n] = round(alpha * op(A)[m,k] * op(B)[k,n] + beta * C), all row-major, where round is the
@@ -101,6 +102,10 @@ const numerics::Rounder& cachedRounder(const numerics::RoundingSpec& spec);
 //   torch.addmm / linear / convNd under autocast add a bias already cast to the autocast dtype;
 // - multi-pass: each pass is its own full sgemm (fp32 accumulation), passes summed elementwise in
 //   fp32 smallest first (see backends::MultiPass);
+// - block-scaled operands (scalingA / scalingB / hadamard): each operand packed densely,
+// transformed
+//   and quantized along K (or rounded by `operands` when it has no scaling), then one product of
+//   the two as above (output, accumulation, addend apply); per-tensor fp8 scales must be 1;
 // - accumulationChunk > 0: one sgemm per K-chunk, each chunk rounded to `accumulation`, added to a
 //   running sum that is rounded again after every addition.
 

@@ -17,7 +17,7 @@ const float* StepOperandCache::operand(int key, const backends::GemmPolicy& poli
   auto entry = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) {
     return e.key == key && numerics::sameRounding(e.spec, spec);
   });
-  if (entry == entries_.end()) entry = entries_.insert(entries_.end(), Entry{key, spec});
+  if (entry == entries_.end()) entry = entries_.insert(entries_.end(), Entry{key, spec, false, {}});
   if (!entry->valid || entry->rounded.size() != n) {
     entry->rounded.resize(n);
     preroundOperand(policy, which, extras, values, entry->rounded.data(), n);

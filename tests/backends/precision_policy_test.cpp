@@ -23,7 +23,9 @@ std::string errorOf(const auto& f) {
 TEST(Presets, NamesInDisplayOrderWithEmulationDescriptions) {
   const std::vector<std::string> expected = {"cpu-fp32",     "gpu-tf32",  "gpu-amp-bf16",
                                              "gpu-amp-fp16", "tpu-bf16",  "tpu-bf16x3",
-                                             "tpu-bf16x6",   "pure-bf16", "fp8-e4m3"};
+                                             "tpu-bf16x6",   "pure-bf16", "fp8-e4m3",
+                                             "mxfp8",        "mxfp6",     "mxfp4",
+                                             "nvfp4"};
   EXPECT_EQ(presetNames(), expected);
   for (const auto& p : presetPolicies()) {
     EXPECT_FALSE(p.description.empty()) << p.name;
@@ -152,3 +154,70 @@ TEST(PolicyJson, ErrorsNameFieldPathAndValue) {
 }
 
 }  // namespace
+
+namespace paritylab::backends {
+namespace {
+
+// Block scaling in a policy file: a recipe name or an object; every product of a preset says its
+// recipes back; refusals name the field and the value, and nothing is half-applied.
+TEST(PolicyJson, BlockScalingIsReadWrittenAndRefusedByField) {
+  const PrecisionPolicy p = policyFromJson(nlohmann::json::parse(
+      R"({"preset": "gpu-amp-bf16", "linear": {"forward": {"scaling": "mx",
+          "scalingB": {"recipe": "nvfp4", "square": true}, "hadamard": true}}})"));
+  ASSERT_TRUE(p.linear.forward.scalingA && p.linear.forward.scalingB);
+  EXPECT_EQ(p.linear.forward.scalingA->kind, numerics::BlockScalingKind::MX);
+  EXPECT_EQ(p.linear.forward.scalingA->element.name, "fp8-e4m3");
+  EXPECT_EQ(p.linear.forward.scalingA->blockSize, 32);
+  EXPECT_EQ(p.linear.forward.scalingB->kind, numerics::BlockScalingKind::NVFP4);
+  EXPECT_TRUE(p.linear.forward.scalingB->squareBlocks);
+  EXPECT_TRUE(p.linear.forward.hadamard);
+  EXPECT_FALSE(p.conv.forward.blockScaled());
+  const PrecisionPolicy again = policyFromJson(policyToJson(p));
+  EXPECT_EQ(policyToJson(again), policyToJson(p));
+
+  const auto refused = [](const char* text) {
+    return errorOf([&] { policyFromJson(nlohmann::json::parse(text)); });
+  };
+  EXPECT_NE(refused(R"({"linear": {"forward": {"scaling": "mx9"}}})")
+                .find("linear.forward.scaling"),
+            std::string::npos);
+  EXPECT_NE(refused(R"({"linear": {"forward": {"scaling": {"recipe": "mx", "block": 0}}}})")
+                .find("linear.forward.scaling.block"),
+            std::string::npos);
+  EXPECT_NE(refused(R"({"linear": {"forward": {"scaling": {"recipe": "nvfp4",
+                "element": "fp8-e4m3"}}}})")
+                .find("fp8-e4m3"),
+            std::string::npos);
+  EXPECT_NE(refused(R"({"linear": {"forward": {"scaling": {"element": "fp4-e2m1"}}}})")
+                .find("recipe"),
+            std::string::npos);
+  EXPECT_NE(refused(R"({"preset": "fp8-e4m3", "linear": {"forward": {"scaling": "mx"}}})")
+                .find("fp8.enabled"),
+            std::string::npos);
+  EXPECT_NE(refused(R"({"linear": {"forward": {"scaling": "mx", "passes": "bf16x3"}}})")
+                .find("passes"),
+            std::string::npos);
+}
+
+TEST(Presets, BlockScaledPresetsScaleEveryLinearAndConvProductAndKeepAttentionBf16) {
+  for (const char* name : {"mxfp8", "mxfp6", "mxfp4", "nvfp4"}) {
+    const PrecisionPolicy p = presetPolicy(name);
+    for (LayerKind kind : {LayerKind::Linear, LayerKind::Conv})
+      for (Product product : {Product::Forward, Product::BackwardData, Product::BackwardWeight}) {
+        const GemmPolicy& g = p.gemmFor(kind, product);
+        EXPECT_TRUE(g.scalingA && g.scalingB) << name;
+        EXPECT_EQ(g.output->format.name, "bf16") << name;
+      }
+    EXPECT_FALSE(p.attention.forward.blockScaled()) << name;
+    EXPECT_FALSE(p.sources.empty()) << name;
+  }
+  const PrecisionPolicy nv = presetPolicy("nvfp4");
+  EXPECT_TRUE(nv.linear.forward.scalingB->squareBlocks);  // weights 16x16
+  EXPECT_EQ(nv.linear.backwardData.scalingA->rounding, numerics::RoundingMode::Stochastic);
+  EXPECT_TRUE(nv.linear.backwardWeight.hadamard);
+  EXPECT_FALSE(nv.linear.forward.hadamard);
+  EXPECT_EQ(presetPolicy("mxfp6").linear.forward.scalingA->element.name, "fp6-e3m2");
+}
+
+}  // namespace
+}  // namespace paritylab::backends

@@ -147,15 +147,18 @@ TEST_P(BiasRounding, Conv2dAddsTheBiasAsTheBackendCastsItInsideOneOutputRounding
                          GetParam() + " conv");
 }
 
-// Autocast casts the bias to its dtype (its forward products round the addend); every other
-// preset adds the bias as it is stored.
+// Autocast casts the bias to its dtype (its forward products round the addend), and so do the
+// block-scaled presets, which run inside bf16 autocast; every other preset adds the bias as it is
+// stored.
 TEST(BiasRoundingPresets, OnlyAutocastCastsTheBiasToItsDtype) {
   for (const auto& policy : backends::presetPolicies()) {
     for (const auto kind : {backends::LayerKind::Linear, backends::LayerKind::Conv}) {
       const auto& addend = policy.gemmFor(kind, backends::Product::Forward).addend;
-      if (policy.name == "gpu-amp-bf16" || policy.name == "gpu-amp-fp16") {
+      const bool bf16Autocast =
+          policy.name == "gpu-amp-bf16" || policy.linear.forward.blockScaled();
+      if (bf16Autocast || policy.name == "gpu-amp-fp16") {
         ASSERT_TRUE(addend.has_value()) << policy.name;
-        EXPECT_EQ(addend->format.name, policy.name == "gpu-amp-bf16" ? "bf16" : "fp16");
+        EXPECT_EQ(addend->format.name, bf16Autocast ? "bf16" : "fp16");
         EXPECT_EQ(addend->mode, numerics::RoundingMode::NearestEven) << policy.name;
       } else {
         EXPECT_FALSE(addend.has_value()) << policy.name;

@@ -4,6 +4,7 @@
 // change that moves any bit of any product, rounding, statistic or update under any preset fails
 // here; a deliberate change re-pins the presets it moves, in its own commit, and says so below.
 // - The autocast presets add a bias cast to their dtype (round(XW + round(b))): pinned with it.
+// - mxfp8, mxfp6, mxfp4 and nvfp4 (block-scaled operands) were pinned when they were added.
 // - pure-bf16 computes its loss in bf16 (elementwise.loss: the logits, probabilities, gradient and
 //   reported loss held in bf16, as a bf16 model's cross-entropy returns them): re-pinned with it.
 #include <gtest/gtest.h>
@@ -89,6 +90,34 @@ const PinnedCase kCases[] = {
       0x1204a21dc1b12467ull},  // SkylakeX
      {{0x40027f8f2d800000ull, 0x4000e9189d800000ull, 0x3ff762b2eb000000ull},
       0x1b0ad6063ee3969full}},  // Zen
+    {"mxfp8",
+     {{0x400283d525800000ull, 0x400154a1dbd00000ull, 0x3ffc50f8f2800000ull},
+      0x6ca60e9deb5fdd94ull},  // Haswell
+     {{0x400283d525800000ull, 0x400154a1dbd00000ull, 0x3ffc50f8f2800000ull},
+      0xf47a4bfd1db312b6ull},  // SkylakeX
+     {{0x400283d525800000ull, 0x400154a1dbd00000ull, 0x3ffc50f8f2800000ull},
+      0x6ca60e9deb5fdd94ull}},  // Zen
+    {"mxfp6",
+     {{0x400276603c000000ull, 0x4000bb0e76e00000ull, 0x3ffa2267a3400000ull},
+      0x1cda0ba8bdba8a3full},  // Haswell
+     {{0x400276603c000000ull, 0x4000bb0e76e00000ull, 0x3ffa2267a3400000ull},
+      0x1cda0ba8bdba8a3full},  // SkylakeX
+     {{0x400276603c000000ull, 0x4000bb0e76e00000ull, 0x3ffa2267a3400000ull},
+      0x1cda0ba8bdba8a3full}},  // Zen
+    {"mxfp4",
+     {{0x40028607f4800000ull, 0x4000c4a3af800000ull, 0x3ffb62eb97c00000ull},
+      0x4884f75f63d28fb4ull},  // Haswell
+     {{0x40028607f4800000ull, 0x4000c4a3af800000ull, 0x3ffb62eb97c00000ull},
+      0x4884f75f63d28fb4ull},  // SkylakeX
+     {{0x40028607f4800000ull, 0x4000c4a3af800000ull, 0x3ffb62eb97c00000ull},
+      0x4884f75f63d28fb4ull}},  // Zen
+    {"nvfp4",
+     {{0x40025736a6000000ull, 0x400009afc5e00000ull, 0x3ff6714282800000ull},
+      0x51e1bb4cbcb6409dull},  // Haswell
+     {{0x40025736a6000000ull, 0x40001a2d6ea00000ull, 0x3ff5d43f07800000ull},
+      0xe283a9ca82fb14f1ull},  // SkylakeX
+     {{0x40025736a6000000ull, 0x400009afc5e00000ull, 0x3ff6714282800000ull},
+      0x51e1bb4cbcb6409dull}},  // Zen
 };
 // clang-format on
 

@@ -91,7 +91,8 @@ class ExportTest : public QObject {
     BitLayoutDiagram diagram;
     diagram.setValue(1.0);
     const auto& rows = diagram.anatomies();
-    QCOMPARE(rows.size(), std::size_t(6));  // fp32, tf32, bf16, fp16, e4m3, e5m2
+    // fp32, tf32, bf16, fp16, e4m3, e5m2, the MX elements fp6 e3m2 / e2m3 and fp4 e2m1, and fnuz
+    QCOMPARE(rows.size(), std::size_t(11));
     QCOMPARE(rows[0].format.name, std::string("fp32"));
     QCOMPARE(rows[0].exponentField, 127u);
     QCOMPARE(rows[3].exponentField, 15u);  // fp16 bias

@@ -1,0 +1,104 @@
+// Block-scaled products: the operands quantized in scaling groups along K while they are packed.
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "core/nn/gemm_impl.h"
+#include "core/nn/gemm_xray.h"
+
+namespace paritylab::nn {
+namespace {
+
+using numerics::BlockAxis;
+
+// A stored operand [rows, cols] (leading dimension ld) and the axis its K runs along.
+struct StoredOperand {
+  const float* data;
+  int rows, cols, ld;
+  BlockAxis kAxis;
+};
+
+// "mx fp8-e4m3", "nvfp4", "blockwise fp8-e4m3" (+ " hadamard"): what the X-ray names a format.
+std::string scaledFormatName(const std::optional<numerics::BlockScaling>& scaling,
+                             const std::optional<numerics::RoundingSpec>& rounding, bool hadamard) {
+  std::string name;
+  if (scaling) {
+    name = std::string(numerics::toString(scaling->kind));
+    if (scaling->kind != numerics::BlockScalingKind::NVFP4) name += " " + scaling->element.name;
+  } else {
+    name = rounding ? rounding->format.name : "fp32";
+  }
+  return hadamard ? name + " hadamard" : name;
+}
+
+// Packs `src` densely into `buffer`, transforms and quantizes it; returns the packed values.
+const float* prepare(const StoredOperand& src, const std::optional<numerics::BlockScaling>& scaling,
+                     const std::optional<numerics::RoundingSpec>& rounding, bool hadamard,
+                     std::uint64_t hadamardSeed, std::uint64_t seed, std::vector<float>& buffer,
+                     std::vector<float>& before, numerics::TensorXray* xray) {
+  const std::size_t cols = std::size_t(src.cols), count = std::size_t(src.rows) * cols;
+  buffer.resize(count);
+  for (int r = 0; r < src.rows; ++r)
+    std::copy_n(src.data + std::size_t(r) * std::size_t(src.ld), cols,
+                buffer.data() + std::size_t(r) * cols);
+  if (hadamard)
+    numerics::randomHadamardTransform(buffer, src.rows, src.cols, src.cols, src.kAxis,
+                                      hadamardSeed);
+  if (xray) before.assign(buffer.begin(), buffer.end());
+  if (scaling)
+    numerics::quantizeBlocks(buffer, buffer, src.rows, src.cols, src.cols, src.kAxis, *scaling,
+                             seed);
+  else if (rounding)
+    storeTensor(rounding, buffer.data(), count, seed);
+  if (xray) numerics::accumulateXray(before, buffer, *numerics::parseFormat("fp32"), *xray);
+  return buffer.data();
+}
+
+}  // namespace
+
+void gemmBlockScaled(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n,
+                     int k, float alpha, const float* A, int lda, const float* B, int ldb,
+                     float beta, float* C, int ldc, GemmWorkspace& ws, const GemmExtras& extras) {
+  if (policy.passes != backends::MultiPass::None)
+    throw std::invalid_argument("a block-scaled product cannot also be a multi-pass product");
+  if (extras.scaleA != 1.0f || extras.scaleB != 1.0f)
+    throw std::invalid_argument(
+        "a block-scaled product takes no per-tensor fp8 scales (fp8.enabled with scaling)");
+  const StoredOperand sa{A, transA == Trans::No ? m : k, transA == Trans::No ? k : m, lda,
+                         transA == Trans::No ? BlockAxis::Row : BlockAxis::Column};
+  const StoredOperand sb{B, transB == Trans::No ? k : n, transB == Trans::No ? n : k, ldb,
+                         transB == Trans::No ? BlockAxis::Column : BlockAxis::Row};
+  const std::optional<numerics::RoundingSpec>& roundingB =
+      policy.operandsB ? policy.operandsB : policy.operands;
+  // The same random signs for both operands (their product stays as it was), another draw per
+  // product and step; stochastic element draws as gemm()'s own operand rounding streams.
+  const std::uint64_t hadamardSeed = extras.seed ^ 0x48414441ull /* "HADA" */;
+  const std::uint64_t seedB = extras.seed ^ 0x9e3779b97f4a7c15ull;
+  GemmXraySlot* slot = extras.xray;
+  const float* pa = prepare(sa, policy.scalingA, policy.operands, policy.hadamard, hadamardSeed,
+                            extras.seed, ws.scaledA, ws.before, slot ? &slot->a : nullptr);
+  const float* pb = prepare(sb, policy.scalingB, roundingB, policy.hadamard, hadamardSeed, seedB,
+                            ws.scaledB, ws.before, slot ? &slot->b : nullptr);
+  if (slot) {
+    slot->formatA = scaledFormatName(policy.scalingA, policy.operands, policy.hadamard);
+    slot->formatB = scaledFormatName(policy.scalingB, roundingB, policy.hadamard);
+  }
+
+  // The product of the quantized operands: what remains of the policy, on dense operands.
+  backends::GemmPolicy rest = policy;
+  rest.scalingA = rest.scalingB = std::nullopt;
+  rest.hadamard = false;
+  rest.operands = rest.operandsB = std::nullopt;
+  GemmExtras plain;
+  plain.seed = extras.seed;
+  GemmXraySlot output;  // the inner product's measurement: only its output is this product's
+  plain.xray = slot ? &output : nullptr;
+  gemm(rest, transA, transB, m, n, k, alpha, pa, sa.cols, pb, sb.cols, beta, C, ldc, ws, plain);
+  if (slot) {
+    slot->output.merge(output.output);
+    slot->formatOutput = output.formatOutput;
+  }
+}
+
+}  // namespace paritylab::nn
