@@ -42,13 +42,16 @@ FloatFormat int8Grid() {
   return f;
 }
 
-// x narrowed to fp32 with round-to-odd: truncated toward zero, the last bit set when inexact.
-float roundToOdd(double x) {
+// x narrowed to fp32 with round-to-odd: truncated toward zero, the last bit set when inexact (a
+// NaN stays as converted). Branch-free, so that loops over it vectorise.
+inline float roundToOdd(double x) {
   const float nearest = static_cast<float>(x);
-  if (static_cast<double>(nearest) == x || std::isnan(x)) return nearest;
+  const double back = nearest;
+  const bool inexact = back != x && x == x;
   std::uint32_t bits = std::bit_cast<std::uint32_t>(nearest);
-  if (std::fabs(static_cast<double>(nearest)) > std::fabs(x)) bits -= 1;  // toward zero
-  return std::bit_cast<float>(bits | 1U);
+  bits -= inexact && std::fabs(back) > std::fabs(x) ? 1U : 0U;  // toward zero
+  bits |= inexact ? 1U : 0U;
+  return std::bit_cast<float>(bits);
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -56,11 +59,6 @@ std::string joined(const std::vector<std::string>& names) {
   for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
   return text;
 }
-
-// One scaling group: lines [line0, line1) x positions [pos0, pos1) along the axis.
-struct Group {
-  std::int64_t line0, line1, pos0, pos1;
-};
 
 // A group's scale: scaled = divide ? x / factor : x * factor; dequantized = the inverse.
 struct GroupScale {
@@ -76,15 +74,22 @@ struct GroupAmax {
   bool nonFinite = false;
 };
 
-GroupAmax amaxOf(std::span<const float> values) {
-  float amax = 0.0f;
-  bool nonFinite = false;
-  for (float v : values) {
-    const float a = std::fabs(v);
-    nonFinite |= !(a <= std::numeric_limits<float>::max());
-    amax = a <= std::numeric_limits<float>::max() && a > amax ? a : amax;
+// On the magnitude bits: finite magnitudes order as their patterns, so the maximum vectorises as
+// an integer one.
+GroupAmax amaxOf(const float* values, std::size_t n) {
+  std::uint32_t amax = 0;
+  std::uint32_t nonFinite = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t a = std::bit_cast<std::uint32_t>(values[i]) & 0x7fffffffU;
+    const bool finite = a < 0x7f800000U;
+    nonFinite |= finite ? 0U : 1U;
+    amax = finite && a > amax ? a : amax;
   }
-  return {amax, nonFinite};
+  return {std::bit_cast<float>(amax), nonFinite != 0};
+}
+
+GroupAmax combined(const GroupAmax& a, const GroupAmax& b) {
+  return {std::max(a.amax, b.amax), a.nonFinite || b.nonFinite};
 }
 
 // OCP MX v1.0 section 6.3: X = 2^(floor(log2 amax) - emax_elem), in E8M0's range.
@@ -110,8 +115,15 @@ GroupScale mxScale(const GroupAmax& g, const ElementFormat& element, BlockScalin
   return s;
 }
 
-// NVFP4: block scale = e4m3(amax_block / 6 / s_t), decode scale = block scale x s_t.
-GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, const Rounder& e4m3,
+// NVFP4: block scale = e4m3(amax_block / 6 / s_t), decode scale = block scale x s_t. The
+// quotient rounded to odd, the one rounding to e4m3 is done for many blocks at once (see
+// nvfp4ScaleQuotient); `blockScale` is its result.
+float nvfp4ScaleQuotient(const GroupAmax& g, double tensorScale) {
+  if (g.nonFinite || g.amax == 0.0) return 0.0f;
+  return roundToOdd(g.amax / (kE2M1Max * tensorScale));  // 6 x s_t is exact
+}
+
+GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, double blockScale,
                       BlockScalingStats& stats) {
   GroupScale s;
   if (g.nonFinite) {
@@ -122,9 +134,8 @@ GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, const Rounder& e4m
     s.zero = true;
     return s;
   }
-  const double raw = g.amax / (kE2M1Max * tensorScale);  // 6 x s_t is exact
+  const double raw = g.amax / (kE2M1Max * tensorScale);
   if (raw > kE4M3Max) ++stats.saturatedScales;
-  const double blockScale = e4m3.round(roundToOdd(raw));
   if (blockScale == 0.0) {
     ++stats.underflowedScales;
     s.zero = true;
@@ -171,27 +182,6 @@ struct AxisView {
     return axis == BlockAxis::Row ? line * ld + pos : pos * ld + line;
   }
 };
-
-std::vector<Group> groupsOf(const AxisView& v, const BlockScaling& spec) {
-  std::vector<Group> groups;
-  if (v.nLines == 0 || v.lineLength == 0) return groups;
-  const std::int64_t b = spec.blockSize;
-  switch (spec.kind) {
-    case BlockScalingKind::PerTensor:
-      groups.push_back({0, v.nLines, 0, v.lineLength});
-      return groups;
-    case BlockScalingKind::Rowwise:
-      for (std::int64_t l = 0; l < v.nLines; ++l) groups.push_back({l, l + 1, 0, v.lineLength});
-      return groups;
-    default:
-      break;
-  }
-  const std::int64_t lineStep = spec.squareBlocks ? b : 1;
-  for (std::int64_t l = 0; l < v.nLines; l += lineStep)
-    for (std::int64_t p = 0; p < v.lineLength; p += b)
-      groups.push_back({l, std::min(l + lineStep, v.nLines), p, std::min(p + b, v.lineLength)});
-  return groups;
-}
 
 void checkShape(std::size_t srcSize, std::size_t dstSize, std::int64_t rows, std::int64_t cols,
                 std::int64_t ld) {
@@ -395,99 +385,363 @@ double BlockScalingStats::sqnrDb() const {
   return 10.0 * std::log10(signalEnergy / errorEnergy);
 }
 
+namespace {
+
+constexpr std::uint32_t kSignBit = 0x80000000U;
+constexpr std::uint32_t kMagnitudeBits = 0x7fffffffU;
+constexpr std::uint32_t kMinNormalBits = 0x00800000U;  // 2^-126, fp32's smallest normal
+constexpr std::uint32_t kInfBits = 0x7f800000U;
+
+std::uint32_t bitsOf(float x) {
+  return std::bit_cast<std::uint32_t>(x);
+}
+
+// The scaled values x / factor (divide) or x x factor as the equations define them: in double, an
+// infinity first replaced by the largest fp32 of its sign (it saturates in every element format,
+// E5M2 included, as a saturating conversion does), then narrowed with round-to-odd.
+void encodeExact(const float* x, float* out, std::size_t n, double factor, bool divide) {
+  const auto finite = [](float v) {
+    const double d = v;
+    return std::fabs(d) == std::numeric_limits<double>::infinity() ? std::copysign(kFloatMax, d)
+                                                                   : d;
+  };
+  if (divide) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = roundToOdd(finite(x[i]) / factor);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = roundToOdd(finite(x[i]) * factor);
+  }
+}
+
+// Dequantized values q x factor (divide) or q / factor, in double and rounded once to fp32.
+void decodeExact(const float* q, float* out, std::size_t n, double factor, bool divide) {
+  if (divide) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(double(q[i]) * factor);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(double(q[i]) / factor);
+  }
+}
+
+// A power-of-two scale in fp32: x x multiplier (the multiplier 2^-127 .. 2^127, a subnormal at
+// the bottom) is exact whenever its magnitude is a normal fp32 above 2^-126, and is then what
+// encodeExact gives. False when some nonzero x's product is not (an fp32 subnormal or zero, which
+// fp32's multiply may have rounded, 2^-126 which it may have rounded up to, an infinity or NaN):
+// the caller then uses encodeExact for these values.
+bool encodePowerOfTwo(const float* x, float* out, std::size_t n, float multiplier) {
+  std::uint32_t outside = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = x[i] * multiplier;
+    out[i] = v;
+    const std::uint32_t ax = bitsOf(x[i]) & kMagnitudeBits;
+    const std::uint32_t av = bitsOf(v) & kMagnitudeBits;
+    // av - (2^-126 + 1 ulp) wraps for av <= 2^-126; normal magnitudes above 2^-126 stay below.
+    outside |= ax != 0 && av - (kMinNormalBits + 1U) >= kInfBits - (kMinNormalBits + 1U) ? 1U : 0U;
+  }
+  return outside == 0;
+}
+
+// q x multiplier for a power of two: one correctly rounded product of exact values, as
+// decodeExact's double product rounded once.
+void decodePowerOfTwo(const float* q, float* out, std::size_t n, float multiplier) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = q[i] * multiplier;
+}
+
+// Every element a zero of its input's sign (a group whose scale is 0).
+void signedZeros(const float* x, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(bitsOf(x[i]) & kSignBit);
+}
+
+// Adds sum x^2 and sum (x - y)^2 over the pairs with x and y finite, in order.
+void addEnergy(const float* x, const float* y, std::size_t n, BlockScalingStats& stats) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const double xv = x[i];
+    const double yv = y[i];
+    if (std::isfinite(xv) && std::isfinite(yv)) {
+      stats.signalEnergy += xv * xv;
+      stats.errorEnergy += (xv - yv) * (xv - yv);
+    }
+  }
+}
+
+// Per thread, reused across calls: no allocation once the largest shape has been seen.
+struct Scratch {
+  std::vector<float> line;      // one line's scaled, then rounded values
+  std::vector<float> original;  // stats with 2-D groups: a strip's inputs
+  std::vector<GroupAmax> amax;  // per group of a strip
+  std::vector<float> blockScales;
+  std::vector<GroupScale> scales;
+  std::vector<unsigned char> exact;  // per group of a line: scaled by encodeExact
+};
+
+template <typename T>
+T* sized(std::vector<T>& v, std::int64_t n) {
+  if (v.size() < static_cast<std::size_t>(n)) v.resize(static_cast<std::size_t>(n));
+  return v.data();
+}
+
+// The element Rounder of a spec, built once per thread and element rounding.
+Rounder elementRounder(const BlockScaling& spec) {
+  const RoundingSpec want{spec.element.grid, spec.rounding, OverflowMode::Saturate,
+                          SubnormalMode::Keep};
+  thread_local std::vector<Rounder> cache;
+  for (const Rounder& r : cache)
+    if (sameRounding(r.spec(), want)) return r;
+  if (cache.size() >= 16) cache.clear();
+  cache.emplace_back(want);
+  return cache.back();
+}
+
+const Rounder& e4m3Rounder() {
+  static const Rounder rounder(
+      RoundingSpec{*parseFormat("fp8-e4m3"), RoundingMode::NearestEven, OverflowMode::Saturate});
+  return rounder;
+}
+
+// validateBlockScaling without building the lists of names when the spec is valid (every call).
+void validateQuickly(const BlockScaling& spec) {
+  constexpr BlockScalingKind kKinds[] = {BlockScalingKind::MX, BlockScalingKind::NVFP4,
+                                         BlockScalingKind::PerTensor, BlockScalingKind::Rowwise,
+                                         BlockScalingKind::Blockwise};
+  static const auto allowed = [&] {
+    std::vector<std::pair<std::vector<std::string>, std::vector<ScaleFormat>>> lists;
+    for (BlockScalingKind kind : kKinds)
+      lists.emplace_back(allowedElements(kind), allowedScales(kind));
+    return lists;
+  }();
+  const auto k = static_cast<std::size_t>(spec.kind);
+  const bool valid =
+      k < allowed.size() &&
+      std::find(allowed[k].first.begin(), allowed[k].first.end(), spec.element.name) !=
+          allowed[k].first.end() &&
+      std::find(allowed[k].second.begin(), allowed[k].second.end(), spec.scale) !=
+          allowed[k].second.end() &&
+      spec.blockSize >= 1 &&
+      (!spec.squareBlocks || spec.kind == BlockScalingKind::NVFP4 ||
+       spec.kind == BlockScalingKind::Blockwise) &&
+      (spec.rounding == RoundingMode::NearestEven || spec.rounding == RoundingMode::Stochastic);
+  if (!valid) validateBlockScaling(spec);  // throws, naming the field
+}
+
+// One call's quantization of lines stored as rows: line l's position p at row l, column p.
+// A strip is the lines one row of groups covers: one line, or blockSize lines (square blocks).
+class LineQuantizer {
+ public:
+  LineQuantizer(const BlockScaling& spec, std::int64_t lineLength, std::uint64_t seed,
+                std::uint64_t offset, double tensorScale, bool energy, BlockScalingStats& stats)
+      : spec_(spec),
+        element_(elementRounder(spec)),
+        lineLength_(lineLength),
+        seed_(seed),
+        offset_(offset),
+        tensorScale_(tensorScale),
+        energy_(energy),
+        stats_(stats) {
+    wholeLine_ = spec.kind == BlockScalingKind::PerTensor || spec.kind == BlockScalingKind::Rowwise;
+    width_ = wholeLine_ ? lineLength : spec.blockSize;
+    groupsPerLine_ = (lineLength + width_ - 1) / width_;
+    linesPerStrip_ = spec.squareBlocks ? spec.blockSize : 1;
+    powerOfTwo_ = spec.kind == BlockScalingKind::MX ||
+                  (spec.kind != BlockScalingKind::NVFP4 && spec.scale == ScaleFormat::E8M0);
+  }
+
+  std::int64_t linesPerStrip() const { return linesPerStrip_; }
+
+  // The one scale of a per-tensor recipe, from the whole tensor's amax.
+  void setTensorGroup(const GroupAmax& amax) {
+    tensorGroup_ = fp8Scale(amax, spec_, stats_);
+    count(tensorGroup_);
+  }
+
+  // Lines [line0, line0 + nLines) (nLines up to linesPerStrip()) read at x with row stride ldx
+  // and written at y with stride ldy (y may be x).
+  void strip(const float* x, std::int64_t ldx, float* y, std::int64_t ldy, std::int64_t line0,
+             std::int64_t nLines) {
+    GroupScale* scales = sized(scratch_.scales, groupsPerLine_);
+    if (spec_.kind == BlockScalingKind::PerTensor) {
+      scales[0] = tensorGroup_;
+    } else {
+      groupScales(x, ldx, nLines, scales);
+    }
+    const bool twoDimensional = nLines > 1;
+    float* original = nullptr;
+    if (energy_ && twoDimensional) {
+      original = sized(scratch_.original, nLines * lineLength_);
+      for (std::int64_t l = 0; l < nLines; ++l)
+        std::copy_n(x + l * ldx, lineLength_, original + l * lineLength_);
+    }
+    for (std::int64_t l = 0; l < nLines; ++l)
+      line(x + l * ldx, y + l * ldy, line0 + l, scales, energy_ && !twoDimensional);
+    if (original) {  // in the groups' order, as the equations sum them
+      for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
+        const std::int64_t p0 = g * width_;
+        const std::int64_t n = std::min(width_, lineLength_ - p0);
+        for (std::int64_t l = 0; l < nLines; ++l)
+          addEnergy(original + l * lineLength_ + p0, y + l * ldy + p0, std::size_t(n), stats_);
+      }
+    }
+  }
+
+ private:
+  void count(const GroupScale& scale) {
+    ++stats_.blocks;
+    if (scale.nan) {
+      ++stats_.nanBlocks;
+    } else if (!scale.zero) {
+      const double decode = scale.decodeScale();
+      stats_.minScale = std::min(stats_.minScale, decode);
+      stats_.maxScale = std::max(stats_.maxScale, decode);
+    }
+  }
+
+  void groupScales(const float* x, std::int64_t ldx, std::int64_t nLines, GroupScale* scales) {
+    GroupAmax* amax = sized(scratch_.amax, groupsPerLine_);
+    for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
+      const std::int64_t p0 = g * width_;
+      const auto n = static_cast<std::size_t>(std::min(width_, lineLength_ - p0));
+      amax[g] = amaxOf(x + p0, n);
+      for (std::int64_t l = 1; l < nLines; ++l)
+        amax[g] = combined(amax[g], amaxOf(x + l * ldx + p0, n));
+    }
+    if (spec_.kind == BlockScalingKind::NVFP4) {
+      float* blockScales = sized(scratch_.blockScales, groupsPerLine_);
+      for (std::int64_t g = 0; g < groupsPerLine_; ++g)
+        blockScales[g] = nvfp4ScaleQuotient(amax[g], tensorScale_);
+      e4m3Rounder().apply({blockScales, static_cast<std::size_t>(groupsPerLine_)});
+      for (std::int64_t g = 0; g < groupsPerLine_; ++g)
+        scales[g] = nvfp4Scale(amax[g], tensorScale_, blockScales[g], stats_);
+    } else if (spec_.kind == BlockScalingKind::MX) {
+      for (std::int64_t g = 0; g < groupsPerLine_; ++g)
+        scales[g] = mxScale(amax[g], spec_.element, stats_);
+    } else {
+      for (std::int64_t g = 0; g < groupsPerLine_; ++g)
+        scales[g] = fp8Scale(amax[g], spec_, stats_);
+    }
+    for (std::int64_t g = 0; g < groupsPerLine_; ++g) count(scales[g]);
+  }
+
+  // One line: every group's values scaled into the line buffer, the line rounded by one Rounder
+  // call (its draws are those of element offset + line x lineLength + position), scaled back.
+  void line(const float* x, float* y, std::int64_t lineIndex, const GroupScale* scales,
+            bool energy) {
+    float* buffer = sized(scratch_.line, lineLength_);
+    unsigned char* exact = sized(scratch_.exact, groupsPerLine_);
+    for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
+      const std::int64_t p0 = g * width_;
+      const auto n = static_cast<std::size_t>(std::min(width_, lineLength_ - p0));
+      const GroupScale& s = scales[g];
+      exact[g] = 0;
+      if (s.nan || s.zero) {
+        std::fill_n(buffer + p0, n, 0.0f);
+      } else if (!powerOfTwo_ ||
+                 !encodePowerOfTwo(x + p0, buffer + p0, n,
+                                   static_cast<float>(s.divide ? 1.0 / s.factor : s.factor))) {
+        encodeExact(x + p0, buffer + p0, n, s.factor, s.divide);
+        exact[g] = 1;
+      }
+    }
+    element_.apply({buffer, static_cast<std::size_t>(lineLength_)}, seed_,
+                   offset_ + static_cast<std::uint64_t>(lineIndex * lineLength_));
+    // With stats the results go to the buffer first: y may be x, whose values the sums need.
+    float* out = energy ? buffer : y;
+    for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
+      const std::int64_t p0 = g * width_;
+      const auto n = static_cast<std::size_t>(std::min(width_, lineLength_ - p0));
+      const GroupScale& s = scales[g];
+      if (s.nan) {
+        std::fill_n(out + p0, n, static_cast<float>(kNaN));
+      } else if (s.zero) {
+        signedZeros(x + p0, out + p0, n);
+      } else if (exact[g] != 0) {
+        decodeExact(buffer + p0, out + p0, n, s.factor, s.divide);
+      } else {
+        decodePowerOfTwo(buffer + p0, out + p0, n,
+                         static_cast<float>(s.divide ? s.factor : 1.0 / s.factor));
+      }
+    }
+    if (energy) {
+      addEnergy(x, buffer, static_cast<std::size_t>(lineLength_), stats_);
+      std::copy_n(buffer, lineLength_, y);
+    }
+  }
+
+  const BlockScaling& spec_;
+  Rounder element_;
+  std::int64_t lineLength_;
+  std::uint64_t seed_, offset_;
+  double tensorScale_;
+  bool energy_;
+  BlockScalingStats& stats_;
+  bool wholeLine_ = false;   // one group per line (rowwise, per tensor)
+  bool powerOfTwo_ = false;  // every decode scale a power of two (MX, E8M0)
+  std::int64_t width_ = 1, groupsPerLine_ = 1, linesPerStrip_ = 1;
+  GroupScale tensorGroup_;
+  Scratch& scratch_ = scratch();
+
+  static Scratch& scratch() {
+    thread_local Scratch s;
+    return s;
+  }
+};
+
+// Columns per tile on the column axis: 16 floats, one 64-byte cache line of each row.
+constexpr std::int64_t kColumnTile = 16;
+
+}  // namespace
+
 void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,
                     std::int64_t cols, std::int64_t ld, BlockAxis axis, const BlockScaling& spec,
                     std::uint64_t seed, std::uint64_t offset, BlockScalingStats* stats) {
-  validateBlockScaling(spec);
+  validateQuickly(spec);
   checkShape(src.size(), dst.size(), rows, cols, ld);
-  const AxisView view =
-      axis == BlockAxis::Row ? AxisView{rows, cols, ld, axis} : AxisView{cols, rows, ld, axis};
   BlockScalingStats local;
-  const Rounder elementRounder(
-      RoundingSpec{spec.element.grid, spec.rounding, OverflowMode::Saturate, SubnormalMode::Keep});
-  const Rounder e4m3(
-      RoundingSpec{*parseFormat("fp8-e4m3"), RoundingMode::NearestEven, OverflowMode::Saturate});
 
+  // The amax of the whole tensor over its finite values (NVFP4's s_t, the per-tensor recipe).
+  GroupAmax tensorAmax;
+  if (spec.kind == BlockScalingKind::NVFP4 || spec.kind == BlockScalingKind::PerTensor) {
+    for (std::int64_t r = 0; r < rows && cols > 0; ++r)
+      tensorAmax = combined(tensorAmax, amaxOf(src.data() + r * ld, std::size_t(cols)));
+  }
   // NVFP4's per-tensor scale s_t = amax / (448 x 6) in fp32, over the finite values (amax = 0:
   // 1; a quotient below fp32's range: its smallest subnormal, so block scales stay finite).
   double tensorScale = 0.0;
   if (spec.kind == BlockScalingKind::NVFP4) {
-    double amax = 0.0;
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const auto row =
-          src.subspan(static_cast<std::size_t>(r * ld), static_cast<std::size_t>(cols));
-      amax = std::max(amax, amaxOf(row).amax);
-    }
+    const double amax = tensorAmax.amax;
     float s = amax == 0.0 ? 1.0f : static_cast<float>(amax / (kE4M3Max * kE2M1Max));
     if (s == 0.0f) s = std::numeric_limits<float>::denorm_min();
     tensorScale = s;
     local.tensorScale = s;
   }
 
-  std::vector<float> values;
-  std::vector<float> scaled;
-  for (const Group& g : groupsOf(view, spec)) {
-    const std::int64_t width = g.pos1 - g.pos0;
-    const auto count = static_cast<std::size_t>((g.line1 - g.line0) * width);
-    values.resize(count);
-    scaled.resize(count);
-    std::size_t i = 0;
-    for (std::int64_t l = g.line0; l < g.line1; ++l)
-      for (std::int64_t p = g.pos0; p < g.pos1; ++p)
-        values[i++] = src[static_cast<std::size_t>(view.address(l, p))];
-
-    const GroupAmax amax = amaxOf(values);
-    GroupScale scale;
-    switch (spec.kind) {
-      case BlockScalingKind::MX:
-        scale = mxScale(amax, spec.element, local);
-        break;
-      case BlockScalingKind::NVFP4:
-        scale = nvfp4Scale(amax, tensorScale, e4m3, local);
-        break;
-      default:
-        scale = fp8Scale(amax, spec, local);
-        break;
-    }
-    ++local.blocks;
-    if (scale.nan) {
-      ++local.nanBlocks;
-      std::fill(scaled.begin(), scaled.end(), static_cast<float>(kNaN));
-    } else if (scale.zero) {
-      for (std::size_t j = 0; j < count; ++j) scaled[j] = std::signbit(values[j]) ? -0.0f : 0.0f;
+  const std::int64_t nLines = axis == BlockAxis::Row ? rows : cols;
+  const std::int64_t lineLength = axis == BlockAxis::Row ? cols : rows;
+  if (nLines > 0 && lineLength > 0) {
+    LineQuantizer q(spec, lineLength, seed, offset, tensorScale, stats != nullptr, local);
+    if (spec.kind == BlockScalingKind::PerTensor) q.setTensorGroup(tensorAmax);
+    const std::int64_t step = q.linesPerStrip();
+    if (axis == BlockAxis::Row) {
+      for (std::int64_t l = 0; l < nLines; l += step)
+        q.strip(src.data() + l * ld, ld, dst.data() + l * ld, ld, l, std::min(step, nLines - l));
     } else {
-      const double decode = scale.decodeScale();
-      local.minScale = std::min(local.minScale, decode);
-      local.maxScale = std::max(local.maxScale, decode);
-      for (std::size_t j = 0; j < count; ++j) {
-        // An infinity (fp8 recipes; MX and NVFP4 made its block NaN) saturates in every element
-        // format, E5M2 included, as a saturating conversion does.
-        const double x = std::isinf(values[j]) ? std::copysign(kFloatMax, values[j]) : values[j];
-        scaled[j] = roundToOdd(scale.divide ? x / scale.factor : x * scale.factor);
-      }
-      for (std::int64_t l = g.line0; l < g.line1; ++l) {
-        const auto start = static_cast<std::size_t>((l - g.line0) * width);
-        elementRounder.apply(
-            std::span<float>(scaled).subspan(start, static_cast<std::size_t>(width)), seed,
-            offset + static_cast<std::uint64_t>(l * view.lineLength + g.pos0));
-      }
-      for (std::size_t j = 0; j < count; ++j) {
-        const double q = scaled[j];
-        scaled[j] = static_cast<float>(scale.divide ? q * scale.factor : q / scale.factor);
-      }
-    }
-    for (std::size_t j = 0; j < count; ++j) {
-      const double x = values[j];
-      const double y = scaled[j];
-      if (std::isfinite(x) && std::isfinite(y)) {
-        local.signalEnergy += x * x;
-        local.errorEnergy += (x - y) * (x - y);
+      // Tiles of columns transposed into rows (stride padded by a cache line, so the rows of a
+      // tile do not share cache sets), quantized as rows, transposed back.
+      const std::int64_t tileLines = (kColumnTile + step - 1) / step * step;
+      const std::int64_t stride = lineLength + kColumnTile;
+      thread_local std::vector<float> tileBuffer;
+      float* tile = sized(tileBuffer, tileLines * stride);
+      for (std::int64_t c0 = 0; c0 < nLines; c0 += tileLines) {
+        const std::int64_t width = std::min(tileLines, nLines - c0);
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const float* in = src.data() + r * ld + c0;
+          for (std::int64_t t = 0; t < width; ++t) tile[t * stride + r] = in[t];
+        }
+        for (std::int64_t t = 0; t < width; t += step)
+          q.strip(tile + t * stride, stride, tile + t * stride, stride, c0 + t,
+                  std::min(step, width - t));
+        for (std::int64_t r = 0; r < rows; ++r) {
+          float* out = dst.data() + r * ld + c0;
+          for (std::int64_t t = 0; t < width; ++t) out[t] = tile[t * stride + r];
+        }
       }
     }
-    i = 0;
-    for (std::int64_t l = g.line0; l < g.line1; ++l)
-      for (std::int64_t p = g.pos0; p < g.pos1; ++p)
-        dst[static_cast<std::size_t>(view.address(l, p))] = scaled[i++];
   }
 
   if (stats) {
