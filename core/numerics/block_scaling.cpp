@@ -29,6 +29,11 @@ constexpr int kE8M0MinExponent = -127;  // E8M0 holds 2^-127 .. 2^127 (0xFF is N
 constexpr int kE8M0MaxExponent = 127;
 constexpr double kE2M1Max = 6.0;    // NVFP4: largest element
 constexpr double kE4M3Max = 448.0;  // NVFP4: largest block scale
+// fp32 patterns
+constexpr std::uint32_t kSignBit = 0x80000000U;
+constexpr std::uint32_t kMagnitudeBits = 0x7fffffffU;
+constexpr std::uint32_t kMinNormalBits = 0x00800000U;  // 2^-126, fp32's smallest normal
+constexpr std::uint32_t kInfBits = 0x7f800000U;
 
 // MXINT8's magnitudes k / 64, k = 0..127, as a format (see ElementFormat in the header).
 FloatFormat int8Grid() {
@@ -75,25 +80,38 @@ struct GroupAmax {
 };
 
 // On the magnitude bits: finite magnitudes order as their patterns, so the maximum vectorises as
-// an integer one.
+// an integer one (signed: GCC 12 vectorises that reduction, not the unsigned one).
 GroupAmax amaxOf(const float* values, std::size_t n) {
-  std::uint32_t amax = 0;
-  std::uint32_t nonFinite = 0;
+  constexpr auto kInf = static_cast<std::int32_t>(kInfBits);
+  std::int32_t amax = 0;     // over finite magnitudes
+  std::int32_t largest = 0;  // over all: an infinity or NaN is above every finite pattern
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t a = std::bit_cast<std::uint32_t>(values[i]) & 0x7fffffffU;
-    const bool finite = a < 0x7f800000U;
-    nonFinite |= finite ? 0U : 1U;
-    amax = finite && a > amax ? a : amax;
+    const std::int32_t a = std::bit_cast<std::int32_t>(values[i]) & 0x7fffffff;
+    largest = largest > a ? largest : a;
+    const std::int32_t finite = a < kInf ? a : 0;
+    amax = amax > finite ? amax : finite;
   }
-  return {std::bit_cast<float>(amax), nonFinite != 0};
+  return {std::bit_cast<float>(amax), largest >= kInf};
 }
 
 GroupAmax combined(const GroupAmax& a, const GroupAmax& b) {
   return {std::max(a.amax, b.amax), a.nonFinite || b.nonFinite};
 }
 
+// floor(log2 |x|) of a normal double (every nonzero fp32 value is one): std::ilogb without the
+// library call.
+int exponentOf(double x) {
+  return static_cast<int>((std::bit_cast<std::uint64_t>(x) >> 52) & 0x7ffU) - 1023;
+}
+
+// 2^e for e in double's normal range: std::ldexp(1.0, e) without the library call.
+double powerOfTwo(int e) {
+  return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
+}
+
 // OCP MX v1.0 section 6.3: X = 2^(floor(log2 amax) - emax_elem), in E8M0's range.
-GroupScale mxScale(const GroupAmax& g, const ElementFormat& element, BlockScalingStats& stats) {
+// emaxElem: the element's ElementFormat::maxExponent().
+GroupScale mxScale(const GroupAmax& g, int emaxElem, BlockScalingStats& stats) {
   GroupScale s;
   if (g.nonFinite) {  // a NaN or an infinity: the scale is NaN, so is every element
     s.nan = true;
@@ -101,7 +119,7 @@ GroupScale mxScale(const GroupAmax& g, const ElementFormat& element, BlockScalin
   }
   int exponent = kE8M0MinExponent;  // amax = 0: every element is 0 whatever X; the smallest X
   if (g.amax > 0.0) {
-    exponent = std::ilogb(g.amax) - element.maxExponent();
+    exponent = exponentOf(g.amax) - emaxElem;
     if (exponent < kE8M0MinExponent) {
       exponent = kE8M0MinExponent;
       ++stats.underflowedScales;
@@ -111,7 +129,7 @@ GroupScale mxScale(const GroupAmax& g, const ElementFormat& element, BlockScalin
       return s;
     }
   }
-  s.factor = std::ldexp(1.0, exponent);
+  s.factor = powerOfTwo(exponent);
   return s;
 }
 
@@ -147,10 +165,11 @@ GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, double blockScale,
 
 // fp8 recipes: the encode scale s = max_elem / amax (fp32), or the largest power of two 2^k with
 // amax x 2^k <= max_elem (E8M0); amax = 0 gives 1. Non-finite values do not count in amax.
-GroupScale fp8Scale(const GroupAmax& g, const BlockScaling& spec, BlockScalingStats& stats) {
+// maxElement: the element's ElementFormat::maxMagnitude().
+GroupScale fp8Scale(const GroupAmax& g, const BlockScaling& spec, double maxElement,
+                    BlockScalingStats& stats) {
   GroupScale s;
   s.divide = false;
-  const double maxElement = spec.element.maxMagnitude();
   if (g.amax == 0.0) return s;
   if (spec.scale == ScaleFormat::Fp32) {
     float scale = static_cast<float>(maxElement / g.amax);
@@ -161,8 +180,8 @@ GroupScale fp8Scale(const GroupAmax& g, const BlockScaling& spec, BlockScalingSt
     s.factor = scale;
     return s;
   }
-  int k = std::ilogb(maxElement) - std::ilogb(g.amax);  // floor(log2(max / amax)) or one more
-  if (std::ldexp(g.amax, k) > maxElement) --k;
+  int k = exponentOf(maxElement) - exponentOf(g.amax);  // floor(log2(max / amax)) or one more
+  if (g.amax * powerOfTwo(k) > maxElement) --k;
   if (k > kE8M0MaxExponent) {
     k = kE8M0MaxExponent;
     ++stats.saturatedScales;
@@ -170,7 +189,7 @@ GroupScale fp8Scale(const GroupAmax& g, const BlockScaling& spec, BlockScalingSt
     k = kE8M0MinExponent;
     ++stats.underflowedScales;
   }
-  s.factor = std::ldexp(1.0, k);
+  s.factor = powerOfTwo(k);
   return s;
 }
 
@@ -387,11 +406,6 @@ double BlockScalingStats::sqnrDb() const {
 
 namespace {
 
-constexpr std::uint32_t kSignBit = 0x80000000U;
-constexpr std::uint32_t kMagnitudeBits = 0x7fffffffU;
-constexpr std::uint32_t kMinNormalBits = 0x00800000U;  // 2^-126, fp32's smallest normal
-constexpr std::uint32_t kInfBits = 0x7f800000U;
-
 std::uint32_t bitsOf(float x) {
   return std::bit_cast<std::uint32_t>(x);
 }
@@ -534,7 +548,9 @@ class LineQuantizer {
         offset_(offset),
         tensorScale_(tensorScale),
         energy_(energy),
-        stats_(stats) {
+        stats_(stats),
+        maxElement_(spec.element.maxMagnitude()),
+        emaxElem_(spec.element.maxExponent()) {
     wholeLine_ = spec.kind == BlockScalingKind::PerTensor || spec.kind == BlockScalingKind::Rowwise;
     width_ = wholeLine_ ? lineLength : spec.blockSize;
     groupsPerLine_ = (lineLength + width_ - 1) / width_;
@@ -547,7 +563,7 @@ class LineQuantizer {
 
   // The one scale of a per-tensor recipe, from the whole tensor's amax.
   void setTensorGroup(const GroupAmax& amax) {
-    tensorGroup_ = fp8Scale(amax, spec_, stats_);
+    tensorGroup_ = fp8Scale(amax, spec_, maxElement_, stats_);
     count(tensorGroup_);
   }
 
@@ -610,10 +626,10 @@ class LineQuantizer {
         scales[g] = nvfp4Scale(amax[g], tensorScale_, blockScales[g], stats_);
     } else if (spec_.kind == BlockScalingKind::MX) {
       for (std::int64_t g = 0; g < groupsPerLine_; ++g)
-        scales[g] = mxScale(amax[g], spec_.element, stats_);
+        scales[g] = mxScale(amax[g], emaxElem_, stats_);
     } else {
       for (std::int64_t g = 0; g < groupsPerLine_; ++g)
-        scales[g] = fp8Scale(amax[g], spec_, stats_);
+        scales[g] = fp8Scale(amax[g], spec_, maxElement_, stats_);
     }
     for (std::int64_t g = 0; g < groupsPerLine_; ++g) count(scales[g]);
   }
@@ -670,6 +686,8 @@ class LineQuantizer {
   double tensorScale_;
   bool energy_;
   BlockScalingStats& stats_;
+  double maxElement_;
+  int emaxElem_;
   bool wholeLine_ = false;   // one group per line (rowwise, per tensor)
   bool powerOfTwo_ = false;  // every decode scale a power of two (MX, E8M0)
   std::int64_t width_ = 1, groupsPerLine_ = 1, linesPerStrip_ = 1;
