@@ -14,6 +14,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "core/input/number_input.h"
 #include "core/numerics/stochastic_bits.h"
@@ -81,7 +82,9 @@ struct GroupAmax {
 
 // On the magnitude bits: finite magnitudes order as their patterns, so the maximum vectorises as
 // an integer one (signed: GCC 12 vectorises that reduction, not the unsigned one).
-GroupAmax amaxOf(const float* values, std::size_t n) {
+// Count: std::size_t, or a std::integral_constant for the common block widths (see withWidth).
+template <typename Count>
+GroupAmax amaxOf(const float* values, Count n) {
   constexpr auto kInf = static_cast<std::int32_t>(kInfBits);
   std::int32_t amax = 0;     // over finite magnitudes
   std::int32_t largest = 0;  // over all: an infinity or NaN is above every finite pattern
@@ -413,7 +416,8 @@ std::uint32_t bitsOf(float x) {
 // The scaled values x / factor (divide) or x x factor as the equations define them: in double, an
 // infinity first replaced by the largest fp32 of its sign (it saturates in every element format,
 // E5M2 included, as a saturating conversion does), then narrowed with round-to-odd.
-void encodeExact(const float* x, float* out, std::size_t n, double factor, bool divide) {
+template <typename Count>
+void encodeExact(const float* x, float* out, Count n, double factor, bool divide) {
   const auto finite = [](float v) {
     const double d = v;
     return std::fabs(d) == std::numeric_limits<double>::infinity() ? std::copysign(kFloatMax, d)
@@ -427,7 +431,8 @@ void encodeExact(const float* x, float* out, std::size_t n, double factor, bool 
 }
 
 // Dequantized values q x factor (divide) or q / factor, in double and rounded once to fp32.
-void decodeExact(const float* q, float* out, std::size_t n, double factor, bool divide) {
+template <typename Count>
+void decodeExact(const float* q, float* out, Count n, double factor, bool divide) {
   if (divide) {
     for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(double(q[i]) * factor);
   } else {
@@ -440,7 +445,8 @@ void decodeExact(const float* q, float* out, std::size_t n, double factor, bool 
 // encodeExact gives. False when some nonzero x's product is not (an fp32 subnormal or zero, which
 // fp32's multiply may have rounded, 2^-126 which it may have rounded up to, an infinity or NaN):
 // the caller then uses encodeExact for these values.
-bool encodePowerOfTwo(const float* x, float* out, std::size_t n, float multiplier) {
+template <typename Count>
+bool encodePowerOfTwo(const float* x, float* out, Count n, float multiplier) {
   std::uint32_t outside = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const float v = x[i] * multiplier;
@@ -455,12 +461,14 @@ bool encodePowerOfTwo(const float* x, float* out, std::size_t n, float multiplie
 
 // q x multiplier for a power of two: one correctly rounded product of exact values, as
 // decodeExact's double product rounded once.
-void decodePowerOfTwo(const float* q, float* out, std::size_t n, float multiplier) {
+template <typename Count>
+void decodePowerOfTwo(const float* q, float* out, Count n, float multiplier) {
   for (std::size_t i = 0; i < n; ++i) out[i] = q[i] * multiplier;
 }
 
 // Every element a zero of its input's sign (a group whose scale is 0).
-void signedZeros(const float* x, float* out, std::size_t n) {
+template <typename Count>
+void signedZeros(const float* x, float* out, Count n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(bitsOf(x[i]) & kSignBit);
 }
 
@@ -485,6 +493,19 @@ struct Scratch {
   std::vector<GroupScale> scales;
   std::vector<unsigned char> exact;  // per group of a line: scaled by encodeExact
 };
+
+// Calls f(n) with n a compile-time constant for the common block widths (MX 32, NVFP4 16), so
+// that the per-block loops become a few whole vectors, without loop control or remainders.
+template <typename F>
+void withWidth(std::size_t n, F&& f) {
+  if (n == 32) {
+    f(std::integral_constant<std::size_t, 32>{});
+  } else if (n == 16) {
+    f(std::integral_constant<std::size_t, 16>{});
+  } else {
+    f(n);
+  }
+}
 
 template <typename T>
 T* sized(std::vector<T>& v, std::int64_t n) {
@@ -612,10 +633,11 @@ class LineQuantizer {
     GroupAmax* amax = sized(scratch_.amax, groupsPerLine_);
     for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
       const std::int64_t p0 = g * width_;
-      const auto n = static_cast<std::size_t>(std::min(width_, lineLength_ - p0));
-      amax[g] = amaxOf(x + p0, n);
-      for (std::int64_t l = 1; l < nLines; ++l)
-        amax[g] = combined(amax[g], amaxOf(x + l * ldx + p0, n));
+      withWidth(std::size_t(std::min(width_, lineLength_ - p0)), [&](auto n) {
+        amax[g] = amaxOf(x + p0, n);
+        for (std::int64_t l = 1; l < nLines; ++l)
+          amax[g] = combined(amax[g], amaxOf(x + l * ldx + p0, n));
+      });
     }
     if (spec_.kind == BlockScalingKind::NVFP4) {
       float* blockScales = sized(scratch_.blockScales, groupsPerLine_);
@@ -642,17 +664,18 @@ class LineQuantizer {
     unsigned char* exact = sized(scratch_.exact, groupsPerLine_);
     for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
       const std::int64_t p0 = g * width_;
-      const auto n = static_cast<std::size_t>(std::min(width_, lineLength_ - p0));
       const GroupScale& s = scales[g];
-      exact[g] = 0;
-      if (s.nan || s.zero) {
-        std::fill_n(buffer + p0, n, 0.0f);
-      } else if (!powerOfTwo_ ||
-                 !encodePowerOfTwo(x + p0, buffer + p0, n,
-                                   static_cast<float>(s.divide ? 1.0 / s.factor : s.factor))) {
-        encodeExact(x + p0, buffer + p0, n, s.factor, s.divide);
-        exact[g] = 1;
-      }
+      withWidth(std::size_t(std::min(width_, lineLength_ - p0)), [&](auto n) {
+        exact[g] = 0;
+        if (s.nan || s.zero) {
+          std::fill_n(buffer + p0, n, 0.0f);
+        } else if (!powerOfTwo_ ||
+                   !encodePowerOfTwo(x + p0, buffer + p0, n,
+                                     static_cast<float>(s.divide ? 1.0 / s.factor : s.factor))) {
+          encodeExact(x + p0, buffer + p0, n, s.factor, s.divide);
+          exact[g] = 1;
+        }
+      });
     }
     element_.apply({buffer, static_cast<std::size_t>(lineLength_)}, seed_,
                    offset_ + static_cast<std::uint64_t>(lineIndex * lineLength_));
@@ -660,18 +683,19 @@ class LineQuantizer {
     float* out = energy ? buffer : y;
     for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
       const std::int64_t p0 = g * width_;
-      const auto n = static_cast<std::size_t>(std::min(width_, lineLength_ - p0));
       const GroupScale& s = scales[g];
-      if (s.nan) {
-        std::fill_n(out + p0, n, static_cast<float>(kNaN));
-      } else if (s.zero) {
-        signedZeros(x + p0, out + p0, n);
-      } else if (exact[g] != 0) {
-        decodeExact(buffer + p0, out + p0, n, s.factor, s.divide);
-      } else {
-        decodePowerOfTwo(buffer + p0, out + p0, n,
-                         static_cast<float>(s.divide ? s.factor : 1.0 / s.factor));
-      }
+      withWidth(std::size_t(std::min(width_, lineLength_ - p0)), [&](auto n) {
+        if (s.nan) {
+          std::fill_n(out + p0, n, static_cast<float>(kNaN));
+        } else if (s.zero) {
+          signedZeros(x + p0, out + p0, n);
+        } else if (exact[g] != 0) {
+          decodeExact(buffer + p0, out + p0, n, s.factor, s.divide);
+        } else {
+          decodePowerOfTwo(buffer + p0, out + p0, n,
+                           static_cast<float>(s.divide ? s.factor : 1.0 / s.factor));
+        }
+      });
     }
     if (energy) {
       addEnergy(x, buffer, static_cast<std::size_t>(lineLength_), stats_);
