@@ -16,6 +16,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 #include "core/input/number_input.h"
 #include "core/numerics/stochastic_bits.h"
 
@@ -724,6 +728,46 @@ class LineQuantizer {
   }
 };
 
+#if defined(__AVX__)
+// The 8 x 8 block at in (row stride ldIn) transposed to out (row stride ldOut).
+inline void transpose8x8(const float* in, std::int64_t ldIn, float* out, std::int64_t ldOut) {
+  __m256 r[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + i * ldIn);
+  __m256 t[8];
+  for (int i = 0; i < 8; i += 2) {  // pairs of rows interleaved
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {  // quadruples within each 128-bit half
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {  // halves: rows 0-3 and 4-7
+    _mm256_storeu_ps(out + i * ldOut, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(out + (i + 4) * ldOut, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+}
+#endif
+
+// out[c x ldOut + r] = in[r x ldIn + c] for r < rows, c < cols.
+void transpose(const float* in, std::int64_t ldIn, float* out, std::int64_t ldOut,
+               std::int64_t rows, std::int64_t cols) {
+  std::int64_t r0 = 0;
+#if defined(__AVX__)
+  for (; r0 + 8 <= rows; r0 += 8) {
+    std::int64_t c = 0;
+    for (; c + 8 <= cols; c += 8)
+      transpose8x8(in + r0 * ldIn + c, ldIn, out + c * ldOut + r0, ldOut);
+    for (; c < cols; ++c)
+      for (std::int64_t r = r0; r < r0 + 8; ++r) out[c * ldOut + r] = in[r * ldIn + c];
+  }
+#endif
+  for (std::int64_t r = r0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) out[c * ldOut + r] = in[r * ldIn + c];
+}
+
 // Columns per tile on the column axis: 16 floats, one 64-byte cache line of each row.
 constexpr std::int64_t kColumnTile = 16;
 
@@ -771,17 +815,11 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
       float* tile = sized(tileBuffer, tileLines * stride);
       for (std::int64_t c0 = 0; c0 < nLines; c0 += tileLines) {
         const std::int64_t width = std::min(tileLines, nLines - c0);
-        for (std::int64_t r = 0; r < rows; ++r) {
-          const float* in = src.data() + r * ld + c0;
-          for (std::int64_t t = 0; t < width; ++t) tile[t * stride + r] = in[t];
-        }
+        transpose(src.data() + c0, ld, tile, stride, rows, width);
         for (std::int64_t t = 0; t < width; t += step)
           q.strip(tile + t * stride, stride, tile + t * stride, stride, c0 + t,
                   std::min(step, width - t));
-        for (std::int64_t r = 0; r < rows; ++r) {
-          float* out = dst.data() + r * ld + c0;
-          for (std::int64_t t = 0; t < width; ++t) out[t] = tile[t * stride + r];
-        }
+        transpose(tile, stride, dst.data() + c0, ld, width, rows);
       }
     }
   }
