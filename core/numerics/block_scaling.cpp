@@ -560,8 +560,10 @@ void validateQuickly(const BlockScaling& spec) {
   if (!valid) validateBlockScaling(spec);  // throws, naming the field
 }
 
-// One call's quantization of lines stored as rows: line l's position p at row l, column p.
-// A strip is the lines one row of groups covers: one line, or blockSize lines (square blocks).
+// One call's quantization of lines stored as rows (line l's position p at row l, column p), a
+// window of positions [pos0, pos0 + count) at a time: the whole line, or (column axis) a run of
+// whole blocks. A strip is the lines one row of groups covers: one line, or blockSize lines
+// (square blocks).
 class LineQuantizer {
  public:
   LineQuantizer(const BlockScaling& spec, std::int64_t lineLength, std::uint64_t seed,
@@ -577,46 +579,51 @@ class LineQuantizer {
         maxElement_(spec.element.maxMagnitude()),
         emaxElem_(spec.element.maxExponent()) {
     wholeLine_ = spec.kind == BlockScalingKind::PerTensor || spec.kind == BlockScalingKind::Rowwise;
-    width_ = wholeLine_ ? lineLength : spec.blockSize;
-    groupsPerLine_ = (lineLength + width_ - 1) / width_;
     linesPerStrip_ = spec.squareBlocks ? spec.blockSize : 1;
     powerOfTwo_ = spec.kind == BlockScalingKind::MX ||
                   (spec.kind != BlockScalingKind::NVFP4 && spec.scale == ScaleFormat::E8M0);
   }
 
   std::int64_t linesPerStrip() const { return linesPerStrip_; }
+  // One group per line (rowwise, per tensor): its scale comes from the whole line.
+  bool wholeLine() const { return wholeLine_; }
 
-  // The one scale of a per-tensor recipe, from the whole tensor's amax.
-  void setTensorGroup(const GroupAmax& amax) {
-    tensorGroup_ = fp8Scale(amax, spec_, maxElement_, stats_);
-    count(tensorGroup_);
+  // The scale of a group whose amax is known (a line's, the tensor's), counted in the stats.
+  GroupScale wholeLineScale(const GroupAmax& amax) {
+    const GroupScale scale = fp8Scale(amax, spec_, maxElement_, stats_);
+    count(scale);
+    return scale;
   }
 
-  // Lines [line0, line0 + nLines) (nLines up to linesPerStrip()) read at x with row stride ldx
-  // and written at y with stride ldy (y may be x).
+  // Lines [line0, line0 + nLines) (nLines up to linesPerStrip()), positions [pos0, pos0 + n),
+  // read at x with row stride ldx and written at y with stride ldy (y may be x). `preset`: the
+  // scale of a whole-line group, known (and counted) beforehand; null: from these values.
+  // Stats' sums need whole lines (pos0 = 0, n = lineLength).
   void strip(const float* x, std::int64_t ldx, float* y, std::int64_t ldy, std::int64_t line0,
-             std::int64_t nLines) {
-    GroupScale* scales = sized(scratch_.scales, groupsPerLine_);
-    if (spec_.kind == BlockScalingKind::PerTensor) {
-      scales[0] = tensorGroup_;
+             std::int64_t nLines, std::int64_t pos0, std::int64_t n, const GroupScale* preset) {
+    const std::int64_t width = wholeLine_ ? n : spec_.blockSize;
+    const std::int64_t groups = (n + width - 1) / width;
+    GroupScale* scales = sized(scratch_.scales, groups);
+    if (preset) {
+      scales[0] = *preset;
     } else {
-      groupScales(x, ldx, nLines, scales);
+      groupScales(x, ldx, nLines, n, width, groups, scales);
     }
     const bool twoDimensional = nLines > 1;
     float* original = nullptr;
     if (energy_ && twoDimensional) {
-      original = sized(scratch_.original, nLines * lineLength_);
-      for (std::int64_t l = 0; l < nLines; ++l)
-        std::copy_n(x + l * ldx, lineLength_, original + l * lineLength_);
+      original = sized(scratch_.original, nLines * n);
+      for (std::int64_t l = 0; l < nLines; ++l) std::copy_n(x + l * ldx, n, original + l * n);
     }
     for (std::int64_t l = 0; l < nLines; ++l)
-      line(x + l * ldx, y + l * ldy, line0 + l, scales, energy_ && !twoDimensional);
+      line(x + l * ldx, y + l * ldy, line0 + l, pos0, n, width, groups, scales,
+           energy_ && !twoDimensional);
     if (original) {  // in the groups' order, as the equations sum them
-      for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
-        const std::int64_t p0 = g * width_;
-        const std::int64_t n = std::min(width_, lineLength_ - p0);
+      for (std::int64_t g = 0; g < groups; ++g) {
+        const std::int64_t p0 = g * width;
+        const std::int64_t count = std::min(width, n - p0);
         for (std::int64_t l = 0; l < nLines; ++l)
-          addEnergy(original + l * lineLength_ + p0, y + l * ldy + p0, std::size_t(n), stats_);
+          addEnergy(original + l * n + p0, y + l * ldy + p0, std::size_t(count), stats_);
       }
     }
   }
@@ -633,77 +640,78 @@ class LineQuantizer {
     }
   }
 
-  void groupScales(const float* x, std::int64_t ldx, std::int64_t nLines, GroupScale* scales) {
-    GroupAmax* amax = sized(scratch_.amax, groupsPerLine_);
-    for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
-      const std::int64_t p0 = g * width_;
-      withWidth(std::size_t(std::min(width_, lineLength_ - p0)), [&](auto n) {
-        amax[g] = amaxOf(x + p0, n);
+  void groupScales(const float* x, std::int64_t ldx, std::int64_t nLines, std::int64_t n,
+                   std::int64_t width, std::int64_t groups, GroupScale* scales) {
+    GroupAmax* amax = sized(scratch_.amax, groups);
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const std::int64_t p0 = g * width;
+      withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
+        amax[g] = amaxOf(x + p0, count);
         for (std::int64_t l = 1; l < nLines; ++l)
-          amax[g] = combined(amax[g], amaxOf(x + l * ldx + p0, n));
+          amax[g] = combined(amax[g], amaxOf(x + l * ldx + p0, count));
       });
     }
     if (spec_.kind == BlockScalingKind::NVFP4) {
-      float* blockScales = sized(scratch_.blockScales, groupsPerLine_);
-      for (std::int64_t g = 0; g < groupsPerLine_; ++g)
+      float* blockScales = sized(scratch_.blockScales, groups);
+      for (std::int64_t g = 0; g < groups; ++g)
         blockScales[g] = nvfp4ScaleQuotient(amax[g], tensorScale_);
-      e4m3Rounder().apply({blockScales, static_cast<std::size_t>(groupsPerLine_)});
-      for (std::int64_t g = 0; g < groupsPerLine_; ++g)
+      e4m3Rounder().apply({blockScales, static_cast<std::size_t>(groups)});
+      for (std::int64_t g = 0; g < groups; ++g)
         scales[g] = nvfp4Scale(amax[g], tensorScale_, blockScales[g], stats_);
     } else if (spec_.kind == BlockScalingKind::MX) {
-      for (std::int64_t g = 0; g < groupsPerLine_; ++g)
-        scales[g] = mxScale(amax[g], emaxElem_, stats_);
+      for (std::int64_t g = 0; g < groups; ++g) scales[g] = mxScale(amax[g], emaxElem_, stats_);
     } else {
-      for (std::int64_t g = 0; g < groupsPerLine_; ++g)
+      for (std::int64_t g = 0; g < groups; ++g)
         scales[g] = fp8Scale(amax[g], spec_, maxElement_, stats_);
     }
-    for (std::int64_t g = 0; g < groupsPerLine_; ++g) count(scales[g]);
+    for (std::int64_t g = 0; g < groups; ++g) count(scales[g]);
   }
 
-  // One line: every group's values scaled into the line buffer, the line rounded by one Rounder
-  // call (its draws are those of element offset + line x lineLength + position), scaled back.
-  void line(const float* x, float* y, std::int64_t lineIndex, const GroupScale* scales,
-            bool energy) {
-    float* buffer = sized(scratch_.line, lineLength_);
-    unsigned char* exact = sized(scratch_.exact, groupsPerLine_);
-    for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
-      const std::int64_t p0 = g * width_;
+  // One line's window: every group's values scaled into the buffer, the window rounded by one
+  // Rounder call (its draws are those of element offset + line x lineLength + position), scaled
+  // back.
+  void line(const float* x, float* y, std::int64_t lineIndex, std::int64_t pos0, std::int64_t n,
+            std::int64_t width, std::int64_t groups, const GroupScale* scales, bool energy) {
+    float* buffer = sized(scratch_.line, n);
+    unsigned char* exact = sized(scratch_.exact, groups);
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const std::int64_t p0 = g * width;
       const GroupScale& s = scales[g];
-      withWidth(std::size_t(std::min(width_, lineLength_ - p0)), [&](auto n) {
+      withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
         exact[g] = 0;
         if (s.nan || s.zero) {
-          std::fill_n(buffer + p0, n, 0.0f);
+          std::fill_n(buffer + p0, count, 0.0f);
         } else if (!powerOfTwo_ ||
-                   !encodePowerOfTwo(x + p0, buffer + p0, n,
+                   !encodePowerOfTwo(x + p0, buffer + p0, count,
                                      static_cast<float>(s.divide ? 1.0 / s.factor : s.factor))) {
-          encodeExact(x + p0, buffer + p0, n, s.factor, s.divide);
+          encodeExact(x + p0, buffer + p0, count, s.factor, s.divide);
           exact[g] = 1;
         }
       });
     }
-    element_.apply({buffer, static_cast<std::size_t>(lineLength_)}, seed_,
-                   offset_ + static_cast<std::uint64_t>(lineIndex * lineLength_));
+    element_.apply({buffer, static_cast<std::size_t>(n)}, seed_,
+                   offset_ + static_cast<std::uint64_t>(lineIndex * lineLength_ + pos0));
     // With stats the results go to the buffer first: y may be x, whose values the sums need.
     float* out = energy ? buffer : y;
-    for (std::int64_t g = 0; g < groupsPerLine_; ++g) {
-      const std::int64_t p0 = g * width_;
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const std::int64_t p0 = g * width;
       const GroupScale& s = scales[g];
-      withWidth(std::size_t(std::min(width_, lineLength_ - p0)), [&](auto n) {
+      withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
         if (s.nan) {
-          std::fill_n(out + p0, n, static_cast<float>(kNaN));
+          std::fill_n(out + p0, count, static_cast<float>(kNaN));
         } else if (s.zero) {
-          signedZeros(x + p0, out + p0, n);
+          signedZeros(x + p0, out + p0, count);
         } else if (exact[g] != 0) {
-          decodeExact(buffer + p0, out + p0, n, s.factor, s.divide);
+          decodeExact(buffer + p0, out + p0, count, s.factor, s.divide);
         } else {
-          decodePowerOfTwo(buffer + p0, out + p0, n,
+          decodePowerOfTwo(buffer + p0, out + p0, count,
                            static_cast<float>(s.divide ? s.factor : 1.0 / s.factor));
         }
       });
     }
     if (energy) {
-      addEnergy(x, buffer, static_cast<std::size_t>(lineLength_), stats_);
-      std::copy_n(buffer, lineLength_, y);
+      addEnergy(x, buffer, static_cast<std::size_t>(n), stats_);
+      std::copy_n(buffer, n, y);
     }
   }
 
@@ -718,8 +726,7 @@ class LineQuantizer {
   int emaxElem_;
   bool wholeLine_ = false;   // one group per line (rowwise, per tensor)
   bool powerOfTwo_ = false;  // every decode scale a power of two (MX, E8M0)
-  std::int64_t width_ = 1, groupsPerLine_ = 1, linesPerStrip_ = 1;
-  GroupScale tensorGroup_;
+  std::int64_t linesPerStrip_ = 1;
   Scratch& scratch_ = scratch();
 
   static Scratch& scratch() {
@@ -768,8 +775,47 @@ void transpose(const float* in, std::int64_t ldIn, float* out, std::int64_t ldOu
     for (std::int64_t c = 0; c < cols; ++c) out[c * ldOut + r] = in[r * ldIn + c];
 }
 
-// Columns per tile on the column axis: 16 floats, one 64-byte cache line of each row.
+// Column axis. With stats: tiles of 16 whole columns (one 64-byte cache line of each row); the
+// tile's rows padded by as much. Without: windows of about kWindow rows (whole blocks;
+// kWholeLineWindow for rowwise and per-tensor groups) across as many columns as make a tile of
+// about kTileValues floats (128 KiB, within a core's L2).
 constexpr std::int64_t kColumnTile = 16;
+constexpr std::int64_t kWindow = 64;
+constexpr std::int64_t kWholeLineWindow = 256;
+constexpr std::int64_t kTileValues = 32768;
+
+std::vector<float>& tileBuffer() {
+  thread_local std::vector<float> buffer;
+  return buffer;
+}
+
+std::vector<GroupScale>& lineScaleBuffer() {
+  thread_local std::vector<GroupScale> buffer;
+  return buffer;
+}
+
+// Every column's amax, over the rows in order (vectorised along the rows).
+std::vector<GroupAmax> columnAmax(const float* x, std::int64_t rows, std::int64_t cols,
+                                  std::int64_t ld) {
+  constexpr auto kInf = static_cast<std::int32_t>(kInfBits);
+  std::vector<std::int32_t> amax(static_cast<std::size_t>(cols), 0);
+  std::vector<std::int32_t> largest(static_cast<std::size_t>(cols), 0);
+  std::int32_t* __restrict am = amax.data();
+  std::int32_t* __restrict la = largest.data();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * ld;
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const std::int32_t a = std::bit_cast<std::int32_t>(row[c]) & 0x7fffffff;
+      la[c] = la[c] > a ? la[c] : a;
+      const std::int32_t finite = a < kInf ? a : 0;
+      am[c] = am[c] > finite ? am[c] : finite;
+    }
+  }
+  std::vector<GroupAmax> out(static_cast<std::size_t>(cols));
+  for (std::size_t c = 0; c < out.size(); ++c)
+    out[c] = {std::bit_cast<float>(amax[c]), largest[c] >= kInf};
+  return out;
+}
 
 }  // namespace
 
@@ -801,25 +847,56 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
   const std::int64_t lineLength = axis == BlockAxis::Row ? cols : rows;
   if (nLines > 0 && lineLength > 0) {
     LineQuantizer q(spec, lineLength, seed, offset, tensorScale, stats != nullptr, local);
-    if (spec.kind == BlockScalingKind::PerTensor) q.setTensorGroup(tensorAmax);
+    GroupScale tensorGroup;
+    if (spec.kind == BlockScalingKind::PerTensor) tensorGroup = q.wholeLineScale(tensorAmax);
+    const GroupScale* preset = spec.kind == BlockScalingKind::PerTensor ? &tensorGroup : nullptr;
     const std::int64_t step = q.linesPerStrip();
     if (axis == BlockAxis::Row) {
       for (std::int64_t l = 0; l < nLines; l += step)
-        q.strip(src.data() + l * ld, ld, dst.data() + l * ld, ld, l, std::min(step, nLines - l));
-    } else {
-      // Tiles of columns transposed into rows (stride padded by a cache line, so the rows of a
-      // tile do not share cache sets), quantized as rows, transposed back.
+        q.strip(src.data() + l * ld, ld, dst.data() + l * ld, ld, l, std::min(step, nLines - l), 0,
+                lineLength, preset);
+    } else if (stats) {
+      // The sums run in the groups' order, a whole line after another: tiles of whole columns
+      // transposed into rows (stride padded by a cache line, so that the rows of a tile do not
+      // share cache sets), quantized as rows, transposed back.
       const std::int64_t tileLines = (kColumnTile + step - 1) / step * step;
       const std::int64_t stride = lineLength + kColumnTile;
-      thread_local std::vector<float> tileBuffer;
-      float* tile = sized(tileBuffer, tileLines * stride);
+      float* tile = sized(tileBuffer(), tileLines * stride);
       for (std::int64_t c0 = 0; c0 < nLines; c0 += tileLines) {
         const std::int64_t width = std::min(tileLines, nLines - c0);
         transpose(src.data() + c0, ld, tile, stride, rows, width);
         for (std::int64_t t = 0; t < width; t += step)
           q.strip(tile + t * stride, stride, tile + t * stride, stride, c0 + t,
-                  std::min(step, width - t));
+                  std::min(step, width - t), 0, lineLength, preset);
         transpose(tile, stride, dst.data() + c0, ld, width, rows);
+      }
+    } else {
+      // Windows of whole blocks of rows across runs of columns, transposed into lines: every
+      // read and write runs along rows (a column at a time would touch a cache line and a page per
+      // row). Rowwise scales come first, from every column's amax.
+      GroupScale* lineScales = nullptr;
+      if (spec.kind == BlockScalingKind::Rowwise) {
+        lineScales = sized(lineScaleBuffer(), nLines);
+        const std::vector<GroupAmax> amax = columnAmax(src.data(), rows, cols, ld);
+        for (std::int64_t c = 0; c < cols; ++c) lineScales[c] = q.wholeLineScale(amax[c]);
+      }
+      const std::int64_t block = spec.blockSize;
+      const std::int64_t window =
+          q.wholeLine() ? kWholeLineWindow : block * std::max<std::int64_t>(1, kWindow / block);
+      const std::int64_t stride = window + kColumnTile;
+      const std::int64_t tileLines =
+          std::max(step, kTileValues / stride / step * step);  // a multiple of the strip
+      float* tile = sized(tileBuffer(), tileLines * stride);
+      for (std::int64_t p0 = 0; p0 < lineLength; p0 += window) {
+        const std::int64_t n = std::min(window, lineLength - p0);
+        for (std::int64_t c0 = 0; c0 < nLines; c0 += tileLines) {
+          const std::int64_t width = std::min(tileLines, nLines - c0);
+          transpose(src.data() + p0 * ld + c0, ld, tile, stride, n, width);
+          for (std::int64_t t = 0; t < width; t += step)
+            q.strip(tile + t * stride, stride, tile + t * stride, stride, c0 + t,
+                    std::min(step, width - t), p0, n, lineScales ? lineScales + c0 + t : preset);
+          transpose(tile, stride, dst.data() + p0 * ld + c0, ld, width, n);
+        }
       }
     }
   }
