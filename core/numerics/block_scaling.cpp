@@ -778,13 +778,18 @@ void transpose(const float* in, std::int64_t ldIn, float* out, std::int64_t ldOu
 // Column axis. With stats: tiles of 16 whole columns (one 64-byte cache line of each row); the
 // tile's rows padded by as much. Without: windows of about kWindow rows (whole blocks;
 // kWholeLineWindow for rowwise and per-tensor groups) across as many columns as make a tile of
-// about kTileValues floats (128 KiB, within a core's L2).
+// about kTileValues floats (128 KiB, within a core's L2), staged through as many again.
 constexpr std::int64_t kColumnTile = 16;
-constexpr std::int64_t kWindow = 64;
+constexpr std::int64_t kWindow = 128;
 constexpr std::int64_t kWholeLineWindow = 256;
 constexpr std::int64_t kTileValues = 32768;
 
 std::vector<float>& tileBuffer() {
+  thread_local std::vector<float> buffer;
+  return buffer;
+}
+
+std::vector<float>& stageBuffer() {
   thread_local std::vector<float> buffer;
   return buffer;
 }
@@ -887,15 +892,23 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
       const std::int64_t tileLines =
           std::max(step, kTileValues / stride / step * step);  // a multiple of the strip
       float* tile = sized(tileBuffer(), tileLines * stride);
+      float* stage = sized(stageBuffer(), window * (tileLines + kColumnTile));
       for (std::int64_t p0 = 0; p0 < lineLength; p0 += window) {
         const std::int64_t n = std::min(window, lineLength - p0);
         for (std::int64_t c0 = 0; c0 < nLines; c0 += tileLines) {
           const std::int64_t width = std::min(tileLines, nLines - c0);
-          transpose(src.data() + p0 * ld + c0, ld, tile, stride, n, width);
+          // Through rows of a padded stride: transposing straight from rows whose stride is a
+          // multiple of 4 KiB (ld = 1024, 2048, ...) maps a block's 8 rows to one cache set.
+          const std::int64_t stageStride = width + kColumnTile;
+          for (std::int64_t r = 0; r < n; ++r)
+            std::copy_n(src.data() + (p0 + r) * ld + c0, width, stage + r * stageStride);
+          transpose(stage, stageStride, tile, stride, n, width);
           for (std::int64_t t = 0; t < width; t += step)
             q.strip(tile + t * stride, stride, tile + t * stride, stride, c0 + t,
                     std::min(step, width - t), p0, n, lineScales ? lineScales + c0 + t : preset);
-          transpose(tile, stride, dst.data() + p0 * ld + c0, ld, width, n);
+          transpose(tile, stride, stage, stageStride, width, n);
+          for (std::int64_t r = 0; r < n; ++r)
+            std::copy_n(stage + r * stageStride, width, dst.data() + (p0 + r) * ld + c0);
         }
       }
     }
