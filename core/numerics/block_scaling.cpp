@@ -1,12 +1,15 @@
-// Block-scaled fake quantization: one scaling group (block, row, tile, tensor) at a time, gathered
-// in line order, scaled, rounded to the element format by the Rounder (the same kernel as every
-// other rounding), scaled back and scattered. docs/block-formats.md states the equations.
+// Block-scaled fake quantization, a line at a time: the scales of the line's groups (block, row,
+// tile, tensor) from their amax, every value scaled into a buffer, the buffer rounded to the
+// element format by one Rounder call (the same kernel as every other rounding), scaled back.
+// Lines are rows; the column axis is transposed into lines in tiles. docs/block-formats.md states
+// the equations.
 //
 // Scaled values x / scale are computed in double (exact for a power-of-two scale; one rounding
 // otherwise) and then narrowed to fp32 with round-to-odd, so the Rounder's one rounding of that
 // fp32 to the element grid equals rounding the exact quotient (round-to-odd to 24 bits followed by
 // a rounding to at most 22 bits is correctly rounded). Dequantized values element x scale are
-// computed in double and rounded once to fp32.
+// computed in double and rounded once to fp32. With a power-of-two scale both are the fp32
+// products whenever the scaled value is a normal fp32 (encodePowerOfTwo), which is what runs then.
 
 #include "core/numerics/block_scaling.h"
 
