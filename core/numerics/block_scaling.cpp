@@ -143,15 +143,16 @@ GroupScale mxScale(const GroupAmax& g, int emaxElem, BlockScalingStats& stats) {
   return s;
 }
 
-// NVFP4: block scale = e4m3(amax_block / 6 / s_t), decode scale = block scale x s_t. The
-// quotient rounded to odd, the one rounding to e4m3 is done for many blocks at once (see
-// nvfp4ScaleQuotient); `blockScale` is its result.
-float nvfp4ScaleQuotient(const GroupAmax& g, double tensorScale) {
-  if (g.nonFinite || g.amax == 0.0) return 0.0f;
-  return roundToOdd(g.amax / (kE2M1Max * tensorScale));  // 6 x s_t is exact
+// NVFP4: block scale = e4m3(amax_block / 6 / s_t), decode scale = block scale x s_t.
+// nvfp4Quotient is amax_block / 6 / s_t (0 for a block of zeros or with a NaN or an infinity);
+// its rounding to e4m3 (round-to-odd to fp32, then the Rounder) is done for a line's blocks at
+// once, and nvfp4Scale makes the block's scale from both.
+double nvfp4Quotient(const GroupAmax& g, double tensorScale) {
+  if (g.nonFinite || g.amax == 0.0) return 0.0;
+  return g.amax / (kE2M1Max * tensorScale);  // 6 x s_t is exact
 }
 
-GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, double blockScale,
+GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, double quotient, double blockScale,
                       BlockScalingStats& stats) {
   GroupScale s;
   if (g.nonFinite) {
@@ -162,8 +163,7 @@ GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, double blockScale,
     s.zero = true;
     return s;
   }
-  const double raw = g.amax / (kE2M1Max * tensorScale);
-  if (raw > kE4M3Max) ++stats.saturatedScales;
+  if (quotient > kE4M3Max) ++stats.saturatedScales;
   if (blockScale == 0.0) {
     ++stats.underflowedScales;
     s.zero = true;
@@ -493,9 +493,10 @@ void addEnergy(const float* x, const float* y, std::size_t n, BlockScalingStats&
 
 // Per thread, reused across calls: no allocation once the largest shape has been seen.
 struct Scratch {
-  std::vector<float> line;      // one line's scaled, then rounded values
-  std::vector<float> original;  // stats with 2-D groups: a strip's inputs
-  std::vector<GroupAmax> amax;  // per group of a strip
+  std::vector<float> line;        // one line's scaled, then rounded values
+  std::vector<float> original;    // stats with 2-D groups: a strip's inputs
+  std::vector<GroupAmax> amax;    // per group of a strip
+  std::vector<double> quotients;  // NVFP4: a line's amax_block / 6 / s_t
   std::vector<float> blockScales;
   std::vector<GroupScale> scales;
   std::vector<unsigned char> exact;  // per group of a line: scaled by encodeExact
@@ -655,12 +656,15 @@ class LineQuantizer {
       });
     }
     if (spec_.kind == BlockScalingKind::NVFP4) {
+      double* quotients = sized(scratch_.quotients, groups);
       float* blockScales = sized(scratch_.blockScales, groups);
-      for (std::int64_t g = 0; g < groups; ++g)
-        blockScales[g] = nvfp4ScaleQuotient(amax[g], tensorScale_);
+      for (std::int64_t g = 0; g < groups; ++g) {
+        quotients[g] = nvfp4Quotient(amax[g], tensorScale_);
+        blockScales[g] = roundToOdd(quotients[g]);
+      }
       e4m3Rounder().apply({blockScales, static_cast<std::size_t>(groups)});
       for (std::int64_t g = 0; g < groups; ++g)
-        scales[g] = nvfp4Scale(amax[g], tensorScale_, blockScales[g], stats_);
+        scales[g] = nvfp4Scale(amax[g], tensorScale_, quotients[g], blockScales[g], stats_);
     } else if (spec_.kind == BlockScalingKind::MX) {
       for (std::int64_t g = 0; g < groups; ++g) scales[g] = mxScale(amax[g], emaxElem_, stats_);
     } else {
