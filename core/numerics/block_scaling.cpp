@@ -801,32 +801,36 @@ std::vector<float>& stageBuffer() {
   return buffer;
 }
 
+std::vector<GroupAmax>& lineAmaxBuffer() {
+  thread_local std::vector<GroupAmax> buffer;
+  return buffer;
+}
+
 std::vector<GroupScale>& lineScaleBuffer() {
   thread_local std::vector<GroupScale> buffer;
   return buffer;
 }
 
-// Every column's amax, over the rows in order (vectorised along the rows).
-std::vector<GroupAmax> columnAmax(const float* x, std::int64_t rows, std::int64_t cols,
-                                  std::int64_t ld) {
+// Every column's amax (out[c], c < cols), vectorised along the rows.
+void columnAmax(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                GroupAmax* out) {
   constexpr auto kInf = static_cast<std::int32_t>(kInfBits);
-  std::vector<std::int32_t> amax(static_cast<std::size_t>(cols), 0);
-  std::vector<std::int32_t> largest(static_cast<std::size_t>(cols), 0);
-  std::int32_t* __restrict am = amax.data();
-  std::int32_t* __restrict la = largest.data();
+  thread_local std::vector<std::int32_t> amaxBuffer, largestBuffer;
+  std::int32_t* __restrict amax = sized(amaxBuffer, cols);
+  std::int32_t* __restrict largest = sized(largestBuffer, cols);
+  std::fill_n(amax, cols, 0);
+  std::fill_n(largest, cols, 0);
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * ld;
     for (std::int64_t c = 0; c < cols; ++c) {
       const std::int32_t a = std::bit_cast<std::int32_t>(row[c]) & 0x7fffffff;
-      la[c] = la[c] > a ? la[c] : a;
+      largest[c] = largest[c] > a ? largest[c] : a;
       const std::int32_t finite = a < kInf ? a : 0;
-      am[c] = am[c] > finite ? am[c] : finite;
+      amax[c] = amax[c] > finite ? amax[c] : finite;
     }
   }
-  std::vector<GroupAmax> out(static_cast<std::size_t>(cols));
-  for (std::size_t c = 0; c < out.size(); ++c)
+  for (std::int64_t c = 0; c < cols; ++c)
     out[c] = {std::bit_cast<float>(amax[c]), largest[c] >= kInf};
-  return out;
 }
 
 }  // namespace
@@ -888,8 +892,9 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
       // row). Rowwise scales come first, from every column's amax.
       GroupScale* lineScales = nullptr;
       if (spec.kind == BlockScalingKind::Rowwise) {
+        GroupAmax* amax = sized(lineAmaxBuffer(), nLines);
+        columnAmax(src.data(), rows, cols, ld, amax);
         lineScales = sized(lineScaleBuffer(), nLines);
-        const std::vector<GroupAmax> amax = columnAmax(src.data(), rows, cols, ld);
         for (std::int64_t c = 0; c < cols; ++c) lineScales[c] = q.wholeLineScale(amax[c]);
       }
       const std::int64_t block = spec.blockSize;
