@@ -1,12 +1,15 @@
-// Block-scaled fake quantization: one scaling group (block, row, tile, tensor) at a time, gathered
-// in line order, scaled, rounded to the element format by the Rounder (the same kernel as every
-// other rounding), scaled back and scattered. docs/block-formats.md states the equations.
+// Block-scaled fake quantization, a line at a time: the scales of the line's groups (block, row,
+// tile, tensor) from their amax, every value scaled into a buffer, the buffer rounded to the
+// element format by one Rounder call (the same kernel as every other rounding), scaled back.
+// Lines are rows; the column axis is transposed into lines in tiles. docs/block-formats.md states
+// the equations.
 //
 // Scaled values x / scale are computed in double (exact for a power-of-two scale; one rounding
 // otherwise) and then narrowed to fp32 with round-to-odd, so the Rounder's one rounding of that
 // fp32 to the element grid equals rounding the exact quotient (round-to-odd to 24 bits followed by
 // a rounding to at most 22 bits is correctly rounded). Dequantized values element x scale are
-// computed in double and rounded once to fp32.
+// computed in double and rounded once to fp32. With a power-of-two scale both are the fp32
+// products whenever the scaled value is a normal fp32 (encodePowerOfTwo), which is what runs then.
 
 #include "core/numerics/block_scaling.h"
 
@@ -14,6 +17,11 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #include "core/input/number_input.h"
 #include "core/numerics/stochastic_bits.h"
@@ -29,6 +37,11 @@ constexpr int kE8M0MinExponent = -127;  // E8M0 holds 2^-127 .. 2^127 (0xFF is N
 constexpr int kE8M0MaxExponent = 127;
 constexpr double kE2M1Max = 6.0;    // NVFP4: largest element
 constexpr double kE4M3Max = 448.0;  // NVFP4: largest block scale
+// fp32 patterns
+constexpr std::uint32_t kSignBit = 0x80000000U;
+constexpr std::uint32_t kMagnitudeBits = 0x7fffffffU;
+constexpr std::uint32_t kMinNormalBits = 0x00800000U;  // 2^-126, fp32's smallest normal
+constexpr std::uint32_t kInfBits = 0x7f800000U;
 
 // MXINT8's magnitudes k / 64, k = 0..127, as a format (see ElementFormat in the header).
 FloatFormat int8Grid() {
@@ -42,13 +55,16 @@ FloatFormat int8Grid() {
   return f;
 }
 
-// x narrowed to fp32 with round-to-odd: truncated toward zero, the last bit set when inexact.
-float roundToOdd(double x) {
+// x narrowed to fp32 with round-to-odd: truncated toward zero, the last bit set when inexact (a
+// NaN stays as converted). Branch-free, so that loops over it vectorise.
+inline float roundToOdd(double x) {
   const float nearest = static_cast<float>(x);
-  if (static_cast<double>(nearest) == x || std::isnan(x)) return nearest;
+  const double back = nearest;
+  const bool inexact = back != x && x == x;
   std::uint32_t bits = std::bit_cast<std::uint32_t>(nearest);
-  if (std::fabs(static_cast<double>(nearest)) > std::fabs(x)) bits -= 1;  // toward zero
-  return std::bit_cast<float>(bits | 1U);
+  bits -= inexact && std::fabs(back) > std::fabs(x) ? 1U : 0U;  // toward zero
+  bits |= inexact ? 1U : 0U;
+  return std::bit_cast<float>(bits);
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -56,11 +72,6 @@ std::string joined(const std::vector<std::string>& names) {
   for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
   return text;
 }
-
-// One scaling group: lines [line0, line1) x positions [pos0, pos1) along the axis.
-struct Group {
-  std::int64_t line0, line1, pos0, pos1;
-};
 
 // A group's scale: scaled = divide ? x / factor : x * factor; dequantized = the inverse.
 struct GroupScale {
@@ -76,19 +87,41 @@ struct GroupAmax {
   bool nonFinite = false;
 };
 
-GroupAmax amaxOf(std::span<const float> values) {
-  float amax = 0.0f;
-  bool nonFinite = false;
-  for (float v : values) {
-    const float a = std::fabs(v);
-    nonFinite |= !(a <= std::numeric_limits<float>::max());
-    amax = a <= std::numeric_limits<float>::max() && a > amax ? a : amax;
+// On the magnitude bits: finite magnitudes order as their patterns, so the maximum vectorises as
+// an integer one (signed: GCC 12 vectorises that reduction, not the unsigned one).
+// Count: std::size_t, or a std::integral_constant for the common block widths (see withWidth).
+template <typename Count>
+GroupAmax amaxOf(const float* values, Count n) {
+  constexpr auto kInf = static_cast<std::int32_t>(kInfBits);
+  std::int32_t amax = 0;     // over finite magnitudes
+  std::int32_t largest = 0;  // over all: an infinity or NaN is above every finite pattern
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t a = std::bit_cast<std::int32_t>(values[i]) & 0x7fffffff;
+    largest = largest > a ? largest : a;
+    const std::int32_t finite = a < kInf ? a : 0;
+    amax = amax > finite ? amax : finite;
   }
-  return {amax, nonFinite};
+  return {std::bit_cast<float>(amax), largest >= kInf};
+}
+
+GroupAmax combined(const GroupAmax& a, const GroupAmax& b) {
+  return {std::max(a.amax, b.amax), a.nonFinite || b.nonFinite};
+}
+
+// floor(log2 |x|) of a normal double (every nonzero fp32 value is one): std::ilogb without the
+// library call.
+int exponentOf(double x) {
+  return static_cast<int>((std::bit_cast<std::uint64_t>(x) >> 52) & 0x7ffU) - 1023;
+}
+
+// 2^e for e in double's normal range: std::ldexp(1.0, e) without the library call.
+double powerOfTwo(int e) {
+  return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
 }
 
 // OCP MX v1.0 section 6.3: X = 2^(floor(log2 amax) - emax_elem), in E8M0's range.
-GroupScale mxScale(const GroupAmax& g, const ElementFormat& element, BlockScalingStats& stats) {
+// emaxElem: the element's ElementFormat::maxExponent().
+GroupScale mxScale(const GroupAmax& g, int emaxElem, BlockScalingStats& stats) {
   GroupScale s;
   if (g.nonFinite) {  // a NaN or an infinity: the scale is NaN, so is every element
     s.nan = true;
@@ -96,7 +129,7 @@ GroupScale mxScale(const GroupAmax& g, const ElementFormat& element, BlockScalin
   }
   int exponent = kE8M0MinExponent;  // amax = 0: every element is 0 whatever X; the smallest X
   if (g.amax > 0.0) {
-    exponent = std::ilogb(g.amax) - element.maxExponent();
+    exponent = exponentOf(g.amax) - emaxElem;
     if (exponent < kE8M0MinExponent) {
       exponent = kE8M0MinExponent;
       ++stats.underflowedScales;
@@ -106,12 +139,20 @@ GroupScale mxScale(const GroupAmax& g, const ElementFormat& element, BlockScalin
       return s;
     }
   }
-  s.factor = std::ldexp(1.0, exponent);
+  s.factor = powerOfTwo(exponent);
   return s;
 }
 
 // NVFP4: block scale = e4m3(amax_block / 6 / s_t), decode scale = block scale x s_t.
-GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, const Rounder& e4m3,
+// nvfp4Quotient is amax_block / 6 / s_t (0 for a block of zeros or with a NaN or an infinity);
+// its rounding to e4m3 (round-to-odd to fp32, then the Rounder) is done for a line's blocks at
+// once, and nvfp4Scale makes the block's scale from both.
+double nvfp4Quotient(const GroupAmax& g, double tensorScale) {
+  if (g.nonFinite || g.amax == 0.0) return 0.0;
+  return g.amax / (kE2M1Max * tensorScale);  // 6 x s_t is exact
+}
+
+GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, double quotient, double blockScale,
                       BlockScalingStats& stats) {
   GroupScale s;
   if (g.nonFinite) {
@@ -122,9 +163,7 @@ GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, const Rounder& e4m
     s.zero = true;
     return s;
   }
-  const double raw = g.amax / (kE2M1Max * tensorScale);  // 6 x s_t is exact
-  if (raw > kE4M3Max) ++stats.saturatedScales;
-  const double blockScale = e4m3.round(roundToOdd(raw));
+  if (quotient > kE4M3Max) ++stats.saturatedScales;
   if (blockScale == 0.0) {
     ++stats.underflowedScales;
     s.zero = true;
@@ -136,10 +175,11 @@ GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, const Rounder& e4m
 
 // fp8 recipes: the encode scale s = max_elem / amax (fp32), or the largest power of two 2^k with
 // amax x 2^k <= max_elem (E8M0); amax = 0 gives 1. Non-finite values do not count in amax.
-GroupScale fp8Scale(const GroupAmax& g, const BlockScaling& spec, BlockScalingStats& stats) {
+// maxElement: the element's ElementFormat::maxMagnitude().
+GroupScale fp8Scale(const GroupAmax& g, const BlockScaling& spec, double maxElement,
+                    BlockScalingStats& stats) {
   GroupScale s;
   s.divide = false;
-  const double maxElement = spec.element.maxMagnitude();
   if (g.amax == 0.0) return s;
   if (spec.scale == ScaleFormat::Fp32) {
     float scale = static_cast<float>(maxElement / g.amax);
@@ -150,8 +190,8 @@ GroupScale fp8Scale(const GroupAmax& g, const BlockScaling& spec, BlockScalingSt
     s.factor = scale;
     return s;
   }
-  int k = std::ilogb(maxElement) - std::ilogb(g.amax);  // floor(log2(max / amax)) or one more
-  if (std::ldexp(g.amax, k) > maxElement) --k;
+  int k = exponentOf(maxElement) - exponentOf(g.amax);  // floor(log2(max / amax)) or one more
+  if (g.amax * powerOfTwo(k) > maxElement) --k;
   if (k > kE8M0MaxExponent) {
     k = kE8M0MaxExponent;
     ++stats.saturatedScales;
@@ -159,7 +199,7 @@ GroupScale fp8Scale(const GroupAmax& g, const BlockScaling& spec, BlockScalingSt
     k = kE8M0MinExponent;
     ++stats.underflowedScales;
   }
-  s.factor = std::ldexp(1.0, k);
+  s.factor = powerOfTwo(k);
   return s;
 }
 
@@ -171,27 +211,6 @@ struct AxisView {
     return axis == BlockAxis::Row ? line * ld + pos : pos * ld + line;
   }
 };
-
-std::vector<Group> groupsOf(const AxisView& v, const BlockScaling& spec) {
-  std::vector<Group> groups;
-  if (v.nLines == 0 || v.lineLength == 0) return groups;
-  const std::int64_t b = spec.blockSize;
-  switch (spec.kind) {
-    case BlockScalingKind::PerTensor:
-      groups.push_back({0, v.nLines, 0, v.lineLength});
-      return groups;
-    case BlockScalingKind::Rowwise:
-      for (std::int64_t l = 0; l < v.nLines; ++l) groups.push_back({l, l + 1, 0, v.lineLength});
-      return groups;
-    default:
-      break;
-  }
-  const std::int64_t lineStep = spec.squareBlocks ? b : 1;
-  for (std::int64_t l = 0; l < v.nLines; l += lineStep)
-    for (std::int64_t p = 0; p < v.lineLength; p += b)
-      groups.push_back({l, std::min(l + lineStep, v.nLines), p, std::min(p + b, v.lineLength)});
-  return groups;
-}
 
 void checkShape(std::size_t srcSize, std::size_t dstSize, std::int64_t rows, std::int64_t cols,
                 std::int64_t ld) {
@@ -395,99 +414,516 @@ double BlockScalingStats::sqnrDb() const {
   return 10.0 * std::log10(signalEnergy / errorEnergy);
 }
 
+namespace {
+
+std::uint32_t bitsOf(float x) {
+  return std::bit_cast<std::uint32_t>(x);
+}
+
+// The scaled values x / factor (divide) or x x factor as the equations define them: in double, an
+// infinity first replaced by the largest fp32 of its sign (it saturates in every element format,
+// E5M2 included, as a saturating conversion does), then narrowed with round-to-odd.
+template <typename Count>
+void encodeExact(const float* x, float* out, Count n, double factor, bool divide) {
+  const auto finite = [](float v) {
+    const double d = v;
+    return std::fabs(d) == std::numeric_limits<double>::infinity() ? std::copysign(kFloatMax, d)
+                                                                   : d;
+  };
+  if (divide) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = roundToOdd(finite(x[i]) / factor);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = roundToOdd(finite(x[i]) * factor);
+  }
+}
+
+// Dequantized values q x factor (divide) or q / factor, in double and rounded once to fp32.
+template <typename Count>
+void decodeExact(const float* q, float* out, Count n, double factor, bool divide) {
+  if (divide) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(double(q[i]) * factor);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(double(q[i]) / factor);
+  }
+}
+
+// A power-of-two scale in fp32: x x multiplier (the multiplier 2^-127 .. 2^127, a subnormal at
+// the bottom) is exact whenever its magnitude is a normal fp32 above 2^-126, and is then what
+// encodeExact gives. False when some nonzero x's product is not (an fp32 subnormal or zero, which
+// fp32's multiply may have rounded, 2^-126 which it may have rounded up to, an infinity or NaN):
+// the caller then uses encodeExact for these values.
+template <typename Count>
+bool encodePowerOfTwo(const float* x, float* out, Count n, float multiplier) {
+  std::uint32_t outside = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = x[i] * multiplier;
+    out[i] = v;
+    const std::uint32_t ax = bitsOf(x[i]) & kMagnitudeBits;
+    const std::uint32_t av = bitsOf(v) & kMagnitudeBits;
+    // av - (2^-126 + 1 ulp) wraps for av <= 2^-126; normal magnitudes above 2^-126 stay below.
+    outside |= ax != 0 && av - (kMinNormalBits + 1U) >= kInfBits - (kMinNormalBits + 1U) ? 1U : 0U;
+  }
+  return outside == 0;
+}
+
+// q x multiplier for a power of two: one correctly rounded product of exact values, as
+// decodeExact's double product rounded once.
+template <typename Count>
+void decodePowerOfTwo(const float* q, float* out, Count n, float multiplier) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = q[i] * multiplier;
+}
+
+// Every element a zero of its input's sign (a group whose scale is 0).
+template <typename Count>
+void signedZeros(const float* x, float* out, Count n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(bitsOf(x[i]) & kSignBit);
+}
+
+// Adds sum x^2 and sum (x - y)^2 over the pairs with x and y finite, in order.
+void addEnergy(const float* x, const float* y, std::size_t n, BlockScalingStats& stats) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const double xv = x[i];
+    const double yv = y[i];
+    if (std::isfinite(xv) && std::isfinite(yv)) {
+      stats.signalEnergy += xv * xv;
+      stats.errorEnergy += (xv - yv) * (xv - yv);
+    }
+  }
+}
+
+// Per thread, reused across calls: no allocation once the largest shape has been seen.
+struct Scratch {
+  std::vector<float> line;        // one line's scaled, then rounded values
+  std::vector<float> original;    // stats with 2-D groups: a strip's inputs
+  std::vector<GroupAmax> amax;    // per group of a strip
+  std::vector<double> quotients;  // NVFP4: a line's amax_block / 6 / s_t
+  std::vector<float> blockScales;
+  std::vector<GroupScale> scales;
+  std::vector<unsigned char> exact;  // per group of a line: scaled by encodeExact
+};
+
+// Calls f(n) with n a compile-time constant for the common block widths (MX 32, NVFP4 16), so
+// that the per-block loops become a few whole vectors, without loop control or remainders.
+template <typename F>
+void withWidth(std::size_t n, F&& f) {
+  if (n == 32) {
+    f(std::integral_constant<std::size_t, 32>{});
+  } else if (n == 16) {
+    f(std::integral_constant<std::size_t, 16>{});
+  } else {
+    f(n);
+  }
+}
+
+template <typename T>
+T* sized(std::vector<T>& v, std::int64_t n) {
+  if (v.size() < static_cast<std::size_t>(n)) v.resize(static_cast<std::size_t>(n));
+  return v.data();
+}
+
+// The element Rounder of a spec, built once per thread and element rounding.
+Rounder elementRounder(const BlockScaling& spec) {
+  const RoundingSpec want{spec.element.grid, spec.rounding, OverflowMode::Saturate,
+                          SubnormalMode::Keep};
+  thread_local std::vector<Rounder> cache;
+  for (const Rounder& r : cache)
+    if (sameRounding(r.spec(), want)) return r;
+  if (cache.size() >= 16) cache.clear();
+  cache.emplace_back(want);
+  return cache.back();
+}
+
+const Rounder& e4m3Rounder() {
+  static const Rounder rounder(
+      RoundingSpec{*parseFormat("fp8-e4m3"), RoundingMode::NearestEven, OverflowMode::Saturate});
+  return rounder;
+}
+
+// validateBlockScaling without building the lists of names when the spec is valid (every call).
+void validateQuickly(const BlockScaling& spec) {
+  constexpr BlockScalingKind kKinds[] = {BlockScalingKind::MX, BlockScalingKind::NVFP4,
+                                         BlockScalingKind::PerTensor, BlockScalingKind::Rowwise,
+                                         BlockScalingKind::Blockwise};
+  static const auto allowed = [&] {
+    std::vector<std::pair<std::vector<std::string>, std::vector<ScaleFormat>>> lists;
+    for (BlockScalingKind kind : kKinds)
+      lists.emplace_back(allowedElements(kind), allowedScales(kind));
+    return lists;
+  }();
+  const auto k = static_cast<std::size_t>(spec.kind);
+  const bool valid =
+      k < allowed.size() &&
+      std::find(allowed[k].first.begin(), allowed[k].first.end(), spec.element.name) !=
+          allowed[k].first.end() &&
+      std::find(allowed[k].second.begin(), allowed[k].second.end(), spec.scale) !=
+          allowed[k].second.end() &&
+      spec.blockSize >= 1 &&
+      (!spec.squareBlocks || spec.kind == BlockScalingKind::NVFP4 ||
+       spec.kind == BlockScalingKind::Blockwise) &&
+      (spec.rounding == RoundingMode::NearestEven || spec.rounding == RoundingMode::Stochastic);
+  if (!valid) validateBlockScaling(spec);  // throws, naming the field
+}
+
+// One call's quantization of lines stored as rows (line l's position p at row l, column p), a
+// window of positions [pos0, pos0 + count) at a time: the whole line, or (column axis) a run of
+// whole blocks. A strip is the lines one row of groups covers: one line, or blockSize lines
+// (square blocks).
+class LineQuantizer {
+ public:
+  LineQuantizer(const BlockScaling& spec, std::int64_t lineLength, std::uint64_t seed,
+                std::uint64_t offset, double tensorScale, bool energy, BlockScalingStats& stats)
+      : spec_(spec),
+        element_(elementRounder(spec)),
+        lineLength_(lineLength),
+        seed_(seed),
+        offset_(offset),
+        tensorScale_(tensorScale),
+        energy_(energy),
+        stats_(stats),
+        maxElement_(spec.element.maxMagnitude()),
+        emaxElem_(spec.element.maxExponent()) {
+    wholeLine_ = spec.kind == BlockScalingKind::PerTensor || spec.kind == BlockScalingKind::Rowwise;
+    linesPerStrip_ = spec.squareBlocks ? spec.blockSize : 1;
+    powerOfTwo_ = spec.kind == BlockScalingKind::MX ||
+                  (spec.kind != BlockScalingKind::NVFP4 && spec.scale == ScaleFormat::E8M0);
+  }
+
+  std::int64_t linesPerStrip() const { return linesPerStrip_; }
+  // One group per line (rowwise, per tensor): its scale comes from the whole line.
+  bool wholeLine() const { return wholeLine_; }
+
+  // The scale of a group whose amax is known (a line's, the tensor's), counted in the stats.
+  GroupScale wholeLineScale(const GroupAmax& amax) {
+    const GroupScale scale = fp8Scale(amax, spec_, maxElement_, stats_);
+    count(scale);
+    return scale;
+  }
+
+  // Lines [line0, line0 + nLines) (nLines up to linesPerStrip()), positions [pos0, pos0 + n),
+  // read at x with row stride ldx and written at y with stride ldy (y may be x). `preset`: the
+  // scale of a whole-line group, known (and counted) beforehand; null: from these values.
+  // Stats' sums need whole lines (pos0 = 0, n = lineLength).
+  void strip(const float* x, std::int64_t ldx, float* y, std::int64_t ldy, std::int64_t line0,
+             std::int64_t nLines, std::int64_t pos0, std::int64_t n, const GroupScale* preset) {
+    const std::int64_t width = wholeLine_ ? n : spec_.blockSize;
+    const std::int64_t groups = (n + width - 1) / width;
+    GroupScale* scales = sized(scratch_.scales, groups);
+    if (preset) {
+      scales[0] = *preset;
+    } else {
+      groupScales(x, ldx, nLines, n, width, groups, scales);
+    }
+    const bool twoDimensional = nLines > 1;
+    float* original = nullptr;
+    if (energy_ && twoDimensional) {
+      original = sized(scratch_.original, nLines * n);
+      for (std::int64_t l = 0; l < nLines; ++l) std::copy_n(x + l * ldx, n, original + l * n);
+    }
+    for (std::int64_t l = 0; l < nLines; ++l)
+      line(x + l * ldx, y + l * ldy, line0 + l, pos0, n, width, groups, scales,
+           energy_ && !twoDimensional);
+    if (original) {  // in the groups' order, as the equations sum them
+      for (std::int64_t g = 0; g < groups; ++g) {
+        const std::int64_t p0 = g * width;
+        const std::int64_t count = std::min(width, n - p0);
+        for (std::int64_t l = 0; l < nLines; ++l)
+          addEnergy(original + l * n + p0, y + l * ldy + p0, std::size_t(count), stats_);
+      }
+    }
+  }
+
+ private:
+  void count(const GroupScale& scale) {
+    ++stats_.blocks;
+    if (scale.nan) {
+      ++stats_.nanBlocks;
+    } else if (!scale.zero) {
+      const double decode = scale.decodeScale();
+      stats_.minScale = std::min(stats_.minScale, decode);
+      stats_.maxScale = std::max(stats_.maxScale, decode);
+    }
+  }
+
+  void groupScales(const float* x, std::int64_t ldx, std::int64_t nLines, std::int64_t n,
+                   std::int64_t width, std::int64_t groups, GroupScale* scales) {
+    GroupAmax* amax = sized(scratch_.amax, groups);
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const std::int64_t p0 = g * width;
+      withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
+        amax[g] = amaxOf(x + p0, count);
+        for (std::int64_t l = 1; l < nLines; ++l)
+          amax[g] = combined(amax[g], amaxOf(x + l * ldx + p0, count));
+      });
+    }
+    if (spec_.kind == BlockScalingKind::NVFP4) {
+      double* quotients = sized(scratch_.quotients, groups);
+      float* blockScales = sized(scratch_.blockScales, groups);
+      for (std::int64_t g = 0; g < groups; ++g) {
+        quotients[g] = nvfp4Quotient(amax[g], tensorScale_);
+        blockScales[g] = roundToOdd(quotients[g]);
+      }
+      e4m3Rounder().apply({blockScales, static_cast<std::size_t>(groups)});
+      for (std::int64_t g = 0; g < groups; ++g)
+        scales[g] = nvfp4Scale(amax[g], tensorScale_, quotients[g], blockScales[g], stats_);
+    } else if (spec_.kind == BlockScalingKind::MX) {
+      for (std::int64_t g = 0; g < groups; ++g) scales[g] = mxScale(amax[g], emaxElem_, stats_);
+    } else {
+      for (std::int64_t g = 0; g < groups; ++g)
+        scales[g] = fp8Scale(amax[g], spec_, maxElement_, stats_);
+    }
+    for (std::int64_t g = 0; g < groups; ++g) count(scales[g]);
+  }
+
+  // One line's window: every group's values scaled into the buffer, the window rounded by one
+  // Rounder call (its draws are those of element offset + line x lineLength + position), scaled
+  // back.
+  void line(const float* x, float* y, std::int64_t lineIndex, std::int64_t pos0, std::int64_t n,
+            std::int64_t width, std::int64_t groups, const GroupScale* scales, bool energy) {
+    float* buffer = sized(scratch_.line, n);
+    unsigned char* exact = sized(scratch_.exact, groups);
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const std::int64_t p0 = g * width;
+      const GroupScale& s = scales[g];
+      withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
+        exact[g] = 0;
+        if (s.nan || s.zero) {
+          std::fill_n(buffer + p0, count, 0.0f);
+        } else if (!powerOfTwo_ ||
+                   !encodePowerOfTwo(x + p0, buffer + p0, count,
+                                     static_cast<float>(s.divide ? 1.0 / s.factor : s.factor))) {
+          encodeExact(x + p0, buffer + p0, count, s.factor, s.divide);
+          exact[g] = 1;
+        }
+      });
+    }
+    element_.apply({buffer, static_cast<std::size_t>(n)}, seed_,
+                   offset_ + static_cast<std::uint64_t>(lineIndex * lineLength_ + pos0));
+    // With stats the results go to the buffer first: y may be x, whose values the sums need.
+    float* out = energy ? buffer : y;
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const std::int64_t p0 = g * width;
+      const GroupScale& s = scales[g];
+      withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
+        if (s.nan) {
+          std::fill_n(out + p0, count, static_cast<float>(kNaN));
+        } else if (s.zero) {
+          signedZeros(x + p0, out + p0, count);
+        } else if (exact[g] != 0) {
+          decodeExact(buffer + p0, out + p0, count, s.factor, s.divide);
+        } else {
+          decodePowerOfTwo(buffer + p0, out + p0, count,
+                           static_cast<float>(s.divide ? s.factor : 1.0 / s.factor));
+        }
+      });
+    }
+    if (energy) {
+      addEnergy(x, buffer, static_cast<std::size_t>(n), stats_);
+      std::copy_n(buffer, n, y);
+    }
+  }
+
+  const BlockScaling& spec_;
+  Rounder element_;
+  std::int64_t lineLength_;
+  std::uint64_t seed_, offset_;
+  double tensorScale_;
+  bool energy_;
+  BlockScalingStats& stats_;
+  double maxElement_;
+  int emaxElem_;
+  bool wholeLine_ = false;   // one group per line (rowwise, per tensor)
+  bool powerOfTwo_ = false;  // every decode scale a power of two (MX, E8M0)
+  std::int64_t linesPerStrip_ = 1;
+  Scratch& scratch_ = scratch();
+
+  static Scratch& scratch() {
+    thread_local Scratch s;
+    return s;
+  }
+};
+
+#if defined(__AVX__)
+// The 8 x 8 block at in (row stride ldIn) transposed to out (row stride ldOut).
+inline void transpose8x8(const float* in, std::int64_t ldIn, float* out, std::int64_t ldOut) {
+  __m256 r[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + i * ldIn);
+  __m256 t[8];
+  for (int i = 0; i < 8; i += 2) {  // pairs of rows interleaved
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {  // quadruples within each 128-bit half
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {  // halves: rows 0-3 and 4-7
+    _mm256_storeu_ps(out + i * ldOut, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(out + (i + 4) * ldOut, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+}
+#endif
+
+// out[c x ldOut + r] = in[r x ldIn + c] for r < rows, c < cols.
+void transpose(const float* in, std::int64_t ldIn, float* out, std::int64_t ldOut,
+               std::int64_t rows, std::int64_t cols) {
+  std::int64_t r0 = 0;
+#if defined(__AVX__)
+  for (; r0 + 8 <= rows; r0 += 8) {
+    std::int64_t c = 0;
+    for (; c + 8 <= cols; c += 8)
+      transpose8x8(in + r0 * ldIn + c, ldIn, out + c * ldOut + r0, ldOut);
+    for (; c < cols; ++c)
+      for (std::int64_t r = r0; r < r0 + 8; ++r) out[c * ldOut + r] = in[r * ldIn + c];
+  }
+#endif
+  for (std::int64_t r = r0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) out[c * ldOut + r] = in[r * ldIn + c];
+}
+
+// Column axis. With stats: tiles of 16 whole columns (one 64-byte cache line of each row); the
+// tile's rows padded by as much. Without: windows of about kWindow rows (whole blocks;
+// kWholeLineWindow for rowwise and per-tensor groups) across as many columns as make a tile of
+// about kTileValues floats (128 KiB, within a core's L2), staged through as many again.
+constexpr std::int64_t kColumnTile = 16;
+constexpr std::int64_t kWindow = 128;
+constexpr std::int64_t kWholeLineWindow = 256;
+constexpr std::int64_t kTileValues = 32768;
+
+std::vector<float>& tileBuffer() {
+  thread_local std::vector<float> buffer;
+  return buffer;
+}
+
+std::vector<float>& stageBuffer() {
+  thread_local std::vector<float> buffer;
+  return buffer;
+}
+
+std::vector<GroupAmax>& lineAmaxBuffer() {
+  thread_local std::vector<GroupAmax> buffer;
+  return buffer;
+}
+
+std::vector<GroupScale>& lineScaleBuffer() {
+  thread_local std::vector<GroupScale> buffer;
+  return buffer;
+}
+
+// Every column's amax (out[c], c < cols), vectorised along the rows.
+void columnAmax(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                GroupAmax* out) {
+  constexpr auto kInf = static_cast<std::int32_t>(kInfBits);
+  thread_local std::vector<std::int32_t> amaxBuffer, largestBuffer;
+  std::int32_t* __restrict amax = sized(amaxBuffer, cols);
+  std::int32_t* __restrict largest = sized(largestBuffer, cols);
+  std::fill_n(amax, cols, 0);
+  std::fill_n(largest, cols, 0);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * ld;
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const std::int32_t a = std::bit_cast<std::int32_t>(row[c]) & 0x7fffffff;
+      largest[c] = largest[c] > a ? largest[c] : a;
+      const std::int32_t finite = a < kInf ? a : 0;
+      amax[c] = amax[c] > finite ? amax[c] : finite;
+    }
+  }
+  for (std::int64_t c = 0; c < cols; ++c)
+    out[c] = {std::bit_cast<float>(amax[c]), largest[c] >= kInf};
+}
+
+}  // namespace
+
 void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,
                     std::int64_t cols, std::int64_t ld, BlockAxis axis, const BlockScaling& spec,
                     std::uint64_t seed, std::uint64_t offset, BlockScalingStats* stats) {
-  validateBlockScaling(spec);
+  validateQuickly(spec);
   checkShape(src.size(), dst.size(), rows, cols, ld);
-  const AxisView view =
-      axis == BlockAxis::Row ? AxisView{rows, cols, ld, axis} : AxisView{cols, rows, ld, axis};
   BlockScalingStats local;
-  const Rounder elementRounder(
-      RoundingSpec{spec.element.grid, spec.rounding, OverflowMode::Saturate, SubnormalMode::Keep});
-  const Rounder e4m3(
-      RoundingSpec{*parseFormat("fp8-e4m3"), RoundingMode::NearestEven, OverflowMode::Saturate});
 
+  // The amax of the whole tensor over its finite values (NVFP4's s_t, the per-tensor recipe).
+  GroupAmax tensorAmax;
+  if (spec.kind == BlockScalingKind::NVFP4 || spec.kind == BlockScalingKind::PerTensor) {
+    for (std::int64_t r = 0; r < rows && cols > 0; ++r)
+      tensorAmax = combined(tensorAmax, amaxOf(src.data() + r * ld, std::size_t(cols)));
+  }
   // NVFP4's per-tensor scale s_t = amax / (448 x 6) in fp32, over the finite values (amax = 0:
   // 1; a quotient below fp32's range: its smallest subnormal, so block scales stay finite).
   double tensorScale = 0.0;
   if (spec.kind == BlockScalingKind::NVFP4) {
-    double amax = 0.0;
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const auto row =
-          src.subspan(static_cast<std::size_t>(r * ld), static_cast<std::size_t>(cols));
-      amax = std::max(amax, amaxOf(row).amax);
-    }
+    const double amax = tensorAmax.amax;
     float s = amax == 0.0 ? 1.0f : static_cast<float>(amax / (kE4M3Max * kE2M1Max));
     if (s == 0.0f) s = std::numeric_limits<float>::denorm_min();
     tensorScale = s;
     local.tensorScale = s;
   }
 
-  std::vector<float> values;
-  std::vector<float> scaled;
-  for (const Group& g : groupsOf(view, spec)) {
-    const std::int64_t width = g.pos1 - g.pos0;
-    const auto count = static_cast<std::size_t>((g.line1 - g.line0) * width);
-    values.resize(count);
-    scaled.resize(count);
-    std::size_t i = 0;
-    for (std::int64_t l = g.line0; l < g.line1; ++l)
-      for (std::int64_t p = g.pos0; p < g.pos1; ++p)
-        values[i++] = src[static_cast<std::size_t>(view.address(l, p))];
-
-    const GroupAmax amax = amaxOf(values);
-    GroupScale scale;
-    switch (spec.kind) {
-      case BlockScalingKind::MX:
-        scale = mxScale(amax, spec.element, local);
-        break;
-      case BlockScalingKind::NVFP4:
-        scale = nvfp4Scale(amax, tensorScale, e4m3, local);
-        break;
-      default:
-        scale = fp8Scale(amax, spec, local);
-        break;
-    }
-    ++local.blocks;
-    if (scale.nan) {
-      ++local.nanBlocks;
-      std::fill(scaled.begin(), scaled.end(), static_cast<float>(kNaN));
-    } else if (scale.zero) {
-      for (std::size_t j = 0; j < count; ++j) scaled[j] = std::signbit(values[j]) ? -0.0f : 0.0f;
+  const std::int64_t nLines = axis == BlockAxis::Row ? rows : cols;
+  const std::int64_t lineLength = axis == BlockAxis::Row ? cols : rows;
+  if (nLines > 0 && lineLength > 0) {
+    LineQuantizer q(spec, lineLength, seed, offset, tensorScale, stats != nullptr, local);
+    GroupScale tensorGroup;
+    if (spec.kind == BlockScalingKind::PerTensor) tensorGroup = q.wholeLineScale(tensorAmax);
+    const GroupScale* preset = spec.kind == BlockScalingKind::PerTensor ? &tensorGroup : nullptr;
+    const std::int64_t step = q.linesPerStrip();
+    if (axis == BlockAxis::Row) {
+      for (std::int64_t l = 0; l < nLines; l += step)
+        q.strip(src.data() + l * ld, ld, dst.data() + l * ld, ld, l, std::min(step, nLines - l), 0,
+                lineLength, preset);
+    } else if (stats) {
+      // The sums run in the groups' order, a whole line after another: tiles of whole columns
+      // transposed into rows (stride padded by a cache line, so that the rows of a tile do not
+      // share cache sets), quantized as rows, transposed back.
+      const std::int64_t tileLines = (kColumnTile + step - 1) / step * step;
+      const std::int64_t stride = lineLength + kColumnTile;
+      float* tile = sized(tileBuffer(), tileLines * stride);
+      for (std::int64_t c0 = 0; c0 < nLines; c0 += tileLines) {
+        const std::int64_t width = std::min(tileLines, nLines - c0);
+        transpose(src.data() + c0, ld, tile, stride, rows, width);
+        for (std::int64_t t = 0; t < width; t += step)
+          q.strip(tile + t * stride, stride, tile + t * stride, stride, c0 + t,
+                  std::min(step, width - t), 0, lineLength, preset);
+        transpose(tile, stride, dst.data() + c0, ld, width, rows);
+      }
     } else {
-      const double decode = scale.decodeScale();
-      local.minScale = std::min(local.minScale, decode);
-      local.maxScale = std::max(local.maxScale, decode);
-      for (std::size_t j = 0; j < count; ++j) {
-        // An infinity (fp8 recipes; MX and NVFP4 made its block NaN) saturates in every element
-        // format, E5M2 included, as a saturating conversion does.
-        const double x = std::isinf(values[j]) ? std::copysign(kFloatMax, values[j]) : values[j];
-        scaled[j] = roundToOdd(scale.divide ? x / scale.factor : x * scale.factor);
+      // Windows of whole blocks of rows across runs of columns, transposed into lines: every
+      // read and write runs along rows (a column at a time would touch a cache line and a page per
+      // row). Rowwise scales come first, from every column's amax.
+      GroupScale* lineScales = nullptr;
+      if (spec.kind == BlockScalingKind::Rowwise) {
+        GroupAmax* amax = sized(lineAmaxBuffer(), nLines);
+        columnAmax(src.data(), rows, cols, ld, amax);
+        lineScales = sized(lineScaleBuffer(), nLines);
+        for (std::int64_t c = 0; c < cols; ++c) lineScales[c] = q.wholeLineScale(amax[c]);
       }
-      for (std::int64_t l = g.line0; l < g.line1; ++l) {
-        const auto start = static_cast<std::size_t>((l - g.line0) * width);
-        elementRounder.apply(
-            std::span<float>(scaled).subspan(start, static_cast<std::size_t>(width)), seed,
-            offset + static_cast<std::uint64_t>(l * view.lineLength + g.pos0));
-      }
-      for (std::size_t j = 0; j < count; ++j) {
-        const double q = scaled[j];
-        scaled[j] = static_cast<float>(scale.divide ? q * scale.factor : q / scale.factor);
+      const std::int64_t block = spec.blockSize;
+      const std::int64_t window =
+          q.wholeLine() ? kWholeLineWindow : block * std::max<std::int64_t>(1, kWindow / block);
+      const std::int64_t stride = window + kColumnTile;
+      const std::int64_t tileLines =
+          std::max(step, kTileValues / stride / step * step);  // a multiple of the strip
+      float* tile = sized(tileBuffer(), tileLines * stride);
+      float* stage = sized(stageBuffer(), window * (tileLines + kColumnTile));
+      for (std::int64_t p0 = 0; p0 < lineLength; p0 += window) {
+        const std::int64_t n = std::min(window, lineLength - p0);
+        for (std::int64_t c0 = 0; c0 < nLines; c0 += tileLines) {
+          const std::int64_t width = std::min(tileLines, nLines - c0);
+          // Through rows of a padded stride: transposing straight from rows whose stride is a
+          // multiple of 4 KiB (ld = 1024, 2048, ...) maps a block's 8 rows to one cache set.
+          const std::int64_t stageStride = width + kColumnTile;
+          for (std::int64_t r = 0; r < n; ++r)
+            std::copy_n(src.data() + (p0 + r) * ld + c0, width, stage + r * stageStride);
+          transpose(stage, stageStride, tile, stride, n, width);
+          for (std::int64_t t = 0; t < width; t += step)
+            q.strip(tile + t * stride, stride, tile + t * stride, stride, c0 + t,
+                    std::min(step, width - t), p0, n, lineScales ? lineScales + c0 + t : preset);
+          transpose(tile, stride, stage, stageStride, width, n);
+          for (std::int64_t r = 0; r < n; ++r)
+            std::copy_n(stage + r * stageStride, width, dst.data() + (p0 + r) * ld + c0);
+        }
       }
     }
-    for (std::size_t j = 0; j < count; ++j) {
-      const double x = values[j];
-      const double y = scaled[j];
-      if (std::isfinite(x) && std::isfinite(y)) {
-        local.signalEnergy += x * x;
-        local.errorEnergy += (x - y) * (x - y);
-      }
-    }
-    i = 0;
-    for (std::int64_t l = g.line0; l < g.line1; ++l)
-      for (std::int64_t p = g.pos0; p < g.pos1; ++p)
-        dst[static_cast<std::size_t>(view.address(l, p))] = scaled[i++];
   }
 
   if (stats) {
