@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -187,8 +188,11 @@ void printSummary(const study::ResultsStore& store) {
   auto groups = study::finalMetricByBackend(store, metric);
   // "mean %" for accuracy, "mean nats" for a loss, "mean" for perplexity.
   const std::string unit = w.valueSuffix == "%" ? " %" : w.unit.empty() ? "" : " " + w.unit;
-  std::printf("\n%-16s %4s %10s %8s %10s %10s\n", "backend", "n", ("mean" + unit).c_str(), "sd",
-              ("min" + unit).c_str(), ("max" + unit).c_str());
+  // The backend column as wide as its longest name ("nvfp4-no-hadamard"), at least 16.
+  int width = 16;
+  for (const auto& group : groups) width = std::max(width, int(group.first.size()));
+  std::printf("\n%-*s %4s %10s %8s %10s %10s\n", width, "backend", "n", ("mean" + unit).c_str(),
+              "sd", ("min" + unit).c_str(), ("max" + unit).c_str());
   std::vector<std::string> names;
   stats::MetricWords value = w, spread = w;
   value.decimals += 1;
@@ -196,9 +200,9 @@ void printSummary(const study::ResultsStore& store) {
   for (auto& [name, v] : groups) {
     names.push_back(name);
     auto s = stats::summarize(v);
-    std::printf("%-16s %4zu %10s %8s %10s %10s\n", name.c_str(), s.n, value.amount(s.mean).c_str(),
-                spread.amount(std::isnan(s.sd) ? 0 : s.sd).c_str(), value.amount(s.min).c_str(),
-                value.amount(s.max).c_str());
+    std::printf("%-*s %4zu %10s %8s %10s %10s\n", width, name.c_str(), s.n,
+                value.amount(s.mean).c_str(), spread.amount(std::isnan(s.sd) ? 0 : s.sd).c_str(),
+                value.amount(s.min).c_str(), value.amount(s.max).c_str());
   }
   std::string ref = study::referenceBackend(names);
   stats::CompareOptions options;
