@@ -254,10 +254,10 @@ void MainWindow::updateEmptyHint() {
 void MainWindow::setEmulated(bool emulated, const QString& source) {
   if (emulated) {
     banner_->setText(
-        tr("<b>Emulated backends.</b> Every backend runs on this CPU: ParityLab rounds the "
-           "operands of every matrix product and convolution to the backend's format (bf16, "
-           "TF32, fp16, fp8) with fp32 accumulation, and stores tensors where the backend "
-           "would. No TPU or GPU is used."));
+        tr("<b>Emulated backends.</b> Every backend runs on this CPU: ParityLab rounds (or "
+           "block-scales) the operands of every matrix product and convolution to the backend's "
+           "format (bf16, TF32, fp16, fp8, MX, NVFP4) with fp32 accumulation, and stores tensors "
+           "where the backend would. No TPU or GPU is used."));
     banner_->setStyleSheet(QStringLiteral(
         "QLabel { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 5px; "
         "padding: 6px 10px; color: #3b2300; }"));
