@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,24 @@ inline std::vector<double> refFp8Group(const std::vector<double>& xs, const std:
     out.push_back(static_cast<float>(e / s));
   }
   return out;
+}
+
+// Equal as values with the same sign (so -0 differs from +0); NaN equals NaN.
+inline bool sameValue(double got, double want) {
+  if (std::isnan(want)) return std::isnan(got);
+  return got == want && std::signbit(got) == std::signbit(want);
+}
+
+// fp32 values: normal(0, 1) x magnitude, and with `spread`, x 2^uniform(-spread, spread) each.
+inline RefMatrix randomMatrix(std::int64_t rows, std::int64_t cols, unsigned seed, double magnitude,
+                              int spread) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-spread, spread);
+  RefMatrix m{rows, cols, std::vector<double>(static_cast<std::size_t>(rows * cols))};
+  for (double& x : m.v)
+    x = static_cast<float>(normal(gen) * magnitude * std::ldexp(1.0, spread ? exponent(gen) : 0));
+  return m;
 }
 
 }  // namespace paritylab::numerics::testing

@@ -19,12 +19,9 @@
 namespace paritylab::numerics {
 namespace {
 
+using testing::randomMatrix;
 using testing::RefMatrix;
-
-bool sameValue(double got, double want) {
-  if (std::isnan(want)) return std::isnan(got);
-  return got == want && std::signbit(got) == std::signbit(want);
-}
+using testing::sameValue;
 
 BlockScaling mx(const std::string& element) {
   BlockScaling spec = defaultBlockScaling(BlockScalingKind::MX);
@@ -78,18 +75,6 @@ void expectSame(const RefMatrix& got, const RefMatrix& want, const std::string& 
       }
     }
   }
-}
-
-// fp32 values: normal(0, 1) x magnitude, and with `spread`, x 2^uniform(-spread, spread) each.
-RefMatrix randomMatrix(std::int64_t rows, std::int64_t cols, unsigned seed, double magnitude,
-                       int spread) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::uniform_int_distribution<int> exponent(-spread, spread);
-  RefMatrix m{rows, cols, std::vector<double>(static_cast<std::size_t>(rows * cols))};
-  for (double& x : m.v)
-    x = static_cast<float>(normal(gen) * magnitude * std::ldexp(1.0, spread ? exponent(gen) : 0));
-  return m;
 }
 
 class MxElement : public ::testing::TestWithParam<std::string> {};
