@@ -6,7 +6,9 @@
 //   (no "attention": attention's products are the policy's linear ones, as every policy meant
 //   before attention had its own field),
 //   gemm: {operands, operandsB, passes: "none"|"bf16x3"|"bf16x6", accumulationChunk,
-//          accumulation, output, addend, reverseSummation, scaling|scalingA|scalingB: {recipe,
+//          accumulation, fp32Promotion, accumulationModel: "hopper-fp8-fast" (sets
+//          accumulationChunk, accumulation and fp32Promotion), output, addend,
+//          reverseSummation, scaling|scalingA|scalingB: {recipe,
 //          element, block, scale, square, rounding} or a recipe name, hadamard}; passes is XLA's
 //          multi-pass bf16
 //          product, written only when there is one ("none", or absent: one product of the operands
@@ -20,10 +22,17 @@
 //   lossScaling: {kind: "none"|"static"|"dynamic", initialScale, growthFactor, backoffFactor,
 //                 growthInterval}
 //   fp8: {enabled, amaxHistoryLength, margin}
+//   reduction: {allReduce: spec, order: "tree"|"ring"}, gradAccumulation: {steps, format},
+//   runningSums: spec (written only when any differs from fp32, tree, 1 step)
+//   overrides: [{layers: "first|last|h*.attn.qkv", products: "forward|dgrad|wgrad" (default
+//               "all"), policy: a preset name (its products for the layer's kind) or a gemm
+//               (from fp32, the same for every kind)}]; written back with the products spelled
+//               out per kind: {layers, products, preset?, linear, conv, attention}
 // A rounding spec is null (no rounding), a format name ("bf16": nearest-even), or
 //   {"format": "bf16", "rounding": "nearest-even", "overflow": "inf", "subnormals": "keep"}.
 // Errors throw std::invalid_argument naming the field path and the bad value (an excerpt: never
 // an unbounded dump). Counts have the limits of core/input/input_limits.h.
+#include <algorithm>
 #include <cfloat>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -190,7 +199,20 @@ json scalingToJson(const numerics::BlockScaling& s) {
 void gemmFromJson(const json& j, const std::string& path, GemmPolicy& g) {
   checkKeys(j, path,
             {"operands", "operandsB", "passes", "accumulationChunk", "accumulation", "output",
-             "addend", "reverseSummation", "scaling", "scalingA", "scalingB", "hadamard"});
+             "addend", "reverseSummation", "scaling", "scalingA", "scalingB", "hadamard",
+             "accumulationModel", "fp32Promotion"});
+  // A named accumulation model sets the fields it stands for; fields given beside it adjust it.
+  if (j.contains("accumulationModel")) {
+    const std::string model = getString(j["accumulationModel"], join(path, "accumulationModel"));
+    if (model != "hopper-fp8-fast")
+      fail(join(path, "accumulationModel"), j["accumulationModel"], "expected hopper-fp8-fast");
+    const AccumulationModel hopper = hopperFp8FastAccumulation();
+    g.accumulationChunk = hopper.chunk;
+    g.accumulation = hopper.partialSums;
+    g.fp32Promotion = true;
+  }
+  if (j.contains("fp32Promotion"))
+    g.fp32Promotion = getBool(j["fp32Promotion"], join(path, "fp32Promotion"));
   // "scaling" sets both operands' recipe; scalingA / scalingB set one.
   if (j.contains("scaling"))
     g.scalingA = g.scalingB = scalingFromJson(j["scaling"], join(path, "scaling"));
@@ -233,6 +255,7 @@ json gemmToJson(const GemmPolicy& g) {
   // writes the same.
   if (g.addend) j["addend"] = specToJson(g.addend);
   if (g.reverseSummation) j["reverseSummation"] = true;
+  if (g.fp32Promotion) j["fp32Promotion"] = true;
   if (g.scalingA) j["scalingA"] = scalingToJson(*g.scalingA);
   if (g.scalingB) j["scalingB"] = scalingToJson(*g.scalingB);
   if (g.hadamard) j["hadamard"] = true;
@@ -248,19 +271,122 @@ void productFromJson(const json& j, const std::string& path, ProductPolicy& p) {
     gemmFromJson(j["backwardWeight"], join(path, "backwardWeight"), p.backwardWeight);
 }
 
+// "forward|dgrad|wgrad" (or "all") -> which products an override selects.
+void productsFromJson(const json& j, const std::string& path, ProductOverride& o) {
+  const std::string list = getString(j, path);
+  o.forward = o.backwardData = o.backwardWeight = false;
+  std::size_t from = 0;
+  while (from <= list.size()) {
+    const std::size_t bar = std::min(list.find('|', from), list.size());
+    const std::string one = list.substr(from, bar - from);
+    if (one == "all")
+      o.forward = o.backwardData = o.backwardWeight = true;
+    else if (one == "forward")
+      o.forward = true;
+    else if (one == "dgrad" || one == "backwardData")
+      o.backwardData = true;
+    else if (one == "wgrad" || one == "backwardWeight")
+      o.backwardWeight = true;
+    else
+      fail(path, j,
+           "unknown product '" + one +
+               "'; expected forward, dgrad, wgrad or all, "
+               "joined by '|'");
+    from = bar + 1;
+  }
+}
+
+std::string productsToJson(const ProductOverride& o) {
+  if (o.forward && o.backwardData && o.backwardWeight) return "all";
+  std::string list;
+  for (const auto& [on, name] :
+       {std::pair{o.forward, "forward"}, {o.backwardData, "dgrad"}, {o.backwardWeight, "wgrad"}})
+    if (on) list += (list.empty() ? "" : "|") + std::string(name);
+  return list;
+}
+
+// {"layers": "first|last", "products": "wgrad", "policy": "gpu-amp-bf16" or {gemm fields}}, or,
+// as policyToJson writes it, the products spelled out per kind: {"layers", "products",
+// "preset"?, "linear", "conv", "attention"}.
+ProductOverride overrideFromJson(const json& j, const std::string& path, bool fp8Enabled) {
+  checkKeys(j, path, {"layers", "products", "policy", "preset", "linear", "conv", "attention"});
+  ProductOverride o;
+  if (!j.contains("layers")) fail(join(path, "layers"), j, "missing: the layers it applies to");
+  o.layers = getString(j["layers"], join(path, "layers"));
+  if (o.layers.empty() || o.layers.front() == '|' || o.layers.back() == '|' ||
+      o.layers.find("||") != std::string::npos)
+    fail(join(path, "layers"), j["layers"],
+         "expected layer names or patterns joined by '|' (\"first|last|h*.attn.qkv\")");
+  if (j.contains("products")) productsFromJson(j["products"], join(path, "products"), o);
+  const bool spelledOut = j.contains("linear") || j.contains("conv") || j.contains("attention");
+  if (j.contains("policy") == spelledOut)
+    fail(path, j,
+         "expected either \"policy\" (a preset name or a product's fields) or the "
+         "products per kind (\"linear\", \"conv\", \"attention\")");
+  if (spelledOut) {
+    if (j.contains("preset")) o.preset = getString(j["preset"], join(path, "preset"));
+    if (j.contains("linear")) productFromJson(j["linear"], join(path, "linear"), o.linear);
+    if (j.contains("conv")) productFromJson(j["conv"], join(path, "conv"), o.conv);
+    if (j.contains("attention"))
+      productFromJson(j["attention"], join(path, "attention"), o.attention);
+    return o;
+  }
+  const json& with = j["policy"];
+  const std::string at = join(path, "policy");
+  if (with.is_string()) {
+    const std::string name = with.get<std::string>();
+    PrecisionPolicy preset;
+    try {
+      preset = presetPolicy(name);
+    } catch (const std::invalid_argument& e) {
+      fail(at, with, e.what());
+    }
+    if (preset.fp8.enabled && !fp8Enabled)
+      fail(at, with,
+           "its fp8 products are scaled per tensor by delayed scaling, which is the whole "
+           "policy's choice (fp8.enabled): enable it on the policy, or take a block-scaled "
+           "recipe (mxfp8)");
+    o.preset = name;
+    o.linear = preset.linear;
+    o.conv = preset.conv;
+    o.attention = preset.attention;
+    return o;
+  }
+  GemmPolicy g;  // from fp32: the product as the override writes it, nothing inherited
+  gemmFromJson(with, at, g);
+  o.linear.forward = o.linear.backwardData = o.linear.backwardWeight = g;
+  o.conv = o.attention = o.linear;
+  return o;
+}
+
+json overrideToJson(const ProductOverride& o) {
+  const auto product = [](const ProductPolicy& pp) {
+    return json{{"forward", gemmToJson(pp.forward)},
+                {"backwardData", gemmToJson(pp.backwardData)},
+                {"backwardWeight", gemmToJson(pp.backwardWeight)}};
+  };
+  json j = {{"layers", o.layers}, {"products", productsToJson(o)}};
+  if (!o.preset.empty()) j["preset"] = o.preset;
+  j["linear"] = product(o.linear);
+  j["conv"] = product(o.conv);
+  j["attention"] = product(o.attention);
+  return j;
+}
+
 void applyFields(const json& j, PrecisionPolicy& p) {
   checkKeys(j, "",
             {"preset", "name", "description", "linear", "conv", "attention", "storage",
              "elementwise", "batchNormStatsFp32", "lossScaling", "stochasticWeightUpdate", "fp8",
-             "replicas", "sources"});
+             "replicas", "sources", "overrides", "reduction", "gradAccumulation", "runningSums"});
   if (j.contains("name")) p.name = getString(j["name"], "name");
   if (j.contains("description")) p.description = getString(j["description"], "description");
   if (j.contains("linear")) productFromJson(j["linear"], "linear", p.linear);
   if (j.contains("conv")) productFromJson(j["conv"], "conv", p.conv);
   if (j.contains("attention"))
     productFromJson(j["attention"], "attention", p.attention);
-  else  // a policy written before attention had its own products: they were the linear ones
-    p.attention = p.linear;
+  else if (!j.contains("preset"))  // a policy of its own (or one written before attention had
+    p.attention = p.linear;        // its own products): attention rounds as its linear layers
+  // (an adjusted preset keeps the preset's attention, which may differ: fp8's bf16 attention)
   if (j.contains("storage")) {
     const json& s = j["storage"];
     checkKeys(s, "storage",
@@ -333,6 +459,58 @@ void applyFields(const json& j, PrecisionPolicy& p) {
           getInt(f["amaxHistoryLength"], "fp8.amaxHistoryLength", 1, input::kMaxAmaxHistoryLength);
     if (f.contains("margin")) p.fp8.margin = getNumber(f["margin"], "fp8.margin", 0.0, 64.0);
   }
+  if (j.contains("reduction")) {
+    const json& r = j["reduction"];
+    checkKeys(r, "reduction", {"allReduce", "order"});
+    readSpec(r, "allReduce", "reduction", p.reduction.allReduce);
+    if (r.contains("order")) {
+      const std::string order = getString(r["order"], "reduction.order");
+      if (order == "tree")
+        p.reduction.order = ReduceOrder::Tree;
+      else if (order == "ring")
+        p.reduction.order = ReduceOrder::Ring;
+      else
+        fail("reduction.order", r["order"], "expected tree or ring");
+    }
+  }
+  if (j.contains("gradAccumulation")) {
+    const json& a = j["gradAccumulation"];
+    checkKeys(a, "gradAccumulation", {"steps", "format"});
+    if (a.contains("steps"))
+      p.reduction.accumulationSteps =
+          getInt(a["steps"], "gradAccumulation.steps", 1, int(input::kMaxBatchSize));
+    readSpec(a, "format", "gradAccumulation", p.reduction.accumulationFormat);
+  }
+  readSpec(j, "runningSums", "", p.reduction.runningSums);
+  if (j.contains("overrides")) {  // replaces a preset's overrides, as every field does
+    const json& list = j["overrides"];
+    if (!list.is_array() || list.size() > 256)
+      fail("overrides", list, "expected a list of {layers, products, policy}");
+    p.overrides.clear();
+    for (std::size_t i = 0; i < list.size(); ++i)
+      p.overrides.push_back(
+          overrideFromJson(list[i], "overrides[" + std::to_string(i) + "]", p.fp8.enabled));
+  }
+}
+
+// A product that block-scales its operands has neither the multi-pass split nor the per-tensor
+// delayed fp8 scales: it has one of them.
+void checkBlockScaled(const GemmPolicy& g, const std::string& path, const PrecisionPolicy& p,
+                      const json& j) {
+  if (!g.blockScaled()) return;
+  if (g.passes != MultiPass::None)
+    fail(path + ".passes", j, "a block-scaled product cannot also be a multi-pass product");
+  if (p.fp8.enabled)
+    fail("fp8.enabled", j,
+         "per-tensor delayed fp8 scaling and block scaling (" + path +
+             ") cannot both scale a product");
+}
+
+void checkProducts(const ProductPolicy& pp, const std::string& path, const PrecisionPolicy& p,
+                   const json& j) {
+  checkBlockScaled(pp.forward, path + ".forward", p, j);
+  checkBlockScaled(pp.backwardData, path + ".backwardData", p, j);
+  checkBlockScaled(pp.backwardWeight, path + ".backwardWeight", p, j);
 }
 
 }  // namespace
@@ -351,24 +529,14 @@ PrecisionPolicy policyFromJson(const json& j) {
       p.sources.push_back("Adjusted: the fields this policy gives differ from the preset's");
   }
   applyFields(j, p);
-  // Block scaling stands in for the per-tensor fp8 scales and the multi-pass split: a product has
-  // one of them.
-  for (const char* kind : {"linear", "conv", "attention"}) {
-    const ProductPolicy& pp = std::string(kind) == "linear" ? p.linear
-                              : std::string(kind) == "conv" ? p.conv
-                                                            : p.attention;
-    for (const auto& [name, g] : {std::pair{"forward", &pp.forward},
-                                  {"backwardData", &pp.backwardData},
-                                  {"backwardWeight", &pp.backwardWeight}}) {
-      if (!g->blockScaled()) continue;
-      const std::string path = std::string(kind) + "." + name;
-      if (g->passes != MultiPass::None)
-        fail(path + ".passes", j, "a block-scaled product cannot also be a multi-pass product");
-      if (p.fp8.enabled)
-        fail("fp8.enabled", j,
-             "per-tensor delayed fp8 scaling and block scaling (" + path +
-                 ") cannot both scale a product");
-    }
+  checkProducts(p.linear, "linear", p, j);
+  checkProducts(p.conv, "conv", p, j);
+  checkProducts(p.attention, "attention", p, j);
+  for (std::size_t i = 0; i < p.overrides.size(); ++i) {
+    const std::string path = "overrides[" + std::to_string(i) + "]";
+    checkProducts(p.overrides[i].linear, path + ".linear", p, j);
+    checkProducts(p.overrides[i].conv, path + ".conv", p, j);
+    checkProducts(p.overrides[i].attention, path + ".attention", p, j);
   }
   return p;
 }
@@ -412,6 +580,18 @@ json policyToJson(const PrecisionPolicy& p) {
               {"margin", p.fp8.margin}}},
             {"replicas", p.topology.replicas}};
   if (!p.sources.empty()) j["sources"] = p.sources;
+  if (!p.reduction.isDefault()) {  // written only when set, as before these fields existed
+    const ReductionPolicy& r = p.reduction;
+    j["reduction"] = {{"allReduce", specToJson(r.allReduce)},
+                      {"order", r.order == ReduceOrder::Tree ? "tree" : "ring"}};
+    j["gradAccumulation"] = {{"steps", r.accumulationSteps},
+                             {"format", specToJson(r.accumulationFormat)}};
+    j["runningSums"] = specToJson(r.runningSums);
+  }
+  if (!p.overrides.empty()) {  // written only when there are some, as before they existed
+    j["overrides"] = json::array();
+    for (const ProductOverride& o : p.overrides) j["overrides"].push_back(overrideToJson(o));
+  }
   return j;
 }
 

@@ -27,6 +27,12 @@ struct GemmPolicy {
   int accumulationChunk = 0;  // 0: fp32 accumulation over all of K; > 0: partial sums over chunks
                               // of K, each rounded to `accumulation` before being added
   std::optional<numerics::RoundingSpec> accumulation;
+  // With accumulationChunk: true when the chunks' partial sums, each rounded to `accumulation`, are
+  // added into an fp32 running sum (Hopper's fp8 tensor cores keep about 14 bits of their partial
+  // sums, which a kernel promotes to fp32 registers every so many elements: DeepSeek-V3 technical
+  // report, section 3.3.2); false: the running sum is rounded to `accumulation` after every
+  // addition too.
+  bool fp32Promotion = false;
   std::optional<numerics::RoundingSpec> output;  // result stored in this format (e.g. autocast)
   // What is added to the product (beta * C: a layer's bias) is first rounded to this format, as
   // autocast casts a linear or convolution layer's bias to its dtype with the other arguments.
@@ -83,6 +89,38 @@ struct Topology {
   int replicas = 1;
 };
 
+// The order a replicas' all-reduce sums in (ReductionPolicy::order).
+enum class ReduceOrder {
+  Tree,  // ((g0 + g1) + (g2 + g3)) + ..., the whole gradient at once (a fixed tree)
+  Ring,  // a ring reduce-scatter: the gradient cut into one chunk per replica, chunk c summed from
+         // replica c + 1 round the ring to replica c (NCCL's ring order)
+};
+
+// The sums a backend computes outside the products, where a narrow format loses what is added: a
+// bf16 gradient all-reduce, bf16 gradient accumulation, a loss summed in bf16 (4096 + 1 = 4096).
+// The defaults (fp32, a tree, no accumulation, exact running sums) are what every preset does.
+struct ReductionPolicy {
+  // The replicas' gradient all-reduce (Topology::replicas > 1): each replica's gradient, every
+  // partial sum and the mean held in this format (nullopt: fp32), summed in `order`.
+  std::optional<numerics::RoundingSpec> allReduce;
+  ReduceOrder order = ReduceOrder::Tree;
+  // Gradient accumulation: each replica's share of a step's batch split into this many
+  // micro-batches, each one forward and backward (batch norm over the micro-batch), their
+  // gradients divided by their count (as a loss / K) and summed in an accumulator held in
+  // `accumulationFormat` (nullopt: fp32) before the all-reduce, clipping and the update.
+  int accumulationSteps = 1;
+  std::optional<numerics::RoundingSpec> accumulationFormat;
+  // The running sums of the training loss a backend keeps on the device (over a step's replicas
+  // and micro-batches, and over an epoch's steps), held in this format (nullopt: exact, in double).
+  // Only what is reported changes, never the training.
+  std::optional<numerics::RoundingSpec> runningSums;
+
+  bool isDefault() const {
+    return !allReduce && order == ReduceOrder::Tree && accumulationSteps == 1 &&
+           !accumulationFormat && !runningSums;
+  }
+};
+
 // The arithmetic between the products that a transformer depends on (and every classifier's loss).
 // Each field is a format the values are held in; nullopt: fp32, as PyTorch's autocast runs them
 // (softmax, log_softmax, layer_norm and cross_entropy are on its fp32 list). Sums inside one of
@@ -122,6 +160,31 @@ struct ProductPolicy {
 enum class LayerKind { Linear, Conv, Attention };
 enum class Product { Forward, BackwardData, BackwardWeight };
 
+// One per-layer choice (core/backends/policy_overrides.h): the selected products of the layers
+// `layers` names are computed as this override's products for the layer's kind, not the policy's.
+struct ProductOverride {
+  std::string layers;   // '|'-separated: "first", "last", or names with '*' ("h*.attn.qkv")
+  bool forward = true;  // which products it selects
+  bool backwardData = true;
+  bool backwardWeight = true;
+  // The preset the products were taken from ("gpu-amp-bf16"), shown to people; empty when they
+  // were written out. The products themselves are kept either way (a stored policy does not
+  // change when a preset does).
+  std::string preset;
+  ProductPolicy linear;
+  ProductPolicy conv;
+  ProductPolicy attention;
+
+  bool selects(Product product) const {
+    return product == Product::Forward        ? forward
+           : product == Product::BackwardData ? backwardData
+                                              : backwardWeight;
+  }
+  const ProductPolicy& productsFor(LayerKind kind) const {
+    return kind == LayerKind::Linear ? linear : kind == LayerKind::Conv ? conv : attention;
+  }
+};
+
 struct PrecisionPolicy {
   std::string name;         // preset name, or the user's name for a custom policy
   std::string description;  // one line: which hardware behaviour this emulates
@@ -140,10 +203,15 @@ struct PrecisionPolicy {
   bool stochasticWeightUpdate = false;
   Fp8Scaling fp8;
   Topology topology;
+  ReductionPolicy reduction;
+  // Per-layer and per-product choices, applied in order over the kind-wide products above.
+  std::vector<ProductOverride> overrides;
   // Where a preset's choices come from: one line per claim, naming the document, release or issue
   // it follows (shown by `paritylab-cli backends NAME`). Empty for a user's own policy.
   std::vector<std::string> sources;
 
+  // The kind-wide product (before any override: a layer's own is productsFor() in
+  // policy_overrides.h).
   const GemmPolicy& gemmFor(LayerKind kind, Product product) const {
     const ProductPolicy& p = kind == LayerKind::Linear ? linear
                              : kind == LayerKind::Conv ? conv
@@ -153,6 +221,18 @@ struct PrecisionPolicy {
                                               : p.backwardWeight;
   }
 };
+
+// Hopper's fp8 "fast accumulation" as a named accumulation model ("accumulationModel":
+// "hopper-fp8-fast" in a product's JSON): the products of each run of `chunk` = 128 elements of K
+// are summed keeping 14 significant bits, truncated (partialSums: e8m13 toward zero), and the
+// runs' sums are added in fp32 (GemmPolicy::fp32Promotion). DeepSeek-V3 (technical report,
+// section 3.3.2) measured H800 fp8 GEMMs retaining about 14 bits of their accumulation and promotes
+// every 128 elements. Emulated per run of 128, not per addition (docs/precision-policy.md).
+struct AccumulationModel {
+  int chunk = 128;
+  numerics::RoundingSpec partialSums;
+};
+AccumulationModel hopperFp8FastAccumulation();
 
 // Presets in display order: cpu-fp32, gpu-tf32, gpu-amp-bf16, gpu-amp-fp16, tpu-bf16, tpu-bf16x3,
 // tpu-bf16x6, pure-bf16, fp8-e4m3, mxfp8, mxfp6, mxfp4, nvfp4.

@@ -139,17 +139,16 @@ PrecisionPolicy pureBf16() {
   return p;
 }
 
-PrecisionPolicy fp8E4m3() {
+// Transformer Engine's delayed-scaling recipe with Format.HYBRID, in the two fp8 pairs there are:
+// OCP's E4M3/E5M2 (Hopper, Ada) and the fnuz pair of AMD's MI300 (bias 8/16, no negative zero,
+// one NaN).
+PrecisionPolicy fp8Hybrid(const char* name, const char* e4m3Name, const char* e5m2Name) {
   PrecisionPolicy p;
-  p.name = "fp8-e4m3";
-  p.description =
-      "Emulates Transformer Engine's default fp8 recipe (Hopper/Ada): E4M3 forward operands, E5M2 "
-      "gradients in backward products, per-tensor delayed scaling (amax history 16), fp32 "
-      "accumulation and master weights";
+  p.name = name;
   const auto e4m3 =
-      spec("fp8-e4m3", numerics::RoundingMode::NearestEven, numerics::OverflowMode::Saturate);
+      spec(e4m3Name, numerics::RoundingMode::NearestEven, numerics::OverflowMode::Saturate);
   const auto e5m2 =
-      spec("fp8-e5m2", numerics::RoundingMode::NearestEven, numerics::OverflowMode::Saturate);
+      spec(e5m2Name, numerics::RoundingMode::NearestEven, numerics::OverflowMode::Saturate);
   GemmPolicy fwd = roundedOperands(e4m3);
   // Backward products: which operand is the gradient follows core/nn's call order:
   // linear dX = dY * W^T and dW = dY^T * X (A = gradient); conv dW = dY * cols^T (A = gradient),
@@ -169,6 +168,15 @@ PrecisionPolicy fp8E4m3() {
   p.fp8.enabled = true;
   p.fp8.amaxHistoryLength = 16;
   p.fp8.margin = 0.0;
+  return p;
+}
+
+PrecisionPolicy fp8E4m3() {
+  PrecisionPolicy p = fp8Hybrid("fp8-e4m3", "fp8-e4m3", "fp8-e5m2");
+  p.description =
+      "Emulates Transformer Engine's default fp8 recipe (Hopper/Ada): E4M3 forward operands, E5M2 "
+      "gradients in backward products, per-tensor delayed scaling (amax history 16), fp32 "
+      "accumulation and master weights";
   p.sources = {
       "Transformer Engine's DelayedScaling recipe with Format.HYBRID: E4M3 in the forward "
       "products, E5M2 for gradients in the backward ones, each tensor scaled by amax history, "
@@ -178,6 +186,35 @@ PrecisionPolicy fp8E4m3() {
       "opt-in of DotProductAttention) with the softmax in fp32, and the master weights fp32"};
   return p;
 }
+
+PrecisionPolicy fp8Fnuz() {
+  PrecisionPolicy p = fp8Hybrid("fp8-e4m3fnuz", "fp8-e4m3fnuz", "fp8-e5m2fnuz");
+  p.description =
+      "Emulates Transformer Engine's fp8 recipe on AMD MI300 (ROCm): E4M3FNUZ forward operands "
+      "(max 240), E5M2FNUZ gradients, per-tensor delayed scaling (amax history 16), fp32 "
+      "accumulation and master weights";
+  p.sources = {
+      "AMD MI300 (CDNA3) fp8 types: E4M3FNUZ and E5M2FNUZ, exponent bias 8 and 16, largest "
+      "values 240 and 57344, no infinities, no negative zero, one NaN (code 0x80); PyTorch's "
+      "torch.float8_e4m3fnuz / float8_e5m2fnuz",
+      "ROCm/TransformerEngine runs the DelayedScaling recipe with Format.HYBRID in these types on "
+      "MI300 (gfx942; MI350 and NVIDIA GPUs use OCP E4M3/E5M2): E4M3FNUZ forward, E5M2FNUZ for "
+      "gradients, each tensor's scale from its amax history against the fnuz maxima; history 16 "
+      "here as in fp8-e4m3",
+      "Attention's products bf16 with an fp32 softmax, master weights fp32, as in fp8-e4m3"};
+  return p;
+}
+
+}  // namespace
+
+AccumulationModel hopperFp8FastAccumulation() {
+  AccumulationModel m;
+  m.chunk = 128;
+  m.partialSums = spec("e8m13", numerics::RoundingMode::TowardZero);
+  return m;
+}
+
+namespace {
 
 numerics::BlockScaling blockScaling(const char* recipe, const char* element = "",
                                     bool square = false, bool stochastic = false) {
@@ -316,6 +353,7 @@ std::vector<PrecisionPolicy> makePresets() {
           "8 replicas"),
       pureBf16(),
       fp8E4m3(),
+      fp8Fnuz(),
       mxfp8(),
       mxfp6(),
       mxfp4(),

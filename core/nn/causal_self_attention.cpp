@@ -40,8 +40,8 @@ CausalSelfAttention::CausalSelfAttention(ModelBuilder& builder, const std::strin
   if (heads < 1 || embd % heads != 0)
     throw std::invalid_argument("CausalSelfAttention: " + std::to_string(embd) +
                                 " features do not split into " + std::to_string(heads) + " heads");
-  qkSite_ = builder.nextSite++;
-  pvSite_ = builder.nextSite++;
+  qkSite_ = builder.productSite(backends::LayerKind::Attention);
+  pvSite_ = builder.productSite(backends::LayerKind::Attention);
   builder.siteNames.resize(std::size_t(builder.nextSite));
   builder.siteNames[std::size_t(qkSite_)] = name + ".qk";
   builder.siteNames[std::size_t(pvSite_)] = name + ".pv";
@@ -88,7 +88,7 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
   const float scale = float(1.0 / std::sqrt(double(d)));
   const GemmExtras scores = ctx.gemmExtras(qkSite_, LayerKind::Attention, Product::Forward,
                                            q_.data(), q_.size(), k_.data(), k_.size());
-  const backends::GemmPolicy& fwd = ctx.policy->gemmFor(LayerKind::Attention, Product::Forward);
+  const backends::GemmPolicy& fwd = ctx.gemmPolicy(qkSite_, LayerKind::Attention, Product::Forward);
   for (int bh = 0; bh < b * h; ++bh)  // S = scale * Q K^T
     gemm(fwd, Trans::No, Trans::Yes, t, t, d, scale, q_.data() + bh * td, d, k_.data() + bh * td, d,
          0.0f, p_.data() + bh * tt, t, *ctx.workspace,
@@ -119,11 +119,12 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
   o_.resize({b, t, c});
   const GemmExtras values = ctx.gemmExtras(pvSite_, LayerKind::Attention, Product::Forward,
                                            p_.data(), p_.size(), v_.data(), v_.size());
+  const backends::GemmPolicy& pv = ctx.gemmPolicy(pvSite_, LayerKind::Attention, Product::Forward);
   for (int bh = 0; bh < b * h; ++bh) {  // O[b, :, head] = P V
     float* o = o_.data() + std::size_t(bh / h) * t * c + std::size_t(bh % h) * d;
-    gemm(fwd, Trans::No, Trans::No, t, d, t, 1.0f, p_.data() + bh * tt, t, v_.data() + bh * td, d,
+    gemm(pv, Trans::No, Trans::No, t, d, t, 1.0f, p_.data() + bh * tt, t, v_.data() + bh * td, d,
          0.0f, o, c, *ctx.workspace,
-         forHead(values, bh, ctx, fwd, p_.data() + bh * tt, v_.data() + bh * td));
+         forHead(values, bh, ctx, pv, p_.data() + bh * tt, v_.data() + bh * td));
   }
   ctx.storeActivation(o_, qkSite_ * 64 + 4);
   return cProj_.forward(o_, ctx);
@@ -133,10 +134,15 @@ const Tensor& CausalSelfAttention::backward(const Tensor& dy, StepContext& ctx) 
   const int b = q_.dim(0), h = heads_, t = q_.dim(2), d = headDim_, c = embd_;
   const std::size_t tt = std::size_t(t) * t, td = std::size_t(t) * d;
   const Tensor& dout = cProj_.backward(dy, ctx);  // dO [B, T, C]
+  // Each product's policy at its own site (pv: through O = P V; qk: through S = Q K^T).
   const backends::GemmPolicy& data =
-      ctx.policy->gemmFor(LayerKind::Attention, Product::BackwardData);
+      ctx.gemmPolicy(pvSite_, LayerKind::Attention, Product::BackwardData);
   const backends::GemmPolicy& weight =
-      ctx.policy->gemmFor(LayerKind::Attention, Product::BackwardWeight);
+      ctx.gemmPolicy(pvSite_, LayerKind::Attention, Product::BackwardWeight);
+  const backends::GemmPolicy& qkData =
+      ctx.gemmPolicy(qkSite_, LayerKind::Attention, Product::BackwardData);
+  const backends::GemmPolicy& qkWeight =
+      ctx.gemmPolicy(qkSite_, LayerKind::Attention, Product::BackwardWeight);
 
   // Through O = P V: dP = dO V^T (backwardData), dV^T = dO^T P (backwardWeight).
   dp_.resize({b, h, t, t});
@@ -183,12 +189,12 @@ const Tensor& CausalSelfAttention::backward(const Tensor& dy, StepContext& ctx) 
   for (int bh = 0; bh < b * h; ++bh) {
     const int bi = bh / h, hi = bh % h;
     float* dq = dqkv_.data() + std::size_t(bi) * t * 3 * c + std::size_t(hi) * d;
-    gemm(data, Trans::No, Trans::No, t, d, t, 1.0f, dp_.data() + bh * tt, t, k_.data() + bh * td, d,
-         0.0f, dq, 3 * c, *ctx.workspace,
-         forHead(dqExtras, bh, ctx, data, nullptr, k_.data() + bh * td));
-    gemm(weight, Trans::Yes, Trans::No, t, d, t, 1.0f, dp_.data() + bh * tt, t, q_.data() + bh * td,
-         d, 0.0f, dq + c, 3 * c, *ctx.workspace,
-         forHead(dkExtras, bh, ctx, weight, nullptr, q_.data() + bh * td));
+    gemm(qkData, Trans::No, Trans::No, t, d, t, 1.0f, dp_.data() + bh * tt, t, k_.data() + bh * td,
+         d, 0.0f, dq, 3 * c, *ctx.workspace,
+         forHead(dqExtras, bh, ctx, qkData, nullptr, k_.data() + bh * td));
+    gemm(qkWeight, Trans::Yes, Trans::No, t, d, t, 1.0f, dp_.data() + bh * tt, t,
+         q_.data() + bh * td, d, 0.0f, dq + c, 3 * c, *ctx.workspace,
+         forHead(dkExtras, bh, ctx, qkWeight, nullptr, q_.data() + bh * td));
   }
   ctx.storeGradient(dqkv_.data(), dqkv_.size(), qkSite_);
   cAttn_.setNeedInputGrad(needInputGrad_);

@@ -20,7 +20,7 @@ Conv2d::Conv2d(ModelBuilder& builder, const std::string& name, int in, int out, 
       stride_(stride),
       padding_(padding),
       initKind_(init),
-      site_(builder.nextSite++) {
+      site_(builder.productSite(backends::LayerKind::Conv)) {
   weight_ = builder.addParam(name + ".weight", {out, in, kernel, kernel});
   if (bias) bias_ = builder.addParam(name + ".bias", {out});
 }
@@ -68,7 +68,7 @@ void Conv2d::init(ParamStore& params, RandomStream& rng) {
 
 bool Conv2d::outputAlreadyStoredAs(const numerics::RoundingSpec& format,
                                    const StepContext& ctx) const {
-  const backends::GemmPolicy& p = ctx.policy->gemmFor(LayerKind::Conv, Product::Forward);
+  const backends::GemmPolicy& p = ctx.gemmPolicy(site_, LayerKind::Conv, Product::Forward);
   return p.output && p.output->mode != numerics::RoundingMode::Stochastic &&
          format.mode != numerics::RoundingMode::Stochastic &&
          numerics::sameRounding(*p.output, format);
@@ -81,7 +81,7 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   const ConvGeometry g = geometry(x.shape());
   const std::size_t k = g.columnRows();
   const int plane = g.outHeight() * g.outWidth();
-  const backends::GemmPolicy& policy = ctx.policy->gemmFor(LayerKind::Conv, Product::Forward);
+  const backends::GemmPolicy& policy = ctx.gemmPolicy(site_, LayerKind::Conv, Product::Forward);
   const bool grouped = !stochasticOperands(policy) && (!ctx.scaleProvider || stride_ <= kernel_);
   // One image per product when the weights are small against an image's columns (Cout <= plane
   // / 4): the product then lands in y where it belongs, with no copy, for about a quarter more
@@ -169,12 +169,12 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
 // Accumulation rounding, multi-pass products, stochastic draws and fp8 scaling of the output-
 // rounded kind keep one product. (The X-ray does not change the choice, so measuring changes no
 // bit; on a measured step it sees each group's call, as for the fp32 split.)
-static bool splitsWeightGradient(const StepContext& ctx, bool needInputGrad, int stride,
+static bool splitsWeightGradient(const StepContext& ctx, int site_, bool needInputGrad, int stride,
                                  int kernel) {
   const backends::GemmPolicy& weightPolicy =
-      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardWeight);
+      ctx.gemmPolicy(site_, LayerKind::Conv, Product::BackwardWeight);
   const backends::GemmPolicy& dataPolicy =
-      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
+      ctx.gemmPolicy(site_, LayerKind::Conv, Product::BackwardData);
   const bool dataDrawsOverBatch = needInputGrad && stochasticOperands(dataPolicy);
   return !dataDrawsOverBatch &&
          ((operandRoundingOnly(weightPolicy) && (!ctx.scaleProvider || stride <= kernel)) ||
@@ -183,13 +183,13 @@ static bool splitsWeightGradient(const StepContext& ctx, bool needInputGrad, int
 
 bool Conv2d::gathersGradient(const StepContext& ctx, bool splitWeight) const {
   const backends::GemmPolicy& dataPolicy =
-      ctx.policy->gemmFor(LayerKind::Conv, Product::BackwardData);
+      ctx.gemmPolicy(site_, LayerKind::Conv, Product::BackwardData);
   return splitWeight && needInputGrad_ && bias_ < 0 && kernel_ > 1 && stride_ == 1 &&
          2 * padding_ == kernel_ - 1 && !ctx.scaleProvider && !stochasticOperands(dataPolicy);
 }
 
 const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
-  const bool splitWeight = splitsWeightGradient(ctx, needInputGrad_, stride_, kernel_);
+  const bool splitWeight = splitsWeightGradient(ctx, site_, needInputGrad_, stride_, kernel_);
   if (gathersGradient(ctx, splitWeight)) return backwardGathered(dy, ctx);
   const Tensor& x = *x_;
   const ConvGeometry g = geometry(x.shape());
@@ -211,12 +211,14 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   if (db) ctx.storeGradient(db, std::size_t(out_), site_);
   // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k], split or not (above).
   float* dw = ctx.params->grad(weight_);
-  const ConvBackwardPolicies policies(*ctx.policy);
+  const ConvBackwardPolicies policies(
+      ctx.gemmPolicy(site_, LayerKind::Conv, Product::BackwardWeight),
+      ctx.gemmPolicy(site_, LayerKind::Conv, Product::BackwardData));
   const backends::GemmPolicy& weightPolicy = policies.weight;
   const backends::GemmPolicy& dataPolicy = policies.data;
   const backends::GemmPolicy& partialPolicy = policies.partialWeight;
-  const bool dytInPlace =
-      dytMayBeRoundedInPlace(*ctx.policy, needInputGrad_, ctx.scaleProvider != nullptr);
+  const bool dytInPlace = dytMayBeRoundedInPlace(policies.weight, policies.data, needInputGrad_,
+                                                 ctx.scaleProvider != nullptr);
   const int group =
       stochasticOperands(dataPolicy) && needInputGrad_
           ? g.batch

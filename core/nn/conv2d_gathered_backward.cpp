@@ -46,11 +46,13 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   const std::size_t plane = std::size_t(g.height) * g.width;  // = the output's (same convolution)
   const std::size_t gatheredRows = std::size_t(out_) * taps;
   const std::size_t weightCount = gatheredRows * std::size_t(in_);
-  const ConvBackwardPolicies policies(*ctx.policy);
+  const ConvBackwardPolicies policies(
+      ctx.gemmPolicy(site_, LayerKind::Conv, Product::BackwardWeight),
+      ctx.gemmPolicy(site_, LayerKind::Conv, Product::BackwardData));
   const backends::GemmPolicy& weightPolicy = policies.weight;
   const backends::GemmPolicy& dataPolicy = policies.data;
   const backends::GemmPolicy& partialPolicy = policies.partialWeight;
-  const bool gatheredInPlace = dytMayBeRoundedInPlace(*ctx.policy, true, false);
+  const bool gatheredInPlace = dytMayBeRoundedInPlace(policies.weight, policies.data, true, false);
   // One image per group when the flipped weights are small against an image's gathered gradient
   // (Cin <= plane / 4: a ResNet's first stages): the products then read x and write dX where
   // they lie, with no copies, for about a quarter more packing of the (small) weights.

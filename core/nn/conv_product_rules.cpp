@@ -10,10 +10,9 @@ namespace paritylab::nn {
 using backends::LayerKind;
 using backends::Product;
 
-ConvBackwardPolicies::ConvBackwardPolicies(const backends::PrecisionPolicy& policy)
-    : weight(policy.gemmFor(LayerKind::Conv, Product::BackwardWeight)),
-      data(policy.gemmFor(LayerKind::Conv, Product::BackwardData)),
-      partialWeight(weight) {
+ConvBackwardPolicies::ConvBackwardPolicies(const backends::GemmPolicy& weight,
+                                           const backends::GemmPolicy& data)
+    : weight(weight), data(data), partialWeight(weight) {
   partialWeight.output.reset();
 }
 
@@ -28,11 +27,9 @@ int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch, std::si
   return int(std::clamp<std::size_t>(images, 1, std::size_t(batch)));
 }
 
-bool dytMayBeRoundedInPlace(const backends::PrecisionPolicy& policy, bool needInputGrad,
-                            bool scaled) {
+bool dytMayBeRoundedInPlace(const backends::GemmPolicy& w, const backends::GemmPolicy& d,
+                            bool needInputGrad, bool scaled) {
   if (!needInputGrad) return true;
-  const backends::GemmPolicy& w = policy.gemmFor(LayerKind::Conv, Product::BackwardWeight);
-  const backends::GemmPolicy& d = policy.gemmFor(LayerKind::Conv, Product::BackwardData);
   const std::optional<numerics::RoundingSpec>& dataB = d.operandsB ? d.operandsB : d.operands;
   return !scaled && w.operands && dataB && numerics::sameRounding(*w.operands, *dataB) &&
          w.operands->mode != numerics::RoundingMode::Stochastic &&

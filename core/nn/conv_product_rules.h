@@ -15,7 +15,7 @@ namespace paritylab::nn {
 // groups before the last: those accumulate in fp32, without the output rounding, which the last
 // group's call applies once to the total.
 struct ConvBackwardPolicies {
-  explicit ConvBackwardPolicies(const backends::PrecisionPolicy& policy);
+  ConvBackwardPolicies(const backends::GemmPolicy& weight, const backends::GemmPolicy& data);
   const backends::GemmPolicy& weight;
   const backends::GemmPolicy& data;
   backends::GemmPolicy partialWeight;
@@ -36,8 +36,8 @@ int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch, std::si
 // The first product may round it in place when nothing reads it afterwards, or when the
 // backward-data products round it the same deterministic, unscaled, single-pass way (rounding it
 // again is then exact).
-bool dytMayBeRoundedInPlace(const backends::PrecisionPolicy& policy, bool needInputGrad,
-                            bool scaled);
+bool dytMayBeRoundedInPlace(const backends::GemmPolicy& weight, const backends::GemmPolicy& data,
+                            bool needInputGrad, bool scaled);
 
 bool stochasticOperands(const backends::GemmPolicy& p);
 

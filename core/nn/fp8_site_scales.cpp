@@ -12,10 +12,9 @@ Fp8TensorScale& Fp8SiteScales::scaleFor(std::size_t slot, const numerics::Roundi
   return *scales_[slot];
 }
 
-void Fp8SiteScales::scales(int site, backends::LayerKind kind, backends::Product product,
+void Fp8SiteScales::scales(int site, const backends::GemmPolicy& gemm, backends::Product product,
                            const float* a, std::size_t na, const float* b, std::size_t nb,
                            GemmExtras& extras) {
-  const backends::GemmPolicy& gemm = policy_.gemmFor(kind, product);
   // Only 8-bit operands are scaled, as Transformer Engine scales its fp8 GEMMs alone: a product the
   // recipe keeps wider (its attention in bf16) rounds as it is.
   if (!policy_.fp8.enabled || !gemm.operands || gemm.operands->format.totalBits() > 8) return;

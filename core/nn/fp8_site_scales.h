@@ -14,7 +14,7 @@ namespace paritylab::nn {
 class Fp8SiteScales : public GemmScaleProvider {
  public:
   Fp8SiteScales(const backends::PrecisionPolicy& policy, int sites);
-  void scales(int site, backends::LayerKind kind, backends::Product product, const float* a,
+  void scales(int site, const backends::GemmPolicy& gemm, backends::Product product, const float* a,
               std::size_t na, const float* b, std::size_t nb, GemmExtras& extras) override;
 
  private:

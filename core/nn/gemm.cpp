@@ -146,7 +146,7 @@ struct Product {
       if (accumulation) accumulation->apply({dst, mn});
       if (k0 == 0) continue;
       for (std::size_t i = 0; i < mn; ++i) out[i] += chunk[i];
-      if (accumulation) accumulation->apply({out, mn});
+      if (accumulation && !policy.fp32Promotion) accumulation->apply({out, mn});
     }
   }
 };

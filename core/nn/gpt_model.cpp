@@ -14,7 +14,7 @@ GptModel::GptModel(ModelBuilder& builder, const GptConfig& config)
   lnF_ = std::make_unique<LayerNorm>(builder, "transformer.ln_f", config.nEmbd);
   if (!config.tieWeights)
     lmHead_ = std::make_unique<Linear>(builder, "lm_head", config.nEmbd, config.vocab, false);
-  site_ = builder.nextSite++;
+  site_ = config.tieWeights ? builder.productSite(backends::LayerKind::Linear) : builder.nextSite++;
   if (config.tieWeights) {  // the X-ray names the tied head's products after nanoGPT's module
     builder.siteNames.resize(std::size_t(builder.nextSite));
     builder.siteNames[std::size_t(site_)] = "lm_head";
@@ -64,7 +64,7 @@ Tensor& GptModel::forward(const Tensor& ids, StepContext& ctx) {
     const std::size_t nw = std::size_t(config_.vocab) * std::size_t(config_.nEmbd);
     GemmExtras e =
         ctx.gemmExtras(site_, LayerKind::Linear, Product::Forward, xf.data(), xf.size(), wte, nw);
-    const backends::GemmPolicy& policy = ctx.policy->gemmFor(LayerKind::Linear, Product::Forward);
+    const backends::GemmPolicy& policy = ctx.gemmPolicy(site_, LayerKind::Linear, Product::Forward);
     wte = ctx.sharedOperand(embedding_.tokenWeightId(), policy, Operand::B, e, wte, nw);
     gemm(policy, Trans::No, Trans::Yes, n, config_.vocab, config_.nEmbd, 1.0f, xf.data(),
          config_.nEmbd, wte, config_.nEmbd, 0.0f, logits_.data(), config_.vocab, *ctx.workspace, e);
@@ -89,7 +89,7 @@ const Tensor& GptModel::backward(const Tensor& dy, StepContext& ctx) {
     GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardData, dy.data(),
                                   dy.size(), wte, nw);
     const backends::GemmPolicy& policy =
-        ctx.policy->gemmFor(LayerKind::Linear, Product::BackwardData);
+        ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardData);
     const float* w = ctx.sharedOperand(embedding_.tokenWeightId(), policy, Operand::B, e, wte, nw);
     gemm(policy, Trans::No, Trans::No, n, c, v, 1.0f, dy.data(), v, w, c, 0.0f, dxF_.data(), c,
          *ctx.workspace, e);
@@ -106,8 +106,8 @@ const Tensor& GptModel::backward(const Tensor& dy, StepContext& ctx) {
     float* dwte = ctx.params->grad(embedding_.tokenWeightId());
     const GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardWeight,
                                         dy.data(), dy.size(), xf.data(), xf.size());
-    gemm(ctx.policy->gemmFor(LayerKind::Linear, Product::BackwardWeight), Trans::Yes, Trans::No, v,
-         c, n, 1.0f, dy.data(), v, xf.data(), c, 1.0f, dwte, c, *ctx.workspace, e);
+    gemm(ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardWeight), Trans::Yes, Trans::No,
+         v, c, n, 1.0f, dy.data(), v, xf.data(), c, 1.0f, dwte, c, *ctx.workspace, e);
     ctx.storeGradient(dwte, nw, site_);
   }
   return none_;

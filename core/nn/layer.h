@@ -14,6 +14,7 @@
 #include "core/nn/gemm_xray.h"
 #include "core/nn/param_store.h"
 #include "core/nn/random.h"
+#include "core/nn/site_policies.h"
 #include "core/nn/step_operand_cache.h"
 #include "core/nn/tensor.h"
 
@@ -25,8 +26,10 @@ namespace paritylab::nn {
 class GemmScaleProvider {
  public:
   virtual ~GemmScaleProvider() = default;
-  virtual void scales(int site, backends::LayerKind kind, backends::Product product, const float* a,
-                      std::size_t na, const float* b, std::size_t nb, GemmExtras& extras) = 0;
+  // `gemm`: the product as this site computes it (the policy's, or an override's).
+  virtual void scales(int site, const backends::GemmPolicy& gemm, backends::Product product,
+                      const float* a, std::size_t na, const float* b, std::size_t nb,
+                      GemmExtras& extras) = 0;
 };
 
 // Scratch buffers shared by all layers of one model (im2col columns, transposed products); they
@@ -60,13 +63,25 @@ struct StepContext {
   // format (Sequential sets it for the layers after the first, and passes its own on to its first
   // layer): the input's values are already representable in it. Null: not known (a model's input).
   const numerics::RoundingSpec* inputStoredAs = nullptr;
+  // The policy's overrides resolved per call site; null: every site computes the policy's
+  // kind-wide products (a policy without overrides).
+  const SitePolicies* sitePolicies = nullptr;
 
+  // How the product `product` of GEMM call site `site` (a layer of `kind`) is computed: the
+  // policy's product for the kind, or the one an override gives the layer.
+  const backends::GemmPolicy& gemmPolicy(int site, backends::LayerKind kind,
+                                         backends::Product product) const {
+    if (sitePolicies)
+      if (const backends::GemmPolicy* own = sitePolicies->find(site, product)) return *own;
+    return policy->gemmFor(kind, product);
+  }
   // Extras for one GEMM call at `site`.
   GemmExtras gemmExtras(int site, backends::LayerKind kind, backends::Product product,
                         const float* a, std::size_t na, const float* b, std::size_t nb) {
     GemmExtras e;
     e.seed = hashSeed(seed, step, std::uint64_t(site) * 3 + std::uint64_t(product));
-    if (scaleProvider) scaleProvider->scales(site, kind, product, a, na, b, nb, e);
+    if (scaleProvider)
+      scaleProvider->scales(site, gemmPolicy(site, kind, product), product, a, na, b, nb, e);
     if (xray) e.xray = xray->slot(site, kind, product);
     return e;
   }
@@ -113,6 +128,15 @@ struct ModelBuilder {
   // siteNames[site]: the layer owning a GEMM call site ("conv2"), taken from the first matrix
   // weight ("conv2.weight", rank >= 2) registered after the site (X-ray site names); "" if none.
   std::vector<std::string> siteNames{};
+  // siteKinds[site]: the kind of products a GEMM call site computes; nullopt for a site without
+  // products (a layer norm's, an embedding's).
+  std::vector<std::optional<backends::LayerKind>> siteKinds{};
+  // A new call site whose layer computes products of `kind`.
+  int productSite(backends::LayerKind kind) {
+    siteKinds.resize(std::size_t(nextSite) + 1);
+    siteKinds[std::size_t(nextSite)] = kind;
+    return nextSite++;
+  }
   int addParam(const std::string& name, const Shape& shape, ParamKind kind = ParamKind::Weight) {
     static constexpr std::string_view kWeight = ".weight";
     if (nextSite > 0 && shape.rank >= 2 && name.ends_with(kWeight)) {

@@ -9,7 +9,7 @@ using backends::LayerKind;
 using backends::Product;
 
 Linear::Linear(ModelBuilder& builder, const std::string& name, int in, int out, bool bias)
-    : in_(in), out_(out), site_(builder.nextSite++) {
+    : in_(in), out_(out), site_(builder.productSite(LayerKind::Linear)) {
   weight_ = builder.addParam(name + ".weight", {out, in});
   if (bias) bias_ = builder.addParam(name + ".bias", {out});
 }
@@ -64,7 +64,7 @@ Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
   const std::size_t nw = std::size_t(out_) * in_;
   GemmExtras extras =
       ctx.gemmExtras(site_, LayerKind::Linear, Product::Forward, x.data(), x.size(), w, nw);
-  const backends::GemmPolicy& policy = ctx.policy->gemmFor(LayerKind::Linear, Product::Forward);
+  const backends::GemmPolicy& policy = ctx.gemmPolicy(site_, LayerKind::Linear, Product::Forward);
   w = ctx.sharedOperand(weight_, policy, Operand::B, extras, w, nw);
   gemm(policy, Trans::No, Trans::Yes, n, out_, in_, 1.0f, x.data(), in_, w, in_,
        bias_ >= 0 ? 1.0f : 0.0f, y_.data(), out_, *ctx.workspace, extras);
@@ -74,13 +74,12 @@ Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
 const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
   const Tensor& x = *x_;
   const int n = rows(x.shape());
-  const auto& kind = *ctx.policy;
   // dW[out, in] = dY^T[out, N] * X[N, in]
   float* dw = ctx.params->grad(weight_);
   GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardWeight, dy.data(),
                                 dy.size(), x.data(), x.size());
-  gemm(kind.gemmFor(LayerKind::Linear, Product::BackwardWeight), Trans::Yes, Trans::No, out_, in_,
-       n, 1.0f, dy.data(), out_, x.data(), in_, 0.0f, dw, in_, *ctx.workspace, e);
+  gemm(ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardWeight), Trans::Yes, Trans::No,
+       out_, in_, n, 1.0f, dy.data(), out_, x.data(), in_, 0.0f, dw, in_, *ctx.workspace, e);
   ctx.storeGradient(dw, std::size_t(out_) * in_, site_);
   if (bias_ >= 0) {
     float* db = ctx.params->grad(bias_);
@@ -98,7 +97,8 @@ const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
   const float* w = ctx.params->value(weight_);
   const std::size_t nw = std::size_t(out_) * in_;
   e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardData, dy.data(), dy.size(), w, nw);
-  const backends::GemmPolicy& policy = kind.gemmFor(LayerKind::Linear, Product::BackwardData);
+  const backends::GemmPolicy& policy =
+      ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardData);
   w = ctx.sharedOperand(weight_, policy, Operand::B, e, w, nw);
   gemm(policy, Trans::No, Trans::No, n, in_, out_, 1.0f, dy.data(), out_, w, in_, 0.0f, dx_.data(),
        in_, *ctx.workspace, e);

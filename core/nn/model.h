@@ -6,6 +6,7 @@
 // (freeze schedule, loading a backbone with a new head).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ struct Model {
   std::unique_ptr<Sequential> net;
   int gemmSites = 0;                   // number of GEMM call sites (for per-site fp8 scaling state)
   std::vector<std::string> siteNames;  // [gemmSites]: layer of each site ("" for non-GEMM sites)
+  // [gemmSites]: the kind of products each site computes (nullopt: a site without products)
+  std::vector<std::optional<backends::LayerKind>> siteKinds;
 
   // Initialises every parameter like PyTorch's defaults, from `seed` alone.
   void init(std::uint64_t seed);

@@ -51,6 +51,8 @@ std::unique_ptr<Model> buildStructure(const ModelSpec& spec) {
   model->gemmSites = builder.nextSite;
   model->siteNames = std::move(builder.siteNames);
   model->siteNames.resize(std::size_t(builder.nextSite));
+  model->siteKinds = std::move(builder.siteKinds);
+  model->siteKinds.resize(std::size_t(builder.nextSite));
   return model;
 }
 

@@ -228,7 +228,8 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
         break;
       }
       if (!outcome.finite) continue;  // a step skipped by loss scaling: no loss to average
-      lossSum += outcome.loss * count;
+      // Summed as the backend holds its running sums (exact by default).
+      lossSum = heldSum(lossSum, outcome.loss * count, session.policy().reduction.runningSums);
       seen += count;
       if (callbacks.onStep) callbacks.onStep(epoch, std::int64_t(step), outcome.loss, lr);
     }

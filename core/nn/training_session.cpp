@@ -32,6 +32,7 @@ TrainingSession::TrainingSession(const ModelSpec& spec, const backends::Precisio
   const bool separateWorking = policy_.storage.weights && policy_.storage.fp32MasterWeights;
   model_ = makeModel(spec, separateWorking);
   model_->init(seed);
+  sitePolicies_ = SitePolicies(policy_, *model_);
   if (policy_.fp8.enabled) fp8_ = std::make_unique<Fp8SiteScales>(policy_, model_->gemmSites);
   if (policy_.topology.replicas > 1)
     replicaGrads_.assign(std::size_t(policy_.topology.replicas),
@@ -73,6 +74,7 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
   const std::size_t targets = std::size_t(model_->targetsPerItem);
   ParamStore& params = model_->params;
   StepContext ctx{&policy_, &workspace_, &scratch_, &params, fp8_.get(), true, 0, seed_, step};
+  ctx.sitePolicies = &sitePolicies_;
   operandCache_.clear();  // the optimizer moved the weights since the last step
   ctx.operandCache = &operandCache_;
   if (xray_) {
@@ -80,32 +82,53 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     ctx.xray = xray_.get();
   }
   double lossSum = 0.0;
+  int losses = 0;
   const double scale = lossScaler_.scale();  // in force for this step's gradients
+  const backends::ReductionPolicy& reduction = policy_.reduction;
+  std::vector<float>& grads = params.gradData();
   for (int r = 0; r < replicas; ++r) {
     const int begin = int(std::int64_t(n) * r / replicas);
     const int end = int(std::int64_t(n) * (r + 1) / replicas);
     ctx.replica = r;
-    loadInput(items + std::size_t(begin) * itemSize, end - begin, step * 64 + std::uint64_t(r));
-    const Tensor& logits = model_->net->forward(input_, ctx);
-    const LossResult loss = heldSoftmaxCrossEntropy(
-        logits, labels + std::size_t(begin) * targets, &dlogits_, float(scale),
-        policy_.elementwise.loss, hashSeed(seed_, step, 0x4C4F5353 /* "LOSS" */ + std::uint64_t(r)),
-        ctx.xray);
-    lossSum += loss.loss;
-    out.correct += loss.correct;
-    model_->net->backward(dlogits_, ctx);
-    if (replicas > 1)
-      std::copy(params.gradData().begin(), params.gradData().end(),
-                replicaGrads_[std::size_t(r)].begin());
+    // Gradient accumulation: the replica's share in micro-batches (one, without accumulation).
+    const int micro = std::min(reduction.accumulationSteps, end - begin);
+    for (int m = 0; m < micro; ++m) {
+      const int from = begin + int(std::int64_t(end - begin) * m / micro);
+      const int to = begin + int(std::int64_t(end - begin) * (m + 1) / micro);
+      // The first micro-batch's streams are those of a step without accumulation.
+      const auto stream = [m](std::uint64_t s) { return m == 0 ? s : hashSeed(s, m); };
+      loadInput(items + std::size_t(from) * itemSize, to - from,
+                stream(step * 64 + std::uint64_t(r)));
+      const Tensor& logits = model_->net->forward(input_, ctx);
+      const LossResult loss = heldSoftmaxCrossEntropy(
+          logits, labels + std::size_t(from) * targets, &dlogits_, float(scale),
+          policy_.elementwise.loss,
+          stream(hashSeed(seed_, step, 0x4C4F5353 /* "LOSS" */ + std::uint64_t(r))), ctx.xray);
+      lossSum = heldSum(lossSum, loss.loss, reduction.runningSums);
+      ++losses;
+      out.correct += loss.correct;
+      model_->net->backward(dlogits_, ctx);
+      if (micro > 1) {
+        accumulated_.resize(grads.size());
+        accumulateGradient(grads.data(), accumulated_.data(), grads.size(), 1.0f / float(micro),
+                           m == 0, reduction.accumulationFormat,
+                           hashSeed(seed_, step, 0x41434355 /* "ACCU" */ + std::uint64_t(r)) + m);
+      }
+    }
+    if (micro > 1) std::copy(accumulated_.begin(), accumulated_.end(), grads.begin());
+    if (replicas > 1) std::copy(grads.begin(), grads.end(), replicaGrads_[std::size_t(r)].begin());
   }
-  out.loss = lossSum / replicas;
+  out.loss = reduction.runningSums
+                 ? double(cachedRounder(*reduction.runningSums).round(float(lossSum / losses)))
+                 : lossSum / losses;
   out.finite = std::isfinite(out.loss);
   if (!out.finite && !lossScaler_.enabled()) {
     out.diverged = true;
     return out;
   }
   if (out.finite && replicas > 1) {
-    allReduceMean(replicaGrads_, replicas, params.gradData().data(), params.totalSize());
+    allReduceMean(replicaGrads_, replicas, params.gradData().data(), params.totalSize(), reduction,
+                  hashSeed(seed_, step, 0x414C4C52 /* "ALLR" */));
     if (policy_.storage.gradients)
       storeTensor(policy_.storage.gradients, params.gradData().data(), params.totalSize(),
                   hashSeed(seed_, step, 0x52454443 /* "REDC" */));
@@ -148,6 +171,7 @@ EvalOutcome TrainingSession::evaluate(const data::Dataset& set, int batchSize,
 const Tensor& TrainingSession::logits(const float* items, int n, std::uint64_t inputStream) {
   StepContext ctx{&policy_, &workspace_, &scratch_, &model_->params, fp8_.get(),
                   false,    0,           seed_,     0xEEEEEEEEull};
+  ctx.sitePolicies = &sitePolicies_;
   loadInput(items, n, inputStream);
   return model_->net->forward(input_, ctx);
 }

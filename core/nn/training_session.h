@@ -11,6 +11,7 @@
 #include "core/data/dataset.h"
 #include "core/nn/fp8_site_scales.h"
 #include "core/nn/gemm_xray.h"
+#include "core/nn/gradient_sums.h"
 #include "core/nn/loss_scaler.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
@@ -89,15 +90,13 @@ class TrainingSession {
   GemmWorkspace workspace_;
   LayerScratch scratch_;
   StepOperandCache operandCache_;  // the weights as one training step's products read them
+  SitePolicies sitePolicies_;      // the policy's overrides, per call site of the model
   std::unique_ptr<Fp8SiteScales> fp8_;
   std::unique_ptr<GemmXray> xray_;
   Tensor input_, dlogits_;
   std::vector<std::vector<float>> replicaGrads_;  // [replica][param]
+  std::vector<float> accumulated_;  // [param]: the micro-batches' gradients (accumulation only)
   LossScaler lossScaler_;
 };
-
-// Sums per-replica gradients in a fixed binary-tree order ((0+1)+(2+3))+... and divides by the
-// replica count; the result is left in replicas[0] and copied to `out`.
-void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* out, std::size_t n);
 
 }  // namespace paritylab::nn

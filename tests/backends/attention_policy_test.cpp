@@ -18,7 +18,7 @@ json productJson(const PrecisionPolicy& p, const char* kind) {
 TEST(AttentionPolicy, EveryPresetButTheScaledRecipesRoundsAttentionAsItsLinearProducts) {
   for (const auto& p : presetPolicies()) {
     // fp8 and the block-scaled recipes run only te.Linear's GEMMs scaled (attention in bf16).
-    if (p.name == "fp8-e4m3" || p.linear.forward.blockScaled()) continue;
+    if (p.fp8.enabled || p.linear.forward.blockScaled()) continue;
     EXPECT_EQ(productJson(p, "attention"), productJson(p, "linear")) << p.name;
   }
   // Transformer Engine's fp8 runs te.Linear's GEMMs in fp8 and attention in the bf16 autocast.
@@ -62,6 +62,19 @@ TEST(AttentionPolicy, PolicyWithoutAttentionReadsItAsItsLinearProducts) {
   ASSERT_TRUE(custom.attention.forward.operands);
   EXPECT_EQ(custom.attention.forward.operands->format.name, "bf16");
   EXPECT_FALSE(custom.attention.backwardData.operands);
+}
+
+// Adjusting a preset field by field keeps the preset's attention products, also where they differ
+// from its linear ones (fp8's and the block-scaled recipes' bf16 attention).
+TEST(AttentionPolicy, AnAdjustedPresetKeepsItsOwnAttention) {
+  for (const auto& preset : presetPolicies()) {
+    const PrecisionPolicy adjusted = policyFromJson(json{{"preset", preset.name}, {"replicas", 2}});
+    EXPECT_EQ(productJson(adjusted, "attention"), productJson(preset, "attention")) << preset.name;
+  }
+  const PrecisionPolicy linearOnly = policyFromJson(
+      json::parse(R"({"preset": "fp8-e4m3", "linear": {"forward": {"operands": "bf16"}}})"));
+  EXPECT_EQ(linearOnly.attention.forward.operands->format.name, "bf16");
+  EXPECT_EQ(linearOnly.attention.backwardData.operands->format.name, "bf16");
 }
 
 TEST(AttentionPolicy, AttentionFieldIsReadAndWrittenApartFromLinear) {

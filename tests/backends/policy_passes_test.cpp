@@ -1,6 +1,7 @@
 // The policy JSON writes "passes" only for XLA's multi-pass bf16 products; a
 // single-pass product (fp32, tf32, bf16 or fp8 operands alike) has none, where it used to say
-// "bf16" even for fp32 policies. "none" and the old "bf16" both read back as one pass.
+// "bf16" even for fp32 policies. "none" and the old "bf16" both read back as one pass. A named
+// accumulation model (Hopper's fp8 fast accumulation) sets the fields it stands for.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -54,3 +55,32 @@ TEST(PolicyJsonPasses, NoneAndTheOldBf16SpellingReadAsOnePass) {
 }
 
 }  // namespace
+
+TEST(PolicyJsonAccumulation, TheHopperFastAccumulationModelSetsItsFieldsAndIsWrittenOut) {
+  const PrecisionPolicy p = policyFromJson(json::parse(
+      R"({"preset": "fp8-e4m3", "linear": {"forward": {"accumulationModel": "hopper-fp8-fast"}}})"));
+  const GemmPolicy& g = p.linear.forward;
+  EXPECT_EQ(g.accumulationChunk, 128);
+  ASSERT_TRUE(g.accumulation);
+  EXPECT_EQ(g.accumulation->format.name, "e8m13");
+  EXPECT_EQ(g.accumulation->mode, paritylab::numerics::RoundingMode::TowardZero);
+  EXPECT_TRUE(g.fp32Promotion);
+  // The operands the preset gave are kept: the model changes the accumulation only.
+  ASSERT_TRUE(g.operands);
+  EXPECT_EQ(g.operands->format.name, "fp8-e4m3");
+  const json written = policyToJson(p);
+  EXPECT_EQ(written["linear"]["forward"]["fp32Promotion"], true);
+  EXPECT_EQ(policyToJson(policyFromJson(written)), written);
+  // Fields beside the model adjust it.
+  EXPECT_EQ(policyFromJson(json::parse(R"({"linear": {"forward": {
+                "accumulationModel": "hopper-fp8-fast", "accumulationChunk": 32}}})"))
+                .linear.forward.accumulationChunk,
+            32);
+  try {
+    policyFromJson(json::parse(R"({"linear": {"forward": {"accumulationModel": "h100"}}})"));
+    FAIL() << "an unknown accumulation model was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("linear.forward.accumulationModel"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("hopper-fp8-fast"), std::string::npos);
+  }
+}

@@ -21,11 +21,10 @@ std::string errorOf(const auto& f) {
 }
 
 TEST(Presets, NamesInDisplayOrderWithEmulationDescriptions) {
-  const std::vector<std::string> expected = {"cpu-fp32",     "gpu-tf32",  "gpu-amp-bf16",
-                                             "gpu-amp-fp16", "tpu-bf16",  "tpu-bf16x3",
-                                             "tpu-bf16x6",   "pure-bf16", "fp8-e4m3",
-                                             "mxfp8",        "mxfp6",     "mxfp4",
-                                             "nvfp4"};
+  const std::vector<std::string> expected = {
+      "cpu-fp32",   "gpu-tf32",   "gpu-amp-bf16", "gpu-amp-fp16", "tpu-bf16",
+      "tpu-bf16x3", "tpu-bf16x6", "pure-bf16",    "fp8-e4m3",     "fp8-e4m3fnuz",
+      "mxfp8",      "mxfp6",      "mxfp4",        "nvfp4"};
   EXPECT_EQ(presetNames(), expected);
   for (const auto& p : presetPolicies()) {
     EXPECT_FALSE(p.description.empty()) << p.name;
@@ -33,6 +32,25 @@ TEST(Presets, NamesInDisplayOrderWithEmulationDescriptions) {
       EXPECT_EQ(p.description.rfind("Emulates", 0), 0u) << p.name;
     }
   }
+}
+
+// AMD MI300's fp8: the same hybrid recipe as fp8-e4m3 in the fnuz types (largest values 240 and
+// 57344), which the delayed scales are computed against.
+TEST(Presets, Fp8FnuzIsTheHybridRecipeInAmdsTypes) {
+  const auto ocp = presetPolicy("fp8-e4m3");
+  const auto fnuz = presetPolicy("fp8-e4m3fnuz");
+  EXPECT_TRUE(fnuz.fp8.enabled);
+  EXPECT_EQ(fnuz.fp8.amaxHistoryLength, ocp.fp8.amaxHistoryLength);
+  ASSERT_TRUE(fnuz.linear.forward.operands && fnuz.linear.backwardWeight.operandsB);
+  EXPECT_EQ(fnuz.linear.forward.operands->format.name, "fp8-e4m3fnuz");
+  EXPECT_EQ(fnuz.linear.forward.operands->format.maxFinite(), 240.0);
+  EXPECT_EQ(fnuz.linear.backwardWeight.operands->format.name, "fp8-e5m2fnuz");  // the gradient
+  EXPECT_EQ(fnuz.linear.backwardWeight.operands->format.maxFinite(), 57344.0);
+  EXPECT_EQ(fnuz.linear.backwardWeight.operandsB->format.name, "fp8-e4m3fnuz");
+  EXPECT_EQ(fnuz.conv.backwardData.operandsB->format.name, "fp8-e5m2fnuz");
+  EXPECT_EQ(fnuz.linear.forward.operands->overflow, paritylab::numerics::OverflowMode::Saturate);
+  EXPECT_EQ(policyToJson(fnuz)["attention"], policyToJson(ocp)["attention"]);
+  EXPECT_EQ(policyToJson(fnuz)["storage"], policyToJson(ocp)["storage"]);
 }
 
 TEST(Presets, WhereEachBackendRounds) {
@@ -178,9 +196,9 @@ TEST(PolicyJson, BlockScalingIsReadWrittenAndRefusedByField) {
   const auto refused = [](const char* text) {
     return errorOf([&] { policyFromJson(nlohmann::json::parse(text)); });
   };
-  EXPECT_NE(refused(R"({"linear": {"forward": {"scaling": "mx9"}}})")
-                .find("linear.forward.scaling"),
-            std::string::npos);
+  EXPECT_NE(
+      refused(R"({"linear": {"forward": {"scaling": "mx9"}}})").find("linear.forward.scaling"),
+      std::string::npos);
   EXPECT_NE(refused(R"({"linear": {"forward": {"scaling": {"recipe": "mx", "block": 0}}}})")
                 .find("linear.forward.scaling.block"),
             std::string::npos);
@@ -188,15 +206,15 @@ TEST(PolicyJson, BlockScalingIsReadWrittenAndRefusedByField) {
                 "element": "fp8-e4m3"}}}})")
                 .find("fp8-e4m3"),
             std::string::npos);
-  EXPECT_NE(refused(R"({"linear": {"forward": {"scaling": {"element": "fp4-e2m1"}}}})")
-                .find("recipe"),
-            std::string::npos);
+  EXPECT_NE(
+      refused(R"({"linear": {"forward": {"scaling": {"element": "fp4-e2m1"}}}})").find("recipe"),
+      std::string::npos);
   EXPECT_NE(refused(R"({"preset": "fp8-e4m3", "linear": {"forward": {"scaling": "mx"}}})")
                 .find("fp8.enabled"),
             std::string::npos);
-  EXPECT_NE(refused(R"({"linear": {"forward": {"scaling": "mx", "passes": "bf16x3"}}})")
-                .find("passes"),
-            std::string::npos);
+  EXPECT_NE(
+      refused(R"({"linear": {"forward": {"scaling": "mx", "passes": "bf16x3"}}})").find("passes"),
+      std::string::npos);
 }
 
 TEST(Presets, BlockScaledPresetsScaleEveryLinearAndConvProductAndKeepAttentionBf16) {

@@ -266,6 +266,35 @@ TEST(Gemm, ChunkedAccumulationMatchesNaiveReference) {
     }
 }
 
+// Hopper's fp8 fast accumulation (DeepSeek-V3's measurement): each run of 128 products is summed
+// keeping 14 significant bits, truncated, and the runs' sums are added in fp32. Values chosen so
+// that every fp32 partial sum is exact: the expected results are exact numbers.
+TEST(Gemm, HopperFastAccumulationTruncatesEachRunOf128AndAddsTheRunsInFp32) {
+  const int k = 256;
+  const backends::AccumulationModel hopper = backends::hopperFp8FastAccumulation();
+  GemmPolicy fast;
+  fast.accumulationChunk = hopper.chunk;
+  fast.accumulation = hopper.partialSums;
+  fast.fp32Promotion = true;
+  GemmPolicy unpromoted = fast;
+  unpromoted.fp32Promotion = false;
+  const std::vector<float> ones(k, 1.0f);
+
+  // Run 1 sums to 128 + 2^-9 (needs 17 significant bits): truncated to 128. Run 2 sums to 0.5.
+  std::vector<float> a(k, 0.0f);
+  for (int i = 0; i < 128; ++i) a[std::size_t(i)] = 1.0f;
+  a[5] = 1.0f + 0x1p-9f;
+  for (int i = 128; i < k; ++i) a[std::size_t(i)] = 0x1p-8f;
+  EXPECT_EQ(run(GemmPolicy{}, a, ones, 1, 1, k)[0], 128.5f + 0x1p-9f);  // fp32: exact
+  EXPECT_EQ(run(fast, a, ones, 1, 1, k)[0], 128.5f);
+
+  // Run 1 sums to 8192 = 2^13, run 2 to 0.5: 8192.5 needs 15 significant bits. Promoted to fp32
+  // it is kept; a running sum held in the narrow accumulator truncates it to 8192.
+  for (int i = 0; i < 128; ++i) a[std::size_t(i)] = 64.0f;
+  EXPECT_EQ(run(fast, a, ones, 1, 1, k)[0], 8192.5f);
+  EXPECT_EQ(run(unpromoted, a, ones, 1, 1, k)[0], 8192.0f);
+}
+
 TEST(Gemm, Fp8ScalingRoundTrip) {
   // Values far below E4M3's range survive thanks to the per-tensor scale, which is undone after.
   const int m = 6, n = 7, k = 8;

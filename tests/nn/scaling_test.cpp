@@ -117,9 +117,10 @@ TEST(Fp8SiteScales, OnlyEightBitOperandsAreScaled) {
   const float a[] = {0.5f, -2.0f, 1.0f};
   for (int step = 0; step < 2; ++step) {
     nn::GemmExtras linear, attention;
-    scales.scales(0, backends::LayerKind::Linear, backends::Product::Forward, a, 3, a, 3, linear);
-    scales.scales(1, backends::LayerKind::Attention, backends::Product::Forward, a, 3, a, 3,
-                  attention);
+    scales.scales(0, policy.gemmFor(backends::LayerKind::Linear, backends::Product::Forward),
+                  backends::Product::Forward, a, 3, a, 3, linear);
+    scales.scales(1, policy.gemmFor(backends::LayerKind::Attention, backends::Product::Forward),
+                  backends::Product::Forward, a, 3, a, 3, attention);
     if (step == 1) {
       EXPECT_FLOAT_EQ(linear.scaleA, 224.0f);  // 448 / amax 2 from step 0
     }

@@ -4,7 +4,8 @@
 // change that moves any bit of any product, rounding, statistic or update under any preset fails
 // here; a deliberate change re-pins the presets it moves, in its own commit, and says so below.
 // - The autocast presets add a bias cast to their dtype (round(XW + round(b))): pinned with it.
-// - mxfp8, mxfp6, mxfp4 and nvfp4 (block-scaled operands) were pinned when they were added.
+// - mxfp8, mxfp6, mxfp4 and nvfp4 (block-scaled operands) and fp8-e4m3fnuz were pinned when they
+//   were added.
 // - pure-bf16 computes its loss in bf16 (elementwise.loss: the logits, probabilities, gradient and
 //   reported loss held in bf16, as a bf16 model's cross-entropy returns them): re-pinned with it.
 #include <gtest/gtest.h>
@@ -90,6 +91,13 @@ const PinnedCase kCases[] = {
       0x1204a21dc1b12467ull},  // SkylakeX
      {{0x40027f8f2d800000ull, 0x4000e9189d800000ull, 0x3ff762b2eb000000ull},
       0x1b0ad6063ee3969full}},  // Zen
+    {"fp8-e4m3fnuz",
+     {{0x400283b46e800000ull, 0x400053ba81400000ull, 0x3ff693d778000000ull},
+      0x741c608ed6e7ec28ull},  // Haswell
+     {{0x400283b46e800000ull, 0x400053b9f2400000ull, 0x3ff696bc12400000ull},
+      0x544f31f489651b74ull},  // SkylakeX
+     {{0x400283b46e800000ull, 0x400053ba81400000ull, 0x3ff693d778000000ull},
+      0x741c608ed6e7ec28ull}},  // Zen
     {"mxfp8",
      {{0x400283d525800000ull, 0x400154a1dbd00000ull, 0x3ffc50f8f2800000ull},
       0x6ca60e9deb5fdd94ull},  // Haswell

@@ -11,12 +11,7 @@
 
 namespace paritylab::study {
 
-MemoryEstimate estimateStudyMemory(const StudySpec& spec, const data::Dataset& sample,
-                                   std::uint64_t trainImages, std::uint64_t testImages) {
-  MemoryEstimate e;
-  const std::uint64_t imageFloats = sample.imageSize();
-  e.datasetBytes = (trainImages + testImages) * imageFloats * sizeof(float);
-
+nn::ModelSpec modelSpecFor(const StudySpec& spec, const data::Dataset& sample) {
   nn::ModelSpec model;
   model.name = spec.train.model;
   model.channels = sample.channels;
@@ -25,7 +20,15 @@ MemoryEstimate estimateStudyMemory(const StudySpec& spec, const data::Dataset& s
   model.numClasses = std::max(sample.numClasses, 2);
   model.resnetWidth = spec.train.width;
   model.gpt = spec.train.gpt;
-  const nn::ModelSize size = nn::measureModel(model);
+  return model;
+}
+
+MemoryEstimate estimateStudyMemory(const StudySpec& spec, const data::Dataset& sample,
+                                   std::uint64_t trainImages, std::uint64_t testImages) {
+  MemoryEstimate e;
+  const std::uint64_t imageFloats = sample.imageSize();
+  e.datasetBytes = (trainImages + testImages) * imageFloats * sizeof(float);
+  const nn::ModelSize size = nn::measureModel(modelSpecFor(spec, sample));
 
   std::uint64_t worst = 0;
   for (const BackendEntry& backend : spec.backends) {

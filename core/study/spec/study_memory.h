@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/data/dataset.h"
+#include "core/nn/model.h"
 #include "core/study/spec/study_spec.h"
 
 namespace paritylab::study {
@@ -19,6 +20,10 @@ struct MemoryEstimate {
     return datasetBytes + perWorkerBytes * std::uint64_t(workers);
   }
 };
+
+// The model a study trains, shaped for its data: `sample`'s channels, height, width and classes
+// (a language model's vocabulary), the spec's model name, width and transformer shape.
+nn::ModelSpec modelSpecFor(const StudySpec& spec, const data::Dataset& sample);
 
 // `sample`: the dataset's shape (channels, height, width, classes), from a probe load;
 // `trainImages`/`testImages`: how many images the study will hold. A lower bound: only what is

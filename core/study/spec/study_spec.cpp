@@ -13,6 +13,8 @@
 #include "core/input/input_limits.h"
 #include "core/input/json_input.h"
 #include "core/input/text_file.h"
+#include "core/backends/policy_overrides.h"
+#include "core/nn/site_policies.h"
 #include "core/nn/training_choices.h"
 #include "core/study/spec/study_memory.h"
 
@@ -655,6 +657,24 @@ void requireDataForModel(StudySpec& s, const std::string& file) {
   s.dataset.blockSize = t.gpt.blockSize;  // the windows the model reads
 }
 
+// A backend's per-layer overrides must each name a layer of the study's model: a pattern that
+// names none is a typo, found before anything runs. The model is built (not trained) only when a
+// backend has overrides.
+static void requireOverridesNameLayers(const StudySpec& spec, const data::Dataset& sample) {
+  std::unique_ptr<nn::Model> model;
+  for (std::size_t i = 0; i < spec.backends.size(); ++i) {
+    const BackendEntry& backend = spec.backends[i];
+    if (backend.policy.overrides.empty()) continue;
+    if (!model) model = nn::makeModel(modelSpecFor(spec, sample));
+    try {
+      backends::checkOverridesMatch(backend.policy, nn::productLayers(*model), model->name);
+    } catch (const std::invalid_argument& ex) {
+      const std::string field = "backends[" + std::to_string(i) + "].policy.overrides";
+      throw SpecError("backend '" + backend.name + "': " + ex.what(), field);
+    }
+  }
+}
+
 void validateDataset(const StudySpec& spec) {
   data::DatasetSpec probe = spec.dataset;
   // A small subset proves the files exist and parse without holding the full set twice. A size
@@ -685,6 +705,7 @@ void validateDataset(const StudySpec& spec) {
                             text.validationTargets.size() * (sizeof(float) + sizeof(std::int32_t));
   }
   requireStudyFitsMemory(estimate, physicalMemoryBytes());
+  requireOverridesNameLayers(spec, sample.train);
 }
 
 nn::TrainConfig trainConfigFor(const StudySpec& spec, const BackendEntry& e) {

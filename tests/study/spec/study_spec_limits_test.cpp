@@ -143,5 +143,28 @@ TEST(StudySpecLimits, SmallRealDatasetWithSizesZeroPassesThePreflight) {
   fs::remove_all(dir);
 }
 
+// A backend's per-layer override that names no layer of the study's model is refused before
+// anything runs, naming the backend, the field and the layers the model has.
+TEST(StudySpecLimits, AnOverrideThatNamesNoLayerOfTheModelIsRefusedByThePreflight) {
+  const StudySpec s = parseStudySpec(R"({"name": "x", "model": "small-cnn",
+      "dataset": {"source": "synthetic", "train_size": 200, "test_size": 100},
+      "backends": ["cpu-fp32", {"name": "fp8-edges", "policy": {"preset": "fp8-e4m3",
+          "overrides": [{"layers": "first|fc9", "policy": "gpu-amp-bf16"},
+                        {"layers": "conv9", "policy": "gpu-amp-bf16"}]}}]})",
+                                     "s.json");
+  try {
+    validateDataset(s);
+    FAIL() << "the study passed the preflight";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.field(), "backends[1].policy.overrides");
+    const std::string what = e.what();
+    EXPECT_NE(what.find("backend 'fp8-edges'"), std::string::npos) << what;
+    EXPECT_NE(what.find("'overrides[1].layers': 'conv9' names no layer of model 'small-cnn' "
+                        "(its layers: conv1, conv2, fc1, fc2; or first, last)"),
+              std::string::npos)
+        << what;
+  }
+}
+
 }  // namespace
 }  // namespace paritylab::study

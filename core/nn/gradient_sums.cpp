@@ -1,0 +1,88 @@
+#include "core/nn/gradient_sums.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <span>
+
+#include "core/nn/gemm.h"
+
+namespace paritylab::nn {
+namespace {
+
+using Map = Eigen::Map<Eigen::ArrayXf>;
+
+const numerics::Rounder* heldIn(const std::optional<numerics::RoundingSpec>& format) {
+  if (!format) return nullptr;
+  const numerics::Rounder& r = cachedRounder(*format);
+  return r.isIdentity() ? nullptr : &r;
+}
+
+}  // namespace
+
+void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* out, std::size_t n,
+                   const backends::ReductionPolicy& reduction, std::uint64_t seed) {
+  const numerics::Rounder* held = heldIn(reduction.allReduce);
+  // Each rounding of the reduction draws from its own stream (stochastic formats).
+  std::uint64_t draw = 0;
+  const auto hold = [&](float* values, std::size_t size) {
+    if (held) held->apply({values, size}, seed, (draw++) * n);
+  };
+  for (int r = 0; held && r < count; ++r) hold(replicas[std::size_t(r)].data(), n);
+  if (reduction.order == backends::ReduceOrder::Tree) {
+    for (int stride = 1; stride < count; stride *= 2)
+      for (int r = 0; r + stride < count; r += 2 * stride) {
+        float* into = replicas[std::size_t(r)].data();
+        Map(into, Eigen::Index(n)) +=
+            Map(replicas[std::size_t(r + stride)].data(), Eigen::Index(n));
+        hold(into, n);
+      }
+    Map(out, Eigen::Index(n)) = Map(replicas[0].data(), Eigen::Index(n)) / float(count);
+    hold(out, n);
+    return;
+  }
+  for (int c = 0; c < count; ++c) {  // ring: chunk c from replica c + 1 round to replica c
+    const std::size_t lo = n * std::size_t(c) / std::size_t(count);
+    const std::size_t hi = n * std::size_t(c + 1) / std::size_t(count);
+    const auto chunk = Eigen::Index(hi - lo);
+    Map sum(out + lo, chunk);
+    sum = Map(replicas[std::size_t((c + 1) % count)].data() + lo, chunk);
+    for (int j = 2; j <= count; ++j) {
+      sum += Map(replicas[std::size_t((c + j) % count)].data() + lo, chunk);
+      hold(out + lo, hi - lo);
+    }
+    sum /= float(count);
+    hold(out + lo, hi - lo);
+  }
+}
+
+void accumulateGradient(const float* grad, float* sum, std::size_t n, float weight, bool first,
+                        const std::optional<numerics::RoundingSpec>& format, std::uint64_t seed) {
+  const numerics::Rounder* held = heldIn(format);
+  Map acc(sum, Eigen::Index(n));
+  const Eigen::Map<const Eigen::ArrayXf> g(grad, Eigen::Index(n));
+  if (first || held) {
+    // The weighted gradient, held in the format before it is added (a gradient of loss / K).
+    if (first) {
+      acc = g * weight;
+      if (held) held->apply({sum, n}, seed);
+      return;
+    }
+    thread_local std::vector<float> weighted;
+    weighted.resize(n);
+    Map w(weighted.data(), Eigen::Index(n));
+    w = g * weight;
+    held->apply({weighted.data(), n}, seed);
+    acc += w;
+    held->apply({sum, n}, seed, n);
+    return;
+  }
+  acc += g * weight;
+}
+
+double heldSum(double a, double b, const std::optional<numerics::RoundingSpec>& format) {
+  if (!format) return a + b;
+  const numerics::Rounder& r = cachedRounder(*format);
+  return double(r.round(r.round(float(a)) + r.round(float(b))));
+}
+
+}  // namespace paritylab::nn
