@@ -1,11 +1,14 @@
 // `paritylab-cli bits VALUE [--format F]... [--rounding MODE]`: how VALUE is stored in each format,
-// on the same path as `round`: VALUE -> nearest fp32 -> the Rounder of each format.
+// on the same path as `round`: VALUE -> nearest fp32 -> the Rounder of each format. With a block
+// format (`--format mxfp4`), VALUE is a block of comma-separated values shown with its shared
+// scale (bits_block.h).
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "app/cli/bits_block.h"
 #include "app/cli/cli_number_parsing.h"
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
@@ -81,6 +84,15 @@ struct BitsOptions {
 // format rounds that fp32 with the same Rounder (stochastic: the draw `round --seed` makes for
 // its first line).
 void runBits(const BitsOptions& o) {
+  for (const auto& name : o.formats) {
+    const auto block = blockFormatNamed(name);
+    if (!block) continue;
+    if (o.formats.size() > 1)
+      throw CommandError("--format " + name +
+                         " shows a block of values: give it alone, without other formats");
+    printBlock(name, *block, o.value, isatty(STDOUT_FILENO) != 0);
+    return;
+  }
   const auto input = numerics::parseFp32Input(o.value);
   if (!input)
     throw CommandError(
@@ -109,10 +121,16 @@ const CommandRegistration reg{
     "bits", 20, [](CLI::App& root) {
       auto* cmd = root.add_subcommand("bits", "Show how a value is stored in each format");
       auto o = std::make_shared<BitsOptions>();
-      cmd->add_option("VALUE", o->value, "Decimal (1.5e-3, nan, -inf) or fp32 bits (0x3f800000)");
+      cmd->add_option("VALUE", o->value,
+                      "Decimal (1.5e-3, nan, -inf) or fp32 bits (0x3f800000); with a block "
+                      "format, one block of comma-separated values (1.5,0.1,-3)");
       // "-inf" looks like a cluster of short flags to CLI11: accept it as an extra argument.
       cmd->allow_extras();
-      cmd->add_option("--format,-f", o->formats, "Format (repeatable; default: all presets)");
+      cmd->add_option("--format,-f", o->formats,
+                      std::string("Format (repeatable; default: all presets), or alone one block "
+                                  "format: ") +
+                          blockFormatNames())
+          ->allow_extra_args(false);  // one format per --format: VALUE may follow it
       cmd->add_option("--rounding", o->rounding,
                       "nearest-even | nearest-away | toward-zero | stochastic");
       addIntegerOption(cmd, "--seed", o->seed, {0, input::kMaxSeedValue},

@@ -1,7 +1,8 @@
 // `bits` and `round` take one path, run here through the built command line:
 // the text parsed straight to fp32 (bits says when the decimal is not exactly an fp32, round notes
 // it on stderr), then the same Rounder, the same stochastic draw (round's first line, index 0,
-// under the same seed), and NaN keeps its sign.
+// under the same seed), and NaN keeps its sign. With a block format, `bits` shows one block: the
+// shared scale, each element's bits and what it decodes to.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -152,6 +153,52 @@ TEST(Round, ReadsAByteOrderMarkTrailingBlankLinesAndEveryLineEnding) {
   EXPECT_NE(gap.err.find("line 2: empty (one number a line; blank lines only at the end)"),
             std::string::npos)
       << gap.err;
+}
+
+// OCP MX: amax 3 gives the shared scale 2^(floor(log2 3) - 2) = 2^-1 (E2M1's largest power of two
+// is 2^2), E8M0 code 126. The elements are value / scale rounded to E2M1 (1 sign, 2 exponent, 1
+// mantissa bits, bias 1): 1.5 -> 3 = 0 10 1, 0.1 -> 0.2 -> 0, -3 -> -6 = 1 11 1.
+TEST(BitsBlock, ShowsTheSharedScaleEachElementsBitsAndTheDecodedValues) {
+  const auto r = runCli({"bits", "--format", "mxfp4", "1.5,0.1,-3"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("scale     2^-1 = 0.5 (E8M0 code 126 = 0b01111110)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("    0  1.5               0 10 1          3             1.5   "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("    1  0.100000001       0 00 0          0             0     "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("    2  -3                1 11 1          -6            -3    "),
+            std::string::npos)
+      << r.out;
+
+  // NVFP4: amax 6 over the tensor gives s_t = 6 / (448 * 6) and the block's E4M3 scale 448.
+  const auto nv = runCli({"bits", "--format", "nvfp4", "1,2,3,6"});
+  ASSERT_EQ(nv.exitCode, 0) << nv.err;
+  EXPECT_NE(nv.out.find("block scale 448 (E4M3 0 1111 110)"), std::string::npos) << nv.out;
+
+  // MXINT8: k / 64 in two's complement; amax 1 gives the scale 2^0: -1 is k = -64.
+  const auto i8 = runCli({"bits", "--format", "mxint8", "1,-1,0.5"});
+  ASSERT_EQ(i8.exitCode, 0) << i8.err;
+  EXPECT_NE(i8.out.find("    1  -1                11000000        -1"), std::string::npos)
+      << i8.out;
+}
+
+TEST(BitsBlock, RefusesWhatIsNotOneBlockNamingIt) {
+  std::string many = "1";
+  for (int i = 1; i < 33; ++i) many += ",1";
+  const auto tooMany = runCli({"bits", "--format", "mxfp4", many});
+  EXPECT_NE(tooMany.exitCode, 0);
+  EXPECT_NE(tooMany.err.find("33 values do not fit one mxfp4 block (32 elements share a scale)"),
+            std::string::npos)
+      << tooMany.err;
+  const auto bad = runCli({"bits", "--format", "nvfp4", "1,x,3"});
+  EXPECT_NE(bad.exitCode, 0);
+  EXPECT_NE(bad.err.find("'x' (value 2) is not a number"), std::string::npos) << bad.err;
+  const auto mixed = runCli({"bits", "--format", "mxfp8", "--format", "bf16", "1"});
+  EXPECT_NE(mixed.exitCode, 0);
+  EXPECT_NE(mixed.err.find("give it alone"), std::string::npos) << mixed.err;
 }
 
 }  // namespace
