@@ -74,8 +74,9 @@ TEST(OperandRoundings, PresetsShareOperandRoundingsAndProductsGoThroughTheirPoli
   const auto all = presetOperandRoundings();
   std::vector<std::string> names;
   for (const auto& r : all) names.push_back(r.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"fp32", "tf32 (nearest-away)", "bf16", "fp16",
-                                             "bf16x3", "bf16x6", "fp8-e4m3 (scaled)", "fp8-e4m3fnuz (scaled)"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"fp32", "tf32 (nearest-away)", "bf16", "fp16", "bf16x3",
+                                      "bf16x6", "fp8-e4m3 (scaled)", "fp8-e4m3fnuz (scaled)"}));
   EXPECT_EQ(rounding(all, "bf16").backends,
             (std::vector<std::string>{"gpu-amp-bf16", "tpu-bf16", "pure-bf16"}));
   EXPECT_EQ(rounding(all, "tf32 (nearest-away)").backends,

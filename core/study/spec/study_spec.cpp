@@ -8,12 +8,12 @@
 #include <span>
 #include <string_view>
 
+#include "core/backends/policy_overrides.h"
 #include "core/data/dataset_kinds.h"
 #include "core/data/text_split.h"
 #include "core/input/input_limits.h"
 #include "core/input/json_input.h"
 #include "core/input/text_file.h"
-#include "core/backends/policy_overrides.h"
 #include "core/nn/site_policies.h"
 #include "core/nn/training_choices.h"
 #include "core/study/spec/study_memory.h"
