@@ -14,6 +14,7 @@
 #include "app/cli/number_options.h"
 #include "core/input/input_limits.h"
 #include "core/numerics/bit_anatomy.h"
+#include "core/numerics/block_anatomy.h"
 #include "core/numerics/exact_decimal.h"
 #include "core/numerics/fp32_input.h"
 
@@ -73,6 +74,14 @@ void printAnatomy(const BitAnatomy& a, numerics::RoundingMode mode, const Palett
   std::printf("  ulp       %.6g\n\n", a.ulp);
 }
 
+// "mxfp8, mxfp8-e5m2, ...": the block formats `bits` shows a block of.
+std::string blockNames() {
+  std::string list;
+  for (const std::string& name : numerics::blockFormatNames())
+    list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
 struct BitsOptions {
   std::string value;
   std::vector<std::string> formats;
@@ -85,7 +94,7 @@ struct BitsOptions {
 // its first line).
 void runBits(const BitsOptions& o) {
   for (const auto& name : o.formats) {
-    const auto block = blockFormatNamed(name);
+    const auto block = numerics::namedBlockFormat(name);
     if (!block) continue;
     if (o.formats.size() > 1)
       throw CommandError("--format " + name +
@@ -129,7 +138,7 @@ const CommandRegistration reg{
       cmd->add_option("--format,-f", o->formats,
                       std::string("Format (repeatable; default: all presets), or alone one block "
                                   "format: ") +
-                          blockFormatNames())
+                          blockNames())
           ->allow_extra_args(false);  // one format per --format: VALUE may follow it
       cmd->add_option("--rounding", o->rounding,
                       "nearest-even | nearest-away | toward-zero | stochastic");

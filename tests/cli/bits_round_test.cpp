@@ -190,7 +190,7 @@ TEST(BitsBlock, RefusesWhatIsNotOneBlockNamingIt) {
   for (int i = 1; i < 33; ++i) many += ",1";
   const auto tooMany = runCli({"bits", "--format", "mxfp4", many});
   EXPECT_NE(tooMany.exitCode, 0);
-  EXPECT_NE(tooMany.err.find("33 values do not fit one mxfp4 block (32 elements share a scale)"),
+  EXPECT_NE(tooMany.err.find("VALUES: 33 values: one block holds 1 to 32 (32 elements share a scale) in an mxfp4 block"),
             std::string::npos)
       << tooMany.err;
   const auto bad = runCli({"bits", "--format", "nvfp4", "1,x,3"});

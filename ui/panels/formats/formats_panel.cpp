@@ -1,17 +1,23 @@
 #include "ui/panels/formats/formats_panel.h"
 
 #include <QComboBox>
+#include <QGroupBox>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSplitter>
+#include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
 
+#include "core/input/number_input.h"
+#include "core/numerics/block_anatomy.h"
 #include "core/numerics/exact_decimal.h"
 #include "core/numerics/fp32_input.h"
 #include "ui/charts/bit_layout_diagram.h"
@@ -40,7 +46,11 @@ FormatsPanel::FormatsPanel(QWidget* parent)
       subnormalBox_(new QComboBox),
       customEdit_(new QLineEdit),
       status_(new QLabel),
-      note_(new QLabel) {
+      note_(new QLabel),
+      blockFormatBox_(new QComboBox),
+      blockValuesEdit_(new QLineEdit(QStringLiteral("1.5, 0.1, -3, 6, 0.02"))),
+      blockScale_(new QLabel),
+      blockTable_(new QTableWidget(0, 5)) {
   valueEdit_->setToolTip(tr("A decimal (1.5e-3, nan, -inf) or fp32 bits (0x3f800000)"));
   valueEdit_->setMaximumWidth(220);
   for (auto m : {numerics::RoundingMode::NearestEven, numerics::RoundingMode::NearestAway,
@@ -100,12 +110,44 @@ FormatsPanel::FormatsPanel(QWidget* parent)
   note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   note_->setWordWrap(true);  // a long note must not widen the window
 
+  // One block of a block-scaled format: the values share one scale, each keeps a narrow element.
+  for (const std::string& name : numerics::blockFormatNames())
+    blockFormatBox_->addItem(QString::fromStdString(name));
+  blockFormatBox_->setCurrentText(QStringLiteral("mxfp4"));
+  blockValuesEdit_->setToolTip(tr("Comma-separated values: one block (32 for MX, 16 for NVFP4)"));
+  blockScale_->setWordWrap(true);
+  blockScale_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  blockTable_->setHorizontalHeaderLabels(
+      {tr("value"), tr("element bits"), tr("element"), tr("decoded"), tr("error")});
+  blockTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  blockTable_->verticalHeader()->setDefaultSectionSize(20);
+  blockTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  blockTable_->horizontalHeader()->setStretchLastSection(true);
+  auto* blockRow = new QHBoxLayout;
+  blockRow->addWidget(new QLabel(tr("Block")));
+  blockRow->addWidget(blockFormatBox_);
+  blockRow->addWidget(blockValuesEdit_, 1);
+  auto* block = new QGroupBox(tr("One block of a block-scaled format (emulated)"));
+  auto* blockLayout = new QVBoxLayout(block);
+  blockLayout->addLayout(blockRow);
+  blockLayout->addWidget(blockScale_);
+  blockLayout->addWidget(blockTable_, 1);
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(scroll);
+  split->addWidget(block);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setChildrenCollapsible(false);
+
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(hint);
   layout->addWidget(status_);
   layout->addWidget(note_);
-  layout->addWidget(scroll, 1);
+  layout->addWidget(split, 1);
+  connect(blockFormatBox_, &QComboBox::currentIndexChanged, this, &FormatsPanel::applyBlock);
+  connect(blockValuesEdit_, &QLineEdit::textChanged, this, &FormatsPanel::applyBlock);
+  applyBlock();
 
   connect(valueEdit_, &QLineEdit::editingFinished, this, &FormatsPanel::applyValueText);
   connect(valueEdit_, &QLineEdit::textEdited, this, [this] {
@@ -142,6 +184,82 @@ void FormatsPanel::setValue(double value) {
 
 QString FormatsPanel::valueText() const {
   return valueEdit_->text();
+}
+
+bool FormatsPanel::setBlock(const QString& format, const QString& values) {
+  blockFormatBox_->setCurrentText(format);
+  blockValuesEdit_->setText(values);
+  applyBlock();
+  return blockTable_->rowCount() > 0;
+}
+
+QString FormatsPanel::blockScaleText() const {
+  return blockScale_->text();
+}
+
+// The block's values are parsed as the Value field's are (parseFp32Input); the block itself is
+// core's (numerics::dissectBlock), so what is shown is what a block-scaled product computes.
+void FormatsPanel::applyBlock() {
+  blockTable_->setRowCount(0);
+  const auto format = numerics::namedBlockFormat(blockFormatBox_->currentText().toStdString());
+  if (!format) return;
+  std::vector<float> values;
+  const QStringList parts = blockValuesEdit_->text().split(QLatin1Char(','));
+  for (int i = 0; i < parts.size(); ++i) {
+    const auto v = parseValue(parts[i].trimmed());
+    if (!v) {
+      blockScale_->setText(tr("Value %1, \"%2\", is not a number: write comma-separated values "
+                              "such as 1.5, 0.1, -3")
+                               .arg(i + 1)
+                               .arg(parts[i].trimmed()));
+      return;
+    }
+    values.push_back(v->value);
+  }
+  numerics::BlockAnatomy a;
+  try {
+    a = numerics::dissectBlock(values, *format);
+  } catch (const input::InputError& e) {
+    blockScale_->setText(QString::fromUtf8(e.what()));
+    return;
+  }
+  const bool nvfp4 = format->kind == numerics::BlockScalingKind::NVFP4;
+  if (a.nanBlock)
+    blockScale_->setText(
+        tr("Scale: NaN. A NaN or an infinity in the block makes every element "
+           "NaN."));
+  else if (a.scale == 0.0)
+    blockScale_->setText(tr("Scale: none, every value is zero."));
+  else if (nvfp4)
+    blockScale_->setText(tr("Scale %1 = block scale %2 (E4M3 %3) × tensor scale %4 (fp32). "
+                            "Each value decodes as element × scale.")
+                             .arg(a.scale, 0, 'g', 9)
+                             .arg(a.blockScale, 0, 'g', 9)
+                             .arg(QString::fromStdString(a.blockScaleBits))
+                             .arg(a.tensorScale, 0, 'g', 9));
+  else if (std::all_of(values.begin(), values.end(), [](float v) { return v == 0.0f; }))
+    blockScale_->setText(tr("Scale 2^%1 (E8M0 code 0): every value is zero, so the block keeps "
+                            "the smallest scale E8M0 holds.")
+                             .arg(a.scaleExponent));
+  else
+    blockScale_->setText(tr("Scale 2^%1 = %2 (E8M0 code %3), shared by %4 %5 elements: "
+                            "floor(log2 amax) − %6. SQNR %7 dB.")
+                             .arg(a.scaleExponent)
+                             .arg(a.scale, 0, 'g', 9)
+                             .arg(a.scaleExponent + 127)
+                             .arg(values.size())
+                             .arg(QString::fromStdString(format->element.name))
+                             .arg(format->element.maxExponent())
+                             .arg(a.sqnrDb, 0, 'f', 1));
+  blockTable_->setRowCount(int(a.elements.size()));
+  for (int r = 0; r < int(a.elements.size()); ++r) {
+    const numerics::BlockElementAnatomy& e = a.elements[std::size_t(r)];
+    const double error = std::abs(e.decoded - e.value);
+    const QString cells[] = {QString::number(e.value, 'g', 9), QString::fromStdString(e.bits),
+                             QString::number(e.element, 'g', 9), QString::number(e.decoded, 'g', 9),
+                             std::isfinite(error) ? QString::number(error, 'g', 3) : tr("NaN")};
+    for (int c = 0; c < 5; ++c) blockTable_->setItem(r, c, new QTableWidgetItem(cells[c]));
+  }
 }
 
 void FormatsPanel::applyValueText() {

@@ -1,5 +1,6 @@
 #pragma once
-// The Formats tab: a value, the rounding controls, custom eXmY formats, and the bit-layout diagram.
+// The Formats tab: a value, the rounding controls, custom eXmY formats, and the bit-layout diagram;
+// below it, one block of a block-scaled format (MX, NVFP4) with its shared scale.
 
 #include <QWidget>
 
@@ -8,6 +9,7 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QTableWidget;
 
 namespace paritylab::ui {
 
@@ -25,6 +27,11 @@ class FormatsPanel : public QWidget, public ChartExports {
   // "Show in Formats").
   void setValue(double value);
   QString valueText() const;
+  // Shows `values` (comma-separated) as one block of the block format `format` ("mxfp4"); false
+  // with the reason on the tab when the values are not numbers or do not fit one block.
+  bool setBlock(const QString& format, const QString& values);
+  QTableWidget* blockTable() const { return blockTable_; }  // one row per element
+  QString blockScaleText() const;
   // The bit-layout diagram ("bit-layout") at the value shown.
   std::vector<Exportable> exportables() const override;
   std::optional<Exportable> currentExportable() const override;
@@ -32,6 +39,7 @@ class FormatsPanel : public QWidget, public ChartExports {
  private:
   void applyValueText();
   void applyRounding();
+  void applyBlock();
 
   BitLayoutDiagram* diagram_;
   QLineEdit* valueEdit_;
@@ -41,6 +49,10 @@ class FormatsPanel : public QWidget, public ChartExports {
   QLineEdit* customEdit_;
   QLabel* status_;  // errors
   QLabel* note_;    // the typed decimal is not exactly an fp32: which fp32 the rows round
+  QComboBox* blockFormatBox_;
+  QLineEdit* blockValuesEdit_;
+  QLabel* blockScale_;  // the shared scale, or why there is no block
+  QTableWidget* blockTable_;
   bool applyingText_ = false;  // the diagram's value comes from the text, not from clicked bits
 };
 

@@ -1,10 +1,12 @@
 // The Formats tab adds custom eXmY rows (refusing invalid names with the reason),
-// and every row follows the typed value in the chosen rounding mode.
+// and every row follows the typed value in the chosen rounding mode. Below the diagram, one block
+// of a block-scaled format shows its shared scale and each element's bits.
 #include "ui/panels/formats/formats_panel.h"
 
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QTableWidget>
 #include <QtTest>
 
 #include "core/numerics/float_format.h"
@@ -97,6 +99,36 @@ class FormatsPanelTest : public QObject {
       else
         QVERIFY2(text.startsWith(QString::fromUtf8("≈ ")), qPrintable(text));
     }
+  }
+
+  // OCP MX FP4, worked by hand: amax 3 shares the scale 2^(floor(log2 3) - 2) = 2^-1; 1.5 is the
+  // element 3 (0 10 1), 0.1 rounds to 0, -3 is -6 (1 11 1), E2M1's largest.
+  void showsOneBlockWithItsSharedScaleAndEachElementsBits() {
+    FormatsPanel panel;
+    QVERIFY(panel.setBlock("mxfp4", "1.5, 0.1, -3"));
+    QVERIFY2(panel.blockScaleText().startsWith("Scale 2^-1 = 0.5 (E8M0 code 126)"),
+             qPrintable(panel.blockScaleText()));
+    QTableWidget* t = panel.blockTable();
+    QCOMPARE(t->rowCount(), 3);
+    QCOMPARE(t->item(0, 1)->text(), QString("0 10 1"));
+    QCOMPARE(t->item(0, 3)->text(), QString("1.5"));
+    QCOMPARE(t->item(1, 3)->text(), QString("0"));
+    QCOMPARE(t->item(2, 1)->text(), QString("1 11 1"));
+    QCOMPARE(t->item(2, 2)->text(), QString("-6"));
+    // NVFP4 names its two scales.
+    QVERIFY(panel.setBlock("nvfp4", "1, 2, 3, 6"));
+    QVERIFY2(panel.blockScaleText().contains("block scale 448 (E4M3 0 1111 110)"),
+             qPrintable(panel.blockScaleText()));
+    // Bad input names the value; a block too long names the count; nothing stale is shown.
+    QVERIFY(!panel.setBlock("mxfp4", "1, x"));
+    QVERIFY2(panel.blockScaleText().contains("Value 2, \"x\", is not a number"),
+             qPrintable(panel.blockScaleText()));
+    QCOMPARE(panel.blockTable()->rowCount(), 0);
+    QString many = "1";
+    for (int i = 1; i < 17; ++i) many += ", 1";
+    QVERIFY(!panel.setBlock("nvfp4", many));
+    QVERIFY2(panel.blockScaleText().contains("17 values: one block holds 1 to 16"),
+             qPrintable(panel.blockScaleText()));
   }
 };
 
