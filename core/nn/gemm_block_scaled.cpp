@@ -32,11 +32,19 @@ std::string scaledFormatName(const std::optional<numerics::BlockScaling>& scalin
   return hadamard ? name + " hadamard" : name;
 }
 
-// Packs `src` densely into `buffer`, transforms and quantizes it; returns the packed values.
+// What a recipe keeps its scales in: "e8m0", "fp32", NVFP4's "e4m3 x fp32".
+std::string scaleFormatName(const numerics::BlockScaling& scaling) {
+  if (scaling.kind == numerics::BlockScalingKind::NVFP4) return "e4m3 x fp32";
+  return std::string(numerics::toString(scaling.scale));
+}
+
+// Packs `src` densely into `buffer`, transforms and quantizes it; returns the packed values (and,
+// on a measured step, adds the operand's scales to *scales).
 const float* prepare(const StoredOperand& src, const std::optional<numerics::BlockScaling>& scaling,
                      const std::optional<numerics::RoundingSpec>& rounding, bool hadamard,
                      std::uint64_t hadamardSeed, std::uint64_t seed, std::vector<float>& buffer,
-                     std::vector<float>& before, numerics::TensorXray* xray) {
+                     std::vector<float>& before, numerics::TensorXray* xray,
+                     std::optional<numerics::TensorXray>* scales) {
   const std::size_t cols = std::size_t(src.cols), count = std::size_t(src.rows) * cols;
   buffer.resize(count);
   for (int r = 0; r < src.rows; ++r)
@@ -46,10 +54,18 @@ const float* prepare(const StoredOperand& src, const std::optional<numerics::Blo
     numerics::randomHadamardTransform(buffer, src.rows, src.cols, src.cols, src.kAxis,
                                       hadamardSeed);
   if (xray) before.assign(buffer.begin(), buffer.end());
-  if (scaling)
+  if (scaling) {
+    numerics::BlockScalingStats stats;
     numerics::quantizeBlocks(buffer, buffer, src.rows, src.cols, src.cols, src.kAxis, *scaling,
-                             seed);
-  else if (rounding)
+                             seed, 0, scales ? &stats : nullptr);
+    if (scales) {  // merged over the calls of one measured product (a conv's image groups)
+      const numerics::TensorXray x = blockScalesXray(stats, scaling->kind);
+      if (*scales)
+        (*scales)->merge(x);
+      else
+        *scales = x;
+    }
+  } else if (rounding)
     storeTensor(rounding, buffer.data(), count, seed);
   if (xray) numerics::accumulateXray(before, buffer, *numerics::parseFormat("fp32"), *xray);
   return buffer.data();
@@ -76,13 +92,17 @@ void gemmBlockScaled(const backends::GemmPolicy& policy, Trans transA, Trans tra
   const std::uint64_t hadamardSeed = extras.seed ^ 0x48414441ull /* "HADA" */;
   const std::uint64_t seedB = extras.seed ^ 0x9e3779b97f4a7c15ull;
   GemmXraySlot* slot = extras.xray;
-  const float* pa = prepare(sa, policy.scalingA, policy.operands, policy.hadamard, hadamardSeed,
-                            extras.seed, ws.scaledA, ws.before, slot ? &slot->a : nullptr);
-  const float* pb = prepare(sb, policy.scalingB, roundingB, policy.hadamard, hadamardSeed, seedB,
-                            ws.scaledB, ws.before, slot ? &slot->b : nullptr);
+  const float* pa =
+      prepare(sa, policy.scalingA, policy.operands, policy.hadamard, hadamardSeed, extras.seed,
+              ws.scaledA, ws.before, slot ? &slot->a : nullptr, slot ? &slot->scalesA : nullptr);
+  const float* pb =
+      prepare(sb, policy.scalingB, roundingB, policy.hadamard, hadamardSeed, seedB, ws.scaledB,
+              ws.before, slot ? &slot->b : nullptr, slot ? &slot->scalesB : nullptr);
   if (slot) {
     slot->formatA = scaledFormatName(policy.scalingA, policy.operands, policy.hadamard);
     slot->formatB = scaledFormatName(policy.scalingB, roundingB, policy.hadamard);
+    if (policy.scalingA) slot->formatScalesA = scaleFormatName(*policy.scalingA);
+    if (policy.scalingB) slot->formatScalesB = scaleFormatName(*policy.scalingB);
   }
 
   // The product of the quantized operands: what remains of the policy, on dense operands.

@@ -152,6 +152,29 @@ void GemmXray::addHeld(const std::string& site, const char* quantity, std::span<
   numerics::accumulateXray(values, heldCopy_, format ? format->format : fp32Format(), record->xray);
 }
 
+numerics::TensorXray blockScalesXray(const numerics::BlockScalingStats& stats,
+                                     numerics::BlockScalingKind kind) {
+  numerics::TensorXray x;
+  x.count = stats.blocks;
+  x.nonFinite = stats.nanBlocks;
+  x.exponentBins = stats.scaleExponents;
+  std::int64_t scaled = 0;
+  for (const std::int64_t bin : stats.scaleExponents) scaled += bin;
+  // An NVFP4 block whose E4M3 scale underflowed keeps no scale (its elements are zeros): it is a
+  // nonzero group without a scale, not a group of zeros. Other recipes clamp an underflowing
+  // scale to their smallest, which is counted among the scales.
+  const std::int64_t unscaled =
+      kind == numerics::BlockScalingKind::NVFP4 ? stats.underflowedScales : 0;
+  x.zeros = stats.blocks - stats.nanBlocks - scaled - unscaled;
+  x.flushed = stats.underflowedScales;
+  x.overflowed = stats.saturatedScales;
+  if (scaled > 0) {
+    x.amax = stats.maxScale;
+    x.minNonzero = stats.minScale;
+  }
+  return x;
+}
+
 std::vector<XrayRecord> GemmXray::takeRecords() {
   std::vector<XrayRecord> records;
   if (!active_) return records;
@@ -166,6 +189,12 @@ std::vector<XrayRecord> GemmXray::takeRecords() {
       const auto [roleA, roleB] = operandRoles(s.kind, product);
       records.push_back({site, roleA, slot.formatA, slot.a});
       records.push_back({site, roleB, slot.formatB, slot.b});
+      if (slot.scalesA)
+        records.push_back(
+            {site, std::string(roleA) + " scales", slot.formatScalesA, *slot.scalesA});
+      if (slot.scalesB)
+        records.push_back(
+            {site, std::string(roleB) + " scales", slot.formatScalesB, *slot.scalesB});
       records.push_back({site, "output", slot.formatOutput, slot.output});
       slot = GemmXraySlot{};
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/backends/precision_policy.h"
+#include "core/numerics/block_scaling.h"
 #include "core/numerics/tensor_xray.h"
 
 namespace paritylab::nn {
@@ -22,6 +23,10 @@ namespace paritylab::nn {
 struct GemmXraySlot {
   numerics::TensorXray a, b, output;
   std::string formatA, formatB, formatOutput;
+  // A block-scaled operand's scales, one value per scaling group (blockScalesXray); recorded as
+  // the operand "<role> scales" ("input scales") in the format they are kept in ("e8m0").
+  std::optional<numerics::TensorXray> scalesA, scalesB;
+  std::string formatScalesA, formatScalesB;
   bool used = false;
 };
 
@@ -38,6 +43,14 @@ struct XraySample {
   int epoch = 0;          // 1-based
   std::vector<XrayRecord> records;
 };
+
+// The scales of a block-scaled operand as a TensorXray with one value per scaling group: count =
+// groups, exponentBins / amax / minNonzero over the groups' decode scales, nonFinite = NaN
+// groups, zeros = groups without a scale (all-zero NVFP4 blocks), overflowed = groups whose scale
+// saturated, flushed = groups whose scale underflowed (docs/block-formats.md). No energies: a
+// scale has no rounding error of its own to measure.
+numerics::TensorXray blockScalesXray(const numerics::BlockScalingStats& stats,
+                                     numerics::BlockScalingKind kind);
 
 // "fwd", "dgrad", "wgrad".
 const char* productSuffix(backends::Product product);

@@ -641,6 +641,11 @@ class LineQuantizer {
       const double decode = scale.decodeScale();
       stats_.minScale = std::min(stats_.minScale, decode);
       stats_.maxScale = std::max(stats_.maxScale, decode);
+      if (energy_) {  // only when the caller asked for statistics
+        const int e =
+            std::clamp(exponentOf(decode), TensorXray::kMinExponent, TensorXray::kMaxExponent);
+        ++stats_.scaleExponents[std::size_t(e - TensorXray::kMinExponent)];
+      }
     }
   }
 
@@ -936,6 +941,8 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
     stats->nanBlocks += local.nanBlocks;
     stats->signalEnergy += local.signalEnergy;
     stats->errorEnergy += local.errorEnergy;
+    for (std::size_t i = 0; i < local.scaleExponents.size(); ++i)
+      stats->scaleExponents[i] += local.scaleExponents[i];
   }
 }
 

@@ -18,6 +18,7 @@
 
 #include "core/numerics/float_format.h"
 #include "core/numerics/rounding.h"
+#include "core/numerics/tensor_xray.h"
 
 namespace paritylab::numerics {
 
@@ -120,6 +121,9 @@ struct BlockScalingStats {
   // Over the inputs x that are finite and whose output y is finite: sum x^2 and sum (x - y)^2.
   double signalEnergy = 0.0;
   double errorEnergy = 0.0;
+  // The decode scales' binary exponents floor(log2 scale), over the groups counted in minScale
+  // and maxScale, in TensorXray's bins ([e - TensorXray::kMinExponent], clamped to its range).
+  std::array<std::int64_t, TensorXray::kExponentBins> scaleExponents{};
 
   // 10 log10(signal / error) in dB; +inf when exact, NaN without signal.
   double sqnrDb() const;

@@ -121,6 +121,61 @@ TEST(BlockScaledGemm, TheXrayMeasuresEachOperandAgainstItsRecipe) {
   EXPECT_GT(slot.a.errorEnergy, 0.0);  // fp4 elements lose most of each value's bits
   EXPECT_LT(slot.a.sqnrDb(), 25.0);
   EXPECT_EQ(slot.output.count, m * n);
+  // The scales of each operand: one per 32-element block along K, each a power of two.
+  ASSERT_TRUE(slot.scalesA && slot.scalesB);
+  EXPECT_EQ(slot.formatScalesA, "e8m0");
+  EXPECT_EQ(slot.scalesA->count, m * k / 32);
+  EXPECT_EQ(slot.scalesB->count, n * k / 32);
+  std::int64_t binned = 0;
+  for (const std::int64_t bin : slot.scalesA->exponentBins) binned += bin;
+  EXPECT_EQ(binned, m * k / 32);
+  EXPECT_EQ(std::exp2(std::floor(std::log2(slot.scalesA->amax))), slot.scalesA->amax);
+  EXPECT_EQ(slot.scalesA->flushed + slot.scalesA->overflowed + slot.scalesA->nonFinite, 0);
+}
+
+// A block's scale worked by hand: MX FP4 keeps 2^(floor(log2 amax) - 2). Row 0 of A has amax 3
+// (scale 2^-1), row 1 amax 8 (scale 2^1); an all-zero row keeps E8M0's smallest scale, 2^-127.
+// NVFP4's scale that underflows leaves a nonzero block without a scale (flushed, not a zero).
+TEST(BlockScaledGemm, TheXraysScalesAreEachBlocksStoredScale) {
+  const int m = 3, n = 1, k = 32;
+  std::vector<float> a(std::size_t(m) * k, 0.0f), b(std::size_t(k) * n, 1.0f);
+  a[0] = 3.0f;
+  a[std::size_t(k)] = 8.0f;
+  GemmXraySlot slot;
+  GemmExtras extras;
+  extras.xray = &slot;
+  GemmWorkspace ws;
+  std::vector<float> c(std::size_t(m) * n);
+  gemm(backends::presetPolicy("mxfp4").linear.forward, Trans::No, Trans::No, m, n, k, 1.0f,
+       a.data(), k, b.data(), n, 0.0f, c.data(), n, ws, extras);
+  ASSERT_TRUE(slot.scalesA);
+  const numerics::TensorXray& s = *slot.scalesA;
+  const auto bin = [&s](int e) {
+    return s.exponentBins[std::size_t(e - numerics::TensorXray::kMinExponent)];
+  };
+  EXPECT_EQ(s.count, 3);
+  EXPECT_EQ(bin(-1), 1);
+  EXPECT_EQ(bin(1), 1);
+  EXPECT_EQ(bin(-127), 1);
+  EXPECT_EQ(s.amax, 2.0);
+  EXPECT_EQ(s.minNonzero, 0x1p-127);
+
+  // NVFP4: one block of amax 1e-30 beside one of amax 1: s_t = 1 / 2688, and the small block's
+  // E4M3 scale 1e-30 x 2688 / 6 rounds to 0.
+  GemmXraySlot nv;
+  extras.xray = &nv;
+  std::vector<float> a2(32, 0.0f), b2(32, 1.0f);
+  a2[0] = 1.0f;
+  a2[16] = 1e-30f;
+  std::vector<float> c2(1);
+  gemm(backends::presetPolicy("nvfp4").linear.forward, Trans::No, Trans::No, 1, 1, 32, 1.0f,
+       a2.data(), 32, b2.data(), 1, 0.0f, c2.data(), 1, ws, extras);
+  ASSERT_TRUE(nv.scalesA);
+  EXPECT_EQ(nv.formatScalesA, "e4m3 x fp32");
+  EXPECT_EQ(nv.scalesA->count, 2);
+  EXPECT_EQ(nv.scalesA->flushed, 1);
+  EXPECT_EQ(nv.scalesA->zeros, 0);
+  EXPECT_EQ(nv.scalesA->nonzeroFinite(), 2);
 }
 
 }  // namespace

@@ -25,6 +25,28 @@ std::string operandText(const std::string& site, const std::string& operand) {
   return operand == "output" ? site + "'s output" : site + "'s " + operand + " operand";
 }
 
+// A block-scaled operand's scales ("input scales"): one value per block, whose underflow and
+// overflow are the blocks' scales underflowing or saturating, not values flushed.
+bool isScales(const std::string& operand) {
+  return operand.ends_with(" scales");
+}
+
+std::string underflowText(const std::string& site, const std::string& operand,
+                          const std::string& format) {
+  if (isScales(operand))
+    return "the blocks of " + site + "'s " + operand.substr(0, operand.size() - 7) +
+           " operand have a scale that underflows " + format;
+  return operandText(site, operand) + " flushes to zero in " + format;
+}
+
+std::string overflowText(const std::string& site, const std::string& operand,
+                         const std::string& format) {
+  if (isScales(operand))
+    return "the blocks of " + site + "'s " + operand.substr(0, operand.size() - 7) +
+           " operand have a scale that saturates " + format;
+  return operandText(site, operand) + " overflows " + format;
+}
+
 std::string when(const XrayWorst& w) {
   return "step " + std::to_string(w.step) + ", epoch " + std::to_string(w.epoch);
 }
@@ -110,9 +132,9 @@ std::vector<std::string> xrayFindings(const std::vector<XraySiteSummary>& summar
     if ((*worst)->underflow.value >= kNotableFraction) {
       const XraySiteSummary& w = **worst;
       std::string line = w.backend + ": up to " + percentText(w.underflow.value) + " of " +
-                         operandText(site, operand) + " flushes to zero in " + w.format +
-                         " (from epoch " + std::to_string(w.firstUnderflowEpoch) + "; worst at " +
-                         when(w.underflow) + ")";
+                         underflowText(site, operand, w.format) + " (from epoch " +
+                         std::to_string(w.firstUnderflowEpoch) + "; worst at " + when(w.underflow) +
+                         ")";
       for (const auto* s : group) {
         if (s != &w) line += "; " + s->backend + ": " + percentText(s->underflow.value);
       }
@@ -121,7 +143,7 @@ std::vector<std::string> xrayFindings(const std::vector<XraySiteSummary>& summar
     for (const auto* s : group) {
       if (s->overflow.value > 0.0) {
         findings.push_back(s->backend + ": " + percentText(s->overflow.value) + " of " +
-                           operandText(site, operand) + " overflows " + s->format + " (worst at " +
+                           overflowText(site, operand, s->format) + " (worst at " +
                            when(s->overflow) + ")");
       }
     }

@@ -238,6 +238,27 @@ TEST(XrayStore, Version4DatabaseGainsTheTableForWritingAndReadsAsNoSamples) {
   EXPECT_TRUE(ResultsStore::open(path)->openNotes().empty());  // migrated once
 }
 
+// A block-scaled operand's scales are findings about blocks: their scale underflows or saturates
+// the scale's format, never "flushes to zero".
+TEST(XrayFindings, ABlockScaledOperandsScalesAreSpokenOfAsBlocks) {
+  XraySiteSummary s;
+  s.backend = "nvfp4";
+  s.site = "fc1.wgrad";
+  s.operand = "grad scales";
+  s.format = "e4m3 x fp32";
+  s.underflow = {0.25, 1, 40, 2};
+  s.overflow = {0.02, 1, 41, 2};
+  s.firstUnderflowEpoch = 1;
+  const auto findings = xrayFindings({s});
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0],
+            "nvfp4: up to 25% of the blocks of fc1.wgrad's grad operand have a scale that "
+            "underflows e4m3 x fp32 (from epoch 1; worst at step 40, epoch 2)");
+  EXPECT_EQ(findings[1],
+            "nvfp4: 2.0% of the blocks of fc1.wgrad's grad operand have a scale that saturates "
+            "e4m3 x fp32 (worst at step 41, epoch 2)");
+}
+
 TEST(XrayStore, HistogramTextRejectsGarbageNamingIt) {
   numerics::TensorXray x;
   EXPECT_THROW(parseExponentHistogram("3:4 banana", x), std::runtime_error);
