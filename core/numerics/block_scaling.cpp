@@ -163,7 +163,10 @@ GroupScale nvfp4Scale(const GroupAmax& g, double tensorScale, double quotient, d
     s.zero = true;
     return s;
   }
-  if (quotient > kE4M3Max) ++stats.saturatedScales;
+  // Saturated: past where E4M3's nearest rounding would overflow (448 + half its ulp of 32). The
+  // block holding the tensor's amax has a quotient of 448 up to the fp32 rounding of s_t: its
+  // scale is E4M3's largest, not clipped.
+  if (quotient >= kE4M3Max + 16.0) ++stats.saturatedScales;
   if (blockScale == 0.0) {
     ++stats.underflowedScales;
     s.zero = true;

@@ -176,6 +176,8 @@ TEST(BlockScaledGemm, TheXraysScalesAreEachBlocksStoredScale) {
   EXPECT_EQ(nv.scalesA->flushed, 1);
   EXPECT_EQ(nv.scalesA->zeros, 0);
   EXPECT_EQ(nv.scalesA->nonzeroFinite(), 2);
+  // The block holding the tensor's amax keeps E4M3's largest scale, 448: not a saturated one.
+  EXPECT_EQ(nv.scalesA->overflowed, 0);
 }
 
 }  // namespace
