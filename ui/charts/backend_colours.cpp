@@ -7,8 +7,10 @@
 namespace paritylab::ui {
 namespace {
 
-// Tableau 10 (Tableau's 2016 default), in its own order.
-constexpr QRgb kTableau10[BackendColours::kPresetPaletteSize] = {
+// Tableau 10 (Tableau's 2016 default), in its own order, then the darkest of each hue group of
+// d3's category20b for the presets past ten (the fp8 and block-scaled recipes): dark enough to
+// read as lines on white and far from every Tableau 10 entry.
+constexpr QRgb kPresetPalette[BackendColours::kPresetPaletteSize] = {
     0x1f77b4,  // 0 blue
     0xff7f0e,  // 1 orange
     0x2ca02c,  // 2 green
@@ -19,6 +21,11 @@ constexpr QRgb kTableau10[BackendColours::kPresetPaletteSize] = {
     0x7f7f7f,  // 7 grey
     0xbcbd22,  // 8 olive
     0x17becf,  // 9 cyan
+    0x393b79,  // 10 indigo
+    0x637939,  // 11 moss
+    0x8c6d31,  // 12 ochre
+    0x843c39,  // 13 brick
+    0x7b4173,  // 14 plum
 };
 
 // Okabe & Ito (2008), "Color Universal Design", in its own order; yellow #f0e442 darkened.
@@ -41,7 +48,8 @@ struct PresetEntry {
 // tpu-bf16) takes blue, orange and green, the most distinct entries.
 constexpr PresetEntry kPresets[] = {
     {"cpu-fp32", 0},  {"gpu-tf32", 1}, {"tpu-bf16", 2},   {"gpu-amp-bf16", 3}, {"gpu-amp-fp16", 4},
-    {"pure-bf16", 5}, {"fp8-e4m3", 6}, {"tpu-bf16x3", 9}, {"tpu-bf16x6", 8},
+    {"pure-bf16", 5}, {"fp8-e4m3", 6}, {"tpu-bf16x3", 9}, {"tpu-bf16x6", 8},   {"fp8-e4m3fnuz", 7},
+    {"mxfp8", 10},    {"mxfp6", 11},   {"mxfp4", 12},     {"nvfp4", 13},
 };
 
 std::uint32_t fnv1a(const QByteArray& bytes) {
@@ -69,7 +77,7 @@ int BackendColours::paletteIndex(const QString& backend) {
 
 QColor BackendColours::of(const QString& backend) {
   const int index = paletteIndex(backend);
-  return QColor::fromRgb(isPreset(backend) ? kTableau10[index] : kOkabeIto[index]);
+  return QColor::fromRgb(isPreset(backend) ? kPresetPalette[index] : kOkabeIto[index]);
 }
 
 QIcon BackendColours::swatch(const QString& backend, int size) {

@@ -2,11 +2,13 @@
 // One colour per backend name, the same in every view (runs table, curves, histogram, statistics,
 // exports) and in every session, whatever order the runs start in.
 //
-// The emulated presets (core/backends/presets.cpp) each own a fixed entry of Tableau 10. Any other
-// name (an imported "xla" or "cuda", a custom policy) takes the Okabe–Ito colour picked by a
-// 32-bit FNV-1a hash of its UTF-8 bytes: stable across sessions and machines. Both palettes are
-// colour-blind-friendly; Okabe–Ito's yellow is darkened to be visible as a line on white. Two
-// non-preset names can share a colour; the legend names each backend.
+// The emulated presets (core/backends/presets.cpp) each own a fixed entry: Tableau 10 for the
+// first ten, then five dark entries of d3's category20b for the fp8 and block-scaled recipes, so
+// no two presets look alike. Any other name (an imported "xla" or "cuda", a custom policy) takes
+// the Okabe–Ito colour picked by a 32-bit FNV-1a hash of its UTF-8 bytes: stable across sessions
+// and machines. Tableau 10 and Okabe–Ito are colour-blind-friendly; Okabe–Ito's yellow is
+// darkened to be visible as a line on white. Two non-preset names can share a colour; the legend
+// names each backend.
 
 #include <QColor>
 #include <QIcon>
@@ -16,14 +18,14 @@ namespace paritylab::ui {
 
 class BackendColours {
  public:
-  static constexpr int kPresetPaletteSize = 10;  // Tableau 10
+  static constexpr int kPresetPaletteSize = 15;  // Tableau 10 and five of d3's category20b
   static constexpr int kHashPaletteSize = 8;     // Okabe–Ito
 
   // The colour of a backend by name.
   static QColor of(const QString& backend);
   // True when `backend` is an emulated preset with its own fixed palette entry.
   static bool isPreset(const QString& backend);
-  // The entry used for `backend`: in Tableau 10 for a preset, else in Okabe–Ito.
+  // The entry used for `backend`: in the preset palette for a preset, else in Okabe–Ito.
   static int paletteIndex(const QString& backend);
   // A small filled square of the backend's colour, for table cells and combo boxes.
   static QIcon swatch(const QString& backend, int size = 12);

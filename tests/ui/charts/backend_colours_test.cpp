@@ -8,6 +8,7 @@
 #include <QTableWidget>
 #include <QtTest>
 
+#include "core/backends/precision_policy.h"
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/panels/distributions/distributions_panel.h"
 #include "ui/panels/runs/runs_table_model.h"
@@ -58,12 +59,11 @@ class BackendColoursTest : public QObject {
     QCOMPARE(BackendColours::of("tpu-bf16"), QColor(0x2c, 0xa0, 0x2c));
     // Every preset of the project has its own entry.
     QSet<int> used;
-    for (const char* name : {"cpu-fp32", "gpu-tf32", "gpu-amp-bf16", "gpu-amp-fp16", "tpu-bf16",
-                             "tpu-bf16x3", "tpu-bf16x6", "pure-bf16", "fp8-e4m3"}) {
-      QVERIFY2(BackendColours::isPreset(name), name);
-      used.insert(BackendColours::paletteIndex(name));
+    for (const std::string& name : paritylab::backends::presetNames()) {
+      QVERIFY2(BackendColours::isPreset(QString::fromStdString(name)), name.c_str());
+      used.insert(BackendColours::paletteIndex(QString::fromStdString(name)));
     }
-    QCOMPARE(used.size(), 9);
+    QCOMPARE(used.size(), int(paritylab::backends::presetNames().size()));
     // Other names: Okabe-Ito entry FNV-1a 32-bit mod 8; "xla" -> 0 (black), "cuda" -> 6
     // (vermillion), computed independently in Python:
     // h = 2166136261; for c in s.encode(): h = ((h ^ c) * 16777619) % 2**32.
