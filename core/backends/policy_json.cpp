@@ -262,6 +262,12 @@ json gemmToJson(const GemmPolicy& g) {
   return j;
 }
 
+json productToJson(const ProductPolicy& pp) {
+  return json{{"forward", gemmToJson(pp.forward)},
+              {"backwardData", gemmToJson(pp.backwardData)},
+              {"backwardWeight", gemmToJson(pp.backwardWeight)}};
+}
+
 void productFromJson(const json& j, const std::string& path, ProductPolicy& p) {
   checkKeys(j, path, {"forward", "backwardData", "backwardWeight"});
   if (j.contains("forward")) gemmFromJson(j["forward"], join(path, "forward"), p.forward);
@@ -360,16 +366,11 @@ ProductOverride overrideFromJson(const json& j, const std::string& path, bool fp
 }
 
 json overrideToJson(const ProductOverride& o) {
-  const auto product = [](const ProductPolicy& pp) {
-    return json{{"forward", gemmToJson(pp.forward)},
-                {"backwardData", gemmToJson(pp.backwardData)},
-                {"backwardWeight", gemmToJson(pp.backwardWeight)}};
-  };
   json j = {{"layers", o.layers}, {"products", productsToJson(o)}};
   if (!o.preset.empty()) j["preset"] = o.preset;
-  j["linear"] = product(o.linear);
-  j["conv"] = product(o.conv);
-  j["attention"] = product(o.attention);
+  j["linear"] = productToJson(o.linear);
+  j["conv"] = productToJson(o.conv);
+  j["attention"] = productToJson(o.attention);
   return j;
 }
 
@@ -542,17 +543,12 @@ PrecisionPolicy policyFromJson(const json& j) {
 }
 
 json policyToJson(const PrecisionPolicy& p) {
-  const auto product = [](const ProductPolicy& pp) {
-    return json{{"forward", gemmToJson(pp.forward)},
-                {"backwardData", gemmToJson(pp.backwardData)},
-                {"backwardWeight", gemmToJson(pp.backwardWeight)}};
-  };
   const auto& ls = p.lossScaling;
   json j = {{"name", p.name},
             {"description", p.description},
-            {"linear", product(p.linear)},
-            {"conv", product(p.conv)},
-            {"attention", product(p.attention)},
+            {"linear", productToJson(p.linear)},
+            {"conv", productToJson(p.conv)},
+            {"attention", productToJson(p.attention)},
             {"storage",
              {{"activations", specToJson(p.storage.activations)},
               {"weights", specToJson(p.storage.weights)},

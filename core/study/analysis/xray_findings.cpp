@@ -31,20 +31,17 @@ bool isScales(const std::string& operand) {
   return operand.ends_with(" scales");
 }
 
-std::string underflowText(const std::string& site, const std::string& operand,
-                          const std::string& format) {
+// What a fraction of an operand does: "<site>'s grad operand flushes to zero in fp16", or for a
+// block-scaled operand's scales "the blocks of <site>'s grad operand have a scale that
+// underflows e8m0". `valuesVerb` / `scalesVerb`: what happened ("flushes to zero in",
+// "underflows").
+std::string fractionText(const std::string& site, const std::string& operand,
+                         const std::string& format, const std::string& valuesVerb,
+                         const std::string& scalesVerb) {
   if (isScales(operand))
     return "the blocks of " + site + "'s " + operand.substr(0, operand.size() - 7) +
-           " operand have a scale that underflows " + format;
-  return operandText(site, operand) + " flushes to zero in " + format;
-}
-
-std::string overflowText(const std::string& site, const std::string& operand,
-                         const std::string& format) {
-  if (isScales(operand))
-    return "the blocks of " + site + "'s " + operand.substr(0, operand.size() - 7) +
-           " operand have a scale that saturates " + format;
-  return operandText(site, operand) + " overflows " + format;
+           " operand have a scale that " + scalesVerb + " " + format;
+  return operandText(site, operand) + " " + valuesVerb + " " + format;
 }
 
 std::string when(const XrayWorst& w) {
@@ -132,9 +129,9 @@ std::vector<std::string> xrayFindings(const std::vector<XraySiteSummary>& summar
     if ((*worst)->underflow.value >= kNotableFraction) {
       const XraySiteSummary& w = **worst;
       std::string line = w.backend + ": up to " + percentText(w.underflow.value) + " of " +
-                         underflowText(site, operand, w.format) + " (from epoch " +
-                         std::to_string(w.firstUnderflowEpoch) + "; worst at " + when(w.underflow) +
-                         ")";
+                         fractionText(site, operand, w.format, "flushes to zero in", "underflows") +
+                         " (from epoch " + std::to_string(w.firstUnderflowEpoch) + "; worst at " +
+                         when(w.underflow) + ")";
       for (const auto* s : group) {
         if (s != &w) line += "; " + s->backend + ": " + percentText(s->underflow.value);
       }
@@ -143,8 +140,8 @@ std::vector<std::string> xrayFindings(const std::vector<XraySiteSummary>& summar
     for (const auto* s : group) {
       if (s->overflow.value > 0.0) {
         findings.push_back(s->backend + ": " + percentText(s->overflow.value) + " of " +
-                           overflowText(site, operand, s->format) + " (worst at " +
-                           when(s->overflow) + ")");
+                           fractionText(site, operand, s->format, "overflows", "saturates") +
+                           " (worst at " + when(s->overflow) + ")");
       }
     }
   }
