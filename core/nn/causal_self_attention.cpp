@@ -26,6 +26,17 @@ GemmExtras forHead(GemmExtras e, int bh, const StepContext& ctx, const backends:
   return e;
 }
 
+// A stored activation (Q, K, V, P) rounded once for its products: none when the store step
+// already rounded it as the product does (forHead then reads it as it is).
+const float* roundedOnce(RoundedCopy& copy, const Tensor& t, const StepContext& ctx,
+                         const backends::GemmPolicy& p, Operand which, const GemmExtras& e) {
+  if (operandAlreadyStored(ctx.policy->storage.activations, p, which, e)) {
+    copy.clear();
+    return nullptr;
+  }
+  return copy.round(t.data(), t.size(), p, which, e);
+}
+
 }  // namespace
 
 CausalSelfAttention::CausalSelfAttention(ModelBuilder& builder, const std::string& name, int embd,
@@ -89,10 +100,15 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
   const GemmExtras scores = ctx.gemmExtras(qkSite_, LayerKind::Attention, Product::Forward,
                                            q_.data(), q_.size(), k_.data(), k_.size());
   const backends::GemmPolicy& fwd = ctx.gemmPolicy(qkSite_, LayerKind::Attention, Product::Forward);
-  for (int bh = 0; bh < b * h; ++bh)  // S = scale * Q K^T
-    gemm(fwd, Trans::No, Trans::Yes, t, t, d, scale, q_.data() + bh * td, d, k_.data() + bh * td, d,
-         0.0f, p_.data() + bh * tt, t, *ctx.workspace,
-         forHead(scores, bh, ctx, fwd, q_.data() + bh * td, k_.data() + bh * td));
+  const float* qr = roundedOnce(qRounded_, q_, ctx, fwd, Operand::A, scores);
+  const float* kr = roundedOnce(kRounded_, k_, ctx, fwd, Operand::B, scores);
+  for (int bh = 0; bh < b * h; ++bh) {  // S = scale * Q K^T
+    GemmExtras e = forHead(scores, bh, ctx, fwd, q_.data() + bh * td, k_.data() + bh * td);
+    const float* qh = useRounded(qr, q_.data(), bh * td, Operand::A, e);
+    const float* kh = useRounded(kr, k_.data(), bh * td, Operand::B, e);
+    gemm(fwd, Trans::No, Trans::Yes, t, t, d, scale, qh, d, kh, d, 0.0f, p_.data() + bh * tt, t,
+         *ctx.workspace, e);
+  }
   // Causal softmax of each row: P[i, j] = exp(S[i, j] - max) / sum over j <= i, in fp32, or with
   // the scores, exponentials, sum and probabilities held in the policy's softmax format.
   const auto& held = ctx.policy->elementwise.softmax;
@@ -120,11 +136,14 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
   const GemmExtras values = ctx.gemmExtras(pvSite_, LayerKind::Attention, Product::Forward,
                                            p_.data(), p_.size(), v_.data(), v_.size());
   const backends::GemmPolicy& pv = ctx.gemmPolicy(pvSite_, LayerKind::Attention, Product::Forward);
+  const float* pr = roundedOnce(pRounded_, p_, ctx, pv, Operand::A, values);
+  const float* vr = roundedOnce(vRounded_, v_, ctx, pv, Operand::B, values);
   for (int bh = 0; bh < b * h; ++bh) {  // O[b, :, head] = P V
     float* o = o_.data() + std::size_t(bh / h) * t * c + std::size_t(bh % h) * d;
-    gemm(pv, Trans::No, Trans::No, t, d, t, 1.0f, p_.data() + bh * tt, t, v_.data() + bh * td, d,
-         0.0f, o, c, *ctx.workspace,
-         forHead(values, bh, ctx, pv, p_.data() + bh * tt, v_.data() + bh * td));
+    GemmExtras e = forHead(values, bh, ctx, pv, p_.data() + bh * tt, v_.data() + bh * td);
+    const float* ph = useRounded(pr, p_.data(), bh * tt, Operand::A, e);
+    const float* vh = useRounded(vr, v_.data(), bh * td, Operand::B, e);
+    gemm(pv, Trans::No, Trans::No, t, d, t, 1.0f, ph, t, vh, d, 0.0f, o, c, *ctx.workspace, e);
   }
   ctx.storeActivation(o_, qkSite_ * 64 + 4);
   return cProj_.forward(o_, ctx);
@@ -152,15 +171,23 @@ const Tensor& CausalSelfAttention::backward(const Tensor& dy, StepContext& ctx) 
                                              dout.data(), dout.size(), v_.data(), v_.size());
   const GemmExtras dvExtras = ctx.gemmExtras(pvSite_, LayerKind::Attention, Product::BackwardWeight,
                                              dout.data(), dout.size(), p_.data(), p_.size());
+  const float* dOr = dOutRounded_.round(dout.data(), dout.size(), data, Operand::A, dpExtras);
+  const float* dOrForWeight = dOutRounded_.forProduct(weight, Operand::A, dvExtras);
+  const float* vr = vRounded_.forProduct(data, Operand::B, dpExtras);
+  const float* pr = pRounded_.forProduct(weight, Operand::B, dvExtras);
   for (int bh = 0; bh < b * h; ++bh) {
     const int bi = bh / h, hi = bh % h;
-    const float* dO = dout.data() + std::size_t(bi) * t * c + std::size_t(hi) * d;
-    gemm(data, Trans::No, Trans::Yes, t, t, d, 1.0f, dO, c, v_.data() + bh * td, d, 0.0f,
-         dp_.data() + bh * tt, t, *ctx.workspace,
-         forHead(dpExtras, bh, ctx, data, nullptr, v_.data() + bh * td));
-    gemm(weight, Trans::Yes, Trans::No, d, t, t, 1.0f, dO, c, p_.data() + bh * tt, t, 0.0f,
-         dvT_.data(), t, *ctx.workspace,
-         forHead(dvExtras, bh, ctx, weight, nullptr, p_.data() + bh * tt));
+    const std::size_t at = std::size_t(bi) * t * c + std::size_t(hi) * d;
+    GemmExtras e = forHead(dpExtras, bh, ctx, data, nullptr, v_.data() + bh * td);
+    const float* dO = useRounded(dOr, dout.data(), at, Operand::A, e);
+    const float* vh = useRounded(vr, v_.data(), bh * td, Operand::B, e);
+    gemm(data, Trans::No, Trans::Yes, t, t, d, 1.0f, dO, c, vh, d, 0.0f, dp_.data() + bh * tt, t,
+         *ctx.workspace, e);
+    e = forHead(dvExtras, bh, ctx, weight, nullptr, p_.data() + bh * tt);
+    dO = useRounded(dOrForWeight, dout.data(), at, Operand::A, e);
+    const float* ph = useRounded(pr, p_.data(), bh * tt, Operand::B, e);
+    gemm(weight, Trans::Yes, Trans::No, d, t, t, 1.0f, dO, c, ph, t, 0.0f, dvT_.data(), t,
+         *ctx.workspace, e);
     for (int ti = 0; ti < t; ++ti) {
       float* dv = dqkv_.data() + (std::size_t(bi) * t + ti) * 3 * c + 2 * c + hi * d;
       for (int di = 0; di < d; ++di) dv[di] = dvT_[std::size_t(di) * t + ti];
@@ -186,15 +213,23 @@ const Tensor& CausalSelfAttention::backward(const Tensor& dy, StepContext& ctx) 
                                              dp_.data(), dp_.size(), k_.data(), k_.size());
   const GemmExtras dkExtras = ctx.gemmExtras(qkSite_, LayerKind::Attention, Product::BackwardWeight,
                                              dp_.data(), dp_.size(), q_.data(), q_.size());
+  const float* dsr = dsRounded_.round(dp_.data(), dp_.size(), qkData, Operand::A, dqExtras);
+  const float* dsrForWeight = dsRounded_.forProduct(qkWeight, Operand::A, dkExtras);
+  const float* kr = kRounded_.forProduct(qkData, Operand::B, dqExtras);
+  const float* qr = qRounded_.forProduct(qkWeight, Operand::B, dkExtras);
   for (int bh = 0; bh < b * h; ++bh) {
     const int bi = bh / h, hi = bh % h;
     float* dq = dqkv_.data() + std::size_t(bi) * t * 3 * c + std::size_t(hi) * d;
-    gemm(qkData, Trans::No, Trans::No, t, d, t, 1.0f, dp_.data() + bh * tt, t, k_.data() + bh * td,
-         d, 0.0f, dq, 3 * c, *ctx.workspace,
-         forHead(dqExtras, bh, ctx, qkData, nullptr, k_.data() + bh * td));
-    gemm(qkWeight, Trans::Yes, Trans::No, t, d, t, 1.0f, dp_.data() + bh * tt, t,
-         q_.data() + bh * td, d, 0.0f, dq + c, 3 * c, *ctx.workspace,
-         forHead(dkExtras, bh, ctx, qkWeight, nullptr, q_.data() + bh * td));
+    GemmExtras e = forHead(dqExtras, bh, ctx, qkData, nullptr, k_.data() + bh * td);
+    const float* ds = useRounded(dsr, dp_.data(), bh * tt, Operand::A, e);
+    const float* kh = useRounded(kr, k_.data(), bh * td, Operand::B, e);
+    gemm(qkData, Trans::No, Trans::No, t, d, t, 1.0f, ds, t, kh, d, 0.0f, dq, 3 * c, *ctx.workspace,
+         e);
+    e = forHead(dkExtras, bh, ctx, qkWeight, nullptr, q_.data() + bh * td);
+    ds = useRounded(dsrForWeight, dp_.data(), bh * tt, Operand::A, e);
+    const float* qh = useRounded(qr, q_.data(), bh * td, Operand::B, e);
+    gemm(qkWeight, Trans::Yes, Trans::No, t, d, t, 1.0f, ds, t, qh, d, 0.0f, dq + c, 3 * c,
+         *ctx.workspace, e);
   }
   ctx.storeGradient(dqkv_.data(), dqkv_.size(), qkSite_);
   cAttn_.setNeedInputGrad(needInputGrad_);

@@ -43,7 +43,9 @@ class CausalSelfAttention : public Layer {
   Tensor o_;                 // [B, T, C]
   Tensor dp_;                // [B, nHead, T, T]: dP, then dS
   Tensor dqkv_;              // [B, T, 3C]
-  std::vector<float> dvT_;   // one head's dV^T [headDim, T]
+  // Q, K, V, P, dO and dS rounded once for the products that read them alike.
+  RoundedCopy qRounded_, kRounded_, vRounded_, pRounded_, dOutRounded_, dsRounded_;
+  std::vector<float> dvT_;  // one head's dV^T [headDim, T]
 };
 
 }  // namespace paritylab::nn

@@ -22,24 +22,36 @@ const numerics::Rounder* heldIn(const std::optional<numerics::RoundingSpec>& for
 void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* out, std::size_t n,
                    const backends::ReductionPolicy& reduction, std::uint64_t seed) {
   const numerics::Rounder* held = heldIn(reduction.allReduce);
+  if (reduction.order == backends::ReduceOrder::Tree) {
+    // Block by block, so that a block's partial sums stay in cache: every element sees the same
+    // additions and roundings, in the same order, as a pass of the tree over whole arrays, and
+    // each rounding draws from the stream it would draw from there (draw d: offsets d * n + i).
+    constexpr std::size_t kBlock = 4096;
+    for (std::size_t lo = 0; lo < n; lo += kBlock) {
+      const std::size_t len = std::min(kBlock, n - lo);
+      const auto at = [&](float* values) { return Map(values + lo, Eigen::Index(len)); };
+      std::uint64_t draw = 0;
+      const auto hold = [&](float* values) {
+        if (held) held->apply({values + lo, len}, seed, (draw++) * n + lo);
+      };
+      for (int r = 0; held && r < count; ++r) hold(replicas[std::size_t(r)].data());
+      for (int stride = 1; stride < count; stride *= 2)
+        for (int r = 0; r + stride < count; r += 2 * stride) {
+          float* into = replicas[std::size_t(r)].data();
+          at(into) += at(replicas[std::size_t(r + stride)].data());
+          hold(into);
+        }
+      at(out) = at(replicas[0].data()) / float(count);
+      hold(out);
+    }
+    return;
+  }
   // Each rounding of the reduction draws from its own stream (stochastic formats).
   std::uint64_t draw = 0;
   const auto hold = [&](float* values, std::size_t size) {
     if (held) held->apply({values, size}, seed, (draw++) * n);
   };
   for (int r = 0; held && r < count; ++r) hold(replicas[std::size_t(r)].data(), n);
-  if (reduction.order == backends::ReduceOrder::Tree) {
-    for (int stride = 1; stride < count; stride *= 2)
-      for (int r = 0; r + stride < count; r += 2 * stride) {
-        float* into = replicas[std::size_t(r)].data();
-        Map(into, Eigen::Index(n)) +=
-            Map(replicas[std::size_t(r + stride)].data(), Eigen::Index(n));
-        hold(into, n);
-      }
-    Map(out, Eigen::Index(n)) = Map(replicas[0].data(), Eigen::Index(n)) / float(count);
-    hold(out, n);
-    return;
-  }
   for (int c = 0; c < count; ++c) {  // ring: chunk c from replica c + 1 round to replica c
     const std::size_t lo = n * std::size_t(c) / std::size_t(count);
     const std::size_t hi = n * std::size_t(c + 1) / std::size_t(count);

@@ -66,8 +66,10 @@ Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
       ctx.gemmExtras(site_, LayerKind::Linear, Product::Forward, x.data(), x.size(), w, nw);
   const backends::GemmPolicy& policy = ctx.gemmPolicy(site_, LayerKind::Linear, Product::Forward);
   w = ctx.sharedOperand(weight_, policy, Operand::B, extras, w, nw);
-  gemm(policy, Trans::No, Trans::Yes, n, out_, in_, 1.0f, x.data(), in_, w, in_,
-       bias_ >= 0 ? 1.0f : 0.0f, y_.data(), out_, *ctx.workspace, extras);
+  const float* a = useRounded(xRounded_.round(x.data(), x.size(), policy, Operand::A, extras),
+                              x.data(), 0, Operand::A, extras);
+  gemm(policy, Trans::No, Trans::Yes, n, out_, in_, 1.0f, a, in_, w, in_, bias_ >= 0 ? 1.0f : 0.0f,
+       y_.data(), out_, *ctx.workspace, extras);
   return y_;
 }
 
@@ -78,8 +80,14 @@ const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
   float* dw = ctx.params->grad(weight_);
   GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardWeight, dy.data(),
                                 dy.size(), x.data(), x.size());
-  gemm(ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardWeight), Trans::Yes, Trans::No,
-       out_, in_, n, 1.0f, dy.data(), out_, x.data(), in_, 0.0f, dw, in_, *ctx.workspace, e);
+  const backends::GemmPolicy& wgrad =
+      ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardWeight);
+  const float* a = useRounded(dyRounded_.round(dy.data(), dy.size(), wgrad, Operand::A, e),
+                              dy.data(), 0, Operand::A, e);
+  const float* b =
+      useRounded(xRounded_.forProduct(wgrad, Operand::B, e), x.data(), 0, Operand::B, e);
+  gemm(wgrad, Trans::Yes, Trans::No, out_, in_, n, 1.0f, a, out_, b, in_, 0.0f, dw, in_,
+       *ctx.workspace, e);
   ctx.storeGradient(dw, std::size_t(out_) * in_, site_);
   if (bias_ >= 0) {
     float* db = ctx.params->grad(bias_);
@@ -100,8 +108,9 @@ const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
   const backends::GemmPolicy& policy =
       ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardData);
   w = ctx.sharedOperand(weight_, policy, Operand::B, e, w, nw);
-  gemm(policy, Trans::No, Trans::No, n, in_, out_, 1.0f, dy.data(), out_, w, in_, 0.0f, dx_.data(),
-       in_, *ctx.workspace, e);
+  a = useRounded(dyRounded_.forProduct(policy, Operand::A, e), dy.data(), 0, Operand::A, e);
+  gemm(policy, Trans::No, Trans::No, n, in_, out_, 1.0f, a, out_, w, in_, 0.0f, dx_.data(), in_,
+       *ctx.workspace, e);
   ctx.storeGradient(dx_.data(), dx_.size(), site_);
   return dx_;
 }

@@ -5,6 +5,7 @@
 // batch item is flattened per item ([N, C, H, W] -> [N, out]).
 
 #include "core/nn/layer.h"
+#include "core/nn/rounded_copy.h"
 
 namespace paritylab::nn {
 
@@ -28,6 +29,8 @@ class Linear : public Layer {
   int site_;
   const Tensor* x_ = nullptr;
   Tensor y_, dx_;
+  // x and dY rounded once for the products that read them alike.
+  RoundedCopy xRounded_, dyRounded_;
 };
 
 }  // namespace paritylab::nn

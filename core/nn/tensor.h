@@ -46,29 +46,32 @@ class Tensor {
   Tensor() = default;
   explicit Tensor(const Shape& shape) { resize(shape); }
 
+  // Values beyond those the tensor held before are zero the first time the storage grows to
+  // them, and otherwise unspecified: a tensor that changes size from call to call (a TPU's
+  // replicas of 1 and 2 items, an epoch's last batch) is not zeroed each time it grows back.
   void resize(const Shape& shape) {
     shape_ = shape;
-    data_.resize(shape.numel());
+    size_ = shape.numel();
+    if (data_.size() < size_) data_.resize(size_);
   }
-  void setZero() { std::fill(data_.begin(), data_.end(), 0.0f); }
+  void setZero() { std::fill_n(data_.begin(), size_, 0.0f); }
 
   const Shape& shape() const { return shape_; }
   int dim(int i) const { return shape_.dims[i]; }
   int batch() const { return shape_.dims[0]; }
-  std::size_t size() const { return data_.size(); }
+  std::size_t size() const { return size_; }
   float* data() { return data_.data(); }
   const float* data() const { return data_.data(); }
   float& operator[](std::size_t i) { return data_[i]; }
   float operator[](std::size_t i) const { return data_[i]; }
 
-  Eigen::Map<Eigen::ArrayXf> array() { return {data_.data(), Eigen::Index(data_.size())}; }
-  Eigen::Map<const Eigen::ArrayXf> array() const {
-    return {data_.data(), Eigen::Index(data_.size())};
-  }
+  Eigen::Map<Eigen::ArrayXf> array() { return {data_.data(), Eigen::Index(size_)}; }
+  Eigen::Map<const Eigen::ArrayXf> array() const { return {data_.data(), Eigen::Index(size_)}; }
 
  private:
   Shape shape_;
-  std::vector<float> data_;
+  std::size_t size_ = 0;
+  std::vector<float> data_;  // at least size_ values
 };
 
 }  // namespace paritylab::nn

@@ -116,7 +116,9 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
       }
     }
     if (micro > 1) std::copy(accumulated_.begin(), accumulated_.end(), grads.begin());
-    if (replicas > 1) std::copy(grads.begin(), grads.end(), replicaGrads_[std::size_t(r)].begin());
+    // The replica's gradients change places with its buffer (no copy): the next replica's
+    // backward writes every gradient it has, and what none writes stays zero in every buffer.
+    if (replicas > 1) grads.swap(replicaGrads_[std::size_t(r)]);
   }
   out.loss = reduction.runningSums
                  ? double(cachedRounder(*reduction.runningSums).round(float(lossSum / losses)))
