@@ -131,6 +131,7 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
     std::fill(row + last + 1, row + t, 0.0f);
   }
   ctx.storeActivation(p_, qkSite_ * 64 + 3);
+  ctx.probeForward(qkSite_, p_);  // the probabilities the scores became
 
   o_.resize({b, t, c});
   const GemmExtras values = ctx.gemmExtras(pvSite_, LayerKind::Attention, Product::Forward,
@@ -146,6 +147,7 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
     gemm(pv, Trans::No, Trans::No, t, d, t, 1.0f, ph, t, vh, d, 0.0f, o, c, *ctx.workspace, e);
   }
   ctx.storeActivation(o_, qkSite_ * 64 + 4);
+  ctx.probeForward(pvSite_, o_);
   return cProj_.forward(o_, ctx);
 }
 
@@ -194,6 +196,7 @@ const Tensor& CausalSelfAttention::backward(const Tensor& dy, StepContext& ctx) 
     }
   }
 
+  ctx.probeBackward(pvSite_, dp_);  // dP, the gradient P V passes back to the probabilities
   // Through the softmax and the scale, in place: dS = scale * P * (dP - sum_j dP P).
   const float scale = float(1.0 / std::sqrt(double(d)));
   for (std::size_t r = 0; r < std::size_t(b) * h * t; ++r) {
@@ -232,6 +235,7 @@ const Tensor& CausalSelfAttention::backward(const Tensor& dy, StepContext& ctx) 
          *ctx.workspace, e);
   }
   ctx.storeGradient(dqkv_.data(), dqkv_.size(), qkSite_);
+  ctx.probeBackward(qkSite_, dqkv_);  // dQ, dK and dV as the QKV projection receives them
   cAttn_.setNeedInputGrad(needInputGrad_);
   return cAttn_.backward(dqkv_, ctx);
 }

@@ -157,6 +157,7 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
         std::copy(src, src + plane, y_.data() + (std::size_t(n0 + n) * out_ + c) * plane);
       }
   }
+  ctx.probeForward(site_, y_);
   return y_;
 }
 
@@ -302,6 +303,7 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   ctx.storeGradient(dw, std::size_t(out_) * k, site_);
   if (!needInputGrad_) return dx_;
   ctx.storeGradient(dx_.data(), dx_.size(), site_);
+  ctx.probeBackward(site_, dx_);
   return dx_;
 }
 

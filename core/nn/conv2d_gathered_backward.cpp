@@ -181,6 +181,7 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   }
   ctx.storeGradient(dw, weightCount, site_);
   ctx.storeGradient(dx_.data(), dx_.size(), site_);
+  ctx.probeBackward(site_, dx_);
   return dx_;
 }
 

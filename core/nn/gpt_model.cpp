@@ -18,6 +18,8 @@ GptModel::GptModel(ModelBuilder& builder, const GptConfig& config)
   if (config.tieWeights) {  // the X-ray names the tied head's products after nanoGPT's module
     builder.siteNames.resize(std::size_t(builder.nextSite));
     builder.siteNames[std::size_t(site_)] = "lm_head";
+    builder.siteWeights.resize(std::size_t(builder.nextSite), -1);
+    builder.siteWeights[std::size_t(site_)] = embedding_.tokenWeightId();
   }
 }
 
@@ -70,6 +72,7 @@ Tensor& GptModel::forward(const Tensor& ids, StepContext& ctx) {
          config_.nEmbd, wte, config_.nEmbd, 0.0f, logits_.data(), config_.vocab, *ctx.workspace, e);
     logits = &logits_;
     storeLayerOutput(logits_, nullptr, site_ * 64 + index, ctx);
+    ctx.probeForward(site_, logits_);
   }
   ctx.inputStoredAs = inputStoredAs;
   return *logits;
@@ -94,6 +97,7 @@ const Tensor& GptModel::backward(const Tensor& dy, StepContext& ctx) {
     gemm(policy, Trans::No, Trans::No, n, c, v, 1.0f, dy.data(), v, w, c, 0.0f, dxF_.data(), c,
          *ctx.workspace, e);
     ctx.storeGradient(dxF_.data(), dxF_.size(), site_);
+    ctx.probeBackward(site_, dxF_);
     grad = &dxF_;
   }
   grad = &lnF_->backward(*grad, ctx);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/backends/precision_policy.h"
+#include "core/nn/activation_probe.h"
 #include "core/nn/gemm.h"
 #include "core/nn/gemm_xray.h"
 #include "core/nn/param_store.h"
@@ -66,6 +67,11 @@ struct StepContext {
   // The policy's overrides resolved per call site; null: every site computes the policy's
   // kind-wide products (a policy without overrides).
   const SitePolicies* sitePolicies = nullptr;
+  // Non-null during the training steps of a lockstep comparison: every layer with products
+  // reports its output and its input gradient (probeForward / probeBackward).
+  ActivationProbe* probe = nullptr;
+  // What makes this shard's input gradients the whole batch's (ActivationProbe::backward).
+  double probeGradientScale = 1.0;
 
   // How the product `product` of GEMM call site `site` (a layer of `kind`) is computed: the
   // policy's product for the kind, or the one an override gives the layer.
@@ -94,6 +100,14 @@ struct StepContext {
     const float* shared = operandCache->operand(paramId, policy, which, extras, values, n);
     if (shared != values) (which == Operand::A ? extras.roundedA : extras.roundedB) = shared;
     return shared;
+  }
+  // A layer's output (after its forward products) and its input gradient, to the probe if any.
+  void probeForward(int site, const Tensor& output) const {
+    if (probe) probe->forward(site, output.data(), output.size());
+  }
+  void probeBackward(int site, const Tensor& inputGradient) const {
+    if (probe && inputGradient.size() > 0)
+      probe->backward(site, inputGradient.data(), inputGradient.size(), probeGradientScale);
   }
   // Applies the policy's storage format to an activation kept for backward / to a gradient.
   void storeActivation(Tensor& t, int site) const {
@@ -131,6 +145,9 @@ struct ModelBuilder {
   // siteKinds[site]: the kind of products a GEMM call site computes; nullopt for a site without
   // products (a layer norm's, an embedding's).
   std::vector<std::optional<backends::LayerKind>> siteKinds{};
+  // siteWeights[site]: the parameter id of that weight, or of the weight a layer reads (a tied
+  // output layer's token embedding); -1 if none (attention's sites).
+  std::vector<int> siteWeights{};
   // A new call site whose layer computes products of `kind`.
   int productSite(backends::LayerKind kind) {
     siteKinds.resize(std::size_t(nextSite) + 1);
@@ -142,7 +159,13 @@ struct ModelBuilder {
     if (nextSite > 0 && shape.rank >= 2 && name.ends_with(kWeight)) {
       siteNames.resize(std::size_t(nextSite));
       std::string& site = siteNames[std::size_t(nextSite - 1)];
-      if (site.empty()) site = name.substr(0, name.size() - kWeight.size());
+      if (site.empty()) {
+        site = name.substr(0, name.size() - kWeight.size());
+        const int id = params->add(name, shape, kind, !head);
+        siteWeights.resize(std::size_t(nextSite), -1);
+        siteWeights[std::size_t(nextSite - 1)] = id;
+        return id;
+      }
     }
     return params->add(name, shape, kind, !head);
   }

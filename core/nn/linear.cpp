@@ -70,6 +70,7 @@ Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
                               x.data(), 0, Operand::A, extras);
   gemm(policy, Trans::No, Trans::Yes, n, out_, in_, 1.0f, a, in_, w, in_, bias_ >= 0 ? 1.0f : 0.0f,
        y_.data(), out_, *ctx.workspace, extras);
+  ctx.probeForward(site_, y_);
   return y_;
 }
 
@@ -112,6 +113,7 @@ const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
   gemm(policy, Trans::No, Trans::No, n, in_, out_, 1.0f, a, out_, w, in_, 0.0f, dx_.data(), in_,
        *ctx.workspace, e);
   ctx.storeGradient(dx_.data(), dx_.size(), site_);
+  ctx.probeBackward(site_, dx_);
   return dx_;
 }
 

@@ -48,6 +48,7 @@ struct Model {
   std::vector<std::string> siteNames;  // [gemmSites]: layer of each site ("" for non-GEMM sites)
   // [gemmSites]: the kind of products each site computes (nullopt: a site without products)
   std::vector<std::optional<backends::LayerKind>> siteKinds;
+  std::vector<int> siteWeights;  // [gemmSites]: each site's weight parameter id (-1: none)
 
   // Initialises every parameter like PyTorch's defaults, from `seed` alone.
   void init(std::uint64_t seed);

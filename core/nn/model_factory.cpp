@@ -53,6 +53,8 @@ std::unique_ptr<Model> buildStructure(const ModelSpec& spec) {
   model->siteNames.resize(std::size_t(builder.nextSite));
   model->siteKinds = std::move(builder.siteKinds);
   model->siteKinds.resize(std::size_t(builder.nextSite));
+  model->siteWeights = std::move(builder.siteWeights);
+  model->siteWeights.resize(std::size_t(builder.nextSite), -1);
   return model;
 }
 

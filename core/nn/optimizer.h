@@ -18,6 +18,9 @@ class Optimizer {
   // `stateFormat`: storage format of the optimizer state (moments, momentum).
   virtual void step(ParamStore& params, const std::vector<ParamStore::Range>& ranges, double lr,
                     const std::optional<numerics::RoundingSpec>& stateFormat) = 0;
+  // A copy with the same hyper-parameters and state (moments, step count): a lockstep run's
+  // re-synchronisation continues the reference's optimizer.
+  virtual std::unique_ptr<Optimizer> clone() const = 0;
 };
 
 // torch.optim.AdamW: decoupled weight decay p -= lr*wd*p, bias-corrected moments.
@@ -26,6 +29,7 @@ class AdamW : public Optimizer {
   explicit AdamW(const OptimizerConfig& config) : config_(config) {}
   void step(ParamStore& params, const std::vector<ParamStore::Range>& ranges, double lr,
             const std::optional<numerics::RoundingSpec>& stateFormat) override;
+  std::unique_ptr<Optimizer> clone() const override { return std::make_unique<AdamW>(*this); }
 
  private:
   OptimizerConfig config_;
@@ -40,6 +44,7 @@ class Sgd : public Optimizer {
   explicit Sgd(const OptimizerConfig& config) : config_(config) {}
   void step(ParamStore& params, const std::vector<ParamStore::Range>& ranges, double lr,
             const std::optional<numerics::RoundingSpec>& stateFormat) override;
+  std::unique_ptr<Optimizer> clone() const override { return std::make_unique<Sgd>(*this); }
 
  private:
   OptimizerConfig config_;

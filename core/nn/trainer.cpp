@@ -4,13 +4,13 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/data/augmentation.h"
 #include "core/data/text_split.h"
 #include "core/data/text_windows.h"
 #include "core/nn/checkpoint.h"
 #include "core/nn/lr_schedule.h"
 #include "core/nn/run_start.h"
 #include "core/nn/text_generation.h"
+#include "core/nn/training_batches.h"
 #include "core/nn/training_choices.h"
 #include "core/nn/training_session.h"
 
@@ -24,7 +24,17 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-void validate(const TrainConfig& c, const data::DataSplit& data) {
+EvalOutcome evaluate(TrainingSession& session, const data::DataSplit& data, int batchSize,
+                     TestPredictions* predictions) {
+  if (!data.text) return session.evaluate(data.test, batchSize, predictions);
+  const data::TextSplit& text = *data.text;
+  return session.evaluate(text.validationInputs.data(), text.validationTargets.data(),
+                          text.validationWindows(), batchSize, predictions);
+}
+
+}  // namespace
+
+void validateTrainConfig(const TrainConfig& c, const data::DataSplit& data) {
   if (c.epochs < 0)
     throw std::invalid_argument("epochs must be >= 0, got " + std::to_string(c.epochs));
   if (c.steps < 0)
@@ -61,80 +71,6 @@ void validate(const TrainConfig& c, const data::DataSplit& data) {
     throw std::invalid_argument("the test split's image shape differs from the training split's");
 }
 
-// The items of each training step: an image epoch's shuffled (and augmented) batches, or a text's
-// windows drawn per step. fill() writes the step's batch and returns how many items it holds.
-class TrainingBatches {
- public:
-  TrainingBatches(const TrainConfig& config, const data::DataSplit& data, const Model& model)
-      : config_(config), data_(data), itemSize_(model.input.itemSize()) {
-    const std::size_t capacity =
-        data.text ? std::size_t(config.batchSize)
-                  : std::size_t(std::min<std::int64_t>(config.batchSize, data.train.size()));
-    items_.resize(capacity * itemSize_);
-    labels_.resize(capacity * std::size_t(model.targetsPerItem));
-    if (data.text) {
-      tokens_.resize(items_.size());
-    } else {
-      order_.resize(data.train.size());
-      augmentation_ = data::defaultAugmentation(data.train);
-    }
-  }
-
-  void startEpoch(int epoch) {
-    if (!data_.text) fillEpochOrder(order_, config_.seed, epoch);
-  }
-
-  // Step `inEpoch` (0-based) of `epoch`, the run's step `step` (0-based).
-  int fill(int epoch, std::int64_t inEpoch, std::uint64_t step) {
-    if (data_.text) {
-      const data::TextSplit& text = *data_.text;
-      const std::vector<std::size_t> offsets = data::trainingWindowOffsets(
-          text.corpus, text.blockSize, config_.batchSize, config_.seed, step);
-      data::fillWindows(text.corpus.train, offsets, text.blockSize, tokens_.data(), labels_.data());
-      std::copy(tokens_.begin(), tokens_.end(), items_.begin());
-      return config_.batchSize;
-    }
-    const data::Dataset& set = data_.train;
-    const std::int64_t n = std::int64_t(set.size());
-    const std::int64_t begin = inEpoch * config_.batchSize;
-    const int count = int(std::min<std::int64_t>(config_.batchSize, n - begin));
-    for (int i = 0; i < count; ++i) {
-      const std::uint32_t src = order_[std::size_t(begin + i)];
-      std::copy(set.image(src), set.image(src) + itemSize_,
-                items_.data() + std::size_t(i) * itemSize_);
-      labels_[std::size_t(i)] = set.labels[src];
-    }
-    if (config_.augment)
-      data::augmentBatch(items_.data(), count, set.channels, set.height, set.width, augmentation_,
-                         hashSeed(config_.seed, std::uint64_t(epoch), 0x41554745 /* "AUGE" */),
-                         std::uint64_t(begin));
-    return count;
-  }
-
-  const float* items() const { return items_.data(); }
-  const std::int32_t* labels() const { return labels_.data(); }
-
- private:
-  const TrainConfig& config_;
-  const data::DataSplit& data_;
-  std::size_t itemSize_;
-  std::vector<float> items_;
-  std::vector<std::int32_t> labels_;
-  std::vector<std::int32_t> tokens_;  // text: the windows' inputs as ids
-  std::vector<std::uint32_t> order_;  // images: this epoch's order
-  data::AugmentConfig augmentation_;  // images: random crop + flip where it preserves the label
-};
-
-EvalOutcome evaluate(TrainingSession& session, const data::DataSplit& data, int batchSize,
-                     TestPredictions* predictions) {
-  if (!data.text) return session.evaluate(data.test, batchSize, predictions);
-  const data::TextSplit& text = *data.text;
-  return session.evaluate(text.validationInputs.data(), text.validationTargets.data(),
-                          text.validationWindows(), batchSize, predictions);
-}
-
-}  // namespace
-
 std::int64_t stepsPerEpoch(const TrainConfig& config, const data::DataSplit& data) {
   const std::int64_t examples =
       data.text ? std::int64_t(data::windowsPerEpoch(data.text->corpus, data.text->blockSize))
@@ -154,7 +90,7 @@ int plannedEpochs(const TrainConfig& config, const data::DataSplit& data) {
 
 TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& policy,
                   const data::DataSplit& data, const TrainCallbacks& callbacks) {
-  validate(config, data);
+  validateTrainConfig(config, data);
   const auto runStart = Clock::now();
   const ModelSpec spec = modelSpecFor(config, data.train);
   makeOptimizer(config.optimizer);  // validates the optimizer before any work

@@ -117,6 +117,9 @@ struct TrainCallbacks {
   std::function<void(const TextSample&)> onSample;
 };
 
+// Throws std::invalid_argument naming what a run cannot train with: counts out of range, a model
+// that does not read the data (gpt without text, an image model on text), split shapes that differ.
+void validateTrainConfig(const TrainConfig& config, const data::DataSplit& data);
 // The steps of one epoch: ceil(examples / batch size), where the examples of a text split are its
 // windowsPerEpoch (as many windows as the training part has tokens / block size).
 std::int64_t stepsPerEpoch(const TrainConfig& config, const data::DataSplit& data);

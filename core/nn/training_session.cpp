@@ -75,6 +75,7 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
   ParamStore& params = model_->params;
   StepContext ctx{&policy_, &workspace_, &scratch_, &params, fp8_.get(), true, 0, seed_, step};
   ctx.sitePolicies = &sitePolicies_;
+  ctx.probe = probe_;
   operandCache_.clear();  // the optimizer moved the weights since the last step
   ctx.operandCache = &operandCache_;
   if (xray_) {
@@ -99,6 +100,9 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
       const auto stream = [m](std::uint64_t s) { return m == 0 ? s : hashSeed(s, m); };
       loadInput(items + std::size_t(from) * itemSize, to - from,
                 stream(step * 64 + std::uint64_t(r)));
+      // The micro-batch's loss is the mean over its own items (the replicas' mean and the
+      // accumulation's weights come after the layers), its gradient scaled by `scale`.
+      ctx.probeGradientScale = double(to - from) / n / scale;
       const Tensor& logits = model_->net->forward(input_, ctx);
       const LossResult loss = heldSoftmaxCrossEntropy(
           logits, labels + std::size_t(from) * targets, &dlogits_, float(scale),

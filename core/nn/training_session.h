@@ -50,6 +50,10 @@ class TrainingSession {
     return xray_ ? xray_->takeRecords() : std::vector<XrayRecord>{};
   }
 
+  // Training steps report every layer's output and input gradient to `probe` (null: none);
+  // evaluation never does. The probe must outlive the steps it watches.
+  void setProbe(ActivationProbe* probe) { probe_ = probe; }
+
   // Re-derives the weights the products see after the master weights changed (init, load).
   void weightsChanged(std::uint64_t step);
 
@@ -97,6 +101,7 @@ class TrainingSession {
   std::vector<std::vector<float>> replicaGrads_;  // [replica][param]
   std::vector<float> accumulated_;  // [param]: the micro-batches' gradients (accumulation only)
   LossScaler lossScaler_;
+  ActivationProbe* probe_ = nullptr;
 };
 
 }  // namespace paritylab::nn

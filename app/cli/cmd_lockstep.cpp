@@ -1,0 +1,276 @@
+// `paritylab-cli lockstep --backend A [--reference cpu-fp32] [--steps N] [--mode resync|free]
+// [--tolerance X] [STUDY.json | --model M --dataset D ...] [--json] [--csv FILE]`: trains backend
+// A and a reference side by side from one initial state on the same batches and prints, per step
+// and per layer, how far A's outputs, gradients and weights are from the reference's, the first
+// step and layer where a tolerance is crossed, and how the difference grows with depth
+// (core/nn/lockstep.h).
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "app/cli/backend_argument.h"
+#include "app/cli/command_registry.h"
+#include "app/cli/number_options.h"
+#include "core/data/dataset.h"
+#include "core/data/dataset_kinds.h"
+#include "core/input/atomic_file.h"
+#include "core/input/input_limits.h"
+#include "core/nn/lockstep.h"
+#include "core/nn/training_choices.h"
+#include "core/study/spec/study_spec.h"
+
+namespace paritylab::cli {
+namespace {
+
+struct LockstepArgs {
+  std::string study, backend, reference = "cpu-fp32", mode = "resync", model, dataset, csv;
+  std::optional<std::int64_t> trainSize, testSize;
+  std::optional<int> batch, nLayer, nHead, nEmbd, blockSize;
+  std::optional<double> lr;
+  std::int64_t steps = 100;
+  int every = 1;
+  std::uint64_t seed = 0;
+  double tolerance = 0.01;
+  bool json = false, overwrite = false;
+};
+
+// The quick study's training (mlp on Fashion-MNIST, batch 128, AdamW 1e-3), or the study file's,
+// with the flags given replacing its fields.
+study::StudySpec buildSpec(const LockstepArgs& a) {
+  study::StudySpec spec =
+      a.study.empty()
+          ? study::parseStudySpec(R"({"name": "lockstep", "dataset": {"source": "fashion-mnist",
+              "train_size": 60000, "test_size": 1000}, "model": "mlp", "batch_size": 128,
+              "optimizer": {"kind": "adamw", "lr": 0.001}, "backends": ["cpu-fp32"], "seeds": 1})",
+                                  "<default lockstep>")
+          : study::loadStudySpecFile(a.study);
+  if (!a.dataset.empty()) spec.dataset.source = a.dataset;
+  if (a.trainSize) spec.dataset.trainSize = *a.trainSize;
+  if (a.testSize) spec.dataset.testSize = *a.testSize;
+  if (!a.model.empty()) {
+    if (!nn::isOneOf(a.model, nn::kModelNames))
+      throw study::SpecError("--model: unknown model '" + a.model + "' (" +
+                             nn::joinedNames(nn::kModelNames) + ")");
+    spec.train.model = a.model;
+  }
+  if (a.nLayer) spec.train.gpt.nLayer = *a.nLayer;
+  if (a.nHead) spec.train.gpt.nHead = *a.nHead;
+  if (a.nEmbd) spec.train.gpt.nEmbd = *a.nEmbd;
+  if (a.blockSize) spec.train.gpt.blockSize = *a.blockSize;
+  if (spec.train.gpt.nEmbd % spec.train.gpt.nHead != 0)
+    throw study::SpecError("--n-embd " + std::to_string(spec.train.gpt.nEmbd) +
+                           " is not a multiple of --n-head " +
+                           std::to_string(spec.train.gpt.nHead));
+  spec.dataset.blockSize = spec.train.gpt.blockSize;  // the windows the model reads
+  if (a.batch) spec.train.batchSize = *a.batch;
+  if (a.lr) spec.train.optimizer.lr = *a.lr;
+  spec.train.seed = a.seed;
+  spec.train.xrayEverySteps = 0;
+  study::requireDataForModel(spec, a.study.empty() ? "<command line>" : a.study);
+  return spec;
+}
+
+nlohmann::json number(double v) {
+  if (std::isnan(v)) return nullptr;
+  if (std::isinf(v)) return "inf";
+  return v;
+}
+
+nlohmann::json toJson(const nn::LockstepResult& r, const nn::LockstepOptions& o,
+                      const LockstepArgs& a, const std::string& summary) {
+  nlohmann::json j;
+  j["backend"] = a.backend;
+  j["reference"] = a.reference;
+  j["emulated"] = true;
+  j["mode"] = std::string(nn::toString(o.mode));
+  j["tolerance"] = o.tolerance;
+  j["steps_trained"] = r.stepsTrained;
+  j["seconds"] = r.seconds;
+  if (!r.stoppedBecause.empty()) j["stopped_because"] = r.stoppedBecause;
+  nlohmann::json layers = nlohmann::json::array();
+  for (const nn::LockstepLayer& l : r.layers) layers.push_back(l.name);
+  j["layers"] = layers;
+  nlohmann::json steps = nlohmann::json::array();
+  for (const nn::LockstepStep& s : r.steps) {
+    nlohmann::json js;
+    js["step"] = s.step;
+    js["loss"] = number(s.lossA);
+    js["loss_reference"] = number(s.lossReference);
+    nlohmann::json per = nlohmann::json::object();
+    for (std::size_t l = 0; l < r.layers.size(); ++l) {
+      nlohmann::json q;
+      for (std::size_t k = 0; k < nn::kLockstepQuantities; ++k)
+        q[std::string(nn::toString(nn::LockstepQuantity(k)))] = number(s.difference[l][k]);
+      per[r.layers[l].name] = q;
+    }
+    js["layers"] = per;
+    steps.push_back(js);
+  }
+  j["steps"] = steps;
+  if (r.firstCrossing) {
+    const nn::LockstepCrossing& c = *r.firstCrossing;
+    j["first_crossing"] = {{"step", c.step},
+                           {"layer", r.layers[c.layer].name},
+                           {"quantity", std::string(nn::toString(c.quantity))},
+                           {"value", number(c.value)}};
+  } else {
+    j["first_crossing"] = nullptr;
+  }
+  j["summary"] = summary;
+  return j;
+}
+
+std::string toCsv(const nn::LockstepResult& r) {
+  std::ostringstream out;
+  out.precision(9);
+  out << "step,layer,quantity,relative_rms_difference\n";
+  for (const nn::LockstepStep& s : r.steps)
+    for (std::size_t l = 0; l < r.layers.size(); ++l)
+      for (std::size_t k = 0; k < nn::kLockstepQuantities; ++k) {
+        const double v = s.difference[l][k];
+        if (std::isnan(v)) continue;
+        out << s.step << "," << r.layers[l].name << "," << nn::toString(nn::LockstepQuantity(k))
+            << ",";
+        if (std::isinf(v))
+          out << "inf";
+        else
+          out << v;
+        out << "\n";
+      }
+  return out.str();
+}
+
+std::string cell(double v) {
+  if (std::isnan(v)) return "-";
+  if (std::isinf(v)) return "inf";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", v);
+  return buffer;
+}
+
+void printTable(const nn::LockstepResult& r, const nn::LockstepStep& s) {
+  std::printf("  step %lld (loss %s vs %s), relative RMS difference per layer:\n",
+              static_cast<long long>(s.step), cell(s.lossA).c_str(), cell(s.lossReference).c_str());
+  std::printf("    %-18s %11s %15s %11s %11s\n", "layer", "activation", "activation_grad",
+              "weight_grad", "weight");
+  for (std::size_t l = 0; l < r.layers.size(); ++l)
+    std::printf("    %-18s %11s %15s %11s %11s\n", r.layers[l].name.c_str(),
+                cell(s.difference[l][0]).c_str(), cell(s.difference[l][1]).c_str(),
+                cell(s.difference[l][2]).c_str(), cell(s.difference[l][3]).c_str());
+}
+
+void runLockstepCommand(const LockstepArgs& a) {
+  const std::optional<nn::LockstepMode> mode = nn::parseLockstepMode(a.mode);
+  if (!mode) throw CommandError("--mode: unknown mode '" + a.mode + "' (resync | free)");
+  if (!a.csv.empty() && a.csv != "-" && std::filesystem::exists(a.csv) && !a.overwrite)
+    throw CommandError("--csv " + a.csv + ": the file exists; pass --overwrite to replace it");
+  const backends::PrecisionPolicy policy = loadBackendArgument(a.backend);
+  const backends::PrecisionPolicy reference = loadBackendArgument(a.reference);
+  study::StudySpec spec;
+  try {
+    spec = buildSpec(a);
+  } catch (const std::exception& e) {
+    throw CommandError(e.what());
+  }
+  data::DataSplit data;
+  try {
+    data = data::loadDataset(spec.dataset);
+  } catch (const std::exception& e) {
+    throw CommandError("dataset " + spec.dataset.source + ": " + e.what());
+  }
+  nn::LockstepOptions options;
+  options.steps = a.steps;
+  options.mode = *mode;
+  options.tolerance = a.tolerance;
+  options.everySteps = a.every;
+  nn::LockstepResult result;
+  try {
+    result = nn::runLockstep(spec.train, policy, reference, data, options);
+  } catch (const std::invalid_argument& e) {
+    throw CommandError(e.what());
+  }
+  const std::string summary = nn::describeLockstep(result, options, policy.name, reference.name);
+  if (!a.csv.empty()) {
+    if (a.csv == "-") {
+      std::cout << toCsv(result);
+    } else {
+      try {
+        input::writeFileAtomically(a.csv, toCsv(result));
+      } catch (const input::FileWriteError& e) {
+        throw CommandError(e.what());
+      }
+    }
+  }
+  if (a.json) {
+    std::cout << toJson(result, options, a, summary).dump(2) << "\n";
+    return;
+  }
+  if (a.csv == "-") return;
+  std::printf("%s (%s) on %s, batch %d, seed %llu\n", spec.train.model.c_str(), policy.name.c_str(),
+              spec.dataset.source.c_str(), spec.train.batchSize,
+              static_cast<unsigned long long>(spec.train.seed));
+  if (!result.steps.empty()) printTable(result, result.steps.front());
+  if (result.steps.size() > 1) printTable(result, result.steps.back());
+  std::printf("%s\n", summary.c_str());
+  std::printf("  %.1f s for %lld steps of both runs\n", result.seconds,
+              static_cast<long long>(result.stepsTrained));
+}
+
+const CommandRegistration reg{
+    "lockstep", 76, [](CLI::App& root) {
+      auto* cmd = root.add_subcommand(
+          "lockstep",
+          "Train a backend and a reference side by side on the same batches and show when and "
+          "where they part: per step and layer, the relative difference of outputs, gradients "
+          "and weights (emulated)");
+      auto a = std::make_shared<LockstepArgs>();
+      cmd->add_option("study", a->study,
+                      "Study JSON whose training to use (default: the quick study's: mlp on "
+                      "Fashion-MNIST, batch 128)");
+      cmd->add_option("--backend,-b", a->backend, "Preset name or a policy .json file")->required();
+      cmd->add_option("--reference", a->reference, "Preset or policy file compared against")
+          ->capture_default_str();
+      addIntegerOption(cmd, "--steps", a->steps, {1, input::kMaxSteps}, "Steps both runs train");
+      cmd->add_option("--mode", a->mode,
+                      "resync: A starts every step from the reference's weights and optimizer "
+                      "state (the error one step adds); free: each runs on (the error "
+                      "accumulated)")
+          ->capture_default_str();
+      addRealOption(cmd, "--tolerance", a->tolerance, {0, 1e30, true},
+                    "Relative RMS difference whose first crossing is reported (default 0.01)");
+      addIntegerOption(cmd, "--every", a->every, {1, 1'000'000}, "Compare every N-th step");
+      cmd->add_option("--model", a->model, nn::joinedNames(nn::kModelNames, " | "));
+      cmd->add_option("--dataset", a->dataset,
+                      "Dataset source (" + data::datasetSourceForms() + ")");
+      addIntegerOption(cmd, "--train-size", a->trainSize, {0, input::kMaxDatasetImages},
+                       "Training images (0 = all)");
+      addIntegerOption(cmd, "--test-size", a->testSize, {0, input::kMaxDatasetImages},
+                       "Test images (0 = all)");
+      addIntegerOption(cmd, "--batch", a->batch, {1, input::kMaxBatchSize}, "Batch size");
+      addRealOption(cmd, "--lr", a->lr, {0, input::kMaxHyperparameter, true}, "Learning rate");
+      addIntegerOption(cmd, "--seed", a->seed, {0, input::kMaxSeedValue},
+                       "Seed of the weights and batches");
+      addIntegerOption(cmd, "--n-layer", a->nLayer, {1, input::kMaxGptLayers},
+                       "gpt: transformer blocks");
+      addIntegerOption(cmd, "--n-head", a->nHead, {1, input::kMaxGptHeads}, "gpt: attention heads");
+      addIntegerOption(cmd, "--n-embd", a->nEmbd, {1, input::kMaxGptEmbedding},
+                       "gpt: embedding width");
+      addIntegerOption(cmd, "--block-size", a->blockSize, {1, input::kMaxGptBlockSize},
+                       "gpt: tokens per window");
+      cmd->add_flag("--json", a->json,
+                    "Print every compared step's per-layer figures and the first crossing as JSON");
+      cmd->add_option("--csv", a->csv, "Write step,layer,quantity,value rows ('-': stdout)");
+      cmd->add_flag("--overwrite", a->overwrite, "Replace an existing --csv file");
+      cmd->callback([a] { runLockstepCommand(*a); });
+    }};
+
+}  // namespace
+}  // namespace paritylab::cli

@@ -1,0 +1,273 @@
+#include "core/nn/lockstep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/nn/activation_probe.h"
+#include "core/nn/lr_schedule.h"
+#include "core/nn/optimizer.h"
+#include "core/nn/run_start.h"
+#include "core/nn/site_policies.h"
+#include "core/nn/training_batches.h"
+#include "core/nn/training_session.h"
+
+namespace paritylab::nn {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// One step's layer outputs and input gradients per call site, the replicas' shards appended in
+// the order they ran (the whole batch in item order).
+class StepCapture : public ActivationProbe {
+ public:
+  explicit StepCapture(int sites) : outputs_(std::size_t(sites)), gradients_(std::size_t(sites)) {}
+
+  void clear() {  // keeps the buffers' capacity: no allocation after the first step
+    for (auto& v : outputs_) v.clear();
+    for (auto& v : gradients_) v.clear();
+  }
+  void forward(int site, const float* values, std::size_t n) override {
+    append(outputs_, site, values, n, 1.0);
+  }
+  void backward(int site, const float* values, std::size_t n, double scale) override {
+    append(gradients_, site, values, n, scale);
+  }
+  const std::vector<float>& output(int site) const { return outputs_[std::size_t(site)]; }
+  const std::vector<float>& gradient(int site) const { return gradients_[std::size_t(site)]; }
+
+ private:
+  static void append(std::vector<std::vector<float>>& into, int site, const float* values,
+                     std::size_t n, double scale) {
+    if (site < 0 || std::size_t(site) >= into.size()) return;
+    std::vector<float>& v = into[std::size_t(site)];
+    if (scale == 1.0) {
+      v.insert(v.end(), values, values + n);
+      return;
+    }
+    for (std::size_t i = 0; i < n; ++i) v.push_back(float(double(values[i]) * scale));
+  }
+  std::vector<std::vector<float>> outputs_, gradients_;  // [site][values]
+};
+
+double compared(const std::vector<float>& a, const std::vector<float>& reference) {
+  if (reference.empty() || a.size() != reference.size()) return kNaN;
+  return relativeRmsDifference(a.data(), reference.data(), a.size());
+}
+
+std::string percent(double fraction) {
+  if (std::isnan(fraction)) return "n/a";
+  if (std::isinf(fraction)) return "infinite";
+  std::ostringstream out;
+  const double p = fraction * 100.0;
+  out << std::setprecision(p >= 1.0 ? 3 : 2) << p << "%";
+  return out.str();
+}
+
+}  // namespace
+
+std::string_view toString(LockstepMode mode) {
+  return mode == LockstepMode::Resynchronised ? "resync" : "free";
+}
+
+std::optional<LockstepMode> parseLockstepMode(std::string_view name) {
+  if (name == "resync") return LockstepMode::Resynchronised;
+  if (name == "free") return LockstepMode::FreeRunning;
+  return std::nullopt;
+}
+
+std::string_view toString(LockstepQuantity quantity) {
+  switch (quantity) {
+    case LockstepQuantity::Activation:
+      return "activation";
+    case LockstepQuantity::ActivationGradient:
+      return "activation_grad";
+    case LockstepQuantity::WeightGradient:
+      return "weight_grad";
+    case LockstepQuantity::Weight:
+      return "weight";
+  }
+  return "?";
+}
+
+double relativeRmsDifference(const float* a, const float* reference, std::size_t n) {
+  double error = 0.0, energy = 0.0;
+  bool aFinite = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = reference[i], d = double(a[i]) - r;
+    if (!std::isfinite(r)) return kNaN;
+    if (!std::isfinite(a[i])) aFinite = false;
+    error += d * d;
+    energy += r * r;
+  }
+  if (!aFinite) return std::numeric_limits<double>::infinity();
+  if (error == 0.0) return 0.0;
+  if (energy == 0.0) return std::numeric_limits<double>::infinity();
+  return std::sqrt(error / energy);
+}
+
+LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionPolicy& a,
+                           const backends::PrecisionPolicy& reference, const data::DataSplit& data,
+                           const LockstepOptions& options, const LockstepCallbacks& callbacks) {
+  const auto start = std::chrono::steady_clock::now();
+  validateTrainConfig(config, data);
+  if (options.steps < 1)
+    throw std::invalid_argument("lockstep: steps must be >= 1, got " +
+                                std::to_string(options.steps));
+  if (options.everySteps < 1)
+    throw std::invalid_argument("lockstep: every must be >= 1, got " +
+                                std::to_string(options.everySteps));
+  if (!(options.tolerance > 0.0))
+    throw std::invalid_argument("lockstep: tolerance must be > 0, got " +
+                                std::to_string(options.tolerance));
+  if (config.freezeEpochs > 0)
+    throw std::invalid_argument(
+        "lockstep: freeze_epochs is not compared yet (the head-only phase); set it to 0");
+  makeOptimizer(config.optimizer);  // validates before any work
+  const ModelSpec spec = modelSpecFor(config, data.train);
+  const std::int64_t perEpoch = stepsPerEpoch(config, data);
+  const std::int64_t planned = plannedSteps(config, data);
+  const int epochs = plannedEpochs(config, data);
+  const LrSchedule schedule(config.schedule, config.optimizer.lr, perEpoch, epochs, planned);
+  const std::int64_t total = std::min(options.steps, planned);
+
+  TrainingSession runA(spec, a, config.seed), runRef(spec, reference, config.seed);
+  applyStartingWeights(config, runA);
+  applyStartingWeights(config, runRef);
+  const Model& model = runRef.model();
+  StepCapture captureA(model.gemmSites), captureRef(model.gemmSites);
+  runA.setProbe(&captureA);
+  runRef.setProbe(&captureRef);
+  std::unique_ptr<Optimizer> optA = makeOptimizer(config.optimizer);
+  std::unique_ptr<Optimizer> optRef = makeOptimizer(config.optimizer);
+  const std::vector<ParamStore::Range> rangesA = runA.model().params.weightRanges(false);
+  const std::vector<ParamStore::Range> rangesRef = runRef.model().params.weightRanges(false);
+  TrainingBatches batches(config, data, model);
+
+  LockstepResult result;
+  const std::vector<backends::LayerPlace> places = productLayers(model);
+  const std::vector<int> sites = productLayerSites(model);
+  for (const backends::LayerPlace& p : places)
+    result.layers.push_back(
+        {std::string(p.name), p.kind, p.kind != backends::LayerKind::Attention, true});
+
+  std::uint64_t step = 0;
+  for (int epoch = 1; epoch <= epochs && std::int64_t(step) < total; ++epoch) {
+    batches.startEpoch(epoch);
+    for (std::int64_t inEpoch = 0; inEpoch < perEpoch && std::int64_t(step) < total; ++inEpoch) {
+      if (callbacks.shouldCancel && callbacks.shouldCancel()) {
+        result.stoppedBecause = "cancelled";
+        break;
+      }
+      const int count = batches.fill(epoch, inEpoch, step);
+      const double lr = schedule.at(std::int64_t(step));
+      if (options.mode == LockstepMode::Resynchronised && step > 0) {
+        runA.model().params.masterData() = runRef.model().params.masterData();
+        runA.weightsChanged(step);
+        optA = optRef->clone();
+      }
+      const bool compare = std::int64_t(step) % options.everySteps == 0;
+      captureA.clear();
+      captureRef.clear();
+      runA.setProbe(compare ? &captureA : nullptr);
+      runRef.setProbe(compare ? &captureRef : nullptr);
+      const StepOutcome outA = runA.step(batches.items(), batches.labels(), count, step, *optA, lr,
+                                         rangesA, config.gradClipNorm);
+      const StepOutcome outRef = runRef.step(batches.items(), batches.labels(), count, step,
+                                             *optRef, lr, rangesRef, config.gradClipNorm);
+      ++step;
+      result.stepsTrained = std::int64_t(step);
+      if (compare) {
+        LockstepStep s;
+        s.step = std::int64_t(step);
+        s.lossA = outA.loss;
+        s.lossReference = outRef.loss;
+        ParamStore& pa = runA.model().params;
+        ParamStore& pr = runRef.model().params;
+        for (std::size_t l = 0; l < sites.size(); ++l) {
+          const int site = sites[l];
+          std::array<double, kLockstepQuantities> d{};
+          d[0] = compared(captureA.output(site), captureRef.output(site));
+          d[1] = compared(captureA.gradient(site), captureRef.gradient(site));
+          if (captureRef.gradient(site).empty()) result.layers[l].hasInputGradient = false;
+          const int weight = std::size_t(site) < model.siteWeights.size()
+                                 ? model.siteWeights[std::size_t(site)]
+                                 : -1;
+          if (weight >= 0) {
+            const std::size_t n = pr.info(weight).size;
+            d[2] = relativeRmsDifference(pa.grad(weight), pr.grad(weight), n);
+            d[3] = relativeRmsDifference(pa.master(weight), pr.master(weight), n);
+          } else {
+            d[2] = d[3] = kNaN;
+          }
+          for (std::size_t q = 0; q < kLockstepQuantities; ++q)
+            if (!result.firstCrossing && d[q] > options.tolerance)
+              result.firstCrossing = LockstepCrossing{s.step, l, LockstepQuantity(q), d[q]};
+          s.difference.push_back(d);
+        }
+        result.steps.push_back(s);
+        if (callbacks.onStep) callbacks.onStep(result.steps.back());
+      }
+      if (outA.diverged || outRef.diverged) {
+        result.stoppedBecause = std::string(outA.diverged ? "the backend's" : "the reference's") +
+                                " run diverged at step " + std::to_string(step);
+        break;
+      }
+    }
+    if (!result.stoppedBecause.empty()) break;
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::string describeLockstep(const LockstepResult& result, const LockstepOptions& options,
+                             std::string_view backend, std::string_view referenceName) {
+  std::ostringstream out;
+  const bool resync = options.mode == LockstepMode::Resynchronised;
+  out << (resync ? "Re-synchronised" : "Free-running") << " lockstep of " << backend << " against "
+      << referenceName << " (emulated on this CPU), " << result.stepsTrained << " steps";
+  if (!result.stoppedBecause.empty()) out << " (stopped: " << result.stoppedBecause << ")";
+  out << ". ";
+  if (result.firstCrossing) {
+    const LockstepCrossing& c = *result.firstCrossing;
+    out << (resync ? "The difference one step adds" : "The difference") << " first exceeds "
+        << percent(options.tolerance) << " at step " << c.step << ", in "
+        << result.layers[c.layer].name << "'s " << toString(c.quantity) << " (" << percent(c.value)
+        << ").";
+  } else {
+    out << "Every difference stayed within " << percent(options.tolerance) << ".";
+  }
+  if (result.steps.empty()) return out.str();
+  // How the first compared step's difference grows with depth, forward and back.
+  const LockstepStep& first = result.steps.front();
+  const auto ends = [&](std::size_t q, bool backward) {
+    std::optional<std::size_t> from, to;
+    for (std::size_t i = 0; i < first.difference.size(); ++i) {
+      const std::size_t l = backward ? first.difference.size() - 1 - i : i;
+      if (std::isnan(first.difference[l][q])) continue;
+      if (!from) from = l;
+      to = l;
+    }
+    return std::pair{from, to};
+  };
+  const auto growth = [&](std::size_t q, bool backward, const char* what) {
+    const auto [from, to] = ends(q, backward);
+    if (!from || *from == *to) return;
+    const double a = first.difference[*from][q], b = first.difference[*to][q];
+    out << " " << what << " from " << percent(a) << " at " << result.layers[*from].name << " to "
+        << percent(b) << " at " << result.layers[*to].name;
+    if (a > 0.0 && std::isfinite(a) && std::isfinite(b))
+      out << " (" << std::setprecision(2) << b / a << "x)";
+    out << ".";
+  };
+  out << " At step " << first.step << ":";
+  growth(0, false, "going forward, the outputs differ");
+  growth(1, true, "Going back, the gradients passed on differ");
+  return out.str();
+}
+
+}  // namespace paritylab::nn
