@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "core/study/analysis/curve_equivalence.h"
 #include "core/study/files/divergence_export.h"
 #include "core/study/store/results_store.h"
 
@@ -164,6 +166,34 @@ void printClassesAndWeights(const study::DivergenceReport& r, double alpha) {
   }
 }
 
+nlohmann::json bandJson(const stats::CurveBandResult& r, const std::vector<std::int64_t>& at) {
+  nlohmann::json j;
+  j["points"] = at.size();
+  j["first_exit"] = r.firstExit ? nlohmann::json(at[*r.firstExit]) : nlohmann::json(nullptr);
+  j["fraction_outside"] = r.fractionOutside;
+  j["p_value"] = r.pValue;
+  j["critical_value"] = r.criticalValue;
+  j["permutations"] = r.permutations;
+  j["exhaustive"] = r.exhaustive;
+  j["can_exit"] = r.canExit;
+  return j;
+}
+
+// The simultaneous band of the reference's seeds around the compared backend's curves.
+nlohmann::json curvesJson(const study::CurveEquivalence& e) {
+  nlohmann::json j;
+  j["reference"] = e.reference;
+  j["backend"] = e.backend;
+  j["alpha"] = e.alpha;
+  j["runs"] = {{e.reference, e.runsReference}, {e.backend, e.runsBackend}};
+  j["train_loss_by_step"] = e.trainLoss ? bandJson(*e.trainLoss, e.steps) : nullptr;
+  const std::vector<std::int64_t> epochs(e.epochs.begin(), e.epochs.end());
+  j["test_loss_by_epoch"] = e.testLoss ? bandJson(*e.testLoss, epochs) : nullptr;
+  j["headline"] = e.headline;
+  j["notes"] = e.notes;
+  return j;
+}
+
 void runCompare(const CompareArgs& a) {
   study::DivergenceOptions options;
   options.a = a.a;
@@ -173,14 +203,18 @@ void runCompare(const CompareArgs& a) {
                  : a.tail == "greater" ? stats::Tail::Greater
                                        : stats::Tail::TwoSided;
   study::DivergenceReport report;
+  study::CurveEquivalence curves;
   try {
     const auto store = study::ResultsStore::openReadOnly(a.db);
     report = study::analyseDivergence(*store, options);
+    curves = study::analyseCurveEquivalence(*store, a.b, a.a, a.alpha);
   } catch (const std::exception& ex) {
     throw CommandError(ex.what());
   }
   if (a.json) {
-    std::cout << study::divergenceJson(report, options).dump(2) << "\n";
+    nlohmann::json j = study::divergenceJson(report, options);
+    j["curve_equivalence"] = curvesJson(curves);
+    std::cout << j.dump(2) << "\n";
     return;
   }
   std::printf("Divergence of %s against %s (%s), alpha %g\n", a.a.c_str(), a.b.c_str(),
@@ -189,6 +223,8 @@ void runCompare(const CompareArgs& a) {
   printChaos(report, a.alpha);
   printTests(report, a.alpha);
   printClassesAndWeights(report, a.alpha);
+  std::printf("\nCurves, step by step (permutation max-t band; docs/curve-equivalence.md)\n  %s\n",
+              curves.headline.c_str());
 }
 
 const CommandRegistration reg{

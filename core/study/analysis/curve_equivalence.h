@@ -1,0 +1,35 @@
+#pragma once
+// Per-step curve equivalence of two backends of a study: is backend B's training-loss curve
+// inside backend A's seed-to-seed band at every sampled step at once, and B's test loss at every
+// epoch? A simultaneous band calibrated by permuting the seeds' curves between the backends
+// (core/stats/curve_band.h; docs/curve-equivalence.md), so that over all steps together a
+// backend that trains like A leaves it with probability at most alpha.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/stats/curve_band.h"
+#include "core/study/store/results_store.h"
+
+namespace paritylab::study {
+
+struct CurveEquivalence {
+  std::string reference, backend;  // A (whose seeds set the band) and B
+  double alpha = 0.05;
+  int runsReference = 0, runsBackend = 0;  // completed emulated runs compared
+  std::vector<std::int64_t> steps;         // the sampled steps every compared run has, 1-based
+  std::optional<stats::CurveBandResult> trainLoss;  // over `steps`
+  std::vector<int> epochs;                          // the epochs every compared run has, 1-based
+  std::optional<stats::CurveBandResult> testLoss;   // over `epochs`
+  std::string headline;                             // in plain words, the training-loss part first
+  std::vector<std::string> notes;                   // why a part is missing
+};
+
+// Throws StoreError (from the store) when the database cannot be read; a backend with fewer
+// than 2 completed runs gives no band and says so in `notes` and `headline`.
+CurveEquivalence analyseCurveEquivalence(const ResultsStore& store, const std::string& reference,
+                                         const std::string& backend, double alpha = 0.05);
+
+}  // namespace paritylab::study

@@ -1,0 +1,101 @@
+// Per-step curve equivalence on a stored study: a backend whose runs' step losses shift from a
+// known step leaves the reference's simultaneous band there, one that trains like the reference
+// stays inside, and a backend with too few runs gets a note instead of a band.
+#include "core/study/analysis/curve_equivalence.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/study/store/results_store.h"
+#include "tests/study/test_paths.h"
+
+namespace paritylab::study {
+namespace {
+
+using testing::freshTempPath;
+
+// Runs of `backend` (seeds 0..seeds-1), 40 sampled steps (every 5th, 5..200) and 4 epochs each:
+// a falling loss with noise correlated from step to step, `shift` added from step `from` on.
+void addRuns(ResultsStore& store, const std::string& backend, int seeds, std::mt19937_64& rng,
+             double shift = 0.0, std::int64_t from = 0) {
+  std::normal_distribution<double> noise(0.0, 0.03);
+  for (int seed = 0; seed < seeds; ++seed) {
+    RunRecord r;
+    r.backend = backend;
+    r.seed = std::uint64_t(seed);
+    r.status = RunState::Completed;
+    r.epochsDone = 4;
+    const std::int64_t id = store.addRun(r);
+    std::vector<StepRecord> steps;
+    double e = 0.0;
+    for (std::int64_t s = 5; s <= 200; s += 5) {
+      e = 0.6 * e + noise(rng);
+      const double loss = 2.0 * std::exp(-double(s) / 60.0) + 0.4 + e + (s >= from ? shift : 0.0);
+      steps.push_back({s, int((s - 1) / 50) + 1, loss, 1e-3});
+    }
+    store.addSteps(id, steps);
+    for (int epoch = 1; epoch <= 4; ++epoch) {
+      EpochRecord ep;
+      ep.epoch = epoch;
+      ep.testLoss = 1.0 / epoch + 0.01 * noise(rng);
+      ep.testAccuracy = 0.8;
+      store.addEpoch(id, ep);
+    }
+  }
+}
+
+std::string study() {
+  const std::string path = freshTempPath("curve-equivalence.db");
+  auto store = ResultsStore::open(path, true);
+  store->saveStudySpec(R"({"version": 1, "name": "curves", "dataset": {"source": "synthetic"},
+    "model": "mlp", "backends": ["cpu-fp32", "tpu-bf16", "pure-bf16", "gpu-tf32"], "seeds": 6})");
+  std::mt19937_64 rng(7);
+  addRuns(*store, "cpu-fp32", 6, rng);
+  addRuns(*store, "tpu-bf16", 6, rng);
+  addRuns(*store, "pure-bf16", 6, rng, 0.25, 120);
+  addRuns(*store, "gpu-tf32", 1, rng);
+  return path;
+}
+
+TEST(CurveEquivalence, AShiftedBackendLeavesTheBandWhereItsLossesShift) {
+  const auto store = ResultsStore::openReadOnly(study());
+  const CurveEquivalence e = analyseCurveEquivalence(*store, "cpu-fp32", "pure-bf16");
+  ASSERT_TRUE(e.trainLoss) << e.headline;
+  EXPECT_EQ(e.steps.size(), 40u);
+  ASSERT_TRUE(e.trainLoss->firstExit);
+  EXPECT_EQ(e.steps[*e.trainLoss->firstExit], 120);
+  EXPECT_NE(e.headline.find("pure-bf16's training loss leaves a simultaneous 95% band of "
+                            "cpu-fp32's seeds (6 and 6 runs"),
+            std::string::npos)
+      << e.headline;
+  EXPECT_NE(e.headline.find("at step 120"), std::string::npos) << e.headline;
+  ASSERT_TRUE(e.testLoss);
+  EXPECT_EQ(e.epochs, (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_FALSE(e.testLoss->firstExit);
+}
+
+TEST(CurveEquivalence, ABackendThatTrainsLikeTheReferenceStaysInside) {
+  const auto store = ResultsStore::openReadOnly(study());
+  const CurveEquivalence e = analyseCurveEquivalence(*store, "cpu-fp32", "tpu-bf16");
+  ASSERT_TRUE(e.trainLoss);
+  EXPECT_FALSE(e.trainLoss->firstExit);
+  EXPECT_NE(e.headline.find("stays inside"), std::string::npos) << e.headline;
+  EXPECT_NE(e.headline.find("at all 40 steps"), std::string::npos) << e.headline;
+}
+
+TEST(CurveEquivalence, TooFewRunsGiveANoteAndNoBand) {
+  const auto store = ResultsStore::openReadOnly(study());
+  const CurveEquivalence e = analyseCurveEquivalence(*store, "cpu-fp32", "gpu-tf32");
+  EXPECT_FALSE(e.trainLoss);
+  ASSERT_EQ(e.notes.size(), 1u);
+  EXPECT_NE(e.notes[0].find("at least 2 completed runs of each backend (cpu-fp32: 6, gpu-tf32: 1)"),
+            std::string::npos)
+      << e.notes[0];
+  EXPECT_NE(e.headline.find("No curve band of gpu-tf32"), std::string::npos) << e.headline;
+  EXPECT_FALSE(analyseCurveEquivalence(*store, "cpu-fp32", "cpu-fp32").trainLoss);
+}
+
+}  // namespace
+}  // namespace paritylab::study
