@@ -39,7 +39,7 @@ struct LockstepArgs {
   int every = 1;
   std::uint64_t seed = 0;
   double tolerance = 0.01;
-  bool json = false, overwrite = false;
+  bool json = false, overwrite = false, attribute = false;
 };
 
 // The quick study's training (mlp on Fashion-MNIST, batch 128, AdamW 1e-3), or the study file's,
@@ -124,6 +124,18 @@ nlohmann::json toJson(const nn::LockstepResult& r, const nn::LockstepOptions& o,
   } else {
     j["first_crossing"] = nullptr;
   }
+  if (r.attribution) {
+    const nn::LockstepAttribution& at = *r.attribution;
+    nlohmann::json products = nlohmann::json::array();
+    for (const nn::ProductShare& p : at.products)
+      products.push_back({{"product", p.product},
+                          {"share", number(p.share)},
+                          {"error_without", number(p.errorWithout)}});
+    j["attribution"] = {{"step", at.step},
+                        {"weight_gradient_error", number(at.error)},
+                        {"error_outside_products", number(at.errorOutsideProducts)},
+                        {"products", products}};
+  }
   j["summary"] = summary;
   return j;
 }
@@ -191,6 +203,7 @@ void runLockstepCommand(const LockstepArgs& a) {
   options.mode = *mode;
   options.tolerance = a.tolerance;
   options.everySteps = a.every;
+  options.attribute = a.attribute;
   nn::LockstepResult result;
   try {
     result = nn::runLockstep(spec.train, policy, reference, data, options);
@@ -219,6 +232,15 @@ void runLockstepCommand(const LockstepArgs& a) {
               static_cast<unsigned long long>(spec.train.seed));
   if (!result.steps.empty()) printTable(result, result.steps.front());
   if (result.steps.size() > 1) printTable(result, result.steps.back());
+  if (result.attribution) {
+    const nn::LockstepAttribution& at = *result.attribution;
+    std::printf(
+        "  step %lld: weight-gradient error %s; per product, its share when computed as %s:\n",
+        static_cast<long long>(at.step), cell(at.error).c_str(), reference.name.c_str());
+    for (std::size_t i = 0; i < at.products.size() && i < 8; ++i)
+      std::printf("    %-22s %8.1f%%\n", at.products[i].product.c_str(),
+                  100 * at.products[i].share);
+  }
   std::printf("%s\n", summary.c_str());
   std::printf("  %.1f s for %lld steps of both runs\n", result.seconds,
               static_cast<long long>(result.stepsTrained));
@@ -269,6 +291,9 @@ const CommandRegistration reg{
                     "Print every compared step's per-layer figures and the first crossing as JSON");
       cmd->add_option("--csv", a->csv, "Write step,layer,quantity,value rows ('-': stdout)");
       cmd->add_flag("--overwrite", a->overwrite, "Replace an existing --csv file");
+      cmd->add_flag("--attribute", a->attribute,
+                    "Which product adds most of the one-step error: at the first crossing (else "
+                    "the last step) redo the step once per product computed as the reference does");
       cmd->callback([a] { runLockstepCommand(*a); });
     }};
 

@@ -68,6 +68,76 @@ std::string percent(double fraction) {
   return out.str();
 }
 
+// What a redone step starts from and reads: the reference's state before it, and its batch.
+struct StepStart {
+  const ModelSpec& spec;
+  const TrainConfig& config;
+  const std::vector<float>& master;  // the reference's master weights before the step
+  const Optimizer& optimizer;        // the reference's optimizer before the step
+  const float* items;
+  const std::int32_t* labels;
+  int count;
+  std::uint64_t step;  // 0-based
+  double lr;
+};
+
+// The relative difference of the weight gradients of one step under `policy` from `reference`,
+// started from `start`.
+double oneStepGradientError(const backends::PrecisionPolicy& policy, const StepStart& start,
+                            const std::vector<float>& reference) {
+  TrainingSession s(start.spec, policy, start.config.seed);
+  s.model().params.masterData() = start.master;
+  s.weightsChanged(start.step);
+  const std::unique_ptr<Optimizer> opt = start.optimizer.clone();
+  s.step(start.items, start.labels, start.count, start.step, *opt, start.lr,
+         s.model().params.weightRanges(false), start.config.gradClipNorm);
+  const std::vector<float>& grads = s.model().params.gradData();
+  if (grads.size() != reference.size()) return kNaN;
+  return relativeRmsDifference(grads.data(), reference.data(), grads.size());
+}
+
+// A's step redone with each product (and then every product) computed as the reference computes
+// it, through per-layer overrides appended to A's policy (later overrides win).
+LockstepAttribution attributeStep(const backends::PrecisionPolicy& a,
+                                  const backends::PrecisionPolicy& reference,
+                                  const std::vector<backends::LayerPlace>& places,
+                                  const std::vector<LockstepLayer>& layers, const StepStart& start,
+                                  const std::vector<float>& referenceGrads) {
+  LockstepAttribution r;
+  r.step = std::int64_t(start.step) + 1;
+  r.error = oneStepGradientError(a, start, referenceGrads);
+  const auto asReference = [&](const backends::LayerPlace& place, backends::Product product) {
+    backends::ProductOverride o;
+    o.layers = std::string(place.name);
+    o.forward = product == backends::Product::Forward;
+    o.backwardData = product == backends::Product::BackwardData;
+    o.backwardWeight = product == backends::Product::BackwardWeight;
+    o.linear = o.conv = o.attention = backends::productsFor(reference, place);
+    return o;
+  };
+  constexpr std::pair<backends::Product, const char*> kProducts[] = {
+      {backends::Product::Forward, "fwd"},
+      {backends::Product::BackwardData, "dgrad"},
+      {backends::Product::BackwardWeight, "wgrad"}};
+  backends::PrecisionPolicy all = a;
+  for (std::size_t l = 0; l < places.size(); ++l)
+    for (const auto& [product, suffix] : kProducts) {
+      if (product == backends::Product::BackwardData && !layers[l].hasInputGradient) continue;
+      backends::PrecisionPolicy one = a;
+      one.overrides.push_back(asReference(places[l], product));
+      all.overrides.push_back(one.overrides.back());
+      ProductShare share;
+      share.product = layers[l].name + "." + suffix;
+      share.errorWithout = oneStepGradientError(one, start, referenceGrads);
+      share.share = r.error > 0.0 ? (r.error - share.errorWithout) / r.error : 0.0;
+      r.products.push_back(share);
+    }
+  r.errorOutsideProducts = oneStepGradientError(all, start, referenceGrads);
+  std::stable_sort(r.products.begin(), r.products.end(),
+                   [](const ProductShare& x, const ProductShare& y) { return x.share > y.share; });
+  return r;
+}
+
 }  // namespace
 
 std::string_view toString(LockstepMode mode) {
@@ -155,6 +225,8 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
     result.layers.push_back(
         {std::string(p.name), p.kind, p.kind != backends::LayerKind::Attention, true});
 
+  std::vector<float> startMaster;
+  std::unique_ptr<Optimizer> startOptimizer;
   std::uint64_t step = 0;
   for (int epoch = 1; epoch <= epochs && std::int64_t(step) < total; ++epoch) {
     batches.startEpoch(epoch);
@@ -171,6 +243,10 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
         optA = optRef->clone();
       }
       const bool compare = std::int64_t(step) % options.everySteps == 0;
+      if (options.attribute && compare && !result.firstCrossing) {  // the state a redo starts from
+        startMaster = runRef.model().params.masterData();
+        startOptimizer = optRef->clone();
+      }
       captureA.clear();
       captureRef.clear();
       runA.setProbe(compare ? &captureA : nullptr);
@@ -211,6 +287,14 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
         }
         result.steps.push_back(s);
         if (callbacks.onStep) callbacks.onStep(result.steps.back());
+        const bool last = std::int64_t(step) + options.everySteps > total;
+        if (options.attribute && !result.attribution && (result.firstCrossing || last)) {
+          const StepStart start{
+              spec,  config,   startMaster, *startOptimizer, batches.items(), batches.labels(),
+              count, step - 1, lr};
+          result.attribution =
+              attributeStep(a, reference, places, result.layers, start, pr.gradData());
+        }
       }
       if (outA.diverged || outRef.diverged) {
         result.stoppedBecause = std::string(outA.diverged ? "the backend's" : "the reference's") +
@@ -267,6 +351,18 @@ std::string describeLockstep(const LockstepResult& result, const LockstepOptions
   out << " At step " << first.step << ":";
   growth(0, false, "going forward, the outputs differ");
   growth(1, true, "Going back, the gradients passed on differ");
+  if (result.attribution && !result.attribution->products.empty()) {
+    const LockstepAttribution& at = *result.attribution;
+    const ProductShare& top = at.products.front();
+    out << " At step " << at.step << ", " << top.product << " adds " << percent(top.share)
+        << " of the one-step error of the weight gradients (" << percent(at.error)
+        << "; computed as " << referenceName << " computes it, " << percent(top.errorWithout)
+        << " remains)";
+    if (at.products.size() > 1)
+      out << ", then " << at.products[1].product << " (" << percent(at.products[1].share) << ")";
+    out << "; with every product as " << referenceName << "'s, " << percent(at.errorOutsideProducts)
+        << " remains outside the products.";
+  }
   return out.str();
 }
 

@@ -49,6 +49,30 @@ struct LockstepOptions {
   LockstepMode mode = LockstepMode::Resynchronised;
   double tolerance = 0.01;  // the relative difference the first crossing is measured against
   int everySteps = 1;       // compare steps 1, 1 + N, 1 + 2N, ... (1-based); both train every step
+  // Which product adds most of one step's error: at the first crossing (else the last compared
+  // step), A's step from the reference's state is redone once per product with that product
+  // computed as the reference computes it (LockstepAttribution).
+  bool attribute = false;
+};
+
+// One product's share of the one-step error: how much of it goes away when that product alone
+// is computed as the reference computes it.
+struct ProductShare {
+  std::string product;  // "h1.attn.qk.fwd", "conv2.dgrad", "fc1.wgrad"
+  double errorWithout = 0.0;
+  double share = 0.0;  // (error - errorWithout) / error; the shares need not add up to 1
+};
+
+// The one-step error of A's weight gradients (all of them, as one vector; relative RMS
+// difference from the reference's) at `step`, A starting from the reference's weights and
+// optimizer state, and what each product adds to it.
+struct LockstepAttribution {
+  std::int64_t step = 0;  // 1-based
+  double error = 0.0;
+  // With every product computed as the reference computes it: what the rest adds (storage
+  // formats, element-wise precision, loss scaling, replicas' reductions).
+  double errorOutsideProducts = 0.0;
+  std::vector<ProductShare> products;  // the largest share first
 };
 
 struct LockstepLayer {
@@ -78,6 +102,7 @@ struct LockstepResult {
   // The earliest compared step with a difference above the tolerance, at its first layer in
   // forward order (quantities in their order); none when every difference stayed within.
   std::optional<LockstepCrossing> firstCrossing;
+  std::optional<LockstepAttribution> attribution;  // with options.attribute
   std::int64_t stepsTrained = 0;
   // Why it stopped before options.steps: "" (it did not), a run diverged, or cancelled.
   std::string stoppedBecause;
@@ -95,8 +120,9 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
                            const backends::PrecisionPolicy& reference, const data::DataSplit& data,
                            const LockstepOptions& options, const LockstepCallbacks& callbacks = {});
 
-// The result in plain words: where the tolerance is first crossed, and how the difference of the
-// first compared step grows with depth going forward and going back.
+// The result in plain words: where the tolerance is first crossed, how the difference of the
+// first compared step grows with depth going forward and going back, and which product adds most
+// of the one-step error (with an attribution).
 std::string describeLockstep(const LockstepResult& result, const LockstepOptions& options,
                              std::string_view backend, std::string_view referenceName);
 

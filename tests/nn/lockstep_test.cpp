@@ -194,6 +194,35 @@ TEST(Lockstep, TheFirstCrossingIsTheEarliestStepAtItsFirstLayer) {
   EXPECT_NE(words.find("at step 1, in conv1's activation"), std::string::npos) << words;
 }
 
+// A backend that differs from the reference in one product only: that product carries the whole
+// one-step error, every other product none, and nothing is left outside the products.
+TEST(Lockstep, AttributionFindsTheOneProductThatDiffers) {
+  const data::DataSplit split = syntheticSplit();
+  const backends::PrecisionPolicy one = backends::policyFromJson(
+      {{"preset", "cpu-fp32"},
+       {"name", "fc1 wgrad in bf16"},
+       {"overrides", {{{"layers", "fc1"}, {"products", "wgrad"}, {"policy", "tpu-bf16"}}}}});
+  LockstepOptions o;
+  o.steps = 2;
+  o.tolerance = 1e-12;
+  o.attribute = true;
+  const LockstepResult r =
+      runLockstep(smallCnn(), one, backends::presetPolicy("cpu-fp32"), split, o);
+  ASSERT_TRUE(r.attribution);
+  const LockstepAttribution& at = *r.attribution;
+  EXPECT_EQ(at.step, 1);  // fc1's weight gradient differs at once: the first crossing
+  EXPECT_GT(at.error, 0.0);
+  EXPECT_EQ(at.errorOutsideProducts, 0.0);
+  ASSERT_EQ(at.products.size(), 4u * 3u - 1u);  // conv1 has no data-gradient product
+  EXPECT_EQ(at.products.front().product, "fc1.wgrad");
+  EXPECT_EQ(at.products.front().share, 1.0);
+  EXPECT_EQ(at.products.front().errorWithout, 0.0);
+  for (std::size_t i = 1; i < at.products.size(); ++i)
+    EXPECT_EQ(at.products[i].share, 0.0) << at.products[i].product;
+  const std::string words = describeLockstep(r, o, one.name, "cpu-fp32");
+  EXPECT_NE(words.find("fc1.wgrad adds 100% of the one-step error"), std::string::npos) << words;
+}
+
 TEST(Lockstep, RelativeRmsDifferenceIsTheNormOfTheDifferenceOverTheReferences) {
   const float r[] = {1.0f, 1.0f, 0.0f};
   const float a[] = {1.0f, 2.0f, 0.0f};
