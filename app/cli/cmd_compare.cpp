@@ -188,7 +188,8 @@ nlohmann::json curvesJson(const study::CurveEquivalence& e) {
   j["runs"] = {{e.reference, e.runsReference}, {e.backend, e.runsBackend}};
   j["train_loss_by_step"] = e.trainLoss ? bandJson(*e.trainLoss, e.steps) : nullptr;
   const std::vector<std::int64_t> epochs(e.epochs.begin(), e.epochs.end());
-  j["test_loss_by_epoch"] = e.testLoss ? bandJson(*e.testLoss, epochs) : nullptr;
+  j["metric"] = e.metric;
+  j["metric_by_epoch"] = e.testMetric ? bandJson(*e.testMetric, epochs) : nullptr;
   j["headline"] = e.headline;
   j["notes"] = e.notes;
   return j;

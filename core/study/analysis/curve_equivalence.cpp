@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "core/study/analysis/compared_metric.h"
+
 namespace paritylab::study {
 namespace {
 
@@ -79,6 +81,8 @@ CurveEquivalence analyseCurveEquivalence(const ResultsStore& store, const std::s
   const auto epochs = store.loadAllEpochs();
   std::vector<std::map<std::int64_t, double>> stepsA, stepsB;
   std::vector<std::map<int, double>> epochsA, epochsB;
+  const ComparedMetric metric = defaultComparedMetric(store);
+  e.metric = metricWords(metric).name;
   for (const RunRecord& r : runs) {
     if (r.status != RunState::Completed || r.source != "emulated") continue;
     const bool isA = r.backend == reference, isB = r.backend == backend;
@@ -88,7 +92,8 @@ CurveEquivalence analyseCurveEquivalence(const ResultsStore& store, const std::s
       for (const StepRecord& p : it->second) s[p.step] = p.trainLoss;
     std::map<int, double> ep;
     if (const auto it = epochs.find(r.id); it != epochs.end())
-      for (const EpochRecord& p : it->second) ep[p.epoch] = p.testLoss;
+      for (const EpochRecord& p : it->second)
+        ep[p.epoch] = metricValue(metric, p.testAccuracy, p.testLoss);
     (isA ? stepsA : stepsB).push_back(std::move(s));
     (isA ? epochsA : epochsB).push_back(std::move(ep));
   }
@@ -115,19 +120,19 @@ CurveEquivalence analyseCurveEquivalence(const ResultsStore& store, const std::s
     allEpochs.insert(allEpochs.end(), epochsB.begin(), epochsB.end());
     const std::vector<std::vector<double>> perEpoch = aligned(allEpochs, e.epochs);
     if (e.epochs.empty()) {
-      e.notes.push_back("no epoch's test loss is stored for every run");
+      e.notes.push_back("no epoch's " + e.metric + " is stored for every run");
     } else {
       const std::vector<std::vector<double>> a(perEpoch.begin(),
                                                perEpoch.begin() + e.runsReference);
       const std::vector<std::vector<double>> b(perEpoch.begin() + e.runsReference, perEpoch.end());
-      e.testLoss = stats::simultaneousCurveBand(a, b, alpha);
+      e.testMetric = stats::simultaneousCurveBand(a, b, alpha);
     }
   }
   std::string words;
   if (e.trainLoss) words = bandWords(e, *e.trainLoss, "training loss", "step", e.steps);
-  if (e.testLoss) {
+  if (e.testMetric) {
     const std::vector<std::int64_t> at(e.epochs.begin(), e.epochs.end());
-    words += (words.empty() ? "" : " ") + bandWords(e, *e.testLoss, "test loss", "epoch", at);
+    words += (words.empty() ? "" : " ") + bandWords(e, *e.testMetric, e.metric, "epoch", at);
   }
   if (words.empty())
     words = "No curve band of " + backend + " against " + reference + ": " +

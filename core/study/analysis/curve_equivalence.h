@@ -1,9 +1,10 @@
 #pragma once
 // Per-step curve equivalence of two backends of a study: is backend B's training-loss curve
-// inside backend A's seed-to-seed band at every sampled step at once, and B's test loss at every
-// epoch? A simultaneous band calibrated by permuting the seeds' curves between the backends
-// (core/stats/curve_band.h; docs/curve-equivalence.md), so that over all steps together a
-// backend that trains like A leaves it with probability at most alpha.
+// inside backend A's seed-to-seed band at every sampled step at once, and B's compared metric
+// (accuracy, or a language model's validation loss) at every epoch? A simultaneous band calibrated
+// by permuting the seeds' curves between the backends (core/stats/curve_band.h;
+// docs/curve-equivalence.md), so that over all steps together a backend that trains like A leaves
+// it with probability at most alpha.
 
 #include <cstdint>
 #include <optional>
@@ -22,9 +23,10 @@ struct CurveEquivalence {
   std::vector<std::int64_t> steps;         // the sampled steps every compared run has, 1-based
   std::optional<stats::CurveBandResult> trainLoss;  // over `steps`
   std::vector<int> epochs;                          // the epochs every compared run has, 1-based
-  std::optional<stats::CurveBandResult> testLoss;   // over `epochs`
-  std::string headline;                             // in plain words, the training-loss part first
-  std::vector<std::string> notes;                   // why a part is missing
+  std::string metric;  // the study's compared metric per epoch ("accuracy", ...)
+  std::optional<stats::CurveBandResult> testMetric;  // over `epochs`
+  std::string headline;                              // in plain words, the training-loss part first
+  std::vector<std::string> notes;                    // why a part is missing
 };
 
 // Throws StoreError (from the store) when the database cannot be read; a backend with fewer
