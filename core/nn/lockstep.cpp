@@ -20,6 +20,8 @@ namespace paritylab::nn {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// A product's share of the one-step error worth naming in words.
+constexpr double kNotableShare = 0.05;
 
 // One step's layer outputs and input gradients per call site, the replicas' shards appended in
 // the order they ran (the whole batch in item order).
@@ -45,11 +47,14 @@ class StepCapture : public ActivationProbe {
                      std::size_t n, double scale) {
     if (site < 0 || std::size_t(site) >= into.size()) return;
     std::vector<float>& v = into[std::size_t(site)];
+    const std::size_t at = v.size();
+    v.resize(at + n);  // within the capacity of earlier steps: no allocation
+    float* out = v.data() + at;
     if (scale == 1.0) {
-      v.insert(v.end(), values, values + n);
+      std::copy_n(values, n, out);
       return;
     }
-    for (std::size_t i = 0; i < n; ++i) v.push_back(float(double(values[i]) * scale));
+    for (std::size_t i = 0; i < n; ++i) out[i] = float(double(values[i]) * scale);
   }
   std::vector<std::vector<float>> outputs_, gradients_;  // [site][values]
 };
@@ -165,19 +170,31 @@ std::string_view toString(LockstepQuantity quantity) {
 }
 
 double relativeRmsDifference(const float* a, const float* reference, std::size_t n) {
-  double error = 0.0, energy = 0.0;
-  bool aFinite = true;
-  for (std::size_t i = 0; i < n; ++i) {
+  // Four partial sums (independent chains the CPU overlaps); a NaN or infinity on either side
+  // makes a sum non-finite, and only then are the values looked at one by one.
+  double error[4] = {}, energy[4] = {};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (std::size_t k = 0; k < 4; ++k) {
+      const double r = reference[i + k], d = double(a[i + k]) - r;
+      error[k] += d * d;
+      energy[k] += r * r;
+    }
+  for (; i < n; ++i) {
     const double r = reference[i], d = double(a[i]) - r;
-    if (!std::isfinite(r)) return kNaN;
-    if (!std::isfinite(a[i])) aFinite = false;
-    error += d * d;
-    energy += r * r;
+    error[0] += d * d;
+    energy[0] += r * r;
   }
-  if (!aFinite) return std::numeric_limits<double>::infinity();
-  if (error == 0.0) return 0.0;
-  if (energy == 0.0) return std::numeric_limits<double>::infinity();
-  return std::sqrt(error / energy);
+  const double e = (error[0] + error[1]) + (error[2] + error[3]);
+  const double r = (energy[0] + energy[1]) + (energy[2] + energy[3]);
+  if (!std::isfinite(e) || !std::isfinite(r)) {
+    for (std::size_t j = 0; j < n; ++j)
+      if (!std::isfinite(reference[j])) return kNaN;
+    return std::numeric_limits<double>::infinity();  // A is not finite where the reference is
+  }
+  if (e == 0.0) return 0.0;
+  if (r == 0.0) return std::numeric_limits<double>::infinity();
+  return std::sqrt(e / r);
 }
 
 LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionPolicy& a,
@@ -240,12 +257,15 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
       if (options.mode == LockstepMode::Resynchronised && step > 0) {
         runA.model().params.masterData() = runRef.model().params.masterData();
         runA.weightsChanged(step);
-        optA = optRef->clone();
+        optA->assign(*optRef);
       }
       const bool compare = std::int64_t(step) % options.everySteps == 0;
       if (options.attribute && compare && !result.firstCrossing) {  // the state a redo starts from
         startMaster = runRef.model().params.masterData();
-        startOptimizer = optRef->clone();
+        if (startOptimizer)
+          startOptimizer->assign(*optRef);
+        else
+          startOptimizer = optRef->clone();
       }
       captureA.clear();
       captureRef.clear();
@@ -354,14 +374,20 @@ std::string describeLockstep(const LockstepResult& result, const LockstepOptions
   if (result.attribution && !result.attribution->products.empty()) {
     const LockstepAttribution& at = *result.attribution;
     const ProductShare& top = at.products.front();
-    out << " At step " << at.step << ", " << top.product << " adds " << percent(top.share)
-        << " of the one-step error of the weight gradients (" << percent(at.error)
-        << "; computed as " << referenceName << " computes it, " << percent(top.errorWithout)
-        << " remains)";
-    if (at.products.size() > 1)
-      out << ", then " << at.products[1].product << " (" << percent(at.products[1].share) << ")";
+    out << " At step " << at.step << ", of the one-step error of the weight gradients ("
+        << percent(at.error) << "), ";
+    if (top.share >= kNotableShare) {
+      out << top.product << " adds " << percent(top.share) << " (computed as " << referenceName
+          << " computes it, " << percent(top.errorWithout) << " remains)";
+      if (at.products.size() > 1 && at.products[1].share >= kNotableShare)
+        out << ", then " << at.products[1].product << " (" << percent(at.products[1].share) << ")";
+    } else {
+      out << "no product alone adds as much as " << percent(kNotableShare) << " (the most, "
+          << top.product << ", " << percent(top.share) << ")";
+    }
     out << "; with every product as " << referenceName << "'s, " << percent(at.errorOutsideProducts)
-        << " remains outside the products.";
+        << " remains, from outside the products (storage formats, element-wise precision, the "
+           "replicas' sums).";
   }
   return out.str();
 }

@@ -18,9 +18,11 @@ class Optimizer {
   // `stateFormat`: storage format of the optimizer state (moments, momentum).
   virtual void step(ParamStore& params, const std::vector<ParamStore::Range>& ranges, double lr,
                     const std::optional<numerics::RoundingSpec>& stateFormat) = 0;
-  // A copy with the same hyper-parameters and state (moments, step count): a lockstep run's
-  // re-synchronisation continues the reference's optimizer.
+  // A copy with the same hyper-parameters and state (moments, step count).
   virtual std::unique_ptr<Optimizer> clone() const = 0;
+  // Takes `other`'s state (an optimizer of the same kind), reusing this one's buffers: a lockstep
+  // run's re-synchronisation continues the reference's optimizer at every step.
+  virtual void assign(const Optimizer& other) = 0;
 };
 
 // torch.optim.AdamW: decoupled weight decay p -= lr*wd*p, bias-corrected moments.
@@ -30,6 +32,7 @@ class AdamW : public Optimizer {
   void step(ParamStore& params, const std::vector<ParamStore::Range>& ranges, double lr,
             const std::optional<numerics::RoundingSpec>& stateFormat) override;
   std::unique_ptr<Optimizer> clone() const override { return std::make_unique<AdamW>(*this); }
+  void assign(const Optimizer& other) override { *this = dynamic_cast<const AdamW&>(other); }
 
  private:
   OptimizerConfig config_;
@@ -45,6 +48,7 @@ class Sgd : public Optimizer {
   void step(ParamStore& params, const std::vector<ParamStore::Range>& ranges, double lr,
             const std::optional<numerics::RoundingSpec>& stateFormat) override;
   std::unique_ptr<Optimizer> clone() const override { return std::make_unique<Sgd>(*this); }
+  void assign(const Optimizer& other) override { *this = dynamic_cast<const Sgd&>(other); }
 
  private:
   OptimizerConfig config_;
