@@ -82,7 +82,8 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     xray_->beginStep(step);
     ctx.xray = xray_.get();
   }
-  double lossSum = 0.0;
+  double lossSum = 0.0, weightedLoss = 0.0;
+  bool equalPieces = true;  // every replica's shard and micro-batch of one size
   int losses = 0;
   const double scale = lossScaler_.scale();  // in force for this step's gradients
   const backends::ReductionPolicy& reduction = policy_.reduction;
@@ -109,24 +110,38 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
           policy_.elementwise.loss,
           stream(hashSeed(seed_, step, 0x4C4F5353 /* "LOSS" */ + std::uint64_t(r))), ctx.xray);
       lossSum = heldSum(lossSum, loss.loss, reduction.runningSums);
+      // Pieces of unequal size: the mean weighted by each piece's share of the batch instead.
+      weightedLoss =
+          heldSum(weightedLoss, loss.loss * double(to - from) / n, reduction.runningSums);
+      equalPieces = equalPieces && std::int64_t(to - from) * replicas * micro == n;
       ++losses;
       out.correct += loss.correct;
       model_->net->backward(dlogits_, ctx);
       if (micro > 1) {
         accumulated_.resize(grads.size());
-        accumulateGradient(grads.data(), accumulated_.data(), grads.size(), 1.0f / float(micro),
-                           m == 0, reduction.accumulationFormat,
+        // Each micro-batch weighted by its share of the shard (1 / micro when they are equal).
+        const bool even = std::int64_t(to - from) * micro == end - begin;
+        const float share = even ? 1.0f / float(micro) : float(double(to - from) / (end - begin));
+        accumulateGradient(grads.data(), accumulated_.data(), grads.size(), share, m == 0,
+                           reduction.accumulationFormat,
                            hashSeed(seed_, step, 0x41434355 /* "ACCU" */ + std::uint64_t(r)) + m);
       }
     }
     if (micro > 1) std::copy(accumulated_.begin(), accumulated_.end(), grads.begin());
+    // Shards of unequal size (a batch that the replicas do not divide): each replica's gradient
+    // is of its own shard's mean loss, weighted k_r R / n so that the replicas' mean is the whole
+    // batch's mean, as every item counts once. Equal shards: a weight of 1, left out (same bits).
+    const double weight = double(end - begin) * replicas / n;
+    if (replicas > 1 && weight != 1.0)
+      Eigen::Map<Eigen::ArrayXf>(grads.data(), Eigen::Index(grads.size())) *= float(weight);
     // The replica's gradients change places with its buffer (no copy): the next replica's
     // backward writes every gradient it has, and what none writes stays zero in every buffer.
     if (replicas > 1) grads.swap(replicaGrads_[std::size_t(r)]);
   }
+  const double meanLoss = equalPieces ? lossSum / losses : weightedLoss;
   out.loss = reduction.runningSums
-                 ? double(cachedRounder(*reduction.runningSums).round(float(lossSum / losses)))
-                 : lossSum / losses;
+                 ? double(cachedRounder(*reduction.runningSums).round(float(meanLoss)))
+                 : meanLoss;
   out.finite = std::isfinite(out.loss);
   if (!out.finite && !lossScaler_.enabled()) {
     out.diverged = true;
