@@ -19,6 +19,7 @@
 #include "app/cli/backend_argument.h"
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "app/cli/training_flags.h"
 #include "core/data/dataset.h"
 #include "core/data/dataset_kinds.h"
 #include "core/input/atomic_file.h"
@@ -30,11 +31,8 @@
 namespace paritylab::cli {
 namespace {
 
-struct LockstepArgs {
-  std::string study, backend, reference = "cpu-fp32", mode = "resync", model, dataset, csv;
-  std::optional<std::int64_t> trainSize, testSize;
-  std::optional<int> batch, nLayer, nHead, nEmbd, blockSize;
-  std::optional<double> lr;
+struct LockstepArgs : TrainingFlags {
+  std::string study, backend, reference = "cpu-fp32", mode = "resync", csv;
   std::int64_t steps = 100;
   int every = 1;
   std::uint64_t seed = 0;
@@ -52,26 +50,8 @@ study::StudySpec buildSpec(const LockstepArgs& a) {
               "optimizer": {"kind": "adamw", "lr": 0.001}, "backends": ["cpu-fp32"], "seeds": 1})",
                                   "<default lockstep>")
           : study::loadStudySpecFile(a.study);
-  if (!a.dataset.empty()) spec.dataset.source = a.dataset;
-  if (a.trainSize) spec.dataset.trainSize = *a.trainSize;
-  if (a.testSize) spec.dataset.testSize = *a.testSize;
-  if (!a.model.empty()) {
-    if (!nn::isOneOf(a.model, nn::kModelNames))
-      throw study::SpecError("--model: unknown model '" + a.model + "' (" +
-                             nn::joinedNames(nn::kModelNames) + ")");
-    spec.train.model = a.model;
-  }
-  if (a.nLayer) spec.train.gpt.nLayer = *a.nLayer;
-  if (a.nHead) spec.train.gpt.nHead = *a.nHead;
-  if (a.nEmbd) spec.train.gpt.nEmbd = *a.nEmbd;
-  if (a.blockSize) spec.train.gpt.blockSize = *a.blockSize;
-  if (spec.train.gpt.nEmbd % spec.train.gpt.nHead != 0)
-    throw study::SpecError("--n-embd " + std::to_string(spec.train.gpt.nEmbd) +
-                           " is not a multiple of --n-head " +
-                           std::to_string(spec.train.gpt.nHead));
+  applyTrainingFlags(a, spec);
   spec.dataset.blockSize = spec.train.gpt.blockSize;  // the windows the model reads
-  if (a.batch) spec.train.batchSize = *a.batch;
-  if (a.lr) spec.train.optimizer.lr = *a.lr;
   spec.train.seed = a.seed;
   spec.train.xrayEverySteps = 0;
   study::requireDataForModel(spec, a.study.empty() ? "<command line>" : a.study);

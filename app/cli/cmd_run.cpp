@@ -50,15 +50,7 @@ study::StudySpec buildSpec(const RunArgs& a) {
         "tpu-bf16"], "seeds": 5})",
                                  "<default study>");
   }
-  if (!a.dataset.empty()) spec.dataset.source = a.dataset;
-  if (a.trainSize) spec.dataset.trainSize = *a.trainSize;
-  if (a.testSize) spec.dataset.testSize = *a.testSize;
-  if (!a.model.empty()) {
-    if (!nn::isOneOf(a.model, nn::kModelNames))
-      throw study::SpecError("--model: unknown model '" + a.model + "' (" +
-                             nn::joinedNames(nn::kModelNames) + ")");
-    spec.train.model = a.model;
-  }
+  applyTrainingFlags(a, spec);
   if (!a.backends.empty()) {
     spec.backends.clear();
     std::stringstream ss(a.backends);
@@ -84,21 +76,6 @@ study::StudySpec buildSpec(const RunArgs& a) {
   if (a.epochs && a.steps) throw study::SpecError("--epochs and --steps: give one of them");
   if (a.epochs) spec.train.steps = 0;
   if (a.steps) spec.train.steps = *a.steps;
-  if (a.nLayer) spec.train.gpt.nLayer = *a.nLayer;
-  if (a.nHead) spec.train.gpt.nHead = *a.nHead;
-  if (a.nEmbd) spec.train.gpt.nEmbd = *a.nEmbd;
-  if (a.blockSize) spec.train.gpt.blockSize = *a.blockSize;
-  if ((a.nLayer || a.nHead || a.nEmbd || a.blockSize) && !nn::isLanguageModel(spec.train.model))
-    throw study::SpecError(
-        "--n-layer, --n-head, --n-embd, --block-size: apply to the language "
-        "model (--model gpt), not to '" +
-        spec.train.model + "'");
-  if (spec.train.gpt.nEmbd % spec.train.gpt.nHead != 0)
-    throw study::SpecError("--n-embd " + std::to_string(spec.train.gpt.nEmbd) +
-                           " is not a multiple of --n-head " +
-                           std::to_string(spec.train.gpt.nHead));
-  if (a.batch) spec.train.batchSize = *a.batch;
-  if (a.lr) spec.train.optimizer.lr = *a.lr;
   if (a.threads) spec.threads = *a.threads;
   if (a.noChaosFloor) {
     spec.chaosFloor.reset();

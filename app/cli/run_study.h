@@ -7,18 +7,16 @@
 #include <optional>
 #include <string>
 
+#include "app/cli/training_flags.h"
 #include "core/study/run/study_runner.h"
 
 namespace paritylab::cli {
 
-struct RunArgs {
-  std::string study, db, dataset, model, backends, shard;
+struct RunArgs : TrainingFlags {
+  std::string study, db, backends, shard;
   bool resume = false, xray = false, mpi = false, reclaim = false, noChaosFloor = false;
-  std::optional<std::int64_t> trainSize, testSize;
-  std::optional<int> seeds, epochs, batch, threads, xrayEvery;
+  std::optional<int> seeds, epochs, threads, xrayEvery;
   std::optional<std::int64_t> steps;
-  std::optional<int> nLayer, nHead, nEmbd, blockSize;
-  std::optional<double> lr;
 };
 
 // How the runs are carried out besides this process's thread pool.

@@ -20,8 +20,13 @@ const numerics::Rounder* heldIn(const std::optional<numerics::RoundingSpec>& for
 }  // namespace
 
 void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* out, std::size_t n,
-                   const backends::ReductionPolicy& reduction, std::uint64_t seed) {
+                   const backends::ReductionPolicy& reduction, std::uint64_t seed,
+                   const std::vector<double>* weights) {
   const numerics::Rounder* held = heldIn(reduction.allReduce);
+  const auto weigh = [&](int r, float* values, std::size_t size) {
+    if (weights && (*weights)[std::size_t(r)] != 1.0)
+      Map(values, Eigen::Index(size)) *= float((*weights)[std::size_t(r)]);
+  };
   if (reduction.order == backends::ReduceOrder::Tree) {
     // Block by block, so that a block's partial sums stay in cache: every element sees the same
     // additions and roundings, in the same order, as a pass of the tree over whole arrays, and
@@ -34,6 +39,7 @@ void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* 
       const auto hold = [&](float* values) {
         if (held) held->apply({values + lo, len}, seed, (draw++) * n + lo);
       };
+      for (int r = 0; r < count; ++r) weigh(r, replicas[std::size_t(r)].data() + lo, len);
       for (int r = 0; held && r < count; ++r) hold(replicas[std::size_t(r)].data());
       for (int stride = 1; stride < count; stride *= 2)
         for (int r = 0; r + stride < count; r += 2 * stride) {
@@ -51,6 +57,7 @@ void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* 
   const auto hold = [&](float* values, std::size_t size) {
     if (held) held->apply({values, size}, seed, (draw++) * n);
   };
+  for (int r = 0; r < count; ++r) weigh(r, replicas[std::size_t(r)].data(), n);
   for (int r = 0; held && r < count; ++r) hold(replicas[std::size_t(r)].data(), n);
   for (int c = 0; c < count; ++c) {  // ring: chunk c from replica c + 1 round to replica c
     const std::size_t lo = n * std::size_t(c) / std::size_t(count);

@@ -15,9 +15,12 @@ namespace paritylab::nn {
 // count, the result left in replicas[0] too. With a format: each replica's gradient, every partial
 // sum and the mean are held in it (replicas are rounded in place). Ring order: out is cut into
 // `count` chunks as even as they come, chunk c summed from replica c+1 round the ring to replica c
-// (a ring reduce-scatter's order). `seed`: the stream of a stochastic format.
+// (a ring reduce-scatter's order). `seed`: the stream of a stochastic format. `weights`
+// [count] (null: all 1): replica r's gradient is first multiplied by float(weights[r]) in fp32
+// (shards of unequal size, TrainingSession), inside the same pass.
 void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* out, std::size_t n,
-                   const backends::ReductionPolicy& reduction = {}, std::uint64_t seed = 0);
+                   const backends::ReductionPolicy& reduction = {}, std::uint64_t seed = 0,
+                   const std::vector<double>* weights = nullptr);
 
 // Adds one micro-batch's gradient [n], multiplied by `weight` (1 / micro-batches, as a loss divided
 // by their count), into the accumulator sum [n]: sum = grad * weight for the first micro-batch,

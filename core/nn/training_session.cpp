@@ -34,9 +34,11 @@ TrainingSession::TrainingSession(const ModelSpec& spec, const backends::Precisio
   model_->init(seed);
   sitePolicies_ = SitePolicies(policy_, *model_);
   if (policy_.fp8.enabled) fp8_ = std::make_unique<Fp8SiteScales>(policy_, model_->gemmSites);
-  if (policy_.topology.replicas > 1)
+  if (policy_.topology.replicas > 1) {
+    shardWeights_.assign(std::size_t(policy_.topology.replicas), 1.0);
     replicaGrads_.assign(std::size_t(policy_.topology.replicas),
                          std::vector<float>(model_->params.totalSize(), 0.0f));
+  }
   weightsChanged(0);
 }
 
@@ -129,11 +131,9 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     }
     if (micro > 1) std::copy(accumulated_.begin(), accumulated_.end(), grads.begin());
     // Shards of unequal size (a batch that the replicas do not divide): each replica's gradient
-    // is of its own shard's mean loss, weighted k_r R / n so that the replicas' mean is the whole
-    // batch's mean, as every item counts once. Equal shards: a weight of 1, left out (same bits).
-    const double weight = double(end - begin) * replicas / n;
-    if (replicas > 1 && weight != 1.0)
-      Eigen::Map<Eigen::ArrayXf>(grads.data(), Eigen::Index(grads.size())) *= float(weight);
+    // is of its own shard's mean loss, weighted k_r R / n by the all-reduce so that the replicas'
+    // mean is the whole batch's mean, as every item counts once. Equal shards: all 1, same bits.
+    if (replicas > 1) shardWeights_[std::size_t(r)] = double(end - begin) * replicas / n;
     // The replica's gradients change places with its buffer (no copy): the next replica's
     // backward writes every gradient it has, and what none writes stays zero in every buffer.
     if (replicas > 1) grads.swap(replicaGrads_[std::size_t(r)]);
@@ -149,7 +149,7 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
   }
   if (out.finite && replicas > 1) {
     allReduceMean(replicaGrads_, replicas, params.gradData().data(), params.totalSize(), reduction,
-                  hashSeed(seed_, step, 0x414C4C52 /* "ALLR" */));
+                  hashSeed(seed_, step, 0x414C4C52 /* "ALLR" */), &shardWeights_);
     if (policy_.storage.gradients)
       storeTensor(policy_.storage.gradients, params.gradData().data(), params.totalSize(),
                   hashSeed(seed_, step, 0x52454443 /* "REDC" */));

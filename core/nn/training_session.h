@@ -99,7 +99,8 @@ class TrainingSession {
   std::unique_ptr<GemmXray> xray_;
   Tensor input_, dlogits_;
   std::vector<std::vector<float>> replicaGrads_;  // [replica][param]
-  std::vector<float> accumulated_;  // [param]: the micro-batches' gradients (accumulation only)
+  std::vector<double> shardWeights_;  // [replica]: its shard's size x replicas / batch size
+  std::vector<float> accumulated_;    // [param]: the micro-batches' gradients (accumulation only)
   LossScaler lossScaler_;
   ActivationProbe* probe_ = nullptr;
 };
