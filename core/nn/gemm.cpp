@@ -119,6 +119,17 @@ void roundRows(const Rounder& r, float* out, int m, int n, int ld, std::uint64_t
     r.apply({out + std::size_t(i) * ld, std::size_t(n)}, seed, std::uint64_t(i) * n);
 }
 
+// C[i, :] = round(C[i, :] + bias) row by row, while the row is in cache; the draws' offsets are
+// those of roundRows (row i from dense index i * n).
+void addBiasAndRound(const float* bias, const Rounder* output, float* C, int m, int n, int ld,
+                     std::uint64_t seed) {
+  for (int i = 0; i < m; ++i) {
+    float* row = C + std::size_t(i) * ld;
+    for (int j = 0; j < n; ++j) row[j] += bias[j];
+    if (output) output->apply({row, std::size_t(n)}, seed, std::uint64_t(i) * n);
+  }
+}
+
 // Product [m,n] (ld `ldo`, n unless said; chunked accumulation: n) of dense packed operands,
 // honouring the chunked accumulation.
 struct Product {
@@ -215,10 +226,37 @@ void gemmReversedSummation(const backends::GemmPolicy& policy, Trans transA, Tra
 
 }  // namespace
 
+namespace {
+
+// Whether gemm() can add GemmExtras::bias to the product in C and round each row in one pass
+// (the path writing round(P) straight into C) with the bits of its definition: one fp32 product
+// under an output rounding, unscaled, no X-ray, and an addend rounding that gives every row's
+// copy of the bias the same value (not stochastic).
+bool biasFusesWithProduct(const backends::GemmPolicy& policy, int m, int n, int k, float alpha,
+                          float beta, int ldc, const GemmExtras& extras) {
+  const bool chunked = policy.accumulationChunk > 0 && policy.accumulationChunk < k;
+  const bool stochasticAddend =
+      policy.addend && policy.addend->mode == numerics::RoundingMode::Stochastic;
+  return m > 0 && k > 0 && beta == 0.0f && !policy.reverseSummation && !policy.blockScaled() &&
+         policy.passes == backends::MultiPass::None && !extras.xray && !isIdentity(policy.output) &&
+         !stochasticAddend && alpha * (1.0f / (extras.scaleA * extras.scaleB)) == 1.0f &&
+         (ldc == n || !chunked);
+}
+
+}  // namespace
+
 void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n, int k,
           float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C,
           int ldc, GemmWorkspace& ws, const GemmExtras& extras) {
   if (m <= 0 || n <= 0) return;
+  if (extras.bias && !biasFusesWithProduct(policy, m, n, k, alpha, beta, ldc, extras)) {
+    // GemmExtras::bias by its definition: C pre-filled with it, row by row, and beta 1.
+    for (int i = 0; i < m; ++i) std::copy(extras.bias, extras.bias + n, C + std::size_t(i) * ldc);
+    GemmExtras rest = extras;
+    rest.bias = nullptr;
+    gemm(policy, transA, transB, m, n, k, alpha, A, lda, B, ldb, 1.0f, C, ldc, ws, rest);
+    return;
+  }
   if (policy.reverseSummation && k > 1) {
     gemmReversedSummation(policy, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ws,
                           extras);
@@ -307,9 +345,10 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     return;
   }
 
-  // C = round(P) straight into C when nothing is added to P (and C is dense if the accumulation
-  // is chunked): the same sgemm calls (only their output pointer and leading dimension differ)
-  // and the same one rounding, row by row at the dense offsets, without the scratch and copy.
+  // C = round(P) straight into C when nothing is added to P but a GemmExtras::bias (and C is
+  // dense if the accumulation is chunked): the same sgemm calls (only their output pointer and
+  // leading dimension differ) and the same one rounding, row by row at the dense offsets, without
+  // the scratch and copy.
   const float scale = alpha * unscale;
   if (!multiPass && beta == 0.0f && scale == 1.0f && (ldc == n || !chunked) && !extras.xray) {
     const auto [pa, lda2] =
@@ -317,7 +356,17 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, roundB, seedB, ws.b);
     const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2, ldc};
     product(pa, pb, C, chunked ? grow(ws.accumulator, mn) : nullptr);
-    if (output) roundRows(*output, C, m, n, ldc, extras.seed ^ 0x5851f42d4c957f2dull);
+    if (extras.bias) {
+      const float* bias = extras.bias;
+      if (policy.addend && !isIdentity(policy.addend)) {
+        float* rounded = grow(ws.bias, std::size_t(n));
+        cachedRounder(*policy.addend).applyCopy({bias, std::size_t(n)}, {rounded, std::size_t(n)});
+        bias = rounded;
+      }
+      addBiasAndRound(bias, output, C, m, n, ldc, extras.seed ^ 0x5851f42d4c957f2dull);
+    } else if (output) {
+      roundRows(*output, C, m, n, ldc, extras.seed ^ 0x5851f42d4c957f2dull);
+    }
     return;
   }
 

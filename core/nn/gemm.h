@@ -47,6 +47,11 @@ struct GemmExtras {
   // Non-null on a step the X-ray measures: gemm() adds this product's operands, as
   // scaled and rounded, and its output to the slot. Null (the default): no measurement.
   GemmXraySlot* xray = nullptr;
+  // [n], added to every row of the product (a layer's bias), with beta 0: the same as C pre-filled
+  // with it row by row and beta 1 (rounded to the policy's `addend`, added in fp32 before the
+  // output rounding), without filling C. Under an output rounding gemm adds and rounds each row
+  // in one pass.
+  const float* bias = nullptr;
 };
 
 // Reusable packing buffers, one per training thread; grows, never shrinks (no allocation in the
@@ -54,6 +59,7 @@ struct GemmExtras {
 struct GemmWorkspace {
   std::vector<float> a, b, parts, accumulator;
   std::vector<float> scaledA, scaledB, before;  // block-scaled operands (and the X-ray's copy)
+  std::vector<float> bias;                      // GemmExtras::bias rounded to the addend format
 };
 
 // C[m,n] = round(alpha * op(A)[m,k] * op(B)[k,n] + beta * C), all row-major, where round is the

@@ -55,21 +55,18 @@ Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
   const int n = rows(x.shape());
   y_.resize(outputShape(x.shape()));
   const float* w = ctx.params->value(weight_);
-  // Bias pre-filled as C with beta = 1: gemm adds it before its one output rounding,
-  // round(XW + b) like cuBLASLt's bias epilogue (first rounded where the policy's `addend` says).
-  if (bias_ >= 0) {
-    const float* b = ctx.params->value(bias_);
-    for (int r = 0; r < n; ++r) std::copy(b, b + out_, y_.data() + std::size_t(r) * out_);
-  }
   const std::size_t nw = std::size_t(out_) * in_;
   GemmExtras extras =
       ctx.gemmExtras(site_, LayerKind::Linear, Product::Forward, x.data(), x.size(), w, nw);
+  // gemm adds the bias before its one output rounding, round(XW + b) like cuBLASLt's bias
+  // epilogue (first rounded where the policy's `addend` says).
+  if (bias_ >= 0) extras.bias = ctx.params->value(bias_);
   const backends::GemmPolicy& policy = ctx.gemmPolicy(site_, LayerKind::Linear, Product::Forward);
   w = ctx.sharedOperand(weight_, policy, Operand::B, extras, w, nw);
   const float* a = useRounded(xRounded_.round(x.data(), x.size(), policy, Operand::A, extras),
                               x.data(), 0, Operand::A, extras);
-  gemm(policy, Trans::No, Trans::Yes, n, out_, in_, 1.0f, a, in_, w, in_, bias_ >= 0 ? 1.0f : 0.0f,
-       y_.data(), out_, *ctx.workspace, extras);
+  gemm(policy, Trans::No, Trans::Yes, n, out_, in_, 1.0f, a, in_, w, in_, 0.0f, y_.data(), out_,
+       *ctx.workspace, extras);
   ctx.probeForward(site_, y_);
   return y_;
 }

@@ -323,6 +323,49 @@ TEST(Gemm, StoreTensorRoundsAndIdentityLeavesAlone) {
   EXPECT_EQ(w[1], 3.140625f);
 }
 
+// GemmExtras::bias is C pre-filled with the bias row by row and beta 1, bit for bit, whichever
+// path gemm takes: fused with the output rounding (a bf16 output with and without a rounded
+// addend, chunked accumulation, a stochastic output), or by its definition (a stochastic addend,
+// multi-pass, scaled operands, no rounding at all), into a dense or a strided C.
+TEST(Gemm, ABiasAddsAsCPrefilledWithItAndBetaOne) {
+  const int m = 7, n = 11, k = 37;
+  const auto A = randomMatrix(std::size_t(m) * k, 81), B = randomMatrix(std::size_t(k) * n, 82);
+  const auto bias = randomMatrix(std::size_t(n), 83);
+  std::vector<GemmPolicy> policies(7);
+  policies[0].operands = spec("bf16");
+  policies[0].output = spec("bf16");
+  policies[0].addend = spec("bf16");
+  policies[1].output = spec("fp16");
+  policies[2].operands = spec("tf32");
+  policies[2].output = spec("bf16");
+  policies[2].accumulationChunk = 16;
+  policies[2].accumulation = spec("fp16");
+  policies[3].output = spec("bf16", numerics::RoundingMode::Stochastic);
+  policies[3].addend = spec("bf16");
+  policies[4].output = spec("bf16");
+  policies[4].addend = spec("bf16", numerics::RoundingMode::Stochastic);
+  policies[5].passes = MultiPass::Bf16x3;
+  policies[5].output = spec("bf16");
+  // policies[6]: fp32, nothing rounded
+  for (std::size_t p = 0; p < policies.size(); ++p)
+    for (const int ldc : {n, n + 3})
+      for (const float scale : {1.0f, 2.0f}) {
+        nn::GemmExtras extras;
+        extras.seed = 17;
+        extras.scaleA = scale;
+        std::vector<float> want(std::size_t(m) * ldc, -3.0f), got = want;
+        for (int i = 0; i < m; ++i)
+          std::copy(bias.begin(), bias.end(), want.begin() + std::ptrdiff_t(i) * ldc);
+        nn::GemmWorkspace ws;
+        nn::gemm(policies[p], Trans::No, Trans::No, m, n, k, 1.0f, A.data(), k, B.data(), n, 1.0f,
+                 want.data(), ldc, ws, extras);
+        extras.bias = bias.data();
+        nn::gemm(policies[p], Trans::No, Trans::No, m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f,
+                 got.data(), ldc, ws, extras);
+        ASSERT_TRUE(sameBits(got, want)) << "policy " << p << " ldc " << ldc << " scale " << scale;
+      }
+}
+
 }  // namespace
 
 // A caller may hand gemm() its scratch B to round in place (conv's im2col columns)
