@@ -503,7 +503,11 @@ struct Scratch {
   std::vector<float> blockScales;
   std::vector<GroupScale> scales;
   std::vector<unsigned char> exact;  // per group of a line: scaled by encodeExact
+  std::vector<int> shifts;           // per group of a line: its scale's exponent, or kNoShift
 };
+
+// A group not rounded on its scaled grid (see LineQuantizer::line).
+constexpr int kNoShift = std::numeric_limits<int>::min();
 
 // Calls f(n) with n a compile-time constant for the common block widths (MX 32, NVFP4 16), so
 // that the per-block loops become a few whole vectors, without loop control or remainders.
@@ -586,6 +590,8 @@ class LineQuantizer {
         maxElement_(spec.element.maxMagnitude()),
         emaxElem_(spec.element.maxExponent()) {
     wholeLine_ = spec.kind == BlockScalingKind::PerTensor || spec.kind == BlockScalingKind::Rowwise;
+    scaledGrid_ = spec.kind == BlockScalingKind::MX && spec.rounding != RoundingMode::Stochastic;
+    shiftRange_ = element_.scaledGridShifts();
     linesPerStrip_ = spec.squareBlocks ? spec.blockSize : 1;
     powerOfTwo_ = spec.kind == BlockScalingKind::MX ||
                   (spec.kind != BlockScalingKind::NVFP4 && spec.scale == ScaleFormat::E8M0);
@@ -679,17 +685,71 @@ class LineQuantizer {
       for (std::int64_t g = 0; g < groups; ++g)
         scales[g] = fp8Scale(amax[g], spec_, maxElement_, stats_);
     }
-    for (std::int64_t g = 0; g < groups; ++g) count(scales[g]);
+    countAll(scales, groups);
+  }
+
+  // count() over a row of groups, the running figures kept in locals (the stats may alias what
+  // the loop reads, so the compiler would keep them in memory).
+  void countAll(const GroupScale* scales, std::int64_t groups) {
+    if (energy_) {
+      for (std::int64_t g = 0; g < groups; ++g) count(scales[g]);
+      return;
+    }
+    std::int64_t nanBlocks = 0;
+    double lo = stats_.minScale, hi = stats_.maxScale;
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const GroupScale& scale = scales[g];
+      nanBlocks += scale.nan ? 1 : 0;
+      if (!scale.nan && !scale.zero) {
+        const double decode = scale.decodeScale();
+        lo = std::min(lo, decode);
+        hi = std::max(hi, decode);
+      }
+    }
+    stats_.blocks += groups;
+    stats_.nanBlocks += nanBlocks;
+    stats_.minScale = lo;
+    stats_.maxScale = hi;
+  }
+
+  // One line's window. MX without statistics: the groups whose scaled element grid lies in
+  // fp32's normal range are rounded on that grid straight from x (Rounder::applyScaledBlocks: the
+  // bits of scaling, rounding and scaling back), the others as below.
+  void line(const float* x, float* y, std::int64_t lineIndex, std::int64_t pos0, std::int64_t n,
+            std::int64_t width, std::int64_t groups, const GroupScale* scales, bool energy) {
+    if (!scaledGrid_ || energy) {
+      scaledLine(x, y, lineIndex, pos0, n, width, groups, scales, energy, nullptr);
+      return;
+    }
+    int* shifts = sized(scratch_.shifts, groups);
+    bool every = true;
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const GroupScale& s = scales[g];
+      shifts[g] = s.nan || s.zero ? kNoShift : exponentOf(s.decodeScale());
+      if (shifts[g] < shiftRange_.first || shifts[g] > shiftRange_.last) {
+        shifts[g] = kNoShift;
+        every = false;
+      }
+    }
+    element_.applyScaledBlocks({x, std::size_t(n)}, {y, std::size_t(n)}, std::size_t(width),
+                               {shifts, std::size_t(groups)});
+    if (!every) scaledLine(x, y, lineIndex, pos0, n, width, groups, scales, false, shifts);
   }
 
   // One line's window: every group's values scaled into the buffer, the window rounded by one
   // Rounder call (its draws are those of element offset + line x lineLength + position), scaled
-  // back.
-  void line(const float* x, float* y, std::int64_t lineIndex, std::int64_t pos0, std::int64_t n,
-            std::int64_t width, std::int64_t groups, const GroupScale* scales, bool energy) {
+  // back. With `skip`, only the groups g with skip[g] == kNoShift, each rounded by its own call
+  // (the same draws).
+  void scaledLine(const float* x, float* y, std::int64_t lineIndex, std::int64_t pos0,
+                  std::int64_t n, std::int64_t width, std::int64_t groups, const GroupScale* scales,
+                  bool energy, const int* skip) {
     float* buffer = sized(scratch_.line, n);
     unsigned char* exact = sized(scratch_.exact, groups);
+    const auto skipped = [&](std::int64_t g) { return skip && skip[g] != kNoShift; };
+    const std::uint64_t lineOffset =
+        offset_ + static_cast<std::uint64_t>(lineIndex * lineLength_ + pos0);
     for (std::int64_t g = 0; g < groups; ++g) {
+      if (skipped(g)) continue;
       const std::int64_t p0 = g * width;
       const GroupScale& s = scales[g];
       withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
@@ -704,11 +764,20 @@ class LineQuantizer {
         }
       });
     }
-    element_.apply({buffer, static_cast<std::size_t>(n)}, seed_,
-                   offset_ + static_cast<std::uint64_t>(lineIndex * lineLength_ + pos0));
+    if (skip) {
+      for (std::int64_t g = 0; g < groups; ++g) {
+        if (skipped(g)) continue;
+        const std::int64_t p0 = g * width;
+        element_.apply({buffer + p0, static_cast<std::size_t>(std::min(width, n - p0))}, seed_,
+                       lineOffset + static_cast<std::uint64_t>(p0));
+      }
+    } else {
+      element_.apply({buffer, static_cast<std::size_t>(n)}, seed_, lineOffset);
+    }
     // With stats the results go to the buffer first: y may be x, whose values the sums need.
     float* out = energy ? buffer : y;
     for (std::int64_t g = 0; g < groups; ++g) {
+      if (skipped(g)) continue;
       const std::int64_t p0 = g * width;
       const GroupScale& s = scales[g];
       withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
@@ -741,6 +810,8 @@ class LineQuantizer {
   int emaxElem_;
   bool wholeLine_ = false;   // one group per line (rowwise, per tensor)
   bool powerOfTwo_ = false;  // every decode scale a power of two (MX, E8M0)
+  bool scaledGrid_ = false;  // MX, deterministic: rounded on the scaled grid where it fits
+  Rounder::ShiftRange shiftRange_{1, 0};  // the scale exponents whose grid fits
   std::int64_t linesPerStrip_ = 1;
   Scratch& scratch_ = scratch();
 

@@ -14,6 +14,7 @@
 
 #include "core/numerics/rounding.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -240,6 +241,93 @@ void Rounder::applyCopy(std::span<const float> src, std::span<float> dst, std::u
       return roundSpan<RoundingMode::TowardZero>(src.data(), dst.data(), n, k, seed, offset);
     case RoundingMode::Stochastic:
       return roundSpan<RoundingMode::Stochastic>(src.data(), dst.data(), n, k, seed, offset);
+  }
+}
+
+namespace {
+
+// Nearest-even on a grid scaled by a power of two, saturating, in the format's normal range and
+// below it. Above the grid's smallest normal the quantum is relative: the pattern's add-and-mask
+// at the format's mantissa width (as roundBitsWide), with carries into the exponent. Below it the
+// quantum is the fixed q = the grid's smallest subnormal, and (v + 2^23 q) - 2^23 q is v rounded
+// to a multiple of q by fp32's own nearest-even addition: every sum lies in [2^23 q, 2^24 q),
+// whose ulp is q, and the difference is exact.
+struct ScaledGrid {
+  std::uint32_t baseShift, minNormalBits, maxFiniteBits;
+  float magic;  // 2^23 q
+};
+
+template <typename Count>
+void roundScaledBlock(const float* src, float* dst, Count n, const ScaledGrid& g) {
+  const std::uint32_t low = (1U << g.baseShift) - 1U;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t x = std::bit_cast<std::uint32_t>(src[i]);
+    const std::uint32_t sign = x & kSignMask;
+    const std::uint32_t a = x ^ sign;
+    const std::uint32_t normal = (a + (low >> 1) + ((a >> g.baseShift) & 1U)) & ~low;
+    const float v = std::bit_cast<float>(a);
+    const std::uint32_t below = std::bit_cast<std::uint32_t>((v + g.magic) - g.magic);
+    std::uint32_t out = a < g.minNormalBits ? below : normal;
+    out = out > g.maxFiniteBits ? g.maxFiniteBits : out;
+    dst[i] = std::bit_cast<float>(out | sign);
+  }
+}
+
+// The fp32 biased exponent of a pattern's magnitude.
+int biasedExponent(std::uint32_t bits) {
+  return static_cast<int>((bits >> 23) & 0xffU);
+}
+
+// A normal magnitude pattern times 2^shift (the product normal too).
+std::uint32_t scaledPattern(std::uint32_t bits, int shift) {
+  return bits + (static_cast<std::uint32_t>(shift) << 23);
+}
+
+// Nearest-even, saturating, no flush, negative zeros kept (the MX elements' rounding), at least
+// one mantissa bit (without one, a tie goes to the even exponent field, whose parity the shift
+// changes), and the grid moved by 2^shift inside fp32's normal range, 2^23 q included.
+Rounder::ShiftRange scaledGridShifts(const KernelConstants& k, RoundingMode mode) {
+  if (mode != RoundingMode::NearestEven || k.baseShift >= 23 || k.flush != 0 ||
+      k.noNegativeZero != 0 || k.overflowBits != k.maxFiniteBits ||
+      biasedExponent(k.minSubBits) == 0 || biasedExponent(k.maxFiniteBits) == 0xff)
+    return {1, 0};
+  const int highest = std::max(biasedExponent(k.maxFiniteBits), biasedExponent(k.minSubBits) + 23);
+  return {1 - biasedExponent(k.minSubBits), 254 - highest};
+}
+
+}  // namespace
+
+Rounder::ShiftRange Rounder::scaledGridShifts() const {
+  if (identity_) return {1, 0};
+  const KernelConstants k{params_[0], params_[1], params_[2], params_[3], params_[4],
+                          params_[5], params_[6], params_[7], params_[8]};
+  return numerics::scaledGridShifts(k, spec_.mode);
+}
+
+bool Rounder::fitsScaledGrid(int shift) const {
+  const ShiftRange range = scaledGridShifts();
+  return shift >= range.first && shift <= range.last;
+}
+
+void Rounder::applyScaledBlocks(std::span<const float> src, std::span<float> dst,
+                                std::size_t blockSize, std::span<const int> shifts) const {
+  const std::size_t n = src.size() < dst.size() ? src.size() : dst.size();
+  if (identity_ || blockSize == 0 || shifts.size() < (n + blockSize - 1) / blockSize) return;
+  const KernelConstants k{params_[0], params_[1], params_[2], params_[3], params_[4],
+                          params_[5], params_[6], params_[7], params_[8]};
+  const ShiftRange range = numerics::scaledGridShifts(k, spec_.mode);
+  for (std::size_t b = 0, p0 = 0; p0 < n; ++b, p0 += blockSize) {
+    const int shift = shifts[b];
+    if (shift < range.first || shift > range.last) continue;
+    const ScaledGrid grid{k.baseShift, scaledPattern(k.minNormalBits, shift),
+                          scaledPattern(k.maxFiniteBits, shift),
+                          std::bit_cast<float>(scaledPattern(k.minSubBits, shift + 23))};
+    const std::size_t count = std::min(blockSize, n - p0);
+    if (count == 32)
+      roundScaledBlock(src.data() + p0, dst.data() + p0, std::integral_constant<std::size_t, 32>{},
+                       grid);
+    else
+      roundScaledBlock(src.data() + p0, dst.data() + p0, count, grid);
   }
 }
 

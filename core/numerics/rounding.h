@@ -62,6 +62,24 @@ class Rounder {
                  std::uint64_t offset = 0) const;
   float round(float value, std::uint64_t seed = 0, std::uint64_t index = 0) const;
 
+  // Power-of-two block scaling without the scaling passes. Rounding x to this format's grid
+  // scaled by 2^shift, 2^shift x round(x / 2^shift), is the same rounding on the fp32 pattern
+  // with the format's exponent constants moved by shift, as long as the moved grid lies in fp32's
+  // normal range (its smallest subnormal and its largest finite value normal fp32 numbers), for
+  // the MX elements' rounding (nearest-even, saturating, subnormals kept, a mantissa bit at
+  // least): fitsScaledGrid says when.
+  bool fitsScaledGrid(int shift) const;
+  // The shifts that fit, [first, last] (empty when first > last): one test per block for callers.
+  struct ShiftRange {
+    int first, last;
+  };
+  ShiftRange scaledGridShifts() const;
+  // Block b of src, values [b * blockSize, min(n, (b + 1) * blockSize)), rounded to the grid
+  // scaled by 2^shifts[b] into dst (same length; may alias src), for every block whose shift
+  // fitsScaledGrid; the other blocks of dst are not touched. shifts: one per block.
+  void applyScaledBlocks(std::span<const float> src, std::span<float> dst, std::size_t blockSize,
+                         std::span<const int> shifts) const;
+
  private:
   RoundingSpec spec_;
   bool identity_ = false;

@@ -44,7 +44,9 @@ RefMatrix refMxRows(const RefMatrix& m, const std::string& element, int block = 
   return out;
 }
 
-// Quantizes m (as fp32, stored with row stride cols + 3) along rows; returns the values.
+// Quantizes m (as fp32, stored with row stride cols + 3) along rows; returns the values. With
+// stats, also quantized without them (the quantizer takes another path when it need not measure
+// each block's error): the same bits either way.
 RefMatrix quantizeRows(const RefMatrix& m, const BlockScaling& spec,
                        BlockScalingStats* stats = nullptr) {
   const std::int64_t ld = m.cols + 3;
@@ -54,6 +56,12 @@ RefMatrix quantizeRows(const RefMatrix& m, const BlockScaling& spec,
       src[static_cast<std::size_t>(r * ld + c)] = static_cast<float>(m.at(r, c));
   std::vector<float> dst(src.size(), -7.0f);
   quantizeBlocks(src, dst, m.rows, m.cols, ld, BlockAxis::Row, spec, 0, 0, stats);
+  if (stats) {
+    std::vector<float> unmeasured(src.size(), -7.0f);
+    quantizeBlocks(src, unmeasured, m.rows, m.cols, ld, BlockAxis::Row, spec, 0, 0, nullptr);
+    EXPECT_EQ(std::memcmp(unmeasured.data(), dst.data(), dst.size() * sizeof(float)), 0)
+        << "measured and unmeasured quantization differ";
+  }
   RefMatrix out = m;
   for (std::int64_t r = 0; r < m.rows; ++r) {
     for (std::int64_t c = 0; c < m.cols; ++c)

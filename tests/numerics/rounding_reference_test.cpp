@@ -111,6 +111,71 @@ TEST_P(EveryFormat, MatchesEnumeratingReferenceOnEdgeCases) {
   checkAgainstReference(format, edgeInputs(ref, step), ref);
 }
 
+// Power-of-two block scaling rounds on the format's grid moved by 2^shift: block by block,
+// 2^shift x round(x / 2^shift) by the enumerating reference (nearest-even, saturating, as the MX
+// elements round), for every block whose moved grid fits fp32's normal range; other blocks (and
+// the blocks marked with a shift that never fits) are left as they were.
+TEST_P(EveryFormat, ScaledBlocksRoundOnTheMovedGridOrAreLeftAlone) {
+  const FloatFormat format = *parseFormat(GetParam());
+  if (format.isFp32()) GTEST_SKIP() << "fp32: the identity";
+  const FormatReference ref(format);
+  const RoundingSpec spec{format, RoundingMode::NearestEven, OverflowMode::Saturate};
+  const Rounder rounder(spec);
+  const std::size_t step = ref.grid().size() > 70000 ? 13 : 1;
+  const std::vector<float> edges = edgeInputs(ref, step);
+  constexpr std::size_t kBlock = 32;
+  constexpr int kNever = std::numeric_limits<int>::min();
+  int fitted = 0, refused = 0;
+  for (const int shift : {-160, -140, -126, -100, -20, -1, 0, 1, 20, 100, 120, 140}) {
+    std::vector<float> inputs;  // the edge cases moved by 2^shift, where fp32 holds them exactly
+    for (const float e : edges) {
+      if (!std::isfinite(e)) continue;
+      const double v = std::ldexp(static_cast<double>(e), shift);
+      if (std::isfinite(static_cast<float>(v)) && static_cast<double>(static_cast<float>(v)) == v)
+        inputs.push_back(static_cast<float>(v));
+    }
+    const std::size_t blocks = (inputs.size() + kBlock - 1) / kBlock;  // the last one shorter
+    std::vector<int> shifts(blocks, shift);
+    for (std::size_t b = 1; b < blocks; b += 3) shifts[b] = kNever;
+    std::vector<float> out(inputs.size(), -5.0f);
+    rounder.applyScaledBlocks(inputs, out, kBlock, shifts);
+    const bool fits = rounder.fitsScaledGrid(shift);
+    (fits ? fitted : refused) += 1;
+    int failures = 0;
+    for (std::size_t i = 0; i < inputs.size() && failures < 5; ++i) {
+      const bool rounded = fits && shifts[i / kBlock] == shift;
+      const double want =
+          rounded ? std::ldexp(ref.round(std::ldexp(double(inputs[i]), -shift), spec), shift)
+                  : -5.0;
+      if (!sameFloat(out[i], want)) {
+        ++failures;
+        ADD_FAILURE() << format.name << " shift " << shift << ": input " << hex(inputs[i]) << " ("
+                      << inputs[i] << ") gave " << hex(out[i]) << " (" << out[i] << "), want "
+                      << want;
+      }
+    }
+    // In place: the same bits.
+    std::vector<float> inPlace = inputs;
+    rounder.applyScaledBlocks(inPlace, inPlace, kBlock, shifts);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const float want = fits && shifts[i / kBlock] == shift ? out[i] : inputs[i];
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(inPlace[i]), std::bit_cast<std::uint32_t>(want))
+          << format.name << " shift " << shift << " in place at " << i;
+    }
+  }
+  // Formats whose smallest subnormal is not a normal fp32 number (fp32's exponent range) and
+  // formats without a mantissa bit never take this way; the others do wherever the grid fits.
+  const bool narrow = ref.grid()[1] >= double(std::numeric_limits<float>::min());
+  EXPECT_EQ(fitted > 0, narrow && format.mantissaBits > 0) << format.name;
+  EXPECT_GT(refused, 0) << format.name;
+  // Other roundings never take this way.
+  EXPECT_FALSE(Rounder(RoundingSpec{format, RoundingMode::Stochastic, OverflowMode::Saturate})
+                   .fitsScaledGrid(0));
+  EXPECT_FALSE(Rounder(RoundingSpec{format, RoundingMode::NearestEven, OverflowMode::Saturate,
+                                    SubnormalMode::Flush})
+                   .fitsScaledGrid(0));
+}
+
 INSTANTIATE_TEST_SUITE_P(PresetsAndCustom, EveryFormat,
                          ::testing::Values("tf32", "bf16", "fp16", "fp8-e4m3", "fp8-e5m2", "e8m3",
                                            "e5m7", "e3m2", "e2m0", "e2m1", "e4m0", "e5m12", "e7m5",

@@ -1,0 +1,62 @@
+// Block quantization throughput (MX, NVFP4, blockwise fp8) along rows and along columns, against
+// bf16 rounding of the same buffer: what a block-scaled product pays per operand element on top
+// of the rounding an autocast product pays.
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "core/numerics/block_scaling.h"
+#include "core/numerics/rounding.h"
+
+namespace {
+
+using namespace paritylab::numerics;
+
+// An im2col-sized operand: [288, 6272] (small-cnn's second conv, batch 32).
+constexpr std::int64_t kRows = 288, kCols = 6272;
+
+std::vector<float> normalBuffer(std::size_t n) {
+  std::mt19937 gen(3);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+void BM_Quantize(benchmark::State& state, BlockScalingKind kind, BlockAxis axis) {
+  const BlockScaling spec = defaultBlockScaling(kind);
+  const std::vector<float> src = normalBuffer(std::size_t(kRows * kCols));
+  std::vector<float> dst(src.size());
+  for (auto _ : state) {
+    quantizeBlocks(src, dst, kRows, kCols, kCols, axis, spec);
+    benchmark::DoNotOptimize(dst.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kRows * kCols);
+}
+
+void BM_RoundBf16(benchmark::State& state) {
+  const Rounder bf16(RoundingSpec{*parseFormat("bf16"), RoundingMode::NearestEven});
+  const std::vector<float> src = normalBuffer(std::size_t(kRows * kCols));
+  std::vector<float> dst(src.size());
+  for (auto _ : state) {
+    bf16.applyCopy(src, dst);
+    benchmark::DoNotOptimize(dst.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kRows * kCols);
+}
+
+BENCHMARK(BM_RoundBf16)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Quantize, mx_rows, BlockScalingKind::MX, BlockAxis::Row)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Quantize, mx_columns, BlockScalingKind::MX, BlockAxis::Column)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Quantize, nvfp4_rows, BlockScalingKind::NVFP4, BlockAxis::Row)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Quantize, nvfp4_columns, BlockScalingKind::NVFP4, BlockAxis::Column)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Quantize, blockwise_rows, BlockScalingKind::Blockwise, BlockAxis::Row)
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
