@@ -47,6 +47,12 @@ const float* prepare(const StoredOperand& src, const std::optional<numerics::Blo
                      std::optional<numerics::TensorXray>* scales) {
   const std::size_t cols = std::size_t(src.cols), count = std::size_t(src.rows) * cols;
   buffer.resize(count);
+  if (scaling && !hadamard && !xray && !scales && std::size_t(src.ld) == cols) {
+    // Dense and unmeasured: quantized straight into the buffer, without packing a copy first.
+    numerics::quantizeBlocks({src.data, count}, buffer, src.rows, src.cols, src.cols, src.kAxis,
+                             *scaling, seed);
+    return buffer.data();
+  }
   for (int r = 0; r < src.rows; ++r)
     std::copy_n(src.data + std::size_t(r) * std::size_t(src.ld), cols,
                 buffer.data() + std::size_t(r) * cols);

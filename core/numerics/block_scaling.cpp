@@ -571,6 +571,28 @@ void validateQuickly(const BlockScaling& spec) {
   if (!valid) validateBlockScaling(spec);  // throws, naming the field
 }
 
+// Every column's amax (out[c], c < cols), vectorised along the rows.
+void columnAmax(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                GroupAmax* out) {
+  constexpr auto kInf = static_cast<std::int32_t>(kInfBits);
+  thread_local std::vector<std::int32_t> amaxBuffer, largestBuffer;
+  std::int32_t* __restrict amax = sized(amaxBuffer, cols);
+  std::int32_t* __restrict largest = sized(largestBuffer, cols);
+  std::fill_n(amax, cols, 0);
+  std::fill_n(largest, cols, 0);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * ld;
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const std::int32_t a = std::bit_cast<std::int32_t>(row[c]) & 0x7fffffff;
+      largest[c] = largest[c] > a ? largest[c] : a;
+      const std::int32_t finite = a < kInf ? a : 0;
+      amax[c] = amax[c] > finite ? amax[c] : finite;
+    }
+  }
+  for (std::int64_t c = 0; c < cols; ++c)
+    out[c] = {std::bit_cast<float>(amax[c]), largest[c] >= kInf};
+}
+
 // One call's quantization of lines stored as rows (line l's position p at row l, column p), a
 // window of positions [pos0, pos0 + count) at a time: the whole line, or (column axis) a run of
 // whole blocks. A strip is the lines one row of groups covers: one line, or blockSize lines
@@ -598,6 +620,25 @@ class LineQuantizer {
   }
 
   std::int64_t linesPerStrip() const { return linesPerStrip_; }
+  // MX, deterministic, without statistics: blocks rounded on their moved grids where they fit.
+  bool roundsOnScaledGrids() const { return scaledGrid_ && !energy_; }
+
+  // Blocks down the columns, rounded on their moved grids straight from x: the block row
+  // [n, cols] at x (row stride ld) into y. False, and nothing written, when a block cannot be (the
+  // caller then quantizes these rows the long way).
+  bool scaledColumns(const float* x, float* y, std::int64_t ld, std::int64_t n, std::int64_t cols) {
+    if (!scaledGrid_ || energy_) return false;
+    GroupAmax* amax = sized(scratch_.amax, cols);
+    columnAmax(x, n, cols, ld, amax);
+    int* shifts = sized(scratch_.shifts, cols);
+    for (std::int64_t c = 0; c < cols; ++c) {
+      shifts[c] = scaledGridShift(amax[c], mxScale(amax[c], emaxElem_, stats_));
+      if (shifts[c] == kNoShift) return false;
+    }
+    return element_.applyScaledColumns(x, std::size_t(ld), y, std::size_t(ld), std::size_t(n),
+                                       {shifts, std::size_t(cols)});
+  }
+
   // One group per line (rowwise, per tensor): its scale comes from the whole line.
   bool wholeLine() const { return wholeLine_; }
 
@@ -712,6 +753,17 @@ class LineQuantizer {
     stats_.maxScale = hi;
   }
 
+  // MX, deterministic, without statistics: the exponent of a group's scale when its elements can
+  // be rounded on the element grid moved by it (Rounder::applyScaledBlocks), else kNoShift. An
+  // all-zero group keeps its zeros (and their signs) on any grid: the first that fits.
+  int scaledGridShift(const GroupAmax& amax, const GroupScale& scale) const {
+    if (!scaledGrid_ || scale.nan || scale.zero || shiftRange_.first > shiftRange_.last)
+      return kNoShift;
+    if (amax.amax == 0.0) return std::clamp(0, shiftRange_.first, shiftRange_.last);
+    const int shift = exponentOf(scale.decodeScale());
+    return shift >= shiftRange_.first && shift <= shiftRange_.last ? shift : kNoShift;
+  }
+
   // One line's window. MX without statistics: the groups whose scaled element grid lies in
   // fp32's normal range are rounded on that grid straight from x (Rounder::applyScaledBlocks: the
   // bits of scaling, rounding and scaling back), the others as below.
@@ -722,14 +774,11 @@ class LineQuantizer {
       return;
     }
     int* shifts = sized(scratch_.shifts, groups);
+    const GroupAmax* amax = scratch_.amax.data();  // groupScales' (MX: one line per strip)
     bool every = true;
     for (std::int64_t g = 0; g < groups; ++g) {
-      const GroupScale& s = scales[g];
-      shifts[g] = s.nan || s.zero ? kNoShift : exponentOf(s.decodeScale());
-      if (shifts[g] < shiftRange_.first || shifts[g] > shiftRange_.last) {
-        shifts[g] = kNoShift;
-        every = false;
-      }
+      shifts[g] = scaledGridShift(amax[g], scales[g]);
+      every = every && shifts[g] != kNoShift;
     }
     element_.applyScaledBlocks({x, std::size_t(n)}, {y, std::size_t(n)}, std::size_t(width),
                                {shifts, std::size_t(groups)});
@@ -890,28 +939,6 @@ std::vector<GroupScale>& lineScaleBuffer() {
   return buffer;
 }
 
-// Every column's amax (out[c], c < cols), vectorised along the rows.
-void columnAmax(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                GroupAmax* out) {
-  constexpr auto kInf = static_cast<std::int32_t>(kInfBits);
-  thread_local std::vector<std::int32_t> amaxBuffer, largestBuffer;
-  std::int32_t* __restrict amax = sized(amaxBuffer, cols);
-  std::int32_t* __restrict largest = sized(largestBuffer, cols);
-  std::fill_n(amax, cols, 0);
-  std::fill_n(largest, cols, 0);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* row = x + r * ld;
-    for (std::int64_t c = 0; c < cols; ++c) {
-      const std::int32_t a = std::bit_cast<std::int32_t>(row[c]) & 0x7fffffff;
-      largest[c] = largest[c] > a ? largest[c] : a;
-      const std::int32_t finite = a < kInf ? a : 0;
-      amax[c] = amax[c] > finite ? amax[c] : finite;
-    }
-  }
-  for (std::int64_t c = 0; c < cols; ++c)
-    out[c] = {std::bit_cast<float>(amax[c]), largest[c] >= kInf};
-}
-
 }  // namespace
 
 void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,
@@ -984,8 +1011,8 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
           std::max(step, kTileValues / stride / step * step);  // a multiple of the strip
       float* tile = sized(tileBuffer(), tileLines * stride);
       float* stage = sized(stageBuffer(), window * (tileLines + kColumnTile));
-      for (std::int64_t p0 = 0; p0 < lineLength; p0 += window) {
-        const std::int64_t n = std::min(window, lineLength - p0);
+      // Rows [p0, p0 + n) of every column, through the tiles.
+      const auto quantizeWindow = [&](std::int64_t p0, std::int64_t n) {
         for (std::int64_t c0 = 0; c0 < nLines; c0 += tileLines) {
           const std::int64_t width = std::min(tileLines, nLines - c0);
           // Through rows of a padded stride: transposing straight from rows whose stride is a
@@ -1001,6 +1028,13 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
           for (std::int64_t r = 0; r < n; ++r)
             std::copy_n(stage + r * stageStride, width, dst.data() + (p0 + r) * ld + c0);
         }
+      };
+      // MX: a block row at a time straight down the columns where every block's grid fits.
+      const std::int64_t rowsAtOnce = q.roundsOnScaledGrids() ? block : window;
+      for (std::int64_t p0 = 0; p0 < lineLength; p0 += rowsAtOnce) {
+        const std::int64_t n = std::min(rowsAtOnce, lineLength - p0);
+        if (!q.scaledColumns(src.data() + p0 * ld, dst.data() + p0 * ld, ld, n, cols))
+          quantizeWindow(p0, n);
       }
     }
   }

@@ -18,6 +18,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "core/numerics/stochastic_bits.h"
 
@@ -273,6 +274,40 @@ void roundScaledBlock(const float* src, float* dst, Count n, const ScaledGrid& g
   }
 }
 
+// A block row whose column c has its own grid (blocks down the columns): roundScaledBlock with
+// column c's constants, read along the row as the values are.
+struct ScaledColumns {
+  std::uint32_t baseShift;
+  const std::uint32_t* __restrict minNormalBits;
+  const std::uint32_t* __restrict maxFiniteBits;
+  const float* __restrict magic;
+};
+
+inline std::uint32_t roundScaledColumn(std::uint32_t x, const ScaledColumns& g, std::size_t c) {
+  const std::uint32_t low = (1U << g.baseShift) - 1U;
+  const std::uint32_t sign = x & kSignMask;
+  const std::uint32_t a = x ^ sign;
+  const std::uint32_t normal = (a + (low >> 1) + ((a >> g.baseShift) & 1U)) & ~low;
+  const float v = std::bit_cast<float>(a);
+  const std::uint32_t below = std::bit_cast<std::uint32_t>((v + g.magic[c]) - g.magic[c]);
+  std::uint32_t out = a < g.minNormalBits[c] ? below : normal;
+  out = out > g.maxFiniteBits[c] ? g.maxFiniteBits[c] : out;
+  return out | sign;
+}
+
+// Separate loops in place and into another row (see roundSpanOf).
+void roundScaledRow(const float* __restrict src, float* __restrict dst, std::size_t n,
+                    const ScaledColumns& g) {
+  for (std::size_t c = 0; c < n; ++c)
+    dst[c] = std::bit_cast<float>(roundScaledColumn(std::bit_cast<std::uint32_t>(src[c]), g, c));
+}
+
+void roundScaledRowInPlace(float* values, std::size_t n, const ScaledColumns& g) {
+  for (std::size_t c = 0; c < n; ++c)
+    values[c] =
+        std::bit_cast<float>(roundScaledColumn(std::bit_cast<std::uint32_t>(values[c]), g, c));
+}
+
 // The fp32 biased exponent of a pattern's magnitude.
 int biasedExponent(std::uint32_t bits) {
   return static_cast<int>((bits >> 23) & 0xffU);
@@ -329,6 +364,35 @@ void Rounder::applyScaledBlocks(std::span<const float> src, std::span<float> dst
     else
       roundScaledBlock(src.data() + p0, dst.data() + p0, count, grid);
   }
+}
+
+bool Rounder::applyScaledColumns(const float* src, std::size_t ldSrc, float* dst, std::size_t ldDst,
+                                 std::size_t rows, std::span<const int> shifts) const {
+  const ShiftRange range = scaledGridShifts();
+  for (const int shift : shifts)
+    if (shift < range.first || shift > range.last) return false;
+  const std::size_t cols = shifts.size();
+  // Each column's grid constants, read along the row as the values are.
+  thread_local std::vector<std::uint32_t> minNormal, maxFinite;
+  thread_local std::vector<float> magic;
+  minNormal.resize(cols);
+  maxFinite.resize(cols);
+  magic.resize(cols);
+  const KernelConstants k{params_[0], params_[1], params_[2], params_[3], params_[4],
+                          params_[5], params_[6], params_[7], params_[8]};
+  for (std::size_t c = 0; c < cols; ++c) {
+    minNormal[c] = scaledPattern(k.minNormalBits, shifts[c]);
+    maxFinite[c] = scaledPattern(k.maxFiniteBits, shifts[c]);
+    magic[c] = std::bit_cast<float>(scaledPattern(k.minSubBits, shifts[c] + 23));
+  }
+  const ScaledColumns grid{k.baseShift, minNormal.data(), maxFinite.data(), magic.data()};
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (src == dst && ldSrc == ldDst)
+      roundScaledRowInPlace(dst + r * ldDst, cols, grid);
+    else
+      roundScaledRow(src + r * ldSrc, dst + r * ldDst, cols, grid);
+  }
+  return true;
 }
 
 void Rounder::apply(std::span<float> values, std::uint64_t seed, std::uint64_t offset) const {

@@ -79,6 +79,11 @@ class Rounder {
   // fitsScaledGrid; the other blocks of dst are not touched. shifts: one per block.
   void applyScaledBlocks(std::span<const float> src, std::span<float> dst, std::size_t blockSize,
                          std::span<const int> shifts) const;
+  // The same with blocks down the columns: the row-major [rows, cols] block row at src (row
+  // stride ldSrc) rounded into dst (stride ldDst; may be src), column c on the grid moved by
+  // 2^shifts[c]. Every shift must fit: false, and nothing written, when one does not.
+  bool applyScaledColumns(const float* src, std::size_t ldSrc, float* dst, std::size_t ldDst,
+                          std::size_t rows, std::span<const int> shifts) const;
 
  private:
   RoundingSpec spec_;

@@ -193,6 +193,44 @@ TEST_P(MxElement, ColumnAxisEqualsTransposedRowsAndInPlaceEqualsCopy) {
   }
 }
 
+// Blocks down the columns (the other operand's reduction axis), unmeasured, against the
+// specification on adversarial columns: all zeros (signs kept), a NaN, fp32 subnormals only, one
+// huge value among tiny ones, values whose shared scale clamps at 2^-127, and ordinary ones; in
+// place as well.
+TEST_P(MxElement, ColumnBlocksMatchTheSpecificationOnAdversarialColumns) {
+  const std::string element = GetParam();
+  const std::int64_t k = 70, n = 7, ld = 10;  // B [k, n]: blocks of 32, 32 and 6 rows
+  RefMatrix b = randomMatrix(k, n, 4, 1.0, 8);
+  const double tiny = std::numeric_limits<float>::denorm_min();
+  for (std::int64_t r = 0; r < k; ++r) {
+    b.at(r, 0) = r % 3 == 0 ? -0.0 : 0.0;
+    b.at(r, 2) = static_cast<float>(tiny * double(r * 37 % 101) * (r % 2 ? -1 : 1));
+    b.at(r, 3) = static_cast<float>(r == 5 ? 3e38 : 1e-6 * (r % 4 - 1.5));
+    b.at(r, 4) = static_cast<float>(1e-38 * (r % 5 - 2));
+  }
+  b.at(40, 1) = testing::kRefNaN;
+  std::vector<float> strided(static_cast<std::size_t>(k * ld), 99.0f);
+  for (std::int64_t r = 0; r < k; ++r)
+    for (std::int64_t c = 0; c < n; ++c)
+      strided[static_cast<std::size_t>(r * ld + c)] = static_cast<float>(b.at(r, c));
+  RefMatrix transposed{n, k, std::vector<double>(static_cast<std::size_t>(n * k))};
+  for (std::int64_t r = 0; r < k; ++r)
+    for (std::int64_t c = 0; c < n; ++c) transposed.at(c, r) = static_cast<float>(b.at(r, c));
+  const RefMatrix want = refMxRows(transposed, element);
+  std::vector<float> byColumn(strided.size(), -7.0f), inPlace = strided;
+  quantizeBlocks(strided, byColumn, k, n, ld, BlockAxis::Column, mx(element));
+  quantizeBlocks(inPlace, inPlace, k, n, ld, BlockAxis::Column, mx(element));
+  RefMatrix got{n, k, std::vector<double>(static_cast<std::size_t>(n * k))};
+  for (std::int64_t r = 0; r < k; ++r)
+    for (std::int64_t c = 0; c < n; ++c) {
+      const std::size_t i = static_cast<std::size_t>(r * ld + c);
+      got.at(c, r) = byColumn[i];
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(inPlace[i]), std::bit_cast<std::uint32_t>(byColumn[i]))
+          << element << " in place [" << r << ", " << c << "]";
+    }
+  expectSame(got, want, element + " adversarial columns");
+}
+
 INSTANTIATE_TEST_SUITE_P(OcpMx, MxElement,
                          ::testing::Values("fp8-e4m3", "fp8-e5m2", "fp6-e3m2", "fp6-e2m3",
                                            "fp4-e2m1", "int8"),
