@@ -76,7 +76,9 @@ class Rounder {
   ShiftRange scaledGridShifts() const;
   // Block b of src, values [b * blockSize, min(n, (b + 1) * blockSize)), rounded to the grid
   // scaled by 2^shifts[b] into dst (same length; may alias src), for every block whose shift
-  // fitsScaledGrid; the other blocks of dst are not touched. shifts: one per block.
+  // fitsScaledGrid; the other blocks of dst are not touched. shifts: one per block. The values
+  // are finite (block scaling makes a block holding a NaN or an infinity NaN before rounding;
+  // here one would saturate).
   void applyScaledBlocks(std::span<const float> src, std::span<float> dst, std::size_t blockSize,
                          std::span<const int> shifts) const;
   // The same with blocks down the columns: the row-major [rows, cols] block row at src (row
