@@ -476,6 +476,29 @@ void decodePowerOfTwo(const float* q, float* out, Count n, float multiplier) {
   for (std::size_t i = 0; i < n; ++i) out[i] = q[i] * multiplier;
 }
 
+// NVFP4 elements, nearest-even, without the division: the E2M1 value nearest x / scale is found
+// by comparing |x| with the midpoints between E2M1's values times the scale, products exact in
+// double (3 and 28 significant bits), a tie going to the even code (down at the midpoints after
+// an even code, up after an odd one); past 6 x scale, 6 (E2M1 saturates). The value is the sum of
+// the steps passed, and value x scale is rounded once to fp32 with x's sign, as decodeExact does:
+// the bits of encodeExact, the Rounder and decodeExact.
+template <typename Count>
+void nvfp4Nearest(const float* x, float* y, Count n, double scale) {
+  const double t0 = 0.25 * scale, t1 = 0.75 * scale, t2 = 1.25 * scale, t3 = 1.75 * scale;
+  const double t4 = 2.5 * scale, t5 = 3.5 * scale, t6 = 5.0 * scale;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a = std::fabs(static_cast<double>(x[i]));
+    double q = a > t0 ? 0.5 : 0.0;  // codes 0 1 2 3 4 5 6 7 = 0 0.5 1 1.5 2 3 4 6
+    q += a >= t1 ? 0.5 : 0.0;
+    q += a > t2 ? 0.5 : 0.0;
+    q += a >= t3 ? 0.5 : 0.0;
+    q += a > t4 ? 1.0 : 0.0;
+    q += a >= t5 ? 1.0 : 0.0;
+    q += a > t6 ? 2.0 : 0.0;
+    y[i] = std::copysign(static_cast<float>(q * scale), x[i]);
+  }
+}
+
 // Every element a zero of its input's sign (a group whose scale is 0).
 template <typename Count>
 void signedZeros(const float* x, float* out, Count n) {
@@ -614,6 +637,8 @@ class LineQuantizer {
     wholeLine_ = spec.kind == BlockScalingKind::PerTensor || spec.kind == BlockScalingKind::Rowwise;
     scaledGrid_ = spec.kind == BlockScalingKind::MX && spec.rounding != RoundingMode::Stochastic;
     shiftRange_ = element_.scaledGridShifts();
+    nvfp4Nearest_ =
+        spec.kind == BlockScalingKind::NVFP4 && spec.rounding == RoundingMode::NearestEven;
     linesPerStrip_ = spec.squareBlocks ? spec.blockSize : 1;
     powerOfTwo_ = spec.kind == BlockScalingKind::MX ||
                   (spec.kind != BlockScalingKind::NVFP4 && spec.scale == ScaleFormat::E8M0);
@@ -769,6 +794,21 @@ class LineQuantizer {
   // bits of scaling, rounding and scaling back), the others as below.
   void line(const float* x, float* y, std::int64_t lineIndex, std::int64_t pos0, std::int64_t n,
             std::int64_t width, std::int64_t groups, const GroupScale* scales, bool energy) {
+    if (nvfp4Nearest_ && !energy) {
+      for (std::int64_t g = 0; g < groups; ++g) {
+        const std::int64_t p0 = g * width;
+        const GroupScale& s = scales[g];
+        withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
+          if (s.nan)
+            std::fill_n(y + p0, count, static_cast<float>(kNaN));
+          else if (s.zero)
+            signedZeros(x + p0, y + p0, count);
+          else
+            nvfp4Nearest(x + p0, y + p0, count, s.factor);
+        });
+      }
+      return;
+    }
     if (!scaledGrid_ || energy) {
       scaledLine(x, y, lineIndex, pos0, n, width, groups, scales, energy, nullptr);
       return;
@@ -861,6 +901,7 @@ class LineQuantizer {
   bool powerOfTwo_ = false;  // every decode scale a power of two (MX, E8M0)
   bool scaledGrid_ = false;  // MX, deterministic: rounded on the scaled grid where it fits
   Rounder::ShiftRange shiftRange_{1, 0};  // the scale exponents whose grid fits
+  bool nvfp4Nearest_ = false;             // NVFP4, nearest-even: by comparisons (nvfp4Nearest)
   std::int64_t linesPerStrip_ = 1;
   Scratch& scratch_ = scratch();
 

@@ -43,10 +43,19 @@ RefMatrix refNvfp4(const RefMatrix& m, bool square, int block = 16) {
   return out;
 }
 
+// Quantized in place along rows. With stats, also without them (the quantizer takes another way
+// when it need not measure each block's error): the same bits either way.
 RefMatrix quantize(const RefMatrix& m, const BlockScaling& spec, BlockScalingStats* stats = nullptr,
                    std::uint64_t seed = 0) {
   std::vector<float> buffer(m.v.begin(), m.v.end());
+  const std::vector<float> input = buffer;
   quantizeBlocks(buffer, buffer, m.rows, m.cols, m.cols, BlockAxis::Row, spec, seed, 0, stats);
+  if (stats) {
+    std::vector<float> unmeasured = input;
+    quantizeBlocks(unmeasured, unmeasured, m.rows, m.cols, m.cols, BlockAxis::Row, spec, seed, 0);
+    EXPECT_EQ(std::memcmp(unmeasured.data(), buffer.data(), buffer.size() * sizeof(float)), 0)
+        << "measured and unmeasured quantization differ";
+  }
   return RefMatrix{m.rows, m.cols, std::vector<double>(buffer.begin(), buffer.end())};
 }
 
@@ -119,6 +128,24 @@ TEST(Nvfp4, AdversarialBlocksMatchTheRecipe) {
   const RefMatrix got = quantize(exact, nvfp4());
   EXPECT_EQ(got.v[0], 2688.0);  // s_t = 1, block scale 448
   expectSame(got, refNvfp4(exact, false), "exact max");
+  // Every midpoint between E2M1 values, exactly: s_t = 1 (the tensor's amax 2688), the second
+  // block's scale 4 (its amax 24), so x / scale = 0.25, 0.75, ..., 5, each a tie.
+  RefMatrix ties{1, 32, std::vector<double>(32, 0.0)};
+  ties.v[0] = 2688.0;
+  const double midpoints[] = {1, 3, 5, 7, 10, 14, 20};  // 4 x (0.25, 0.75, ..., 5)
+  ties.v[16] = 24.0;
+  for (int i = 0; i < 7; ++i) {
+    ties.v[17 + i] = midpoints[i];
+    ties.v[24 + i] = -midpoints[i];
+  }
+  ties.v[31] = 2.0;  // x / scale = 0.5, on the grid
+  const RefMatrix tied = quantize(ties, nvfp4());
+  expectSame(tied, refNvfp4(ties, false), "ties");
+  const double even[] = {0, 4, 4, 8, 8, 16, 16};  // each tie to the even code
+  for (int i = 0; i < 7; ++i) {
+    EXPECT_EQ(tied.v[17 + i], even[i]) << "tie at " << midpoints[i];
+    EXPECT_EQ(tied.v[24 + i], -even[i]) << "tie at " << -midpoints[i];
+  }
 }
 
 TEST(Nvfp4, ColumnAxisEqualsTransposedRows) {
