@@ -224,10 +224,6 @@ void gemmReversedSummation(const backends::GemmPolicy& policy, Trans transA, Tra
        beta, C, ldc, ws, plain);
 }
 
-}  // namespace
-
-namespace {
-
 // Whether gemm() can add GemmExtras::bias to the product in C and round each row in one pass
 // (the path writing round(P) straight into C) with the bits of its definition: one fp32 product
 // under an output rounding, unscaled, no X-ray, and an addend rounding that gives every row's
