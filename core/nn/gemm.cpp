@@ -121,12 +121,12 @@ void roundRows(const Rounder& r, float* out, int m, int n, int ld, std::uint64_t
 
 // C[i, :] = round(C[i, :] + bias) row by row, while the row is in cache; the draws' offsets are
 // those of roundRows (row i from dense index i * n).
-void addBiasAndRound(const float* bias, const Rounder* output, float* C, int m, int n, int ld,
+void addBiasAndRound(const float* bias, const Rounder& output, float* C, int m, int n, int ld,
                      std::uint64_t seed) {
   for (int i = 0; i < m; ++i) {
     float* row = C + std::size_t(i) * ld;
     for (int j = 0; j < n; ++j) row[j] += bias[j];
-    if (output) output->apply({row, std::size_t(n)}, seed, std::uint64_t(i) * n);
+    output.apply({row, std::size_t(n)}, seed, std::uint64_t(i) * n);
   }
 }
 
@@ -359,7 +359,8 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
         cachedRounder(*policy.addend).applyCopy({bias, std::size_t(n)}, {rounded, std::size_t(n)});
         bias = rounded;
       }
-      addBiasAndRound(bias, output, C, m, n, ldc, extras.seed ^ 0x5851f42d4c957f2dull);
+      // biasFusesWithProduct: only under an output rounding.
+      addBiasAndRound(bias, *output, C, m, n, ldc, extras.seed ^ 0x5851f42d4c957f2dull);
     } else if (output) {
       roundRows(*output, C, m, n, ldc, extras.seed ^ 0x5851f42d4c957f2dull);
     }

@@ -786,7 +786,7 @@ class LineQuantizer {
       return kNoShift;
     if (amax.amax == 0.0) return std::clamp(0, shiftRange_.first, shiftRange_.last);
     const int shift = exponentOf(scale.decodeScale());
-    return shift >= shiftRange_.first && shift <= shiftRange_.last ? shift : kNoShift;
+    return shiftRange_.contains(shift) ? shift : kNoShift;
   }
 
   // One line's window. MX without statistics: the groups whose scaled element grid lies in

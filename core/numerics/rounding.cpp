@@ -252,60 +252,58 @@ namespace {
 // at the format's mantissa width (as roundBitsWide), with carries into the exponent. Below it the
 // quantum is the fixed q = the grid's smallest subnormal, and (v + 2^23 q) - 2^23 q is v rounded
 // to a multiple of q by fp32's own nearest-even addition: every sum lies in [2^23 q, 2^24 q),
-// whose ulp is q, and the difference is exact.
+// whose ulp is q, and the difference is exact. magic = 2^23 q.
+inline std::uint32_t roundOnScaledGrid(std::uint32_t x, std::uint32_t baseShift,
+                                       std::uint32_t minNormalBits, std::uint32_t maxFiniteBits,
+                                       float magic) {
+  const std::uint32_t low = (1U << baseShift) - 1U;
+  const std::uint32_t sign = x & kSignMask;
+  const std::uint32_t a = x ^ sign;
+  const std::uint32_t normal = (a + (low >> 1) + ((a >> baseShift) & 1U)) & ~low;
+  const float v = std::bit_cast<float>(a);
+  const std::uint32_t below = std::bit_cast<std::uint32_t>((v + magic) - magic);
+  std::uint32_t out = a < minNormalBits ? below : normal;
+  out = out > maxFiniteBits ? maxFiniteBits : out;
+  return out | sign;
+}
+
+// One block: one grid.
 struct ScaledGrid {
   std::uint32_t baseShift, minNormalBits, maxFiniteBits;
-  float magic;  // 2^23 q
+  float magic;
 };
 
 template <typename Count>
 void roundScaledBlock(const float* src, float* dst, Count n, const ScaledGrid& g) {
-  const std::uint32_t low = (1U << g.baseShift) - 1U;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t x = std::bit_cast<std::uint32_t>(src[i]);
-    const std::uint32_t sign = x & kSignMask;
-    const std::uint32_t a = x ^ sign;
-    const std::uint32_t normal = (a + (low >> 1) + ((a >> g.baseShift) & 1U)) & ~low;
-    const float v = std::bit_cast<float>(a);
-    const std::uint32_t below = std::bit_cast<std::uint32_t>((v + g.magic) - g.magic);
-    std::uint32_t out = a < g.minNormalBits ? below : normal;
-    out = out > g.maxFiniteBits ? g.maxFiniteBits : out;
-    dst[i] = std::bit_cast<float>(out | sign);
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    dst[i] =
+        std::bit_cast<float>(roundOnScaledGrid(std::bit_cast<std::uint32_t>(src[i]), g.baseShift,
+                                               g.minNormalBits, g.maxFiniteBits, g.magic));
 }
 
-// A block row whose column c has its own grid (blocks down the columns): roundScaledBlock with
-// column c's constants, read along the row as the values are.
+// A block row whose column c has its own grid (blocks down the columns): column c's constants,
+// read along the row as the values are.
 struct ScaledColumns {
   std::uint32_t baseShift;
   const std::uint32_t* __restrict minNormalBits;
   const std::uint32_t* __restrict maxFiniteBits;
   const float* __restrict magic;
-};
 
-inline std::uint32_t roundScaledColumn(std::uint32_t x, const ScaledColumns& g, std::size_t c) {
-  const std::uint32_t low = (1U << g.baseShift) - 1U;
-  const std::uint32_t sign = x & kSignMask;
-  const std::uint32_t a = x ^ sign;
-  const std::uint32_t normal = (a + (low >> 1) + ((a >> g.baseShift) & 1U)) & ~low;
-  const float v = std::bit_cast<float>(a);
-  const std::uint32_t below = std::bit_cast<std::uint32_t>((v + g.magic[c]) - g.magic[c]);
-  std::uint32_t out = a < g.minNormalBits[c] ? below : normal;
-  out = out > g.maxFiniteBits[c] ? g.maxFiniteBits[c] : out;
-  return out | sign;
-}
+  std::uint32_t round(std::uint32_t x, std::size_t c) const {
+    return roundOnScaledGrid(x, baseShift, minNormalBits[c], maxFiniteBits[c], magic[c]);
+  }
+};
 
 // Separate loops in place and into another row (see roundSpanOf).
 void roundScaledRow(const float* __restrict src, float* __restrict dst, std::size_t n,
                     const ScaledColumns& g) {
   for (std::size_t c = 0; c < n; ++c)
-    dst[c] = std::bit_cast<float>(roundScaledColumn(std::bit_cast<std::uint32_t>(src[c]), g, c));
+    dst[c] = std::bit_cast<float>(g.round(std::bit_cast<std::uint32_t>(src[c]), c));
 }
 
 void roundScaledRowInPlace(float* values, std::size_t n, const ScaledColumns& g) {
   for (std::size_t c = 0; c < n; ++c)
-    values[c] =
-        std::bit_cast<float>(roundScaledColumn(std::bit_cast<std::uint32_t>(values[c]), g, c));
+    values[c] = std::bit_cast<float>(g.round(std::bit_cast<std::uint32_t>(values[c]), c));
 }
 
 // The fp32 biased exponent of a pattern's magnitude.
@@ -339,11 +337,6 @@ Rounder::ShiftRange Rounder::scaledGridShifts() const {
   return numerics::scaledGridShifts(k, spec_.mode);
 }
 
-bool Rounder::fitsScaledGrid(int shift) const {
-  const ShiftRange range = scaledGridShifts();
-  return shift >= range.first && shift <= range.last;
-}
-
 void Rounder::applyScaledBlocks(std::span<const float> src, std::span<float> dst,
                                 std::size_t blockSize, std::span<const int> shifts) const {
   const std::size_t n = src.size() < dst.size() ? src.size() : dst.size();
@@ -353,7 +346,7 @@ void Rounder::applyScaledBlocks(std::span<const float> src, std::span<float> dst
   const ShiftRange range = numerics::scaledGridShifts(k, spec_.mode);
   for (std::size_t b = 0, p0 = 0; p0 < n; ++b, p0 += blockSize) {
     const int shift = shifts[b];
-    if (shift < range.first || shift > range.last) continue;
+    if (!range.contains(shift)) continue;
     const ScaledGrid grid{k.baseShift, scaledPattern(k.minNormalBits, shift),
                           scaledPattern(k.maxFiniteBits, shift),
                           std::bit_cast<float>(scaledPattern(k.minSubBits, shift + 23))};
@@ -370,7 +363,7 @@ bool Rounder::applyScaledColumns(const float* src, std::size_t ldSrc, float* dst
                                  std::size_t rows, std::span<const int> shifts) const {
   const ShiftRange range = scaledGridShifts();
   for (const int shift : shifts)
-    if (shift < range.first || shift > range.last) return false;
+    if (!range.contains(shift)) return false;
   const std::size_t cols = shifts.size();
   // Each column's grid constants, read along the row as the values are.
   thread_local std::vector<std::uint32_t> minNormal, maxFinite;

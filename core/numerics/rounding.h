@@ -67,18 +67,17 @@ class Rounder {
   // with the format's exponent constants moved by shift, as long as the moved grid lies in fp32's
   // normal range (its smallest subnormal and its largest finite value normal fp32 numbers), for
   // the MX elements' rounding (nearest-even, saturating, subnormals kept, a mantissa bit at
-  // least): fitsScaledGrid says when.
-  bool fitsScaledGrid(int shift) const;
-  // The shifts that fit, [first, last] (empty when first > last): one test per block for callers.
+  // least): scaledGridShifts says for which shifts (none for any other rounding).
   struct ShiftRange {
-    int first, last;
+    int first, last;  // empty when first > last
+    bool contains(int shift) const { return shift >= first && shift <= last; }
   };
   ShiftRange scaledGridShifts() const;
   // Block b of src, values [b * blockSize, min(n, (b + 1) * blockSize)), rounded to the grid
   // scaled by 2^shifts[b] into dst (same length; may alias src), for every block whose shift
-  // fitsScaledGrid; the other blocks of dst are not touched. shifts: one per block. The values
-  // are finite (block scaling makes a block holding a NaN or an infinity NaN before rounding;
-  // here one would saturate).
+  // scaledGridShifts contains; the other blocks of dst are not touched. shifts: one per block. The
+  // values are finite (block scaling makes a block holding a NaN or an infinity NaN before
+  // rounding; here one would saturate).
   void applyScaledBlocks(std::span<const float> src, std::span<float> dst, std::size_t blockSize,
                          std::span<const int> shifts) const;
   // The same with blocks down the columns: the row-major [rows, cols] block row at src (row

@@ -139,7 +139,7 @@ TEST_P(EveryFormat, ScaledBlocksRoundOnTheMovedGridOrAreLeftAlone) {
     for (std::size_t b = 1; b < blocks; b += 3) shifts[b] = kNever;
     std::vector<float> out(inputs.size(), -5.0f);
     rounder.applyScaledBlocks(inputs, out, kBlock, shifts);
-    const bool fits = rounder.fitsScaledGrid(shift);
+    const bool fits = rounder.scaledGridShifts().contains(shift);
     (fits ? fitted : refused) += 1;
     int failures = 0;
     for (std::size_t i = 0; i < inputs.size() && failures < 5; ++i) {
@@ -170,10 +170,12 @@ TEST_P(EveryFormat, ScaledBlocksRoundOnTheMovedGridOrAreLeftAlone) {
   EXPECT_GT(refused, 0) << format.name;
   // Other roundings never take this way.
   EXPECT_FALSE(Rounder(RoundingSpec{format, RoundingMode::Stochastic, OverflowMode::Saturate})
-                   .fitsScaledGrid(0));
+                   .scaledGridShifts()
+                   .contains(0));
   EXPECT_FALSE(Rounder(RoundingSpec{format, RoundingMode::NearestEven, OverflowMode::Saturate,
                                     SubnormalMode::Flush})
-                   .fitsScaledGrid(0));
+                   .scaledGridShifts()
+                   .contains(0));
 }
 
 INSTANTIATE_TEST_SUITE_P(PresetsAndCustom, EveryFormat,
