@@ -32,7 +32,7 @@ struct BenchArgs {
   std::string model = "small-cnn", backend = "cpu-fp32", dataset;
   std::string input;  // "" = the dataset's images; "HxWxC" = random images of that shape
   std::int64_t trainSize = 10000;
-  int batch = 128, steps = 50, warmup = 5, threads = 1, width = 16, xrayEvery = 0;
+  int batch = 128, steps = 50, warmup = 5, threads = 1, width = 16, xrayEvery = 0, signalsEvery = 0;
   std::uint64_t seed = 0;
   bool json = false;
 };
@@ -113,6 +113,8 @@ void printText(const BenchArgs& a, const backends::PrecisionPolicy& policy,
               r.steps, source.c_str(), nn::blasCoreName().c_str());
   if (a.xrayEvery > 0)
     std::printf("  X-ray on: every %d steps measured (records taken, not stored)\n", a.xrayEvery);
+  if (a.signalsEvery > 0)
+    std::printf("  early warnings on: every %d steps measured (not stored)\n", a.signalsEvery);
   if (r.tokensPerSecond > 0)
     std::printf("  tokens/s      %10.1f%s\n  windows/s     %10.1f\n", r.tokensPerSecond,
                 r.threads > 1 ? "  (all threads together)" : "", r.imagesPerSecond);
@@ -143,6 +145,7 @@ void runBench(const BenchArgs& a) {
       a.threads > 0 ? a.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   config.seed = a.seed;
   config.xrayEverySteps = a.xrayEvery;
+  config.signalsEverySteps = a.signalsEvery;
   const data::DataSplit data = loadTrainingData(a);
   const data::Dataset& train = data.train;
   study::ThroughputResult r;
@@ -165,7 +168,8 @@ void runBench(const BenchArgs& a) {
                       {"wall_seconds", r.wallSeconds},
                       {"skipped_steps", r.skippedSteps},
                       {"diverged", r.diverged},
-                      {"xray_every_steps", a.xrayEvery}};
+                      {"xray_every_steps", a.xrayEvery},
+                      {"signals_every_steps", a.signalsEvery}};
   if (data.text) {  // windows of block_size tokens
     j["tokens_per_second"] = r.tokensPerSecond;
     j["windows_per_second"] = r.imagesPerSecond;
@@ -226,6 +230,9 @@ const CommandRegistration reg{
                        "Seed of the weights and batch order");
       addIntegerOption(cmd, "--xray-every", a->xrayEvery, {0, 1'000'000},
                        "X-ray every N-th step, to time its cost (0 = off; nothing is stored)");
+      addIntegerOption(cmd, "--signals-every", a->signalsEvery, {0, 1'000'000},
+                       "Early warnings every N-th step, to time their cost (0 = off; a study "
+                       "measures every step it keeps the loss of; nothing is stored)");
       cmd->add_flag("--json", a->json, "Print a JSON object (images_per_second, step_ms, ...)");
       cmd->callback([a] { runBench(*a); });
     }};

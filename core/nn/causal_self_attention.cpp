@@ -118,6 +118,7 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
     ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4, &softmaxXray_, "scores");
     float max = -std::numeric_limits<float>::infinity();
     for (int j = 0; j <= last; ++j) max = std::max(max, row[j]);
+    if (ctx.stepSignals) ctx.stepSignals->noteAttentionLogit(max);
     for (int j = 0; j <= last; ++j) row[j] = std::exp(row[j] - max);
     ctx.holdIn(held, row, std::size_t(last) + 1, qkSite_, r * 4 + 1, &softmaxXray_, "exp");
     double sum = 0.0;

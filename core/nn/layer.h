@@ -17,6 +17,7 @@
 #include "core/nn/random.h"
 #include "core/nn/site_policies.h"
 #include "core/nn/step_operand_cache.h"
+#include "core/nn/step_signals.h"
 #include "core/nn/tensor.h"
 
 namespace paritylab::nn {
@@ -72,6 +73,9 @@ struct StepContext {
   ActivationProbe* probe = nullptr;
   // What makes this shard's input gradients the whole batch's (ActivationProbe::backward).
   double probeGradientScale = 1.0;
+  // Non-null on a training step that measures early warnings: layers note what only they see
+  // (attention: the largest score before its softmax).
+  StepSignals* stepSignals = nullptr;
 
   // How the product `product` of GEMM call site `site` (a layer of `kind`) is computed: the
   // policy's product for the kind, or the one an override gives the layer.

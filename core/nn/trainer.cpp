@@ -116,6 +116,8 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
 
   TrainResult result;
   std::uint64_t step = 0;
+  StepSignals signals;  // the early warnings of the step being measured
+  const std::vector<std::string> ratioLayers = updateRatioNames(params);
   for (int epoch = 1; epoch <= epochs; ++epoch) {
     const auto epochStart = Clock::now();
     if (epoch == 1 || epoch == frozen + 1) {
@@ -145,8 +147,12 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
       if (callbacks.onBatch)
         callbacks.onBatch(std::int64_t(step), batches.items(), batches.labels(), count);
       const double lr = schedule->at(phaseStep);
-      const StepOutcome outcome = session.step(batches.items(), batches.labels(), count, step,
-                                               *optimizer, lr, ranges, config.gradClipNorm);
+      const bool measured = config.signalsEverySteps > 0 && callbacks.onSignals &&
+                            std::int64_t(step + 1) % config.signalsEverySteps == 0;
+      if (measured) signals = StepSignals{};
+      const StepOutcome outcome =
+          session.step(batches.items(), batches.labels(), count, step, *optimizer, lr, ranges,
+                       config.gradClipNorm, measured ? &signals : nullptr);
       if (callbacks.onXray) {
         std::vector<XrayRecord> records = session.takeXray();
         if (!records.empty()) callbacks.onXray({std::int64_t(step), epoch, std::move(records)});
@@ -168,6 +174,8 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
       lossSum = heldSum(lossSum, outcome.loss * count, session.policy().reduction.runningSums);
       seen += count;
       if (callbacks.onStep) callbacks.onStep(epoch, std::int64_t(step), outcome.loss, lr);
+      if (measured && !outcome.skipped)
+        callbacks.onSignals(epoch, std::int64_t(step), signals, ratioLayers);
     }
     if (result.status != RunStatus::Completed) break;
     EpochMetrics metrics;

@@ -12,6 +12,7 @@
 #include "core/nn/gemm_xray.h"
 #include "core/nn/model.h"
 #include "core/nn/param_store.h"
+#include "core/nn/step_signals.h"
 #include "core/nn/test_predictions.h"
 #include "core/nn/text_generation.h"
 
@@ -59,6 +60,9 @@ struct TrainConfig {
   // X-ray of every product: 0 = off; N >= 1: every N-th training step; -1 = about 50
   // samples per run, at least kXrayMinAutoSteps apart (every max(16, steps / 50) steps).
   int xrayEverySteps = 0;
+  // Early warnings (step_signals.h): 0 = off; N >= 1: measured on every step whose 1-based
+  // number is a multiple of N (the steps a study samples its losses at) and passed to onSignals.
+  std::int64_t signalsEverySteps = 0;
   // The chaos floor's one-ulp perturbation: once initialised (or loaded), the model's first
   // weight is moved to the next fp32 value up, and nothing else changes.
   bool nudgeFirstWeight = false;
@@ -99,6 +103,12 @@ struct TrainCallbacks {
   std::function<void(const EpochMetrics&)> onEpoch;
   std::function<bool()> shouldCancel;             // polled once per step
   std::function<void(const XraySample&)> onXray;  // after each step the X-ray measured
+  // After each step that measured early warnings (config.signalsEverySteps) and updated the
+  // weights: its epoch, its 1-based number (as onStep's), the signals and the names of the
+  // layers of its update ratios (updateRatioNames, the same at every step).
+  std::function<void(int epoch, std::int64_t step, const StepSignals&,
+                     const std::vector<std::string>& layers)>
+      onSignals;
   // The training batch exactly as the step receives it (shuffled, augmented): images [count, C,
   // H, W] with labels [count], or a language model's windows [count, T] (token ids) with targets
   // [count, T]. For tests of the seed-pairing guarantee.

@@ -78,6 +78,7 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
   StepContext ctx{&policy_, &workspace_, &scratch_, &params, fp8_.get(), true, 0, seed_, step};
   ctx.sitePolicies = &sitePolicies_;
   ctx.probe = probe_;
+  ctx.stepSignals = signals_;
   operandCache_.clear();  // the optimizer moved the weights since the last step
   ctx.operandCache = &operandCache_;
   if (xray_) {
@@ -85,6 +86,8 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     ctx.xray = xray_.get();
   }
   double lossSum = 0.0, weightedLoss = 0.0;
+  double logitNormSum = 0.0;  // early warnings: the output-logit norms of the step's predictions
+  std::size_t logitRows = 0;
   bool equalPieces = true;  // every replica's shard and micro-batch of one size
   int losses = 0;
   const double scale = lossScaler_.scale();  // in force for this step's gradients
@@ -107,6 +110,12 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
       // accumulation's weights come after the layers), its gradient scaled by `scale`.
       ctx.probeGradientScale = double(to - from) / n / scale;
       const Tensor& logits = model_->net->forward(input_, ctx);
+      if (signals_) {
+        const auto classes = std::size_t(logits.dim(logits.shape().rank - 1));
+        const std::size_t rows = logits.size() / classes;
+        logitNormSum += meanRowNorm(logits.data(), rows, classes) * double(rows);
+        logitRows += rows;
+      }
       const LossResult loss = heldSoftmaxCrossEntropy(
           logits, labels + std::size_t(from) * targets, &dlogits_, float(scale),
           policy_.elementwise.loss,
@@ -138,6 +147,7 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     // backward writes every gradient it has, and what none writes stays zero in every buffer.
     if (replicas > 1) grads.swap(replicaGrads_[std::size_t(r)]);
   }
+  if (signals_ && logitRows > 0) signals_->outputLogitNorm = logitNormSum / double(logitRows);
   const double meanLoss = equalPieces ? lossSum / losses : weightedLoss;
   out.loss = reduction.runningSums
                  ? double(cachedRounder(*reduction.runningSums).round(float(meanLoss)))
@@ -175,12 +185,21 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
 
 StepOutcome TrainingSession::step(const float* items, const std::int32_t* labels, int n,
                                   std::uint64_t step, Optimizer& optimizer, double lr,
-                                  const std::vector<ParamStore::Range>& ranges, double clipNorm) {
+                                  const std::vector<ParamStore::Range>& ranges, double clipNorm,
+                                  StepSignals* warnings) {
+  signals_ = warnings;
   StepOutcome out = computeGradients(items, labels, n, step, ranges);
+  signals_ = nullptr;
+  if (warnings) warnings->updateRatios.clear();
   if (!out.finite || out.skipped || out.diverged) return out;
+  if (warnings) {
+    warnings->gradNorm = globalGradNorm(model_->params, ranges);
+    updateRatios_.before(model_->params);
+  }
   if (clipNorm > 0.0) clipGradNorm(model_->params, ranges, clipNorm);
   optimizer.step(model_->params, ranges, lr, policy_.storage.optimizerState);
   weightsChanged(step + 1);
+  if (warnings) updateRatios_.after(model_->params, warnings->updateRatios);  // as stored
   return out;
 }
 

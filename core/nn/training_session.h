@@ -15,6 +15,7 @@
 #include "core/nn/loss_scaler.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
+#include "core/nn/step_signals.h"
 #include "core/nn/test_predictions.h"
 
 namespace paritylab::nn {
@@ -65,10 +66,12 @@ class TrainingSession {
   // the unscaled gradients are not finite (then `skipped`, scale backed off).
   StepOutcome computeGradients(const float* items, const std::int32_t* labels, int n,
                                std::uint64_t step, const std::vector<ParamStore::Range>& ranges);
-  // Full step: gradients, clipping (clipNorm > 0), optimizer update, weight storage.
+  // Full step: gradients, clipping (clipNorm > 0), optimizer update, weight storage. Unless null,
+  // `warnings` gets the step's early warnings (step_signals.h); a step loss scaling skips leaves
+  // its update ratios empty.
   StepOutcome step(const float* items, const std::int32_t* labels, int n, std::uint64_t step,
                    Optimizer& optimizer, double lr, const std::vector<ParamStore::Range>& ranges,
-                   double clipNorm);
+                   double clipNorm, StepSignals* warnings = nullptr);
   // Loss and accuracy over a whole dataset in batches; batch norm in eval mode. Unless null,
   // `predictions` gets every example's predicted class and true-class probability from the same
   // pass (resized to the dataset's size).
@@ -103,6 +106,8 @@ class TrainingSession {
   std::vector<float> accumulated_;    // [param]: the micro-batches' gradients (accumulation only)
   LossScaler lossScaler_;
   ActivationProbe* probe_ = nullptr;
+  StepSignals* signals_ = nullptr;  // set while a step that measures early warnings runs
+  UpdateRatioMeter updateRatios_;
 };
 
 }  // namespace paritylab::nn

@@ -56,6 +56,8 @@ struct Worker {
   std::int64_t skipped = 0;
   std::size_t records = 0;  // X-ray records taken
   bool diverged = false;
+  int signalsEvery = 0;     // early warnings: every N-th step measured (0: none)
+  nn::StepSignals signals;  // what a study hands to the store (not written)
 
   Worker(const nn::ModelSpec& spec, const backends::PrecisionPolicy& policy,
          const ThroughputConfig& c, const data::Dataset& train, const data::TextSplit* textSplit,
@@ -71,6 +73,7 @@ struct Worker {
         text(textSplit),
         seed(workerSeed) {
     if (c.xrayEverySteps > 0) session.enableXray(c.xrayEverySteps);
+    signalsEvery = c.signalsEverySteps;
   }
 
   void fillWindows() {
@@ -91,8 +94,10 @@ struct Worker {
       std::copy(train.image(src), train.image(src) + item, images.data() + i * item);
       labels[i] = train.labels[src];
     }
+    const bool measured = signalsEvery > 0 && (step + 1) % std::uint64_t(signalsEvery) == 0;
     const nn::StepOutcome out =
-        session.step(images.data(), labels.data(), count, step++, *optimizer, lr, ranges, 0.0);
+        session.step(images.data(), labels.data(), count, step++, *optimizer, lr, ranges, 0.0,
+                     measured ? &signals : nullptr);
     records += session.takeXray().size();  // what a study hands to the store (not written)
     skipped += out.skipped ? 1 : 0;
     diverged = diverged || out.diverged;

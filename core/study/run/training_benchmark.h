@@ -22,6 +22,9 @@ struct ThroughputConfig {
   int threads = 1;      // independent sessions trained at once, one per worker thread
   std::uint64_t seed = 0;
   int xrayEverySteps = 0;  // > 0: the X-ray measures every N-th step (records taken, not stored)
+  // > 0: the early warnings (nn/step_signals.h) measured on every N-th step, as a study measures
+  // them on the steps whose losses it keeps (every step up to 2,000 steps)
+  int signalsEverySteps = 0;
 };
 
 struct ThroughputResult {
