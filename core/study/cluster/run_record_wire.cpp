@@ -83,6 +83,8 @@ const char* kindName(RecordKind kind) {
       return "weights";
     case RecordKind::Sample:
       return "sample";
+    case RecordKind::Signals:
+      return "signals";
   }
   return "unknown";
 }
@@ -90,7 +92,7 @@ const char* kindName(RecordKind kind) {
 }  // namespace
 
 bool isRecordKind(int tag) {
-  return tag >= int(RecordKind::Steps) && tag <= int(RecordKind::Sample);
+  return tag >= int(RecordKind::Steps) && tag <= int(RecordKind::Signals);
 }
 
 void WireRecorder::addSteps(std::int64_t runId, const std::vector<StepRecord>& steps) {
@@ -145,6 +147,15 @@ void WireRecorder::addSample(std::int64_t runId, const nn::TextSample& sample) {
                                     {"prompt", bytes(sample.prompt)},
                                     {"temperature", sample.temperature},
                                     {"text", bytes(sample.text)}}));
+}
+
+void WireRecorder::addSignals(std::int64_t runId, const std::vector<std::string>& layers,
+                              const std::vector<SignalRecord>& steps) {
+  json rows = json::array();
+  for (const SignalRecord& s : steps)
+    rows.push_back({s.step, s.epoch, s.gradNorm, s.attentionLogitMax, s.outputLogitNorm,
+                    binaryOf(s.updateRatios)});
+  send_(encode(RecordKind::Signals, {{"run", runId}, {"layers", layers}, {"steps", rows}}));
 }
 
 void WireRecorder::finishRun(const RunRecord& r) {
@@ -206,6 +217,13 @@ void replayRecord(const WireRecord& record, RunRecorder& into) {
           return std::string(b.begin(), b.end());
         };
         into.addSample(runId, {text("prompt"), text("text"), j.at("temperature")});
+        return;
+      }
+      case RecordKind::Signals: {
+        std::vector<SignalRecord> steps;
+        for (const json& s : j.at("steps"))
+          steps.push_back({s.at(0), s.at(1), s.at(2), s.at(3), s.at(4), valuesOf<float>(s.at(5))});
+        into.addSignals(runId, j.at("layers"), steps);
         return;
       }
       case RecordKind::Final: {

@@ -22,6 +22,7 @@ enum class RecordKind : int {
   Predictions = 105,  // RunRecorder::addPredictions
   Weights = 106,      // RunRecorder::addWeightSnapshot
   Sample = 107,       // RunRecorder::addSample
+  Signals = 108,      // RunRecorder::addSignals
 };
 bool isRecordKind(int tag);  // one of RecordKind's values
 
@@ -41,6 +42,8 @@ class WireRecorder final : public RunRecorder {
   void addWeightSnapshot(std::int64_t runId, int epoch,
                          const std::vector<stats::LayerWeights>& layers) override;
   void addSample(std::int64_t runId, const nn::TextSample& sample) override;
+  void addSignals(std::int64_t runId, const std::vector<std::string>& layers,
+                  const std::vector<SignalRecord>& steps) override;
   void finishRun(const RunRecord& run) override;
 
  private:

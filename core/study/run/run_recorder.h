@@ -27,6 +27,10 @@ class RunRecorder {
                                  const std::vector<stats::LayerWeights>& layers) = 0;
   // A language-model run that completed: the text its model writes from the study's prompt.
   virtual void addSample(std::int64_t runId, const nn::TextSample& sample) = 0;
+  // Early warnings of sampled steps (1-based, as addSteps'), written with each epoch's steps;
+  // `layers` names every record's update ratios.
+  virtual void addSignals(std::int64_t runId, const std::vector<std::string>& layers,
+                          const std::vector<SignalRecord>& steps) = 0;
   // The run's final record (status, final losses and accuracy, wall time, message); its last one.
   virtual void finishRun(const RunRecord& run) = 0;
 };

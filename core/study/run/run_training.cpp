@@ -92,9 +92,21 @@ void trainRun(const RunContext& context, const RunJob& job, RunRecorder& recorde
     lastStep = now;
     context.onStep({key, epoch, step, loss, lr, stepsPerEpoch, epochs});
   };
+  // Early warnings, on the steps whose losses are kept (their cost: docs/performance.md).
+  config.signalsEverySteps = keepEvery;
+  std::vector<std::string> signalLayers;  // the layers of the update ratios
+  std::vector<SignalRecord> signals;      // written with the steps
+  cb.onSignals = [&](int epoch, std::int64_t step, const nn::StepSignals& s,
+                     const std::vector<std::string>& layers) {
+    if (signalLayers.empty()) signalLayers = layers;
+    signals.push_back(
+        {step, epoch, s.gradNorm, s.attentionLogitMax, s.outputLogitNorm, s.updateRatios});
+  };
   const auto writeSteps = [&] {
     recorder.addSteps(runId, sampled);
     sampled.clear();
+    if (!signals.empty()) recorder.addSignals(runId, signalLayers, signals);
+    signals.clear();
   };
   cb.onEpoch = [&](const nn::EpochMetrics& m) {
     writeSteps();

@@ -78,6 +78,11 @@ void StudyCommitter::addSample(std::int64_t runId, const nn::TextSample& sample)
   store_.addSample(runId, sample);
 }
 
+void StudyCommitter::addSignals(std::int64_t runId, const std::vector<std::string>& layers,
+                                const std::vector<SignalRecord>& steps) {
+  store_.addSignals(runId, layers, steps);
+}
+
 void StudyCommitter::addWeightSnapshot(std::int64_t runId, int epoch,
                                        const std::vector<stats::LayerWeights>& layers) {
   store_.addWeightSnapshot(runId, epoch, layers);

@@ -40,7 +40,20 @@ CREATE TABLE samples (
   temperature REAL NOT NULL, text BLOB NOT NULL);
 )sql";
 
-// The current schema, for a new database, with kDivergenceTables and kSampleTables. Keep it equal to version 1 plus
+// Version 8's tables: the early warnings of each sampled training step (the update ratios a
+// float32 blob, one per layer of the run's signal_layers, names one per line). Created by
+// migrateTo8 and, for a new database, after kCurrentSchema.
+constexpr const char* kSignalTables = R"sql(
+CREATE TABLE signals (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
+  epoch INTEGER NOT NULL, grad_norm REAL, attention_logit_max REAL, output_logit_norm REAL,
+  update_ratios BLOB NOT NULL, PRIMARY KEY (run_id, step));
+CREATE TABLE signal_layers (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, names TEXT NOT NULL);
+)sql";
+
+// The current schema, for a new database, with kDivergenceTables, kSampleTables and
+// kSignalTables. Keep it equal to version 1 plus
 // every migration.
 constexpr const char* kCurrentSchema = R"sql(
 CREATE TABLE paritylab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -159,9 +172,16 @@ std::vector<std::string> migrateTo7(sqlite3* db, const std::string& file) {
   return {};
 }
 
+// Version 7 -> 8: kSignalTables. Older runs measured no early warnings: the views say so.
+std::vector<std::string> migrateTo8(sqlite3* db, const std::string& file) {
+  exec(db, file, kSignalTables);
+  return {};
+}
+
 // kMigrations[i] takes a database from version i + 1 to i + 2.
 const std::vector<std::function<std::vector<std::string>(sqlite3*, const std::string&)>>
-    kMigrations = {migrateTo2, migrateTo3, migrateTo4, migrateTo5, migrateTo6, migrateTo7};
+    kMigrations = {migrateTo2, migrateTo3, migrateTo4, migrateTo5,
+                   migrateTo6, migrateTo7, migrateTo8};
 
 void setVersion(sqlite3* db, const std::string& file, int version) {
   Statement(db, "INSERT OR REPLACE INTO paritylab_meta (key, value) VALUES ('schema_version', ?)",
@@ -220,6 +240,10 @@ void checkStoredReferences(sqlite3* db, const std::string& file, int version) {
     if (!exists("table", "test_set")) damaged("table 'test_set' is missing");
   }
   if (version >= 7) runTables.push_back("samples");
+  if (version >= 8) {
+    runTables.push_back("signals");
+    runTables.push_back("signal_layers");
+  }
   for (const std::string& table : runTables)
     if (!exists("table", table)) damaged("table '" + table + "' is missing");
   if (version >= 2) {
@@ -262,6 +286,7 @@ void createSchema(sqlite3* db, const std::string& file) {
     exec(db, file, kCurrentSchema);
     exec(db, file, kDivergenceTables);
     exec(db, file, kSampleTables);
+    exec(db, file, kSignalTables);
     setVersion(db, file, currentSchemaVersion());
     exec(db, file, "COMMIT");
   } catch (...) {

@@ -1,14 +1,15 @@
 #pragma once
 // SQLite results database (WAL). Tables: study (spec JSON, software version, created), runs,
-// epochs, steps (sampled training loss and learning rate), xray, test_set, predictions
-// and weights (schema and its versions: results_schema.h). Every write is its own
-// transaction, so a killed process loses at most the epochs in progress. A run is unique in the
-// database: an emulated one by (backend, seed), an imported one by (backend, source run name).
-// Several processes may work on one database: runs are claimed atomically (claimRun). Readers open
-// it read-only and never change the file. All methods are thread-safe (one connection, serialized
-// by a mutex).
+// epochs, steps (sampled training loss and learning rate), xray, test_set, predictions,
+// weights, samples, signals and signal_layers (schema and its versions: results_schema.h). Every
+// write is its own transaction, so a killed process loses at most the epochs in progress. A run is
+// unique in the database: an emulated one by (backend, seed), an imported one by (backend, source
+// run name). Several processes may work on one database: runs are claimed atomically (claimRun).
+// Readers open it read-only and never change the file. All methods are thread-safe (one connection,
+// serialized by a mutex).
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -68,6 +69,23 @@ struct XrayRow {
   int epoch = 0;          // 1-based
   std::string site, operand, format;
   numerics::TensorXray xray;
+};
+
+// The early warnings of one sampled training step (table `signals`, schema version 8), as
+// nn::StepSignals measured them; NaN where a signal does not apply (no attention) or is unknown.
+struct SignalRecord {
+  std::int64_t step = 0;  // 1-based, the step numbers of StepRecord
+  int epoch = 0;          // 1-based
+  double gradNorm = std::numeric_limits<double>::quiet_NaN();
+  double attentionLogitMax = std::numeric_limits<double>::quiet_NaN();
+  double outputLogitNorm = std::numeric_limits<double>::quiet_NaN();
+  std::vector<float> updateRatios;  // [layers]: one per name of the run's RunSignals::layers
+};
+
+// A run's early warnings: the layers its update ratios are of, and its sampled steps in order.
+struct RunSignals {
+  std::vector<std::string> layers;
+  std::vector<SignalRecord> steps;
 };
 
 class ResultsStore {
@@ -159,6 +177,13 @@ class ResultsStore {
   // from before samples were kept).
   void addSample(std::int64_t runId, const nn::TextSample& sample);
   std::map<std::int64_t, nn::TextSample> loadSamples() const;
+  // Early warnings of sampled steps (one transaction; a step stored again replaces). `layers`
+  // names the update ratios of every record (each must have one per layer, else
+  // std::invalid_argument) and replaces the run's names when they differ. All runs' by run id;
+  // empty for a database from before schema version 8.
+  void addSignals(std::int64_t runId, const std::vector<std::string>& layers,
+                  const std::vector<SignalRecord>& steps);
+  std::map<std::int64_t, RunSignals> loadAllSignals() const;
   // True when any run has stored predictions or weight snapshots (what the divergence analysis
   // reads); one query, whatever the number of runs.
   bool holdsPredictionsOrWeights() const;

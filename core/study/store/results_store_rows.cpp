@@ -109,7 +109,8 @@ EpochRecord readEpoch(const Statement& s, int c, const std::string& file, std::i
 // What a run redone from scratch loses: its epochs, sampled steps, X-ray samples, predictions and
 // weight snapshots.
 void deleteRunResults(sqlite3* db, const std::string& file, std::int64_t runId) {
-  for (const char* table : {"epochs", "steps", "xray", "predictions", "weights"}) {
+  for (const char* table : {"epochs", "steps", "xray", "predictions", "weights", "samples",
+                            "signals", "signal_layers"}) {
     Statement(db, std::string("DELETE FROM ") + table + " WHERE run_id = ?", file)
         .bind(1, runId)
         .run();

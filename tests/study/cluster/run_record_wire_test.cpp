@@ -31,6 +31,12 @@ struct CapturingRecorder final : RunRecorder {
   std::vector<std::pair<std::int64_t, nn::TestPredictions>> predictions;
   std::vector<std::tuple<std::int64_t, int, std::vector<stats::LayerWeights>>> weights;
   std::vector<std::pair<std::int64_t, nn::TextSample>> samples;
+  std::vector<std::tuple<std::int64_t, std::vector<std::string>, std::vector<SignalRecord>>>
+      signals;
+  void addSignals(std::int64_t runId, const std::vector<std::string>& layers,
+                  const std::vector<SignalRecord>& s) override {
+    signals.emplace_back(runId, layers, s);
+  }
   void addSample(std::int64_t runId, const nn::TextSample& s) override {
     samples.emplace_back(runId, s);
   }
@@ -142,6 +148,21 @@ void expectSameRecords(const CapturingRecorder& a, const CapturingRecorder& b) {
     EXPECT_EQ(a.samples[i].second.text, b.samples[i].second.text);
     EXPECT_TRUE(sameBits(a.samples[i].second.temperature, b.samples[i].second.temperature));
   }
+  ASSERT_EQ(a.signals.size(), b.signals.size());
+  for (std::size_t i = 0; i < a.signals.size(); ++i) {
+    EXPECT_EQ(std::get<0>(a.signals[i]), std::get<0>(b.signals[i]));
+    EXPECT_EQ(std::get<1>(a.signals[i]), std::get<1>(b.signals[i]));
+    const auto &x = std::get<2>(a.signals[i]), &y = std::get<2>(b.signals[i]);
+    ASSERT_EQ(x.size(), y.size());
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      EXPECT_EQ(x[k].step, y[k].step);
+      EXPECT_EQ(x[k].epoch, y[k].epoch);
+      EXPECT_TRUE(sameBits(x[k].gradNorm, y[k].gradNorm));
+      EXPECT_TRUE(sameBits(x[k].attentionLogitMax, y[k].attentionLogitMax));
+      EXPECT_TRUE(sameBits(x[k].outputLogitNorm, y[k].outputLogitNorm));
+      EXPECT_TRUE(sameFloatBits(x[k].updateRatios, y[k].updateRatios));
+    }
+  }
   ASSERT_EQ(a.finals.size(), b.finals.size());
   for (std::size_t i = 0; i < a.finals.size(); ++i) {
     const RunRecord &x = a.finals[i], &y = b.finals[i];
@@ -198,6 +219,10 @@ TEST(RunRecordWire, EdgeValuesSurviveBitForBit) {
     // Any bytes, not only UTF-8: a corpus is a file of bytes.
     r->addSample(8, {std::string("\n\x00\xff", 3), std::string("ab\xc3\x28\x80z"), 0.8});
     r->addSample(9, {"x", "", 0.0});
+    r->addSignals(8, {"conv1.weight", "fc.weight"},
+                  {{4, 1, 12.5, kNan, 1.0 / 3.0, {1e-3f, std::numeric_limits<float>::quiet_NaN()}},
+                   {8, 2, kInf, -7.25, kTiny, {0.0f, 1e-45f}}});
+    r->addSignals(9, {}, {{1, 1, 0.5, 0.5, 0.5, {}}});
     RunRecord f;
     f.id = 8;
     f.backend = "tpu-bf16 \"custom\" é";
@@ -239,6 +264,14 @@ TEST(RunRecordWire, RealRunWithXrayRecordsTheSameThroughTheWire) {
   ASSERT_EQ(direct.predictions.size(), 1u);  // the final predictions
   EXPECT_EQ(direct.predictions[0].second.predicted.size(), 60u);
   EXPECT_EQ(direct.weights.size(), 2u);  // keep_weights "epochs" (the default): both epochs
+  // The early warnings of every step (6 steps < 2,000 are all kept) but those loss scaling
+  // skipped, written with each epoch's steps.
+  std::size_t measured = 0;
+  for (const auto& call : direct.signals) measured += std::get<2>(call).size();
+  int skipped = 0;
+  for (const auto& [id, e] : direct.epochs) skipped += e.skippedSteps;
+  EXPECT_EQ(measured, std::size_t(6 - skipped));
+  EXPECT_GT(measured, 0u);
   // Wall times differ between the two runs: compare the wire's copy of the run it carried.
   for (auto& [id, e] : loop.into.epochs)
     e.seconds = direct.epochs[std::size_t(e.epoch - 1)].second.seconds;
