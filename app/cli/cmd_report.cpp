@@ -1,8 +1,9 @@
 // `paritylab-cli report DB --csv FILE [--a NAME --b NAME | --reference NAME]
 // [--metric M] [--test welch|student|mann-whitney] [--tail ...] [--alpha A] [--margin M]
-// [--curves FILE.csv] [--xray FILE.csv] [--charts DIR]`: the runs CSV, its summary with the chosen
-// comparisons (the Statistics tab's choices), the divergence tables and the per-epoch curves beside
-// them, the per-step curves, the X-ray samples and the charts. Every file written is named.
+// [--curves FILE.csv] [--signals FILE.csv] [--xray FILE.csv] [--charts DIR]`: the runs CSV, its
+// summary with the chosen comparisons (the Statistics tab's choices), the divergence tables and
+// the per-epoch curves beside them, the per-step curves, the per-step early warnings, the X-ray
+// samples and the charts. Every file written is named.
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "core/nn/training_choices.h"
 #include "core/study/files/curves_export.h"
 #include "core/study/files/report_files.h"
+#include "core/study/files/signals_export.h"
 #include "core/study/files/study_report.h"
 #include "core/study/files/xray_rows.h"
 
@@ -27,7 +29,7 @@ namespace paritylab::cli {
 namespace {
 
 struct ReportArgs {
-  std::string db, csv, charts, curves, xray;
+  std::string db, csv, charts, curves, signalsCsv, xray;
   std::string a, b, reference, statTest = "welch", tail = "two-sided", metric;
   double alpha = 0.05;
   std::optional<double> margin;
@@ -57,6 +59,7 @@ void requireDistinctFiles(const ReportArgs& a) {
     }
   }
   if (!a.curves.empty()) files.emplace_back("--curves", a.curves);
+  if (!a.signalsCsv.empty()) files.emplace_back("--signals", a.signalsCsv);
   if (!a.xray.empty()) files.emplace_back("--xray", a.xray);
   for (std::size_t i = 1; i < files.size(); ++i) {
     for (std::size_t k = 0; k < i; ++k) {
@@ -72,9 +75,11 @@ void requireDistinctFiles(const ReportArgs& a) {
 }
 
 void runReport(const ReportArgs& a) {
-  if (a.csv.empty() && a.curves.empty() && a.xray.empty() && a.charts.empty())
+  if (a.csv.empty() && a.curves.empty() && a.signalsCsv.empty() && a.xray.empty() &&
+      a.charts.empty())
     throw CommandError(
-        "nothing to write: give --csv FILE, --curves FILE, --xray FILE or --charts DIR");
+        "nothing to write: give --csv FILE, --curves FILE, --signals FILE, --xray FILE or "
+        "--charts DIR");
   requireDistinctFiles(a);
   if (a.a.empty() != a.b.empty()) throw CommandError("--a and --b go together (A against B)");
   if (!a.a.empty() && !a.reference.empty())
@@ -105,6 +110,11 @@ void runReport(const ReportArgs& a) {
     if (!a.curves.empty()) {
       const std::size_t rows = study::writeStepCurves(*store, a.curves);
       std::cout << "Wrote " << a.curves << " (per-step curves, " << rows << " rows)\n";
+    }
+    if (!a.signalsCsv.empty()) {
+      const std::size_t rows = study::writeStepSignals(*store, a.signalsCsv);
+      std::cout << "Wrote " << a.signalsCsv << " (per-step early warnings, " << rows << " rows"
+                << (rows == 0 ? "; the study's runs stored none" : "") << ")\n";
     }
     if (!a.xray.empty()) {
       const std::size_t rows = study::writeXrayCsv(*store, a.xray);
@@ -141,6 +151,9 @@ const CommandRegistration reg{
       cmd->add_option("--curves", a->curves,
                       "Per-step CSV to write (long form: run_id, backend, seed, step, epoch, "
                       "metric, value)");
+      cmd->add_option("--signals", a->signalsCsv,
+                      "Per-step early warnings CSV to write (long form: run_id, backend, seed, "
+                      "step, epoch, signal, layer, value)");
       cmd->add_option("--xray", a->xray,
                       "X-ray CSV to write (long form: run, step, site, operand, statistics)");
       cmd->add_option(

@@ -94,6 +94,9 @@ struct StudySpec {
   // Weight snapshots kept per run for the weight divergence: "epochs" (the end of every
   // epoch), "final" (the last epoch only) or "none". Size: docs/divergence.md.
   std::string keepWeights = "epochs";
+  // Early warnings: a sampled step whose loss is above this many times the running median of
+  // the losses before it is a loss spike ("warnings": {"loss_spike_factor": k}; k > 1).
+  double lossSpikeFactor = 3.0;
   int threads = 0;     // 0 = one per core
   std::string origin;  // imported studies: the file the results came from
 };
