@@ -2,6 +2,7 @@
 //   paritylab [--study FILE.json] [--open FILE.db] [--import FILE.csv] [--db FILE.db] [--run]
 //             [--tab NAME] [--screenshot FILE.png] [--export-all DIR]
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
@@ -44,7 +45,9 @@ AppOptions addAppOptions(QCommandLineParser& parser) {
   const QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("Tab to show: curves, distributions, statistics, "
                                               "divergence, formats, x-ray, playground; TAB/PART "
-                                              "picks a part of it, e.g. divergence/samples."),
+                                              "picks a part or a choice of it, e.g. "
+                                              "divergence/samples, curves/gradient norm per "
+                                              "step."),
                                QStringLiteral("NAME"));
   const QCommandLineOption db(
       QStringLiteral("db"),
@@ -120,6 +123,10 @@ int main(int argc, char** argv) {
       for (QTabWidget* parts : window.tabs()->currentWidget()->findChildren<QTabWidget*>())
         for (int i = 0; i < parts->count(); ++i)
           if (parts->tabText(i).toLower() == names[1]) parts->setCurrentIndex(i);
+      // Or a choice of the tab's (the Curves tab's metric: curves/gradient norm per step).
+      for (QComboBox* box : window.tabs()->currentWidget()->findChildren<QComboBox*>())
+        if (const int i = box->findText(names[1], Qt::MatchFixedString); i >= 0)
+          box->setCurrentIndex(i);
     }
   }
   window.show();

@@ -128,6 +128,15 @@ void RunData::applyEpoch(const study::EpochEvent& event) {
   scheduleFlush();
 }
 
+void RunData::applySignals(const study::SignalsEvent& event) {
+  ShownRun& run = ensureRun(event.run);
+  if (!event.points.empty())  // steps stored again (a resumed run) replace what was there
+    while (!run.warnings.empty() && run.warnings.back().step >= event.points.front().step)
+      run.warnings.pop_back();
+  run.warnings.insert(run.warnings.end(), event.points.begin(), event.points.end());
+  scheduleFlush();
+}
+
 void RunData::applyState(const study::RunStateEvent& event) {
   ShownRun& run = ensureRun(event.run);
   const bool restarts =
@@ -138,6 +147,7 @@ void RunData::applyState(const study::RunStateEvent& event) {
     // deleted its epochs and steps from the database).
     run.epochs.clear();
     run.steps.clear();
+    run.warnings.clear();
     run.epoch = run.currentEpoch = 0;
     run.currentStep = 0;
     run.currentLoss = std::numeric_limits<double>::quiet_NaN();

@@ -1,5 +1,6 @@
 #pragma once
-// The ui-side picture of a study: every run with its epoch metrics and (throttled) step losses.
+// The ui-side picture of a study: every run with its epoch metrics, (throttled) step losses and
+// the early warnings of its stored steps.
 // Fed by StudySession events, by a results database or by an imported CSV; read by the models,
 // the charts and the statistics panel. Changes are batched: views redraw on `updated()`, which
 // fires at most every `batchIntervalMs` however many events arrive (never once per event).
@@ -55,6 +56,7 @@ struct ShownRun {
   bool ownerGone = false;
   std::vector<EpochPoint> epochs;
   std::vector<StepPoint> steps;
+  std::vector<study::SignalPoint> warnings;  // early warnings of the stored sampled steps
 
   bool finished() const {
     return state == study::RunState::Completed || state == study::RunState::Diverged ||
@@ -89,6 +91,7 @@ class RunData : public QObject {
   void applyStep(const study::StepEvent& event);
   void applyEpoch(const study::EpochEvent& event);
   void applyState(const study::RunStateEvent& event);
+  void applySignals(const study::SignalsEvent& event);
 
   // Flushes pending changes at once (tests, exports).
   void flush();

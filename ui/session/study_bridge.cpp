@@ -45,6 +45,7 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
     const auto runs = store->loadRuns();
     const auto epochs = store->loadAllEpochs();
     const auto steps = store->loadAllSteps();
+    const auto warnings = store->loadAllSignals();
     const auto owners = store->runningOwners();
     out->runs.clear();
     out->warning.clear();
@@ -79,6 +80,9 @@ bool loadDatabase(const QString& dbPath, LoadedStudy* out, QString* error) {
       if (auto it = steps.find(r.id); it != steps.end())
         for (const study::StepRecord& st : it->second)
           run.steps.push_back({st.step, st.trainLoss, st.lr, st.epoch});
+      if (auto it = warnings.find(r.id); it != warnings.end())
+        for (const study::SignalRecord& w : it->second.steps)
+          run.warnings.push_back(study::signalPointOf(w));
       run.totalEpochs = std::max(run.epoch, static_cast<int>(run.epochs.size()));
       unfinished |= !run.finished() || r.status == study::RunState::Cancelled ||
                     r.status == study::RunState::Failed;

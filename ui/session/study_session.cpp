@@ -57,6 +57,10 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
     QMetaObject::invokeMethod(
         this, [this, e] { data_->applyEpoch(e); }, Qt::QueuedConnection);
   };
+  callbacks.onSignals = [this](const study::SignalsEvent& e) {
+    QMetaObject::invokeMethod(
+        this, [this, e] { data_->applySignals(e); }, Qt::QueuedConnection);
+  };
   callbacks.onRunState = [this](const study::RunStateEvent& e) {
     QMetaObject::invokeMethod(
         this, [this, e] { data_->applyState(e); }, Qt::QueuedConnection);

@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
+#include <vector>
 
+#include "core/study/store/results_store.h"
 #include "core/study/store/run_state.h"
 
 namespace paritylab::study {
@@ -46,10 +49,29 @@ struct RunStateEvent {
                                // validation loss, nats per token)
 };
 
+// Early warnings of one sampled step as the charts draw them (docs/early-warnings.md); NaN
+// where not measured (no attention, a non-finite value).
+struct SignalPoint {
+  std::int64_t step = 0;  // 1-based, the steps of StepEvent
+  int epoch = 0;          // 1-based
+  double gradNorm = std::numeric_limits<double>::quiet_NaN();
+  double updateRatio = std::numeric_limits<double>::quiet_NaN();  // the largest over the layers
+  double attentionLogit = std::numeric_limits<double>::quiet_NaN();
+  double outputLogitNorm = std::numeric_limits<double>::quiet_NaN();
+};
+SignalPoint signalPointOf(const SignalRecord& record);
+
+// A run's early warnings of the steps just stored (with each epoch's steps), in step order.
+struct SignalsEvent {
+  RunKey run;
+  std::vector<SignalPoint> points;
+};
+
 // Called from worker threads; implementations must be thread-safe and quick.
 struct RunnerCallbacks {
   std::function<void(const StepEvent&)> onStep;
   std::function<void(const EpochEvent&)> onEpoch;
+  std::function<void(const SignalsEvent&)> onSignals;
   std::function<void(const RunStateEvent&)> onRunState;
   std::function<void()> onStudyFinished;
 };

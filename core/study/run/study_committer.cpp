@@ -81,6 +81,11 @@ void StudyCommitter::addSample(std::int64_t runId, const nn::TextSample& sample)
 void StudyCommitter::addSignals(std::int64_t runId, const std::vector<std::string>& layers,
                                 const std::vector<SignalRecord>& steps) {
   store_.addSignals(runId, layers, steps);
+  if (!callbacks_.onSignals || steps.empty()) return;
+  SignalsEvent event{startedRun(runId).key, {}};
+  event.points.reserve(steps.size());
+  for (const SignalRecord& r : steps) event.points.push_back(signalPointOf(r));
+  callbacks_.onSignals(event);
 }
 
 void StudyCommitter::addWeightSnapshot(std::int64_t runId, int epoch,

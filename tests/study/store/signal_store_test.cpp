@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 #include "core/study/run/study_runner.h"
 #include "core/study/store/results_store.h"
@@ -105,7 +107,15 @@ TEST(SignalStore, AStudyStoresSignalsAtEverySampledStepOfItsLosses) {
     "model": "small-cnn", "epochs": 2, "batch_size": 32, "backends": ["cpu-fp32"], "seeds": 1,
     "chaos_floor": false, "threads": 1})");
   auto store = ResultsStore::open(path, true);
-  StudyRunner runner(spec, *store);
+  std::vector<SignalPoint> reported;  // what the runner tells a live view
+  std::mutex mutex;
+  RunnerCallbacks callbacks;
+  callbacks.onSignals = [&](const SignalsEvent& e) {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(e.run.backend, "cpu-fp32");
+    reported.insert(reported.end(), e.points.begin(), e.points.end());
+  };
+  StudyRunner runner(spec, *store, callbacks);
   runner.run();
   const auto steps = store->loadAllSteps();
   const auto signals = store->loadAllSignals();
@@ -124,6 +134,13 @@ TEST(SignalStore, AStudyStoresSignalsAtEverySampledStepOfItsLosses) {
     EXPECT_TRUE(std::isnan(s.steps[i].attentionLogitMax));  // small-cnn has no attention
     ASSERT_EQ(s.steps[i].updateRatios.size(), s.layers.size());
     for (float r : s.steps[i].updateRatios) EXPECT_GT(r, 0.0f);
+  }
+  ASSERT_EQ(reported.size(), s.steps.size());
+  for (std::size_t i = 0; i < reported.size(); ++i) {
+    EXPECT_EQ(reported[i].step, s.steps[i].step);
+    EXPECT_EQ(reported[i].gradNorm, s.steps[i].gradNorm);
+    EXPECT_EQ(reported[i].updateRatio, double(*std::max_element(s.steps[i].updateRatios.begin(),
+                                                                s.steps[i].updateRatios.end())));
   }
 }
 

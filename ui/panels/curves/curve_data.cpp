@@ -10,8 +10,27 @@
 namespace paritylab::ui {
 namespace {
 
+double warningValue(const study::SignalPoint& p, CurveMetric metric) {
+  switch (metric) {
+    case CurveMetric::GradNorm:
+      return p.gradNorm;
+    case CurveMetric::UpdateRatio:
+      return p.updateRatio;
+    case CurveMetric::AttentionLogit:
+      return p.attentionLogit;
+    default:
+      return p.outputLogitNorm;
+  }
+}
+
 std::vector<XY> rawCurve(const ShownRun& run, CurveMetric metric) {
   std::vector<XY> xy;
+  if (isEarlyWarning(metric)) {
+    xy.reserve(run.warnings.size());
+    for (const study::SignalPoint& p : run.warnings)
+      xy.push_back({static_cast<double>(p.step), warningValue(p, metric)});
+    return xy;
+  }
   if (metric == CurveMetric::StepLoss) {
     xy.reserve(run.steps.size());
     for (const StepPoint& s : run.steps) xy.push_back({static_cast<double>(s.step), s.loss});
@@ -59,6 +78,14 @@ QString curveMetricName(CurveMetric metric) {
       return QObject::tr("batch loss per step");  // live, or the stored sample when reopened
     case CurveMetric::Perplexity:
       return QObject::tr("perplexity");
+    case CurveMetric::GradNorm:
+      return QObject::tr("gradient norm per step");
+    case CurveMetric::UpdateRatio:
+      return QObject::tr("largest update ratio per step");
+    case CurveMetric::AttentionLogit:
+      return QObject::tr("largest attention logit per step");
+    case CurveMetric::OutputLogitNorm:
+      return QObject::tr("output-logit norm per step");
   }
   return {};
 }
@@ -75,6 +102,14 @@ QString curveMetricSlug(CurveMetric metric) {
       return QStringLiteral("step-loss");
     case CurveMetric::Perplexity:
       return QStringLiteral("perplexity");
+    case CurveMetric::GradNorm:
+      return QStringLiteral("grad-norm");
+    case CurveMetric::UpdateRatio:
+      return QStringLiteral("update-ratio");
+    case CurveMetric::AttentionLogit:
+      return QStringLiteral("attention-logit");
+    case CurveMetric::OutputLogitNorm:
+      return QStringLiteral("logit-norm");
   }
   return {};
 }
@@ -85,9 +120,26 @@ QString curveAxisTitle(CurveMetric metric) {
       return QObject::tr("test accuracy (%)");
     case CurveMetric::Perplexity:
       return QObject::tr("perplexity, exp(test loss)");
+    case CurveMetric::GradNorm:
+      return QObject::tr("gradient norm (L2, all parameters)");
+    case CurveMetric::UpdateRatio:
+      return QObject::tr("largest ‖ΔW‖ / ‖W‖ over the layers");
+    case CurveMetric::AttentionLogit:
+      return QObject::tr("largest attention logit q·k/√d");
+    case CurveMetric::OutputLogitNorm:
+      return QObject::tr("output-logit norm (L2, mean per prediction)");
     default:
       return QObject::tr("%1 (nats)").arg(curveMetricName(metric));
   }
+}
+
+bool isStepMetric(CurveMetric metric) {
+  return metric == CurveMetric::StepLoss || isEarlyWarning(metric);
+}
+
+bool isEarlyWarning(CurveMetric metric) {
+  return metric == CurveMetric::GradNorm || metric == CurveMetric::UpdateRatio ||
+         metric == CurveMetric::AttentionLogit || metric == CurveMetric::OutputLogitNorm;
 }
 
 bool isInterrupted(const ShownRun& run) {
@@ -96,11 +148,15 @@ bool isInterrupted(const ShownRun& run) {
 
 CurveSet buildCurves(const std::vector<ShownRun>& runs, const QStringList& backendOrder,
                      const CurveOptions& options) {
-  const bool steps = options.metric == CurveMetric::StepLoss;
+  const bool steps = isStepMetric(options.metric);
+  const bool warnings = isEarlyWarning(options.metric);
   double maxStep = 1.0;
-  if (steps)
-    for (const ShownRun& run : runs)
-      if (!run.steps.empty()) maxStep = std::max(maxStep, double(run.steps.back().step));
+  for (const ShownRun& run : runs) {
+    if (warnings && !run.warnings.empty())
+      maxStep = std::max(maxStep, double(run.warnings.back().step));
+    if (steps && !warnings && !run.steps.empty())
+      maxStep = std::max(maxStep, double(run.steps.back().step));
+  }
   const double bucketWidth = maxStep / 60.0;
 
   CurveSet set;

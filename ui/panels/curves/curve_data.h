@@ -24,14 +24,28 @@ namespace paritylab::ui {
 
 struct ShownRun;
 
-// In the order the Curves tab offers them (a chooser's index is the enum's value).
-enum class CurveMetric { TestAccuracy, TestLoss, TrainLoss, StepLoss, Perplexity };
-inline constexpr CurveMetric kCurveMetrics[] = {CurveMetric::TestAccuracy, CurveMetric::TestLoss,
-                                                CurveMetric::TrainLoss, CurveMetric::StepLoss,
-                                                CurveMetric::Perplexity};
+// In the order the Curves tab offers them (a chooser's index is the enum's value). The last four
+// are the early warnings of the stored sampled steps (docs/early-warnings.md).
+enum class CurveMetric {
+  TestAccuracy,
+  TestLoss,
+  TrainLoss,
+  StepLoss,
+  Perplexity,
+  GradNorm,
+  UpdateRatio,
+  AttentionLogit,
+  OutputLogitNorm
+};
+inline constexpr CurveMetric kCurveMetrics[] = {
+    CurveMetric::TestAccuracy, CurveMetric::TestLoss,       CurveMetric::TrainLoss,
+    CurveMetric::StepLoss,     CurveMetric::Perplexity,     CurveMetric::GradNorm,
+    CurveMetric::UpdateRatio,  CurveMetric::AttentionLogit, CurveMetric::OutputLogitNorm};
 QString curveMetricName(CurveMetric metric);  // "test accuracy", ...
 QString curveMetricSlug(CurveMetric metric);  // "accuracy", "test-loss", "train-loss", "step-loss"
 QString curveAxisTitle(CurveMetric metric);   // "test accuracy (%)", "test loss (nats)", ...
+bool isStepMetric(CurveMetric metric);        // against the step (else the epoch)
+bool isEarlyWarning(CurveMetric metric);      // one of the stored early warnings
 
 struct CurveOptions {
   CurveMetric metric = CurveMetric::TestAccuracy;

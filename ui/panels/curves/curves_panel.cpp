@@ -134,8 +134,8 @@ void CurvesPanel::buildControls() {
 
 void CurvesPanel::setUpCrosshair() {
   crosshair_->setXText([this](double x) {
-    return options_.metric == CurveMetric::StepLoss ? tr("step %1").arg(std::llround(x))
-                                                    : tr("epoch %1").arg(std::llround(x));
+    return isStepMetric(options_.metric) ? tr("step %1").arg(std::llround(x))
+                                         : tr("epoch %1").arg(std::llround(x));
   });
   // Means first (with N at this x), then the runs; each group by value, highest first.
   const auto isMean = [this](const QXYSeries* s) {
@@ -213,8 +213,22 @@ void CurvesPanel::setOptions(const CurveOptions& o) {
 
 void CurvesPanel::setEmptyHint(const QString& text, int expectedEpochs) {
   expectedEpochs_ = expectedEpochs;
-  hint_->setText(text);
+  emptyHint_ = text;
   autoRange();
+}
+
+QString CurvesPanel::hintText() const {
+  if (!isEarlyWarning(options_.metric) || data_->runs().empty()) return emptyHint_;
+  if (options_.metric == CurveMetric::AttentionLogit && !shown_->languageModel())
+    return tr("The model has no attention layers: no attention logits to draw");
+  bool unfinished = false;
+  for (const ShownRun& run : data_->runs()) {
+    if (!run.warnings.empty()) return emptyHint_;
+    unfinished = unfinished || !run.finished();
+  }
+  return unfinished ? tr("The early warnings appear as each run's epochs are stored")
+                    : tr("These runs stored no early warnings (imported, or trained by a "
+                         "ParityLab that did not measure them)");
 }
 
 void CurvesPanel::attach(QAbstractSeries* series, bool inLegend) {
@@ -234,7 +248,7 @@ void CurvesPanel::rebuild() {
     chart_->removeAxis(axis);
     delete axis;
   }
-  const bool steps = options_.metric == CurveMetric::StepLoss;
+  const bool steps = isStepMetric(options_.metric);
   auto makeAxis = [](bool log, const QString& title, int maxTicks, double minStep) {
     QAbstractAxis* axis = nullptr;
     if (log) {
@@ -320,7 +334,7 @@ void CurvesPanel::rebuild() {
 
 void CurvesPanel::refreshPoints() {
   curves_ = buildCurves(data_->runs(), data_->backends(), options_);
-  const bool steps = options_.metric == CurveMetric::StepLoss;
+  const bool steps = isStepMetric(options_.metric);
   const bool logX = options_.logX, logY = options_.logY;
   for (std::size_t row = 0; row < curves_.runs.size(); ++row) {  // one curve per row, in order
     const RunCurve& c = curves_.runs[row];
@@ -365,6 +379,7 @@ void CurvesPanel::autoRange() {
     for (const XY& p : c.raw)
       if (std::isfinite(p.y) && (!options_.logX || p.x > 0))
         x0 = std::min(x0, p.x), x1 = std::max(x1, p.x);
+  hint_->setText(hintText());
   hint_->setChartEmpty(!std::isfinite(x0));
   if (view_->userZoomed()) return;
   // y: what is visible.
@@ -379,7 +394,7 @@ void CurvesPanel::autoRange() {
     scan(it->mean, visible);
     if (it->band) scan(it->upper, visible), scan(it->lower, visible);
   }
-  const bool steps = options_.metric == CurveMetric::StepLoss;
+  const bool steps = isStepMetric(options_.metric);
   const bool accuracy = options_.metric == CurveMetric::TestAccuracy;
   if (!std::isfinite(x0))
     x0 = options_.logX ? 1 : 0, x1 = expectedEpochs_ > 0 ? expectedEpochs_ : 10;
@@ -476,8 +491,11 @@ std::vector<Exportable> CurvesPanel::exportables() const {
   std::vector<Exportable> items;
   auto* panel = const_cast<CurvesPanel*>(this);  // switching the metric to draw one, then back
   for (CurveMetric m : kCurveMetrics) {
-    // Perplexity is a language model's curve: exported for one, offered for any.
-    if (m == CurveMetric::Perplexity && !shown_->languageModel()) continue;
+    // Perplexity and attention logits are a language model's curves: exported for one, offered
+    // for any.
+    if ((m == CurveMetric::Perplexity || m == CurveMetric::AttentionLogit) &&
+        !shown_->languageModel())
+      continue;
     Exportable e =
         exportableChart(view_, QStringLiteral("curves-") + curveMetricSlug(m), QSize(1100, 680));
     e.paint = [panel, m, paint = e.paint](QPainter& p, const QSize& s) {

@@ -1,7 +1,8 @@
 #pragma once
 // The Curves tab: train loss, test loss or test accuracy (percent) against epoch, or the step loss
-// against step. Each run is a thin line (cancelled or failed runs dashed); each backend's mean is a
-// thick line with a band (std, std-err or min-max) computed from the same smoothed per-run series
+// and the early warnings (gradient norm, update ratio, attention and output logits) against step.
+// Each run is a thin line (cancelled or failed runs dashed); each backend's mean is a thick line
+// with a band (std, std-err or min-max) computed from the same smoothed per-run series
 // (curve_data.h has the rules). Series with few points show their points. A crosshair lists every
 // visible series' value at the hovered x; click a legend entry to hide a backend. Either axis can
 // be logarithmic. Colours come from BackendColours.
@@ -88,6 +89,8 @@ class CurvesPanel : public QWidget, public ChartExports {
   qint64 runIdAt(int row) const;
   void autoRange();
   QString valueText(double y) const;
+  // What an empty chart says: the owner's hint, or why an early-warning chart has nothing.
+  QString hintText() const;
 
   ShownStudy* shown_;
   RunData* data_;  // the shown study's runs
@@ -98,6 +101,7 @@ class CurvesPanel : public QWidget, public ChartExports {
   ChartCrosshair* crosshair_;
   ChartHint* hint_;
   int expectedEpochs_ = 0;
+  QString emptyHint_;  // setEmptyHint's text
   QAbstractAxis* xAxis_ = nullptr;
   QAbstractAxis* yAxis_ = nullptr;
   // By row of RunData: a planned run keeps its row when the runner gives it a database id.

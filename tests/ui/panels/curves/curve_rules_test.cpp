@@ -254,14 +254,16 @@ class CurveRulesTest : public QObject {
 
   // Losses are in nats on the axis; a study compared on its validation loss (a language model's)
   // draws its test-loss curve, perplexity is exp(test loss), and a language model's exports
-  // include the perplexity chart.
+  // include the perplexity and attention-logit charts.
   void curvesFollowTheComparedMetricInNatsAndPerplexity() {
     ShownStudy study;
     RunData& data = *study.runs();
     addEpochs(data, 1, "cpu-fp32", {0.5, 0.8}, study::RunState::Completed);
     CurvesPanel curves(&study);
     QCOMPARE(curves.options().metric, CurveMetric::TestAccuracy);
-    QCOMPARE(curves.exportables().size(), std::size_t(4));  // no perplexity for a classifier
+    // The four epoch curves and three early warnings: no perplexity or attention logits for a
+    // classifier.
+    QCOMPARE(curves.exportables().size(), std::size_t(7));
     study.setMetric(study::ComparedMetric::ValidationLoss);
     QCOMPARE(curves.options().metric, CurveMetric::TestLoss);
     auto* y = qobject_cast<QValueAxis*>(curves.chart()->axes(Qt::Vertical).front());
@@ -276,8 +278,10 @@ class CurveRulesTest : public QObject {
     QVERIFY(file.open(QIODevice::ReadOnly));
     study.setSpec(QString::fromUtf8(file.readAll()), QStringLiteral("gpt"));
     QCOMPARE(curves.options().metric, CurveMetric::TestLoss);  // the spec's default metric
-    QCOMPARE(curves.exportables().size(), std::size_t(5));
-    QCOMPARE(curves.exportables().back().name, QStringLiteral("curves-perplexity"));
+    const std::vector<Exportable> exports = curves.exportables();
+    QCOMPARE(exports.size(), std::size_t(9));
+    QCOMPARE(exports[4].name, QStringLiteral("curves-perplexity"));
+    QCOMPARE(exports[7].name, QStringLiteral("curves-attention-logit"));
   }
 
   // An empty chart has a sensible range and says what will appear.
@@ -296,6 +300,46 @@ class CurveRulesTest : public QObject {
     QCOMPARE(y->max(), 100.0);
     addEpochs(data, 1, "cpu-fp32", {0.5}, study::RunState::Running);
     QVERIFY(!curves.hint()->isShown());
+  }
+
+  // The early warnings are step curves of what the runs stored: each run's points, each
+  // backend's mean over its runs, the largest update ratio over the layers; a chart without any
+  // says why (still to come in a live study, none stored, no attention in the model).
+  void earlyWarningsAreStepCurvesOrSayWhyNot() {
+    ShownStudy study;
+    RunData& data = *study.runs();
+    addEpochs(data, 1, "cpu-fp32", {0.5}, study::RunState::Running);
+    addEpochs(data, 2, "cpu-fp32", {0.6}, study::RunState::Running);
+    CurvesPanel curves(&study);
+    CurveOptions o = curves.options();
+    o.metric = CurveMetric::GradNorm;
+    o.showBand = false;
+    curves.setOptions(o);
+    QVERIFY(curves.hint()->isShown());
+    QCOMPARE(curves.hint()->text(), "The early warnings appear as each run's epochs are stored");
+    study::SignalRecord a{4, 1, 2.0, NAN, 10.0, {1e-3f, 4e-3f}};
+    study::SignalRecord b{8, 1, 3.0, NAN, 11.0, {2e-3f, NAN}};
+    data.applySignals({{1, "cpu-fp32", 1}, {study::signalPointOf(a), study::signalPointOf(b)}});
+    a.gradNorm = 4.0;
+    b.gradNorm = 5.0;
+    data.applySignals({{2, "cpu-fp32", 2}, {study::signalPointOf(a), study::signalPointOf(b)}});
+    data.flush();
+    QVERIFY(!curves.hint()->isShown());
+    const QLineSeries* mean = meanSeries(curves, "cpu-fp32");
+    QVERIFY(mean);
+    QCOMPARE(mean->count(), 2);
+    QVERIFY(near(mean->at(0).y(), 3.0));  // (2 + 4) / 2
+    QVERIFY(near(mean->at(1).y(), 4.0));
+    QCOMPARE(curves.chart()->axes(Qt::Horizontal).front()->titleText(), "step");
+    o.metric = CurveMetric::UpdateRatio;
+    curves.setOptions(o);
+    QVERIFY(near(meanSeries(curves, "cpu-fp32")->at(0).y(), 4e-3f));  // the larger layer's
+    QVERIFY(near(meanSeries(curves, "cpu-fp32")->at(1).y(), 2e-3f));  // NaN left out
+    o.metric = CurveMetric::AttentionLogit;
+    curves.setOptions(o);
+    QVERIFY(curves.hint()->isShown());
+    QCOMPARE(curves.hint()->text(),
+             "The model has no attention layers: no attention logits to draw");
   }
 
   // The x axis ends at the data and stays put when a backend is hidden.
