@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "core/study/store/results_schema.h"
 #include "core/study/store/results_store.h"
@@ -108,7 +110,23 @@ std::unique_ptr<ResultsStore> ResultsStore::open(const std::string& path, bool c
   sqlite3_busy_timeout(store->db_, kWriterBusyMilliseconds);
   sqlite3_extended_result_codes(store->db_, 1);
   store->checkIsParityLab(create);
-  store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+  // Switching to WAL needs the file to itself for a moment. While a neighbour creates the schema
+  // of the same new database (in rollback mode until it switches too), SQLite answers "database
+  // is locked" at once instead of waiting (a lock upgrade it will not wait for): try again.
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    try {
+      store->exec("PRAGMA journal_mode=WAL");
+      break;
+    } catch (const StoreError&) {
+      const bool busy = (sqlite3_errcode(store->db_) & 0xff) == SQLITE_BUSY;
+      if (!busy || std::chrono::steady_clock::now() - start >
+                       std::chrono::milliseconds(kWriterBusyMilliseconds))
+        throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  store->exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
   bool fresh = false;
   {
     Statement s(store->db_, "SELECT count(*) FROM sqlite_master WHERE name = 'runs'", path);
