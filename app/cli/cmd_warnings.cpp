@@ -112,7 +112,7 @@ void runWarnings(const WarningsArgs& a) {
 }
 
 const CommandRegistration reg{
-    "warnings", 74, [](CLI::App& root) {
+    "warnings", 77, [](CLI::App& root) {
       auto* cmd = root.add_subcommand(
           "warnings",
           "The early warnings each run stored per sampled step: gradient norm, update-to-weight "

@@ -196,6 +196,8 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
     if (callbacks.onEpoch) callbacks.onEpoch(metrics);
     if (lastEpoch && callbacks.onPredictions) callbacks.onPredictions(predictions);
   }
+  if (result.status == RunStatus::Completed && callbacks.onFinalModel)
+    callbacks.onFinalModel(session);
   if (result.status == RunStatus::Completed && data.text && callbacks.onSample &&
       config.sampling.length > 0) {
     const data::TextCorpus& corpus = data.text->corpus;

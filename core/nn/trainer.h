@@ -18,6 +18,8 @@
 
 namespace paritylab::nn {
 
+class TrainingSession;
+
 struct OptimizerConfig {
   std::string kind = "adamw";  // one of kOptimizerKinds (core/nn/training_choices.h)
   double lr = 1e-3;
@@ -125,6 +127,9 @@ struct TrainCallbacks {
   // A language model's run that completed, when config.sampling.length > 0: the text its model
   // writes from the sampling prompt (text_generation.h), after the last onPredictions.
   std::function<void(const TextSample&)> onSample;
+  // A run that completed, after its last evaluation: the trained model itself, to be evaluated
+  // further (served under other backends: serving_comparison.h). Valid during the call only.
+  std::function<void(TrainingSession&)> onFinalModel;
 };
 
 // Throws std::invalid_argument naming what a run cannot train with: counts out of range, a model

@@ -26,7 +26,7 @@ bool allFinite(const ParamStore& params, const std::vector<ParamStore::Range>& r
 
 TrainingSession::TrainingSession(const ModelSpec& spec, const backends::PrecisionPolicy& policy,
                                  std::uint64_t seed)
-    : policy_(policy), seed_(seed), lossScaler_(policy.lossScaling) {
+    : spec_(spec), policy_(policy), seed_(seed), lossScaler_(policy.lossScaling) {
   if (policy_.topology.replicas < 1)
     throw std::invalid_argument("policy '" + policy_.name + "': topology.replicas must be >= 1");
   const bool separateWorking = policy_.storage.weights && policy_.storage.fp32MasterWeights;

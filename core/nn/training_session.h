@@ -40,6 +40,9 @@ class TrainingSession {
                   std::uint64_t seed);
 
   Model& model() { return *model_; }
+  const Model& model() const { return *model_; }
+  const ModelSpec& spec() const { return spec_; }
+  std::uint64_t seed() const { return seed_; }
   const backends::PrecisionPolicy& policy() const { return policy_; }
   double lossScale() const { return lossScaler_.scale(); }
   const LossScaler& lossScaler() const { return lossScaler_; }
@@ -91,6 +94,7 @@ class TrainingSession {
  private:
   void loadInput(const float* items, int n, std::uint64_t step);
 
+  ModelSpec spec_;
   backends::PrecisionPolicy policy_;
   std::uint64_t seed_;
   std::unique_ptr<Model> model_;

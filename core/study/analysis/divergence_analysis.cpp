@@ -235,6 +235,11 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
     report.notes.emplace_back(
         "the study has no chaos floor (\"chaos_floor\": false, or it predates it): how much of "
         "the precision's effect any rounding-level perturbation would have had is not measured");
+  TrainServeMatrix serving = analyseTrainServe(store);
+  if (!serving.headlines.empty())
+    report.serving = std::move(serving);
+  else
+    for (std::string& note : serving.notes) report.notes.push_back(std::move(note));
   return report;
 }
 

@@ -31,6 +31,7 @@
 #include "core/stats/t_test.h"
 #include "core/stats/tail.h"
 #include "core/study/analysis/text_samples.h"
+#include "core/study/analysis/train_serve.h"
 
 namespace paritylab::study {
 
@@ -132,6 +133,10 @@ struct DivergenceReport {
 
   // The chaos floor (chaos_floor.h): filled in when the study has perturbed runs.
   std::optional<ChaosFloorReport> chaos;
+
+  // Train under one backend, serve under another (train_serve.h): filled in when any run was
+  // served by another backend.
+  std::optional<TrainServeMatrix> serving;
 
   std::string weightsKept;  // the study's keep_weights: "epochs", "final" or "none"
   // Why a part is empty or partial, in words ("imported runs carry no per-example predictions",

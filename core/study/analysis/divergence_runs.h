@@ -1,6 +1,6 @@
 #pragma once
 // The runs a divergence analysis may use, per backend, with what is missing said in words.
-// Internal to core/study: divergence_analysis.cpp and divergence_weights.cpp.
+// Internal to core/study/analysis: the divergence analysis and the train x serve matrix.
 
 #include <cstdint>
 #include <map>

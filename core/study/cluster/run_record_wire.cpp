@@ -85,6 +85,8 @@ const char* kindName(RecordKind kind) {
       return "sample";
     case RecordKind::Signals:
       return "signals";
+    case RecordKind::Serving:
+      return "serving";
   }
   return "unknown";
 }
@@ -92,7 +94,7 @@ const char* kindName(RecordKind kind) {
 }  // namespace
 
 bool isRecordKind(int tag) {
-  return tag >= int(RecordKind::Steps) && tag <= int(RecordKind::Signals);
+  return tag >= int(RecordKind::Steps) && tag <= int(RecordKind::Serving);
 }
 
 void WireRecorder::addSteps(std::int64_t runId, const std::vector<StepRecord>& steps) {
@@ -156,6 +158,14 @@ void WireRecorder::addSignals(std::int64_t runId, const std::vector<std::string>
     rows.push_back({s.step, s.epoch, s.gradNorm, s.attentionLogitMax, s.outputLogitNorm,
                     binaryOf(s.updateRatios)});
   send_(encode(RecordKind::Signals, {{"run", runId}, {"layers", layers}, {"steps", rows}}));
+}
+
+void WireRecorder::addServing(std::int64_t runId, const std::vector<ServingRecord>& rows) {
+  json out = json::array();
+  for (const ServingRecord& r : rows)
+    out.push_back({r.servedBy, r.batchSize, r.predictions, r.flips, r.meanAbsLogProbChange,
+                   r.meanKl, r.accuracy});
+  send_(encode(RecordKind::Serving, {{"run", runId}, {"rows", out}}));
 }
 
 void WireRecorder::finishRun(const RunRecord& r) {
@@ -224,6 +234,13 @@ void replayRecord(const WireRecord& record, RunRecorder& into) {
         for (const json& s : j.at("steps"))
           steps.push_back({s.at(0), s.at(1), s.at(2), s.at(3), s.at(4), valuesOf<float>(s.at(5))});
         into.addSignals(runId, j.at("layers"), steps);
+        return;
+      }
+      case RecordKind::Serving: {
+        std::vector<ServingRecord> rows;
+        for (const json& r : j.at("rows"))
+          rows.push_back({r.at(0), r.at(1), r.at(2), r.at(3), r.at(4), r.at(5), r.at(6)});
+        into.addServing(runId, rows);
         return;
       }
       case RecordKind::Final: {

@@ -23,6 +23,7 @@ enum class RecordKind : int {
   Weights = 106,      // RunRecorder::addWeightSnapshot
   Sample = 107,       // RunRecorder::addSample
   Signals = 108,      // RunRecorder::addSignals
+  Serving = 109,      // RunRecorder::addServing
 };
 bool isRecordKind(int tag);  // one of RecordKind's values
 
@@ -44,6 +45,7 @@ class WireRecorder final : public RunRecorder {
   void addSample(std::int64_t runId, const nn::TextSample& sample) override;
   void addSignals(std::int64_t runId, const std::vector<std::string>& layers,
                   const std::vector<SignalRecord>& steps) override;
+  void addServing(std::int64_t runId, const std::vector<ServingRecord>& rows) override;
   void finishRun(const RunRecord& run) override;
 
  private:

@@ -31,6 +31,8 @@ class RunRecorder {
   // `layers` names every record's update ratios.
   virtual void addSignals(std::int64_t runId, const std::vector<std::string>& layers,
                           const std::vector<SignalRecord>& steps) = 0;
+  // A completed run's model served by the study's backends (nn/serving_comparison.h).
+  virtual void addServing(std::int64_t runId, const std::vector<ServingRecord>& rows) = 0;
   // The run's final record (status, final losses and accuracy, wall time, message); its last one.
   virtual void finishRun(const RunRecord& run) = 0;
 };

@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "core/study/run/run_serving.h"
+
 namespace paritylab::study {
 namespace {
 
@@ -119,6 +121,11 @@ void trainRun(const RunContext& context, const RunJob& job, RunRecorder& recorde
   // For the divergence analysis: the final test predictions, and the weights as keep_weights says.
   cb.onPredictions = [&](const nn::TestPredictions& p) { recorder.addPredictions(runId, p); };
   cb.onSample = [&](const nn::TextSample& s) { recorder.addSample(runId, s); };
+  if (spec.serve && entry.perturbation == Perturbation::None)
+    cb.onFinalModel = [&](nn::TrainingSession& session) {
+      recorder.addServing(runId,
+                          servingRows(spec, entry, context.data, config.evalBatchSize, session));
+    };
   if (spec.keepWeights != "none")
     cb.onEpochWeights = [&](int epoch, const nn::ParamStore& params) {
       if (spec.keepWeights == "final" && epoch != epochs) return;

@@ -88,6 +88,10 @@ void StudyCommitter::addSignals(std::int64_t runId, const std::vector<std::strin
   callbacks_.onSignals(event);
 }
 
+void StudyCommitter::addServing(std::int64_t runId, const std::vector<ServingRecord>& rows) {
+  store_.addServing(runId, rows);
+}
+
 void StudyCommitter::addWeightSnapshot(std::int64_t runId, int epoch,
                                        const std::vector<stats::LayerWeights>& layers) {
   store_.addWeightSnapshot(runId, epoch, layers);

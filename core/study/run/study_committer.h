@@ -41,6 +41,7 @@ class StudyCommitter final : public RunRecorder {
   void addSample(std::int64_t runId, const nn::TextSample& sample) override;
   void addSignals(std::int64_t runId, const std::vector<std::string>& layers,
                   const std::vector<SignalRecord>& steps) override;
+  void addServing(std::int64_t runId, const std::vector<ServingRecord>& rows) override;
   void addWeightSnapshot(std::int64_t runId, int epoch,
                          const std::vector<stats::LayerWeights>& layers) override;
   void finishRun(const RunRecord& run) override;  // updates the run, counts it, reports it

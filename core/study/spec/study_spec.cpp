@@ -394,6 +394,7 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   }
   if (const json* x = r.find("samples")) readSampling(*x, t, file);
   r.readChoice("keep_weights", s.keepWeights, kKeepWeights);
+  r.read("serve", s.serve);
   if (const json* w = r.find("warnings")) {
     ObjectReader rw(*w, "warnings", file);
     rw.readReal("loss_spike_factor", s.lossSpikeFactor, {1, 1e6, true});
@@ -612,6 +613,7 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
   j["threads"] = s.threads;
   j["keep_weights"] = s.keepWeights;
   j["warnings"] = {{"loss_spike_factor", s.lossSpikeFactor}};
+  j["serve"] = s.serve;
   if (s.chaosFloor) {
     json perturbations = json::array();
     for (Perturbation p : s.chaosFloor->perturbations) perturbations.push_back(perturbationName(p));

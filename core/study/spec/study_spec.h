@@ -97,6 +97,10 @@ struct StudySpec {
   // Early warnings: a sampled step whose loss is above this many times the running median of
   // the losses before it is a loss spike ("warnings": {"loss_spike_factor": k}; k > 1).
   double lossSpikeFactor = 3.0;
+  // Train under one backend, serve under another: each completed run's model evaluated under
+  // every backend of the study and in batches of 1 ("serve": false leaves it out; its cost is
+  // one evaluation per backend, docs/serving.md).
+  bool serve = true;
   int threads = 0;     // 0 = one per core
   std::string origin;  // imported studies: the file the results came from
 };

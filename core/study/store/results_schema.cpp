@@ -52,8 +52,18 @@ CREATE TABLE signal_layers (
   run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, names TEXT NOT NULL);
 )sql";
 
-// The current schema, for a new database, with kDivergenceTables, kSampleTables and
-// kSignalTables. Keep it equal to version 1 plus
+// Version 9's table: each finished run's model served by every backend of the study, and by its
+// own in batches of 1. Created by migrateTo9 and, for a new database, after kCurrentSchema.
+constexpr const char* kServingTables = R"sql(
+CREATE TABLE serving (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, served_by TEXT NOT NULL,
+  batch_size INTEGER NOT NULL, predictions INTEGER NOT NULL, flips INTEGER NOT NULL,
+  mean_abs_log_prob_change REAL, mean_kl REAL, accuracy REAL,
+  PRIMARY KEY (run_id, served_by, batch_size));
+)sql";
+
+// The current schema, for a new database, with kDivergenceTables, kSampleTables, kSignalTables
+// and kServingTables. Keep it equal to version 1 plus
 // every migration.
 constexpr const char* kCurrentSchema = R"sql(
 CREATE TABLE paritylab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -178,10 +188,17 @@ std::vector<std::string> migrateTo8(sqlite3* db, const std::string& file) {
   return {};
 }
 
+// Version 8 -> 9: kServingTables. Older runs were served by no other backend: the analysis says
+// so.
+std::vector<std::string> migrateTo9(sqlite3* db, const std::string& file) {
+  exec(db, file, kServingTables);
+  return {};
+}
+
 // kMigrations[i] takes a database from version i + 1 to i + 2.
 const std::vector<std::function<std::vector<std::string>(sqlite3*, const std::string&)>>
     kMigrations = {migrateTo2, migrateTo3, migrateTo4, migrateTo5,
-                   migrateTo6, migrateTo7, migrateTo8};
+                   migrateTo6, migrateTo7, migrateTo8, migrateTo9};
 
 void setVersion(sqlite3* db, const std::string& file, int version) {
   Statement(db, "INSERT OR REPLACE INTO paritylab_meta (key, value) VALUES ('schema_version', ?)",
@@ -244,6 +261,7 @@ void checkStoredReferences(sqlite3* db, const std::string& file, int version) {
     runTables.push_back("signals");
     runTables.push_back("signal_layers");
   }
+  if (version >= 9) runTables.push_back("serving");
   for (const std::string& table : runTables)
     if (!exists("table", table)) damaged("table '" + table + "' is missing");
   if (version >= 2) {
@@ -287,6 +305,7 @@ void createSchema(sqlite3* db, const std::string& file) {
     exec(db, file, kDivergenceTables);
     exec(db, file, kSampleTables);
     exec(db, file, kSignalTables);
+    exec(db, file, kServingTables);
     setVersion(db, file, currentSchemaVersion());
     exec(db, file, "COMMIT");
   } catch (...) {

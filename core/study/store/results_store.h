@@ -1,12 +1,12 @@
 #pragma once
 // SQLite results database (WAL). Tables: study (spec JSON, software version, created), runs,
 // epochs, steps (sampled training loss and learning rate), xray, test_set, predictions,
-// weights, samples, signals and signal_layers (schema and its versions: results_schema.h). Every
-// write is its own transaction, so a killed process loses at most the epochs in progress. A run is
-// unique in the database: an emulated one by (backend, seed), an imported one by (backend, source
-// run name). Several processes may work on one database: runs are claimed atomically (claimRun).
-// Readers open it read-only and never change the file. All methods are thread-safe (one connection,
-// serialized by a mutex).
+// weights, samples, signals, signal_layers and serving (schema and its versions: results_schema.h).
+// Every write is its own transaction, so a killed process loses at most the epochs in progress. A
+// run is unique in the database: an emulated one by (backend, seed), an imported one by (backend,
+// source run name). Several processes may work on one database: runs are claimed atomically
+// (claimRun). Readers open it read-only and never change the file. All methods are thread-safe (one
+// connection, serialized by a mutex).
 
 #include <cstdint>
 #include <limits>
@@ -86,6 +86,17 @@ struct SignalRecord {
 struct RunSignals {
   std::vector<std::string> layers;
   std::vector<SignalRecord> steps;
+};
+
+// A finished run's model served otherwise (table `serving`, schema version 9): its test answers
+// as trained against the same parameters served by backend `servedBy` in batches of `batchSize`
+// (nn/serving_comparison.h). Served by its own backend in batches of 1: batch invariance.
+struct ServingRecord {
+  std::string servedBy;  // a backend entry of the study
+  int batchSize = 0;
+  std::int64_t predictions = 0, flips = 0;
+  double meanAbsLogProbChange = 0.0, meanKl = 0.0;  // nats
+  double accuracy = 0.0;                            // the served answers', fraction
 };
 
 class ResultsStore {
@@ -184,6 +195,10 @@ class ResultsStore {
   void addSignals(std::int64_t runId, const std::vector<std::string>& layers,
                   const std::vector<SignalRecord>& steps);
   std::map<std::int64_t, RunSignals> loadAllSignals() const;
+  // A run's model served by other backends (replaces rows of the same backend and batch size);
+  // all runs' by run id, empty for a database from before schema version 9.
+  void addServing(std::int64_t runId, const std::vector<ServingRecord>& rows);
+  std::map<std::int64_t, std::vector<ServingRecord>> loadAllServing() const;
   // True when any run has stored predictions or weight snapshots (what the divergence analysis
   // reads); one query, whatever the number of runs.
   bool holdsPredictionsOrWeights() const;

@@ -110,7 +110,7 @@ EpochRecord readEpoch(const Statement& s, int c, const std::string& file, std::i
 // weight snapshots.
 void deleteRunResults(sqlite3* db, const std::string& file, std::int64_t runId) {
   for (const char* table : {"epochs", "steps", "xray", "predictions", "weights", "samples",
-                            "signals", "signal_layers"}) {
+                            "signals", "signal_layers", "serving"}) {
     Statement(db, std::string("DELETE FROM ") + table + " WHERE run_id = ?", file)
         .bind(1, runId)
         .run();

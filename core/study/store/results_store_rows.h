@@ -41,7 +41,7 @@ RunRecord readRun(const Statement& s, const std::string& file);
 EpochRecord readEpoch(const Statement& s, int c, const std::string& file, std::int64_t runId);
 
 // What a run redone from scratch loses: its epochs, sampled steps, X-ray samples, predictions,
-// weight snapshots, text sample and early warnings.
+// weight snapshots, text sample, early warnings and serving comparisons.
 void deleteRunResults(sqlite3* db, const std::string& file, std::int64_t runId);
 // The last statement failed on a uniqueness constraint.
 bool isUniqueViolation(sqlite3* db);

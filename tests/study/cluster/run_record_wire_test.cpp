@@ -37,6 +37,10 @@ struct CapturingRecorder final : RunRecorder {
                   const std::vector<SignalRecord>& s) override {
     signals.emplace_back(runId, layers, s);
   }
+  std::vector<std::pair<std::int64_t, std::vector<ServingRecord>>> serving;
+  void addServing(std::int64_t runId, const std::vector<ServingRecord>& rows) override {
+    serving.emplace_back(runId, rows);
+  }
   void addSample(std::int64_t runId, const nn::TextSample& s) override {
     samples.emplace_back(runId, s);
   }
@@ -163,6 +167,21 @@ void expectSameRecords(const CapturingRecorder& a, const CapturingRecorder& b) {
       EXPECT_TRUE(sameFloatBits(x[k].updateRatios, y[k].updateRatios));
     }
   }
+  ASSERT_EQ(a.serving.size(), b.serving.size());
+  for (std::size_t i = 0; i < a.serving.size(); ++i) {
+    EXPECT_EQ(a.serving[i].first, b.serving[i].first);
+    ASSERT_EQ(a.serving[i].second.size(), b.serving[i].second.size());
+    for (std::size_t k = 0; k < a.serving[i].second.size(); ++k) {
+      const ServingRecord &x = a.serving[i].second[k], &y = b.serving[i].second[k];
+      EXPECT_EQ(x.servedBy, y.servedBy);
+      EXPECT_EQ(x.batchSize, y.batchSize);
+      EXPECT_EQ(x.predictions, y.predictions);
+      EXPECT_EQ(x.flips, y.flips);
+      EXPECT_TRUE(sameBits(x.meanAbsLogProbChange, y.meanAbsLogProbChange));
+      EXPECT_TRUE(sameBits(x.meanKl, y.meanKl));
+      EXPECT_TRUE(sameBits(x.accuracy, y.accuracy));
+    }
+  }
   ASSERT_EQ(a.finals.size(), b.finals.size());
   for (std::size_t i = 0; i < a.finals.size(); ++i) {
     const RunRecord &x = a.finals[i], &y = b.finals[i];
@@ -223,6 +242,8 @@ TEST(RunRecordWire, EdgeValuesSurviveBitForBit) {
                   {{4, 1, 12.5, kNan, 1.0 / 3.0, {1e-3f, std::numeric_limits<float>::quiet_NaN()}},
                    {8, 2, kInf, -7.25, kTiny, {0.0f, 1e-45f}}});
     r->addSignals(9, {}, {{1, 1, 0.5, 0.5, 0.5, {}}});
+    r->addServing(8, {{"tpu-bf16 \"x\"", 1000, 10000, 37, 1.0 / 3.0, kTiny, 0.8765},
+                      {"cpu-fp32", 1, 1000, 0, 0.0, kNan, 1.0}});
     RunRecord f;
     f.id = 8;
     f.backend = "tpu-bf16 \"custom\" é";
@@ -272,6 +293,12 @@ TEST(RunRecordWire, RealRunWithXrayRecordsTheSameThroughTheWire) {
   for (const auto& [id, e] : direct.epochs) skipped += e.skippedSteps;
   EXPECT_EQ(measured, std::size_t(6 - skipped));
   EXPECT_GT(measured, 0u);
+  // Served by its own backend in batches of 1 (the study's only backend): 60 test images.
+  ASSERT_EQ(direct.serving.size(), 1u);
+  ASSERT_EQ(direct.serving[0].second.size(), 1u);
+  EXPECT_EQ(direct.serving[0].second[0].servedBy, "gpu-amp-fp16");
+  EXPECT_EQ(direct.serving[0].second[0].batchSize, 1);
+  EXPECT_EQ(direct.serving[0].second[0].predictions, 60);
   // Wall times differ between the two runs: compare the wire's copy of the run it carried.
   for (auto& [id, e] : loop.into.epochs)
     e.seconds = direct.epochs[std::size_t(e.epoch - 1)].second.seconds;

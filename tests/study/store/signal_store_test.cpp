@@ -1,7 +1,7 @@
 // Early warnings in the results database (tables signals and signal_layers, schema version 8):
-// round trips bit for bit, refuses records that do not match their layers, are cleared with a
-// run that starts again, are found by nothing in a version-7 database, and a real run stores one
-// record per sampled step, the same steps as its losses.
+// round trips bit for bit, refuses records that do not match their layers, are cleared (with the
+// serving rows of version 9) with a run that starts again, are found by nothing in a version-7
+// database, and a real run stores one record per sampled step, the same steps as its losses.
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -64,16 +64,19 @@ TEST(SignalStore, RecordsThatDoNotMatchTheirLayersAreRefused) {
   EXPECT_TRUE(store->loadAllSignals().empty());
 }
 
-TEST(SignalStore, ARunClaimedAgainLosesItsSignals) {
+TEST(SignalStore, ARunClaimedAgainLosesItsSignalsAndServing) {
   auto store = ResultsStore::open(freshTempPath("signals-claim.db"), true);
   RunRecord run;
   run.backend = "cpu-fp32";
   run.status = RunState::Failed;
   const std::int64_t id = store->addRun(run);
   store->addSignals(id, {"fc.weight"}, {{1, 1, 1.0, 1.0, 1.0, {0.5f}}});
+  store->addServing(id, {{"tpu-bf16", 100, 1000, 4, 0.01, 1e-4, 0.9}});
+  EXPECT_EQ(store->loadAllServing().at(id).at(0).flips, 4);
   store->setRunStatus(id, RunState::Pending);
   ASSERT_TRUE(store->claimRun(id, "someone:2"));
   EXPECT_TRUE(store->loadAllSignals().empty());
+  EXPECT_TRUE(store->loadAllServing().empty());
 }
 
 TEST(SignalStore, Version7DatabaseReadsAsNoSignalsAndGainsTheTablesForWriting) {
@@ -88,7 +91,8 @@ TEST(SignalStore, Version7DatabaseReadsAsNoSignalsAndGainsTheTablesForWriting) {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(db,
-                           "DROP TABLE signals; DROP TABLE signal_layers; UPDATE paritylab_meta "
+                           "DROP TABLE signals; DROP TABLE signal_layers; DROP TABLE serving; "
+                           "UPDATE paritylab_meta "
                            "SET value = '7' WHERE key = 'schema_version';",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);

@@ -1,0 +1,75 @@
+// Train under one backend, serve under another, through a real study: every completed run is
+// served by the study's other backends and by its own one item at a time, the matrix averages
+// them per pair beside the seed floor, and "serve": false leaves it out with a note.
+
+#include "core/study/analysis/train_serve.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/study/run/study_runner.h"
+#include "tests/study/test_paths.h"
+
+namespace paritylab::study {
+namespace {
+
+const char* kSpec = R"({"name": "serve",
+    "dataset": {"source": "synthetic", "train_size": 128, "test_size": 64},
+    "model": "mlp", "epochs": 1, "batch_size": 32, "eval_batch_size": 32,
+    "backends": ["cpu-fp32", "pure-bf16"], "seeds": 2, "threads": 1)";
+
+TEST(TrainServe, EveryRunIsServedByTheOtherBackendsAndOneAtATime) {
+  auto store = ResultsStore::open(testing::freshTempPath("serve.db"), true);
+  StudyRunner runner(parseStudySpec(std::string(kSpec) + "}"), *store);
+  runner.run();
+  // Four runs of the study and its chaos floor's four (which are not served).
+  const auto serving = store->loadAllServing();
+  ASSERT_EQ(serving.size(), 4u);
+  for (const auto& [id, rows] : serving) {
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].batchSize, 32);  // by the other backend, in the evaluation's batches
+    EXPECT_EQ(rows[1].batchSize, 1);   // by its own, one at a time
+    for (const ServingRecord& r : rows) {
+      EXPECT_EQ(r.predictions, 64);
+      EXPECT_LE(r.flips, r.predictions);
+      EXPECT_GE(r.meanKl, 0.0);
+    }
+  }
+  const TrainServeMatrix m = analyseTrainServe(*store);
+  ASSERT_EQ(m.backends, (std::vector<std::string>{"cpu-fp32", "pure-bf16"}));
+  for (std::size_t t = 0; t < 2; ++t) {
+    for (std::size_t s = 0; s < 2; ++s) {
+      const ServeCell& c = m.cell(t, s);
+      EXPECT_EQ(c.runs, 2u) << t << s;
+      EXPECT_EQ(c.batchSize, t == s ? 1 : 32);
+      EXPECT_TRUE(c.flipRate >= 0.0 && c.flipRate <= 1.0);
+    }
+    ASSERT_TRUE(m.seedFloor[t]);
+    EXPECT_EQ(m.seedFloor[t]->pairs, 1u);
+  }
+  // Served in bf16 a fp32-trained model's answers move: a positive KL.
+  EXPECT_GT(m.cell(0, 1).meanKl, 0.0);
+  ASSERT_EQ(m.headlines.size(), 2u);
+  EXPECT_EQ(m.headlines[0].rfind("trained on cpu-fp32: served on pure-bf16, ", 0), 0u)
+      << m.headlines[0];
+  EXPECT_NE(m.headlines[0].find("seeds differ on"), std::string::npos);
+  EXPECT_NE(m.headlines[0].find("one at a time instead of in batches"), std::string::npos);
+}
+
+TEST(TrainServe, AStudyWithoutServingSaysSo) {
+  auto store = ResultsStore::open(testing::freshTempPath("noserve.db"), true);
+  StudyRunner runner(
+      parseStudySpec(std::string(kSpec) + R"(, "serve": false, "chaos_floor": false})"), *store);
+  runner.run();
+  EXPECT_TRUE(store->loadAllServing().empty());
+  const TrainServeMatrix m = analyseTrainServe(*store);
+  EXPECT_EQ(m.cell(0, 1).runs, 0u);
+  EXPECT_TRUE(std::isnan(m.cell(0, 1).flipRate));
+  EXPECT_TRUE(m.headlines.empty());
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes[0].find("\"serve\": false"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace paritylab::study
