@@ -20,6 +20,7 @@
 #include "ui/panels/divergence/class_difference_view.h"
 #include "ui/panels/divergence/divergence_text.h"
 #include "ui/panels/divergence/samples_view.h"
+#include "ui/panels/divergence/serve_matrix_view.h"
 #include "ui/panels/divergence/weight_divergence_view.h"
 #include "ui/session/core_errors.h"
 #include "ui/session/run_data.h"
@@ -49,6 +50,7 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
       classes_(new ClassDifferenceView),
       weights_(new WeightDivergenceView),
       samples_(new SamplesView),
+      serving_(new ServeMatrixView),
       reader_([this](const Analysed* analysed, const QString&) { takeResult(*analysed); }) {
   aBox_->setToolTip(tr("The backend examined"));
   bBox_->setToolTip(tr("The reference: its seed-to-seed variation is the noise floor"));
@@ -89,6 +91,11 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
   charts_->addTab(classScroll_, tr("Per class"));
   charts_->addTab(weights_, tr("Weights"));
   charts_->addTab(samples_, tr("Samples"));
+  servingScroll_ = new QScrollArea;
+  servingScroll_->setWidget(serving_);
+  servingScroll_->setWidgetResizable(true);
+  servingScroll_->setFrameShape(QFrame::NoFrame);
+  charts_->addTab(servingScroll_, tr("Train × serve"));
   charts_->setDocumentMode(true);
 
   message_->setWordWrap(true);
@@ -290,6 +297,9 @@ void DivergencePanel::showReport(const study::DivergenceReport& report) {
   samples_->setReport(report_);
   // The Samples tab is a language model's: an image study does not show it.
   charts_->setTabVisible(charts_->indexOf(samples_), report_.samples.has_value());
+  serving_->setMatrix(report_.serving.value_or(study::TrainServeMatrix{}));
+  // Shown when runs were served otherwise; otherwise the notes say why not.
+  charts_->setTabVisible(charts_->indexOf(servingScroll_), serving_->hasMatrix());
   stack_->setCurrentWidget(charts_);
 }
 
@@ -323,14 +333,17 @@ std::vector<Exportable> DivergencePanel::exportables() const {
     items.push_back(
         exportableChart(weights_->view(), QStringLiteral("divergence-weights"), QSize(1100, 680)));
   if (samples_->hasSamples()) items.push_back(exportableSamples(samples_));
+  if (serving_->hasMatrix()) items.push_back(exportableServeMatrix(serving_));
   return items;
 }
 
 std::optional<Exportable> DivergencePanel::currentExportable() const {
   const QString name = charts_->currentWidget() == weights_   ? QStringLiteral("divergence-weights")
                        : charts_->currentWidget() == samples_ ? QStringLiteral("divergence-samples")
-                       : charts_->currentIndex() == 1         ? QStringLiteral("divergence-classes")
-                                                              : QStringLiteral("divergence-churn");
+                       : charts_->currentWidget() == servingScroll_
+                           ? QStringLiteral("divergence-serving")
+                       : charts_->currentIndex() == 1 ? QStringLiteral("divergence-classes")
+                                                      : QStringLiteral("divergence-churn");
   return exportableNamed(exportables(), name);
 }
 

@@ -31,6 +31,7 @@ class ClassDifferenceView;
 class RunData;
 class ShownStudy;
 class SamplesView;
+class ServeMatrixView;
 class WeightDivergenceView;
 
 class DivergencePanel : public QWidget, public ChartExports {
@@ -88,6 +89,7 @@ class DivergencePanel : public QWidget, public ChartExports {
   ClassDifferenceView* classView() const { return classes_; }
   WeightDivergenceView* weightView() const { return weights_; }
   SamplesView* samplesView() const { return samples_; }
+  ServeMatrixView* serveView() const { return serving_; }
   QTabWidget* charts() const { return charts_; }
   // The charts with something to show (divergence-churn, -classes, -weights), and the one on
   // screen when it is one of them.
@@ -139,6 +141,8 @@ class DivergencePanel : public QWidget, public ChartExports {
   QScrollArea* classScroll_;  // the page holding classes_
   WeightDivergenceView* weights_;
   SamplesView* samples_;
+  ServeMatrixView* serving_;
+  QScrollArea* servingScroll_ = nullptr;  // the Train × serve tab
 
   BackgroundRead<Analysed> reader_;  // the analysis in flight, and the next one asked for
   QTimer analyseSoon_;               // single shot, 0 ms: one analysis for the events of one turn

@@ -18,6 +18,7 @@
 #include "ui/panels/divergence/churn_matrix_view.h"
 #include "ui/panels/divergence/class_difference_view.h"
 #include "ui/panels/divergence/divergence_text.h"
+#include "ui/panels/divergence/serve_matrix_view.h"
 #include "ui/panels/divergence/weight_divergence_view.h"
 #include "ui/panels/statistics/statistics_table.h"
 
@@ -54,6 +55,43 @@ class DivergenceViewsTest : public QObject {
 
   // The matrix: values written in the cells, the diagonal labelled seed churn, undefined cells
   // grey with the reason, more churn darker, the A-vs-B cell outlined.
+  // The train x serve matrix: flips per cell with the KL beneath, the diagonal one item at a
+  // time, the seed floor in its own column, unmeasured cells saying so, drawn darker for more.
+  void serveMatrixCells() {
+    study::TrainServeMatrix m;
+    m.backends = {"cpu-fp32", "tpu-bf16"};
+    m.cells.resize(4);
+    m.cells[0] = {"cpu-fp32", "cpu-fp32", 1, 3, 1000, 0.0, 0.0, 0.0, 0.0};
+    m.cells[1] = {"cpu-fp32", "tpu-bf16", 1000, 3, 10000, 0.004, 2.1e-5, 0.01, -0.001};
+    m.cells[2] = {"tpu-bf16", "cpu-fp32", 1000, 3, 10000, 0.012, 3e-5, 0.02, 0.0};
+    m.cells[3] = {"tpu-bf16", "tpu-bf16", 0, 0, 0, NAN, NAN, NAN, NAN};
+    m.seedFloor.resize(2);
+    stats::ChurnEstimate floor;
+    floor.pairs = 3;
+    floor.mean = 0.081;
+    m.seedFloor[0] = floor;
+    m.headlines = {"trained on cpu-fp32: served on tpu-bf16, 0.40% of test predictions flip"};
+    ServeMatrixView view;
+    QVERIFY(!view.hasMatrix());
+    view.setMatrix(m);
+    QVERIFY(view.hasMatrix());
+    QCOMPARE(view.cellText(0, 0), (QStringList{"0.00%", "one at a time", "3 runs"}));
+    QCOMPARE(view.cellText(0, 1).value(0), formatChurnCell(0.004));
+    QCOMPARE(view.cellText(0, 1).value(1), "KL 2.1e-05 nats");
+    QCOMPARE(view.cellText(1, 1), (QStringList{"—", "not served"}));
+    QCOMPARE(view.cellText(0, 2), (QStringList{formatChurnCell(0.081), "two seeds"}));
+    QCOMPARE(view.cellText(1, 2), (QStringList{"—", "fewer than 2 runs"}));
+    const QImage image =
+        paint([&](QPainter& p, const QSize& s) { view.paintTo(p, s); }, {900, 600});
+    // The floor (8.1%, the scale's top) is the darkest cell: some pixel near the ramp's end.
+    int dark = 0;
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x)
+        dark += QColor(image.pixel(x, y)).lightnessF() < 0.35 ? 1 : 0;
+    QVERIFY(dark > 1000);
+    QCOMPARE(exportableServeMatrix(&view).name, "divergence-serving");
+  }
+
   void churnMatrixCells() {
     const study::DivergenceReport report = threeBackendReport();
     ChurnMatrixView view;
