@@ -46,8 +46,7 @@ AppOptions addAppOptions(QCommandLineParser& parser) {
                                QStringLiteral("Tab to show: curves, distributions, statistics, "
                                               "divergence, formats, x-ray, playground; TAB/PART "
                                               "picks a part or a choice of it, e.g. "
-                                              "divergence/samples, curves/gradient norm per "
-                                              "step."),
+                                              "divergence/samples, curves/gradient norm."),
                                QStringLiteral("NAME"));
   const QCommandLineOption db(
       QStringLiteral("db"),
@@ -123,7 +122,7 @@ int main(int argc, char** argv) {
       for (QTabWidget* parts : window.tabs()->currentWidget()->findChildren<QTabWidget*>())
         for (int i = 0; i < parts->count(); ++i)
           if (parts->tabText(i).toLower() == names[1]) parts->setCurrentIndex(i);
-      // Or a choice of the tab's (the Curves tab's metric: curves/gradient norm per step).
+      // Or a choice of the tab's (the Curves tab's metric: curves/gradient norm).
       for (QComboBox* box : window.tabs()->currentWidget()->findChildren<QComboBox*>())
         if (const int i = box->findText(names[1], Qt::MatchFixedString); i >= 0)
           box->setCurrentIndex(i);

@@ -79,13 +79,13 @@ QString curveMetricName(CurveMetric metric) {
     case CurveMetric::Perplexity:
       return QObject::tr("perplexity");
     case CurveMetric::GradNorm:
-      return QObject::tr("gradient norm per step");
+      return QObject::tr("gradient norm");
     case CurveMetric::UpdateRatio:
-      return QObject::tr("largest update ratio per step");
+      return QObject::tr("max update ratio");
     case CurveMetric::AttentionLogit:
-      return QObject::tr("largest attention logit per step");
+      return QObject::tr("attention logit");
     case CurveMetric::OutputLogitNorm:
-      return QObject::tr("output-logit norm per step");
+      return QObject::tr("output-logit norm");
   }
   return {};
 }
