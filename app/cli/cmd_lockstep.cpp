@@ -257,6 +257,8 @@ const CommandRegistration reg{
       addIntegerOption(cmd, "--test-size", a->testSize, {0, input::kMaxDatasetImages},
                        "Test images (0 = all)");
       addIntegerOption(cmd, "--batch", a->batch, {1, input::kMaxBatchSize}, "Batch size");
+      addIntegerOption(cmd, "--eval-batch", a->evalBatch, {1, input::kMaxBatchSize},
+                       "Evaluation batch size (default 1000, or --batch for --model gpt)");
       addRealOption(cmd, "--lr", a->lr, {0, input::kMaxHyperparameter, true}, "Learning rate");
       addIntegerOption(cmd, "--seed", a->seed, {0, input::kMaxSeedValue},
                        "Seed of the weights and batches");

@@ -329,6 +329,8 @@ const CommandRegistration reg{
       addIntegerOption(cmd, "--block-size", a->blockSize, {1, input::kMaxGptBlockSize},
                        "gpt: tokens of context per window (default 64)");
       addIntegerOption(cmd, "--batch", a->batch, {1, input::kMaxBatchSize}, "Batch size");
+      addIntegerOption(cmd, "--eval-batch", a->evalBatch, {1, input::kMaxBatchSize},
+                       "Evaluation batch size (default 1000, or --batch for --model gpt)");
       addRealOption(cmd, "--lr", a->lr, {0, input::kMaxHyperparameter, true}, "Learning rate");
       addIntegerOption(cmd, "--threads", a->threads, {0, input::kMaxThreads},
                        "Worker threads (0 = one per core)");

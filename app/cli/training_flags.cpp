@@ -8,6 +8,8 @@ void applyTrainingFlags(const TrainingFlags& a, study::StudySpec& spec) {
   if (!a.dataset.empty()) spec.dataset.source = a.dataset;
   if (a.trainSize) spec.dataset.trainSize = *a.trainSize;
   if (a.testSize) spec.dataset.testSize = *a.testSize;
+  const bool switchesToLanguageModel =
+      nn::isLanguageModel(a.model) && !nn::isLanguageModel(spec.train.model);
   if (!a.model.empty()) {
     if (!nn::isOneOf(a.model, nn::kModelNames))
       throw study::SpecError("--model: unknown model '" + a.model + "' (" +
@@ -28,6 +30,10 @@ void applyTrainingFlags(const TrainingFlags& a, study::StudySpec& spec) {
                            " is not a multiple of --n-head " +
                            std::to_string(spec.train.gpt.nHead));
   if (a.batch) spec.train.batchSize = *a.batch;
+  if (a.evalBatch)
+    spec.train.evalBatchSize = *a.evalBatch;
+  else if (switchesToLanguageModel)
+    spec.train.evalBatchSize = spec.train.batchSize;
   if (a.lr) spec.train.optimizer.lr = *a.lr;
 }
 

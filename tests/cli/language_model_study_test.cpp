@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/study/store/results_store.h"
 #include "tests/cli/cli_runner.h"
 
 namespace paritylab::cli {
@@ -71,6 +72,40 @@ class LanguageModelStudy : public ::testing::Test {
 TEST_F(LanguageModelStudy, RunSummarisesTheValidationLossInNats) {
   EXPECT_NE(out_.find("mean nats"), std::string::npos) << out_;
   EXPECT_NE(out_.find("12 completed, 0 diverged, 0 failed"), std::string::npos) << out_;
+}
+
+// --model gpt without --eval-batch evaluates in batches of the training batch (nanoGPT's
+// estimate_loss), not the image default of 1,000 windows; --eval-batch sets it.
+TEST_F(LanguageModelStudy, ModelFlagEvaluatesInTrainingBatchesUnlessEvalBatchIsGiven) {
+  EXPECT_EQ(study::ResultsStore::openReadOnly(db())->loadStudySpec().train.evalBatchSize, 4);
+  const std::string other = folder_->file("eval.db");
+  const auto run = runCli({"run",
+                           "--db",
+                           other,
+                           "--model",
+                           "gpt",
+                           "--dataset",
+                           "text:" + text_,
+                           "--backends",
+                           "cpu-fp32",
+                           "--seeds",
+                           "1",
+                           "--steps",
+                           "2",
+                           "--batch",
+                           "4",
+                           "--eval-batch",
+                           "7",
+                           "--n-layer",
+                           "1",
+                           "--n-head",
+                           "2",
+                           "--n-embd",
+                           "16",
+                           "--block-size",
+                           "16"});
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_EQ(study::ResultsStore::openReadOnly(other)->loadStudySpec().train.evalBatchSize, 7);
 }
 
 TEST_F(LanguageModelStudy, StatsComparesTheValidationLossByDefaultLowerBeingBetter) {

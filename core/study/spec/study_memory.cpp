@@ -57,8 +57,8 @@ void requireStudyFitsMemory(const MemoryEstimate& e, std::uint64_t memoryBytes) 
                   " of memory (dataset " + formatBytes(e.datasetBytes) + " + " +
                   std::to_string(e.workers) + " runs at once x " + formatBytes(e.perWorkerBytes) +
                   "), more than the " + formatBytes(memoryBytes) +
-                  " of this machine; lower dataset.train_size, batch_size, width, replicas or "
-                  "threads");
+                  " of this machine; lower dataset.train_size, batch_size, eval_batch_size, width, "
+                  "replicas or threads");
 }
 
 std::uint64_t physicalMemoryBytes() {
