@@ -196,8 +196,6 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
     if (callbacks.onEpoch) callbacks.onEpoch(metrics);
     if (lastEpoch && callbacks.onPredictions) callbacks.onPredictions(predictions);
   }
-  if (result.status == RunStatus::Completed && callbacks.onFinalModel)
-    callbacks.onFinalModel(session);
   if (result.status == RunStatus::Completed && data.text && callbacks.onSample &&
       config.sampling.length > 0) {
     const data::TextCorpus& corpus = data.text->corpus;
@@ -208,6 +206,10 @@ TrainResult train(const TrainConfig& config, const backends::PrecisionPolicy& po
     callbacks.onSample({config.sampling.prompt, data::decodeTokens(corpus, generated),
                         config.sampling.temperature});
   }
+  // Last: evaluating the model further moves what evaluation keeps (fp8 delayed scaling's amax
+  // history), which must change nothing the run itself reports.
+  if (result.status == RunStatus::Completed && callbacks.onFinalModel)
+    callbacks.onFinalModel(session);
   if (result.status == RunStatus::Completed && !config.saveCheckpoint.empty())
     saveCheckpoint(config.saveCheckpoint, params);
   result.seconds = secondsSince(runStart);

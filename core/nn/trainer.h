@@ -127,8 +127,9 @@ struct TrainCallbacks {
   // A language model's run that completed, when config.sampling.length > 0: the text its model
   // writes from the sampling prompt (text_generation.h), after the last onPredictions.
   std::function<void(const TextSample&)> onSample;
-  // A run that completed, after its last evaluation: the trained model itself, to be evaluated
-  // further (served under other backends: serving_comparison.h). Valid during the call only.
+  // A run that completed, after everything above (its last evaluation, its sample): the trained
+  // model itself, to be evaluated further (served under other backends: serving_comparison.h).
+  // Valid during the call only.
   std::function<void(TrainingSession&)> onFinalModel;
 };
 

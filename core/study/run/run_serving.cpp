@@ -28,6 +28,10 @@ std::vector<ServingRecord> servingRows(const StudySpec& spec, const BackendEntry
   for (const BackendEntry& entry : spec.backends) {
     if (entry.perturbation != Perturbation::None || entry.name == trainedBy.name) continue;
     const auto served = nn::servedCopy(trained, entry.policy);
+    // fp8 delayed scaling takes its scales from the amax of earlier batches: a served copy starts
+    // with none, so one evaluation batch calibrates it first, as a deployment would.
+    if (entry.policy.fp8.enabled)
+      nn::answersOf(*served, items, std::min(count, std::size_t(evalBatch)), evalBatch);
     rows.push_back(
         rowOf(entry.name, evalBatch,
               nn::compareAnswers(own, nn::answersOf(*served, items, count, evalBatch), labels)));

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <map>
 
 #include "core/study/run/study_runner.h"
 #include "tests/study/test_paths.h"
@@ -69,6 +71,35 @@ TEST(TrainServe, AStudyWithoutServingSaysSo) {
   EXPECT_TRUE(m.headlines.empty());
   ASSERT_FALSE(m.notes.empty());
   EXPECT_NE(m.notes[0].find("\"serve\": false"), std::string::npos);
+}
+
+// Serving comes after everything a run reports: a language model served under fp8 delayed scaling
+// (whose served copy calibrates its scales on a batch first) writes the same sample, bit for bit,
+// as with "serve": false, and its served rows are there.
+TEST(TrainServe, ServingChangesNothingARunReports) {
+  const std::string corpus = testing::freshTempPath("serve-corpus.txt");
+  {
+    std::ofstream out(corpus);
+    for (int i = 0; i < 200; ++i) out << "to be or not to be, that is the question. ";
+  }
+  const std::string spec = R"({"name": "serve-lm", "dataset": {"source": "text:)" + corpus +
+                           R"("}, "model": "gpt", "n_layer": 1, "n_head": 2, "n_embd": 16,
+      "block_size": 16, "steps": 6, "batch_size": 4, "eval_batch_size": 4,
+      "samples": {"prompt": "to", "length": 40}, "backends": ["cpu-fp32", "fp8-e4m3"], "seeds": 1,
+      "chaos_floor": false, "threads": 1)";
+  std::map<std::string, std::string> texts[2];
+  for (const bool serve : {true, false}) {
+    auto store =
+        ResultsStore::open(testing::freshTempPath(serve ? "serve-lm.db" : "noserve-lm.db"), true);
+    StudyRunner runner(parseStudySpec(spec + (serve ? "}" : R"(, "serve": false})")), *store);
+    runner.run();
+    const auto samples = store->loadSamples();
+    for (const RunRecord& run : store->loadRuns())
+      texts[serve][run.backend] = samples.at(run.id).text;
+    EXPECT_EQ(store->loadAllServing().size(), serve ? 2u : 0u);
+  }
+  ASSERT_EQ(texts[1].size(), 2u);
+  EXPECT_EQ(texts[1], texts[0]);
 }
 
 }  // namespace
