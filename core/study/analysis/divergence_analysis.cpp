@@ -156,16 +156,17 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
   report.b = options.b;
   std::vector<std::string> specBackends;
   std::vector<BackendEntry> entries;
+  std::optional<StudySpec> spec;
   if (store.hasStudy()) {
-    const StudySpec spec = store.loadStudySpec();
-    report.weightsKept = spec.keepWeights;
-    if (nn::isLanguageModel(spec.train.model)) {
+    spec = store.loadStudySpec();
+    report.weightsKept = spec->keepWeights;
+    if (nn::isLanguageModel(spec->train.model)) {
       report.grouping = ClassGrouping::TokenFrequencyBands;
       report.predictions = "next-token predictions";
       report.examples = "positions";
     }
-    entries = spec.backends;
-    for (const BackendEntry& e : spec.backends) specBackends.push_back(e.name);
+    entries = spec->backends;
+    for (const BackendEntry& e : spec->backends) specBackends.push_back(e.name);
   } else {
     report.weightsKept = "none";
     report.notes.push_back(store.path() + " holds no study: its runs only");
@@ -235,7 +236,7 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
     report.notes.emplace_back(
         "the study has no chaos floor (\"chaos_floor\": false, or it predates it): how much of "
         "the precision's effect any rounding-level perturbation would have had is not measured");
-  TrainServeMatrix serving = analyseTrainServe(store);
+  TrainServeMatrix serving = trainServeMatrix(store, spec ? &*spec : nullptr, all);
   if (!serving.headlines.empty())
     report.serving = std::move(serving);
   else

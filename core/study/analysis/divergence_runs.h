@@ -9,6 +9,7 @@
 
 #include "core/stats/churn.h"
 #include "core/study/analysis/divergence_analysis.h"
+#include "core/study/analysis/train_serve.h"
 #include "core/study/store/results_store.h"
 
 namespace paritylab::study {
@@ -36,5 +37,10 @@ const BackendRuns* findBackendRuns(const std::vector<BackendRuns>& all, const st
 std::vector<LayerDivergence> weightDivergence(const ResultsStore& store, const BackendRuns& a,
                                               const BackendRuns& b, const std::string& keepWeights,
                                               std::vector<std::string>& notes);
+
+// The train x serve matrix of the runs `all` holds (collectBackendRuns over the spec's backends);
+// `spec` is the study's, or null for a database that holds none.
+TrainServeMatrix trainServeMatrix(const ResultsStore& store, const StudySpec* spec,
+                                  const std::vector<BackendRuns>& all);
 
 }  // namespace paritylab::study

@@ -27,20 +27,30 @@ std::string scientific(double v) {
 }  // namespace
 
 TrainServeMatrix analyseTrainServe(const ResultsStore& store) {
-  TrainServeMatrix m;
+  std::optional<StudySpec> spec;
   std::vector<std::string> specBackends;
   if (store.hasStudy()) {
-    const StudySpec spec = store.loadStudySpec();
-    for (const BackendEntry& e : spec.backends)
-      if (e.perturbation == Perturbation::None) specBackends.push_back(e.name);
-    if (nn::isLanguageModel(spec.train.model)) m.predictions = "next-token predictions";
-    if (!spec.serve)
-      m.notes.push_back("the study was run with \"serve\": false: no run was served otherwise");
+    spec = store.loadStudySpec();
+    for (const BackendEntry& e : spec->backends) specBackends.push_back(e.name);
   }
   const std::optional<ResultsStore::TestSet> testSet = store.loadTestSet();
   std::vector<std::string> ignored;
-  const std::vector<BackendRuns> all =
-      collectBackendRuns(store, specBackends, testSet ? testSet->labels.size() : 0, ignored);
+  return trainServeMatrix(
+      store, spec ? &*spec : nullptr,
+      collectBackendRuns(store, specBackends, testSet ? testSet->labels.size() : 0, ignored));
+}
+
+TrainServeMatrix trainServeMatrix(const ResultsStore& store, const StudySpec* spec,
+                                  const std::vector<BackendRuns>& all) {
+  TrainServeMatrix m;
+  std::vector<std::string> specBackends;
+  if (spec) {
+    for (const BackendEntry& e : spec->backends)
+      if (e.perturbation == Perturbation::None) specBackends.push_back(e.name);
+    if (nn::isLanguageModel(spec->train.model)) m.predictions = "next-token predictions";
+    if (!spec->serve)
+      m.notes.push_back("the study was run with \"serve\": false: no run was served otherwise");
+  }
   for (const BackendRuns& b : all)
     if (std::find(specBackends.begin(), specBackends.end(), b.name) != specBackends.end())
       m.backends.push_back(b.name);
