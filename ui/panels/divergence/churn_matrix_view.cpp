@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/charts/matrix_cells.h"
 #include "ui/panels/divergence/divergence_text.h"
 
 namespace paritylab::ui {
@@ -15,15 +16,9 @@ constexpr int kMargin = 8;
 constexpr int kGap = 6;
 
 // White to deep orange (ColorBrewer "Oranges"): more churn, darker.
-QColor rampColour(double t) {
-  static const QColor low(0xff, 0xf5, 0xeb), high(0xd9, 0x48, 0x01);
-  t = std::clamp(t, 0.0, 1.0);
-  return QColor::fromRgbF(float(low.redF() + t * (high.redF() - low.redF())),
-                          float(low.greenF() + t * (high.greenF() - low.greenF())),
-                          float(low.blueF() + t * (high.blueF() - low.blueF())));
+QColor shade(double t) {
+  return rampColour(QColor(0xff, 0xf5, 0xeb), QColor(0xd9, 0x48, 0x01), t);
 }
-
-const QColor kUndefined(0xe6, 0xe8, 0xeb);
 
 }  // namespace
 
@@ -61,8 +56,8 @@ QStringList ChurnMatrixView::cellText(int row, int column) const {
 
 QColor ChurnMatrixView::cellColour(int row, int column) const {
   const study::ChurnCell* c = cell(row, column);
-  if (!c || c->churn.pairs == 0 || !std::isfinite(c->churn.mean)) return kUndefined;
-  return rampColour(highest_ > 0 ? c->churn.mean / highest_ : 0.0);
+  if (!c || c->churn.pairs == 0 || !std::isfinite(c->churn.mean)) return undefinedCellColour();
+  return shade(highest_ > 0 ? c->churn.mean / highest_ : 0.0);
 }
 
 QString ChurnMatrixView::title() const {
@@ -118,9 +113,6 @@ void ChurnMatrixView::paintTo(QPainter& p, const QSize& size) const {
   }
   const int n = backendCount();
   const QRectF grid = gridRect(size);
-  QFont bold = font();
-  bold.setBold(true);
-  const QFontMetrics boldMetrics(bold);
   for (int r = 0; r < n; ++r) {
     const QString rowName = QString::fromStdString(backends_[std::size_t(r)]);
     const QRectF first = cellRect(size, r, 0);
@@ -132,25 +124,7 @@ void ChurnMatrixView::paintTo(QPainter& p, const QSize& size) const {
     p.drawText(QRectF(top.left(), grid.top() - fm.height() - kGap / 2, top.width(), fm.height()),
                Qt::AlignCenter, fm.elidedText(rowName, Qt::ElideMiddle, int(top.width()) - 4));
     for (int c = 0; c < n; ++c) {
-      const QRectF box = cellRect(size, r, c);
-      const QColor fill = cellColour(r, c);
-      p.fillRect(box, fill);
-      p.setPen(QColor(0xff, 0xff, 0xff));
-      p.drawRect(box);
-      // Dark cells take white text.
-      p.setPen(fill.lightnessF() < 0.55 ? QColor(Qt::white) : ink);
-      const QStringList lines = cellText(r, c);
-      const int fit = std::max(1, int(box.height() - 4) / fm.height());
-      const int shown = std::min<int>(fit, lines.size());
-      double y = box.center().y() - shown * fm.height() / 2.0;
-      for (int i = 0; i < shown; ++i) {
-        p.setFont(i == 0 ? bold : font());
-        const QFontMetrics& m = i == 0 ? boldMetrics : fm;
-        p.drawText(QRectF(box.left() + 2, y, box.width() - 4, fm.height()), Qt::AlignCenter,
-                   m.elidedText(lines[i], Qt::ElideRight, int(box.width()) - 4));
-        y += fm.height();
-      }
-      p.setFont(font());
+      paintMatrixCell(p, cellRect(size, r, c), cellColour(r, c), cellText(r, c), font(), ink);
     }
   }
   // The headline's pair: row A, column B.

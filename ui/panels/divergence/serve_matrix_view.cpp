@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/charts/matrix_cells.h"
 #include "ui/panels/divergence/divergence_text.h"
 
 namespace paritylab::ui {
@@ -13,15 +14,9 @@ constexpr int kMargin = 8;
 constexpr int kGap = 6;
 
 // White to deep purple (ColorBrewer "Purples"): more flips, darker.
-QColor rampColour(double t) {
-  static const QColor low(0xfc, 0xfb, 0xfd), high(0x54, 0x27, 0x8f);
-  t = std::clamp(t, 0.0, 1.0);
-  return QColor::fromRgbF(float(low.redF() + t * (high.redF() - low.redF())),
-                          float(low.greenF() + t * (high.greenF() - low.greenF())),
-                          float(low.blueF() + t * (high.blueF() - low.blueF())));
+QColor shade(double t) {
+  return rampColour(QColor(0xfc, 0xfb, 0xfd), QColor(0x54, 0x27, 0x8f), t);
 }
-
-const QColor kUndefined(0xe6, 0xe8, 0xeb);
 
 }  // namespace
 
@@ -111,9 +106,6 @@ void ServeMatrixView::paintTo(QPainter& p, const QSize& size) const {
                     std::max(1.0, double(size.width() - 2 * kMargin - labelWidth)),
                     std::max(1.0, size.height() - top - legendHeight - kMargin));
   const double w = grid.width() / (n + 1), h = grid.height() / n;
-  QFont bold = font();
-  bold.setBold(true);
-  const QFontMetrics boldMetrics(bold);
   for (int c = 0; c <= n; ++c) {
     const QString name =
         c == n ? tr("seed floor") : QString::fromStdString(matrix_.backends[std::size_t(c)]);
@@ -131,23 +123,8 @@ void ServeMatrixView::paintTo(QPainter& p, const QSize& size) const {
       const QRectF box(grid.left() + c * w, grid.top() + r * h, w, h);
       const double v = valueAt(r, c);
       const QColor fill =
-          std::isfinite(v) ? rampColour(highest_ > 0 ? v / highest_ : 0.0) : kUndefined;
-      p.fillRect(box, fill);
-      p.setPen(Qt::white);
-      p.drawRect(box);
-      p.setPen(fill.lightnessF() < 0.55 ? QColor(Qt::white) : ink);
-      const QStringList lines = cellText(r, c);
-      const int shown =
-          std::min<int>(std::max(1, int(box.height() - 4) / fm.height()), int(lines.size()));
-      double y = box.center().y() - shown * fm.height() / 2.0;
-      for (int i = 0; i < shown; ++i) {
-        p.setFont(i == 0 ? bold : font());
-        const QFontMetrics& m = i == 0 ? boldMetrics : fm;
-        p.drawText(QRectF(box.left() + 2, y, box.width() - 4, fm.height()), Qt::AlignCenter,
-                   m.elidedText(lines[i], Qt::ElideRight, int(box.width()) - 4));
-        y += fm.height();
-      }
-      p.setFont(font());
+          std::isfinite(v) ? shade(highest_ > 0 ? v / highest_ : 0.0) : undefinedCellColour();
+      paintMatrixCell(p, box, fill, cellText(r, c), font(), ink);
     }
   }
   p.setPen(muted);
