@@ -8,8 +8,9 @@ void applyTrainingFlags(const TrainingFlags& a, study::StudySpec& spec) {
   if (!a.dataset.empty()) spec.dataset.source = a.dataset;
   if (a.trainSize) spec.dataset.trainSize = *a.trainSize;
   if (a.testSize) spec.dataset.testSize = *a.testSize;
-  const bool switchesToLanguageModel =
-      nn::isLanguageModel(a.model) && !nn::isLanguageModel(spec.train.model);
+  // An evaluation batch left at its model's default follows a new model or batch size.
+  const bool evalBatchIsDefault =
+      spec.train.evalBatchSize == nn::defaultEvalBatchSize(spec.train.model, spec.train.batchSize);
   if (!a.model.empty()) {
     if (!nn::isOneOf(a.model, nn::kModelNames))
       throw study::SpecError("--model: unknown model '" + a.model + "' (" +
@@ -32,8 +33,8 @@ void applyTrainingFlags(const TrainingFlags& a, study::StudySpec& spec) {
   if (a.batch) spec.train.batchSize = *a.batch;
   if (a.evalBatch)
     spec.train.evalBatchSize = *a.evalBatch;
-  else if (switchesToLanguageModel)
-    spec.train.evalBatchSize = spec.train.batchSize;
+  else if (evalBatchIsDefault)
+    spec.train.evalBatchSize = nn::defaultEvalBatchSize(spec.train.model, spec.train.batchSize);
   if (a.lr) spec.train.optimizer.lr = *a.lr;
 }
 

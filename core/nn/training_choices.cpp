@@ -12,6 +12,10 @@ bool isLanguageModel(std::string_view name) {
   return name == "gpt";
 }
 
+int defaultEvalBatchSize(std::string_view model, int batchSize) {
+  return isLanguageModel(model) ? batchSize : 1000;
+}
+
 std::string joinedNames(std::span<const std::string_view> names, std::string_view separator) {
   std::string text;
   for (std::string_view name : names) {

@@ -21,6 +21,11 @@ inline constexpr std::array<std::string_view, 4> kModelNames = {"mlp", "small-cn
 // rather than an image classifier.
 bool isLanguageModel(std::string_view name);
 
+// The evaluation batch a study takes when its spec names none: 1,000 images for an image
+// classifier; for a language model as many windows as it trains on (a window is block_size
+// positions, so 1,000 of them would hold block_size times the activations of 1,000 images).
+int defaultEvalBatchSize(std::string_view model, int batchSize);
+
 // OptimizerConfig::kind: torch.optim.AdamW, torch.optim.SGD (with momentum and Nesterov).
 inline constexpr std::array<std::string_view, 2> kOptimizerKinds = {"adamw", "sgd"};
 

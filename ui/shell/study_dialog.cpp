@@ -234,6 +234,11 @@ void StudyDialog::buildForm() {
     revalidate();
   });
   connect(model_, &QComboBox::currentIndexChanged, this, [this] {
+    // An evaluation batch left at the previous model's default takes the new model's.
+    const std::string model = model_->currentData().toString().toStdString();
+    if (evalBatch_->value() == nn::defaultEvalBatchSize(shownModel_, batch_->value()))
+      evalBatch_->setValue(nn::defaultEvalBatchSize(model, batch_->value()));
+    shownModel_ = model;
     updateEnabledFields();
     revalidate();
   });
@@ -319,6 +324,7 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   trainSize_->setValue(f.trainSize);
   testSize_->setValue(f.testSize);
   model_->setCurrentIndex(std::max(0, model_->findData(q(f.model))));
+  shownModel_ = f.model;
   width_->setValue(f.width);
   nLayer_->setValue(f.nLayer);
   nHead_->setValue(f.nHead);

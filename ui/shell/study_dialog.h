@@ -6,6 +6,7 @@
 // to JSON files.
 
 #include <QDialog>
+#include <string>
 
 class QCheckBox;
 class QComboBox;
@@ -66,6 +67,7 @@ class StudyDialog : public QDialog {
   QSpinBox* trainSize_;
   QSpinBox* testSize_;
   QComboBox* model_;
+  std::string shownModel_;  // the model the fields were last set for
   QSpinBox* width_;
   QSpinBox* nLayer_;  // gpt's shape, on one row
   QSpinBox* nHead_;

@@ -33,13 +33,16 @@ MemoryEstimate estimateStudyMemory(const StudySpec& spec, const data::Dataset& s
   std::uint64_t worst = 0;
   for (const BackendEntry& backend : spec.backends) {
     const nn::TrainConfig config = trainConfigFor(spec, backend);
-    const std::uint64_t batch = std::uint64_t(std::max(config.batchSize, spec.train.evalBatchSize));
     const std::uint64_t replicas = std::uint64_t(std::max(backend.policy.topology.replicas, 1));
     // Master, working copy, gradient, two optimizer moments, the best/backbone checkpoint.
     const std::uint64_t parameters = 6 * std::uint64_t(size.parameters);
-    // Outputs kept for backward, their gradients, layer workspaces: at least 4 per item, and
-    // per-replica state (batch-norm statistics, shards) at least one more parameter copy each.
-    const std::uint64_t activations = 4 * batch * std::uint64_t(size.activationsPerItem);
+    // Training: outputs kept for backward, their gradients, layer workspaces: at least 4 per
+    // item; evaluation: the outputs and workspaces, no gradients: 2 per item. Per-replica state
+    // (batch-norm statistics, shards) holds at least one more parameter copy each.
+    const std::uint64_t perItem = std::uint64_t(size.activationsPerItem);
+    const std::uint64_t activations =
+        std::max(4 * std::uint64_t(config.batchSize), 2 * std::uint64_t(config.evalBatchSize)) *
+        perItem;
     const std::uint64_t perReplica = (replicas - 1) * std::uint64_t(size.parameters);
     worst = std::max(worst, (parameters + activations + perReplica) * sizeof(float));
   }

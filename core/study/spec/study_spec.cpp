@@ -370,6 +370,7 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   if (t.steps > 0 && r.has("epochs"))
     r.fail("steps", "give epochs or steps, not both (steps: the run trains exactly that many)");
   r.readInt("batch_size", t.batchSize, kBatch);
+  t.evalBatchSize = nn::defaultEvalBatchSize(t.model, t.batchSize);
   r.readInt("eval_batch_size", t.evalBatchSize, kBatch);
   if (const json* o = r.find("optimizer")) readOptimizer(*o, t.optimizer, file);
   if (const json* o = r.find("schedule")) readSchedule(*o, t.schedule, file);

@@ -44,6 +44,16 @@ TEST(LanguageModelSpec, DefaultsAreNanoGptsShakespeareCharConfigurationForACpu) 
   EXPECT_EQ(spec.dataset.blockSize, 64);
 }
 
+TEST(LanguageModelSpec, EvaluationBatchDefaultsToTheTrainingBatchNotAThousandWindows) {
+  EXPECT_EQ(parseStudySpec(gptSpec(R"("batch_size": 12)")).train.evalBatchSize, 12);
+  EXPECT_EQ(
+      parseStudySpec(gptSpec(R"("batch_size": 12, "eval_batch_size": 40)")).train.evalBatchSize,
+      40);
+  const StudySpec images = parseStudySpec(
+      R"({"version": 1, "name": "i", "backends": ["cpu-fp32"], "model": "mlp", "batch_size": 12})");
+  EXPECT_EQ(images.train.evalBatchSize, 1000);
+}
+
 TEST(LanguageModelSpec, WritingAndReadingAgainGivesTheSameStudy) {
   const StudySpec spec = parseStudySpec(
       gptSpec(R"("n_layer": 3, "n_embd": 64, "steps": 200, "schedule": {"warmup_steps": 20})"));

@@ -43,6 +43,22 @@ TEST(StudyMemory, DatasetBytesAndWorkersFromTheSpec) {
   EXPECT_NO_THROW(requireStudyFitsMemory(e, std::uint64_t(1) << 30));
 }
 
+TEST(StudyMemory, AnEvaluationBatchLargerThanTrainingIsCountedWithoutGradients) {
+  const auto perWorker = [](int evalBatch) {
+    const StudySpec spec = parseStudySpec(
+        R"({"name": "m", "backends": ["cpu-fp32"], "model": "mlp", "batch_size": 10,
+            "eval_batch_size": )" +
+        std::to_string(evalBatch) + "}");
+    return estimateStudyMemory(spec, shapeOnly(1, 28, 10), 1000, 500).perWorkerBytes;
+  };
+  // Up to twice the training batch, training's four copies per item are the larger.
+  EXPECT_EQ(perWorker(10), perWorker(20));
+  // Beyond: two copies per evaluated item (outputs and workspaces).
+  const std::uint64_t perItem = (perWorker(1020) - perWorker(1000)) / 20;
+  EXPECT_EQ(perWorker(2020) - perWorker(1020), 1000 * perItem);
+  EXPECT_GT(perWorker(1000), perWorker(20));
+}
+
 TEST(StudyMemory, StudyBeyondTheMachineRefusedWithTheFigure) {
   // resnet18 at its width limit with the largest batch: terabytes of activations.
   const StudySpec spec = parseStudySpec(R"({"name": "big", "backends": ["tpu-bf16"], "seeds": 1,

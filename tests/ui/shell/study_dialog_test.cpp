@@ -12,6 +12,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 #include "core/data/dataset_kinds.h"
 #include "core/nn/training_choices.h"
@@ -105,6 +106,34 @@ class StudyDialogTest : public QObject {
     QCOMPARE(spec.dataset.source, std::string("text:/usr/share/games/fortunes/songs-poems"));
     // A run counted in steps has no epochs to set; a text is not subset.
     QVERIFY(!dialog.epochsBox()->isEnabled());
+  }
+
+  // An evaluation batch left at its model's default follows a switch of model: a thousand images,
+  // but as many windows as the language model trains on; one the user set stays.
+  void evaluationBatchFollowsTheModelUnlessSet() {
+    StudyDialog dialog(quickSpec());
+    QComboBox* model = nullptr;
+    for (QComboBox* box : dialog.findChildren<QComboBox*>())
+      if (box->findData(QStringLiteral("gpt")) >= 0) model = box;
+    QVERIFY(model);
+    // Read as written (a language model with an image dataset is not a valid study yet).
+    const auto field = [](const StudyDialog& d, const char* name) {
+      return nlohmann::json::parse(d.specJson().toStdString()).value(name, 0);
+    };
+    const auto evalBatch = [&] { return field(dialog, "eval_batch_size"); };
+    const int batch = field(dialog, "batch_size");
+    QCOMPARE(evalBatch(), 1000);
+    model->setCurrentIndex(model->findData(QStringLiteral("gpt")));
+    QCOMPARE(evalBatch(), batch);
+    model->setCurrentIndex(model->findData(QStringLiteral("mlp")));
+    QCOMPARE(evalBatch(), 1000);
+    StudyDialog set(QString(quickSpec())
+                        .replace(QStringLiteral("\"name\""),
+                                 QStringLiteral("\"eval_batch_size\": 250, \"name\"")));
+    for (QComboBox* box : set.findChildren<QComboBox*>())
+      if (box->findData(QStringLiteral("gpt")) >= 0)
+        box->setCurrentIndex(box->findData(QStringLiteral("gpt")));
+    QCOMPARE(field(set, "eval_batch_size"), 250);
   }
 
   void refusesBadSeeds() {
