@@ -367,6 +367,7 @@ void MainWindow::updateExportActions() {
 void MainWindow::exportCurrent(const QString& suffix) {
   divergence_->settle();  // the reads in flight: the chart exported is the one they end with
   xray_->settle();
+  curves_->settle();
   const std::optional<Exportable> item = currentExportable();
   if (!item) return;
   const QString path = QFileDialog::getSaveFileName(
@@ -409,6 +410,7 @@ bool MainWindow::exportAllTo(const QString& dir, QString* error, QStringList* wr
   statistics_->recompute();
   divergence_->settle();  // the reads in flight, so the exported charts are the latest
   xray_->settle();
+  curves_->settle();
   if (!divergence_->analysisError().isEmpty()) {
     if (error)
       *error = tr("the divergence charts cannot be made: %1").arg(divergence_->analysisError());

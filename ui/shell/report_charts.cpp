@@ -9,6 +9,7 @@
 #include "ui/charts/backend_pair_choosers.h"
 #include "ui/charts/chart_view.h"
 #include "ui/panels/curves/curves_panel.h"
+#include "ui/panels/curves/equivalence_band.h"
 #include "ui/panels/distributions/distributions_panel.h"
 #include "ui/panels/divergence/divergence_panel.h"
 #include "ui/panels/formats/formats_panel.h"
@@ -76,6 +77,16 @@ bool writeReportCharts(const ResultPanels& panels, const ReportChartOptions& opt
     divergence->settle();  // the report of that pair, not the one in flight
   }
   if (panels.xray) panels.xray->settle();  // the X-ray read in flight
+  // The Curves tab's equivalence band compares the pair asked for too, then shows its own again.
+  CurvesPanel* curves = panels.curves;
+  QString curvesA, curvesB;
+  if (curves) {
+    curvesA = curves->equivalence()->backendA();
+    curvesB = curves->equivalence()->backendB();
+    if (divergence && (!options.a.empty() || !options.b.empty()))
+      curves->equivalence()->setPair(divergence->backendA(), divergence->backendB());
+    curves->settle();
+  }
   if (panels.statistics) panels.statistics->recompute();
   QStringList files;
   const bool ok = exportAll(panels.exportables(), outDir, &files, error);
@@ -88,6 +99,11 @@ bool writeReportCharts(const ResultPanels& panels, const ReportChartOptions& opt
     else
       divergence->unpickPair();
     divergence->settle();
+  }
+  if (curves && (curves->equivalence()->backendA() != curvesA ||
+                 curves->equivalence()->backendB() != curvesB)) {
+    curves->equivalence()->setPair(curvesA, curvesB);
+    curves->settle();
   }
   if (ok && written) *written << files;
   return ok;

@@ -41,7 +41,8 @@ struct ReportChartOptions {
 };
 
 // Writes `panels`' charts into `outDir` (created if missing) as PNG and SVG, the Divergence
-// charts for options' pair and alpha; the divergence tab gets its own pair and alpha back after.
+// charts and the Curves tab's equivalence band for options' pair (the Divergence tab's alpha);
+// both tabs get their own pair and alpha back after.
 // `written` receives every file's path. False with *error naming the file or the unknown backend.
 bool writeReportCharts(const ResultPanels& panels, const ReportChartOptions& options,
                        const QString& outDir, QStringList* written, QString* error);

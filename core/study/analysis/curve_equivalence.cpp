@@ -6,8 +6,6 @@
 #include <map>
 #include <set>
 
-#include "core/study/analysis/compared_metric.h"
-
 namespace paritylab::study {
 namespace {
 
@@ -71,7 +69,8 @@ std::string bandWords(const CurveEquivalence& e, const stats::CurveBandResult& r
 }  // namespace
 
 CurveEquivalence analyseCurveEquivalence(const ResultsStore& store, const std::string& reference,
-                                         const std::string& backend, double alpha) {
+                                         const std::string& backend, double alpha,
+                                         std::optional<ComparedMetric> comparedMetric) {
   CurveEquivalence e;
   e.reference = reference;
   e.backend = backend;
@@ -81,7 +80,7 @@ CurveEquivalence analyseCurveEquivalence(const ResultsStore& store, const std::s
   const auto epochs = store.loadAllEpochs();
   std::vector<std::map<std::int64_t, double>> stepsA, stepsB;
   std::vector<std::map<int, double>> epochsA, epochsB;
-  const ComparedMetric metric = defaultComparedMetric(store);
+  const ComparedMetric metric = comparedMetric.value_or(defaultComparedMetric(store));
   e.metric = metricWords(metric).name;
   for (const RunRecord& r : runs) {
     if (r.status != RunState::Completed || r.source != "emulated") continue;
@@ -128,12 +127,13 @@ CurveEquivalence analyseCurveEquivalence(const ResultsStore& store, const std::s
       e.testMetric = stats::simultaneousCurveBand(a, b, alpha);
     }
   }
-  std::string words;
-  if (e.trainLoss) words = bandWords(e, *e.trainLoss, "training loss", "step", e.steps);
+  if (e.trainLoss) e.trainLossWords = bandWords(e, *e.trainLoss, "training loss", "step", e.steps);
   if (e.testMetric) {
     const std::vector<std::int64_t> at(e.epochs.begin(), e.epochs.end());
-    words += (words.empty() ? "" : " ") + bandWords(e, *e.testMetric, e.metric, "epoch", at);
+    e.testMetricWords = bandWords(e, *e.testMetric, e.metric, "epoch", at);
   }
+  std::string words = e.trainLossWords;
+  if (!e.testMetricWords.empty()) words += (words.empty() ? "" : " ") + e.testMetricWords;
   if (words.empty())
     words = "No curve band of " + backend + " against " + reference + ": " +
             (e.notes.empty() ? std::string("nothing to compare") : e.notes.front()) + ".";

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/stats/curve_band.h"
+#include "core/study/analysis/compared_metric.h"
 #include "core/study/store/results_store.h"
 
 namespace paritylab::study {
@@ -25,13 +26,16 @@ struct CurveEquivalence {
   std::vector<int> epochs;                          // the epochs every compared run has, 1-based
   std::string metric;  // the study's compared metric per epoch ("accuracy", ...)
   std::optional<stats::CurveBandResult> testMetric;  // over `epochs`
-  std::string headline;                              // in plain words, the training-loss part first
-  std::vector<std::string> notes;                    // why a part is missing
+  std::string trainLossWords, testMetricWords;  // each part in plain words ("" without its band)
+  std::string headline;                         // in plain words, the training-loss part first
+  std::vector<std::string> notes;               // why a part is missing
 };
 
 // Throws StoreError (from the store) when the database cannot be read; a backend with fewer
-// than 2 completed runs gives no band and says so in `notes` and `headline`.
+// than 2 completed runs gives no band and says so in `notes` and `headline`. `metric`: the one
+// compared per epoch (none: the study's default, defaultComparedMetric).
 CurveEquivalence analyseCurveEquivalence(const ResultsStore& store, const std::string& reference,
-                                         const std::string& backend, double alpha = 0.05);
+                                         const std::string& backend, double alpha = 0.05,
+                                         std::optional<ComparedMetric> metric = std::nullopt);
 
 }  // namespace paritylab::study

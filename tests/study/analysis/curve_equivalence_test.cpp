@@ -86,6 +86,16 @@ TEST(CurveEquivalence, ABackendThatTrainsLikeTheReferenceStaysInside) {
   EXPECT_NE(e.headline.find("at all 40 steps"), std::string::npos) << e.headline;
 }
 
+TEST(CurveEquivalence, TheChosenMetricIsTheOnePerEpoch) {
+  const auto store = ResultsStore::openReadOnly(study());
+  const CurveEquivalence e =
+      analyseCurveEquivalence(*store, "cpu-fp32", "tpu-bf16", 0.05, ComparedMetric::TestLoss);
+  ASSERT_TRUE(e.testMetric);
+  EXPECT_EQ(e.metric, "test loss");
+  // The reference's mean test loss at epoch 1 is about 1/1, not an accuracy near 0.8.
+  EXPECT_NEAR(e.testMetric->meanA.front(), 1.0, 0.05);
+}
+
 TEST(CurveEquivalence, TooFewRunsGiveANoteAndNoBand) {
   const auto store = ResultsStore::openReadOnly(study());
   const CurveEquivalence e = analyseCurveEquivalence(*store, "cpu-fp32", "gpu-tf32");

@@ -66,6 +66,19 @@ std::vector<XY> bucketed(const std::vector<XY>& xy, double width) {
 
 }  // namespace
 
+CurveMetric curveOfComparedMetric(study::ComparedMetric metric) {
+  switch (metric) {
+    case study::ComparedMetric::Accuracy:
+      return CurveMetric::TestAccuracy;
+    case study::ComparedMetric::TestLoss:
+    case study::ComparedMetric::ValidationLoss:
+      return CurveMetric::TestLoss;
+    case study::ComparedMetric::Perplexity:
+      return CurveMetric::Perplexity;
+  }
+  return CurveMetric::TestAccuracy;
+}
+
 QString curveMetricName(CurveMetric metric) {
   switch (metric) {
     case CurveMetric::TestAccuracy:

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/study/analysis/compared_metric.h"
 #include "ui/charts/series_math.h"
 
 namespace paritylab::ui {
@@ -46,6 +47,9 @@ QString curveMetricSlug(CurveMetric metric);  // "accuracy", "test-loss", "train
 QString curveAxisTitle(CurveMetric metric);   // "test accuracy (%)", "test loss (nats)", ...
 bool isStepMetric(CurveMetric metric);        // against the step (else the epoch)
 bool isEarlyWarning(CurveMetric metric);      // one of the stored early warnings
+// The per-epoch curve of the metric a study's backends are compared on (its test loss for a
+// validation loss).
+CurveMetric curveOfComparedMetric(study::ComparedMetric metric);
 
 struct CurveOptions {
   CurveMetric metric = CurveMetric::TestAccuracy;

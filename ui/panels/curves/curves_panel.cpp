@@ -9,11 +9,13 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPushButton>
+#include <QScatterSeries>
 #include <QSlider>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "ui/charts/backend_colours.h"
 #include "ui/charts/chart_crosshair.h"
@@ -21,6 +23,7 @@
 #include "ui/charts/chart_view.h"
 #include "ui/charts/nice_ticks.h"
 #include "ui/charts/point_markers.h"
+#include "ui/panels/curves/equivalence_band.h"
 #include "ui/session/run_data.h"
 #include "ui/session/shown_study.h"
 
@@ -51,7 +54,8 @@ CurvesPanel::CurvesPanel(ShownStudy* study, QWidget* parent)
       chart_(new QChart),
       view_(new ChartView(chart_, this)),
       crosshair_(new ChartCrosshair(view_)),
-      hint_(new ChartHint(chart_)) {
+      hint_(new ChartHint(chart_)),
+      equivalence_(new EquivalenceBand(study, this)) {
   chart_->legend()->setAlignment(Qt::AlignBottom);
   chart_->legend()->setShowToolTips(true);  // a label cut short reads whole on hover
   chart_->setMargins(QMargins(6, 6, 6, 6));
@@ -64,6 +68,7 @@ CurvesPanel::CurvesPanel(ShownStudy* study, QWidget* parent)
   connect(data_, &RunData::reset, this, &CurvesPanel::rebuild);
   connect(data_, &RunData::rowsAppended, this, &CurvesPanel::rebuild);
   connect(data_, &RunData::updated, this, &CurvesPanel::refreshPoints);
+  connect(equivalence_, &EquivalenceBand::changed, this, &CurvesPanel::rebuild);
   rebuild();
 }
 
@@ -116,12 +121,24 @@ void CurvesPanel::buildControls() {
   row2->addWidget(logXCheck_);
   row2->addWidget(logYCheck_);
   row2->addStretch(1);
+  // The equivalence band's choosers on a row of their own: in a 1024-pixel window the first two
+  // rows are full.
+  auto* row3 = new QHBoxLayout;
+  row3->addWidget(equivalence_->controls());
+  row3->addStretch(1);
+  // The band's verdict in words: wraps within the window, never widens it.
+  equivalenceWords_ = new QLabel;
+  equivalenceWords_->setWordWrap(true);
+  equivalenceWords_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  equivalenceWords_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->setSpacing(2);
   layout->addLayout(row1);
   layout->addLayout(row2);
+  layout->addLayout(row3);
   layout->addWidget(view_, 1);
+  layout->addWidget(equivalenceWords_);
   const auto changed = [this] { readControls(); };
   connect(metricBox_, &QComboBox::currentIndexChanged, this, changed);
   connect(bandBox_, &QComboBox::currentIndexChanged, this, changed);
@@ -165,18 +182,7 @@ QString CurvesPanel::valueText(double y) const {
 
 void CurvesPanel::followComparedMetric() {
   CurveOptions o = options_;
-  switch (shown_->metric()) {
-    case study::ComparedMetric::Accuracy:
-      o.metric = CurveMetric::TestAccuracy;
-      break;
-    case study::ComparedMetric::TestLoss:
-    case study::ComparedMetric::ValidationLoss:
-      o.metric = CurveMetric::TestLoss;
-      break;
-    case study::ComparedMetric::Perplexity:
-      o.metric = CurveMetric::Perplexity;
-      break;
-  }
+  o.metric = curveOfComparedMetric(shown_->metric());
   if (o.metric != options_.metric) setOptions(o);
 }
 
@@ -284,6 +290,7 @@ void CurvesPanel::rebuild() {
     }
     backends_.insert(name, b);
   }
+  drawEquivalenceBand();
   // Runs beneath the means, except the highlighted ones, drawn thick above everything.
   std::vector<std::pair<int, const ShownRun*>> onTop;
   const auto addRun = [this](int row, const ShownRun& run, bool highlighted) {
@@ -328,8 +335,49 @@ void CurvesPanel::rebuild() {
               [this, name] { setBackendHidden(name, !hidden_.contains(name)); });
   }
   for (const auto& [row, run] : onTop) addRun(row, *run, true);
+  if (exitMarker_) attach(std::exchange(exitMarker_, nullptr), true);
   for (const QString& name : names) applyVisibility(name);
   refreshPoints();
+}
+
+void CurvesPanel::drawEquivalenceBand() {
+  equivalenceUpper_ = equivalenceLower_ = nullptr;
+  equivalenceWords_->setText(equivalence_->words(options_.metric));
+  equivalenceWords_->setVisible(!equivalenceWords_->text().isEmpty());
+  const std::optional<EquivalenceBand::Drawn> drawn = equivalence_->bandOf(options_.metric);
+  if (!drawn) return;
+  const QColor reference = BackendColours::of(equivalence_->backendB());
+  equivalenceUpper_ = new QLineSeries(chart_);
+  equivalenceLower_ = new QLineSeries(chart_);
+  equivalenceUpper_->replace(toPoints(drawn->upper, options_.logX, options_.logY));
+  equivalenceLower_->replace(toPoints(drawn->lower, options_.logX, options_.logY));
+  auto* band = new QAreaSeries(equivalenceUpper_, equivalenceLower_);
+  equivalenceUpper_->setParent(band);  // removed with the band at the next rebuild
+  equivalenceLower_->setParent(band);
+  band->setName(drawn->bandName);
+  // Light, beneath the runs: per-step losses of different batches make a ragged band that must
+  // not hide the curves it judges.
+  band->setPen(Qt::NoPen);
+  band->setBrush(withAlpha(reference, 50));
+  attach(band, true);
+  if (drawn->exit) {
+    auto* exit = new QScatterSeries;
+    exit->setName(drawn->exitName);
+    exit->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    exit->setMarkerSize(11);
+    exit->setColor(BackendColours::of(equivalence_->backendA()));
+    exit->setBorderColor(Qt::black);
+    exit->append(drawn->exit->x, drawn->exit->y);
+    exitMarker_ = exit;  // attached last, on top of every line
+  }
+}
+
+QString CurvesPanel::equivalenceWords() const {
+  return equivalenceWords_->text();
+}
+
+void CurvesPanel::settle() {
+  equivalence_->settle();
 }
 
 void CurvesPanel::refreshPoints() {
@@ -389,6 +437,8 @@ void CurvesPanel::autoRange() {
     for (const QPointF& p : s->points()) y0 = std::min(y0, p.y()), y1 = std::max(y1, p.y());
   };
   for (auto& [id, s] : runs_) scan(s.raw, s.raw->isVisible());
+  scan(equivalenceUpper_, true);
+  scan(equivalenceLower_, true);
   for (auto it = backends_.begin(); it != backends_.end(); ++it) {
     const bool visible = !hidden_.contains(it.key());
     scan(it->mean, visible);

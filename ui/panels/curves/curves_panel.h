@@ -19,6 +19,7 @@ class QAreaSeries;
 class QCheckBox;
 class QComboBox;
 class QLineSeries;
+class QScatterSeries;
 class QSlider;
 class QLabel;
 class QAbstractAxis;
@@ -28,6 +29,7 @@ namespace paritylab::ui {
 class ChartCrosshair;
 class ChartHint;
 class ChartView;
+class EquivalenceBand;
 class RunData;
 class ShownStudy;
 
@@ -53,6 +55,11 @@ class CurvesPanel : public QWidget, public ChartExports {
   void setEmptyHint(const QString& text, int expectedEpochs);
   // The curves last drawn (means, bands, N per point).
   const CurveSet& curves() const { return curves_; }
+  // The reference's simultaneous seed band and the examined backend's first exit (step loss and
+  // the compared metric), and the sentence beneath the chart that says what they show.
+  EquivalenceBand* equivalence() const { return equivalence_; }
+  QString equivalenceWords() const;
+  void settle();  // the equivalence band's read in flight delivered (exports and tests)
   // Runs drawn thick and on top (the runs selected in the table), by database id.
   void setHighlightedRuns(const QSet<qint64>& runIds);
   // Runs whose own curves are not drawn (the means still count them), by database id.
@@ -88,6 +95,7 @@ class CurvesPanel : public QWidget, public ChartExports {
   void applyVisibility(const QString& backend);
   qint64 runIdAt(int row) const;
   void autoRange();
+  void drawEquivalenceBand();
   QString valueText(double y) const;
   // What an empty chart says: the owner's hint, or why an early-warning chart has nothing.
   QString hintText() const;
@@ -107,6 +115,11 @@ class CurvesPanel : public QWidget, public ChartExports {
   // By row of RunData: a planned run keeps its row when the runner gives it a database id.
   std::map<int, RunSeries> runs_;
   QMap<QString, BackendSeries> backends_;
+  EquivalenceBand* equivalence_;
+  QLabel* equivalenceWords_ = nullptr;
+  QLineSeries* equivalenceUpper_ = nullptr;  // the band's edges (null when not drawn)
+  QLineSeries* equivalenceLower_ = nullptr;
+  QScatterSeries* exitMarker_ = nullptr;  // made with the band, attached above the runs
   QSet<QString> hidden_;
   QSet<qint64> highlightedRuns_, hiddenRuns_;
   QComboBox* metricBox_ = nullptr;
