@@ -296,6 +296,10 @@ MergeReport copyInputs(const std::vector<Input>& inputs, const std::string& spec
   for (const Input& in : inputs)
     if (std::optional<ResultsStore::TestSet> set = in.store->loadTestSet())
       out.saveTestSet(set->labels, set->classNames);
+  // The lockstep comparisons the first shard ran before its runs (one per mode; the same in any
+  // input that holds one).
+  for (const Input& in : inputs)
+    for (const LockstepRecord& r : in.store->loadLockstep()) out.saveLockstep(r);
   MergeReport report;
   report.studyName = spec.name;
   for (const auto& [name, r] : outputRuns)

@@ -73,6 +73,8 @@ struct RunnerCallbacks {
   std::function<void(const EpochEvent&)> onEpoch;
   std::function<void(const SignalsEvent&)> onSignals;
   std::function<void(const RunStateEvent&)> onRunState;
+  // A lockstep comparison of the spec's "lockstep" was stored (its mode: "resync" or "free").
+  std::function<void(const std::string& mode)> onLockstepStored;
   std::function<void()> onStudyFinished;
 };
 

@@ -5,6 +5,7 @@
 
 #include "core/data/text_corpus.h"
 #include "core/data/text_split.h"
+#include "core/study/run/run_lockstep.h"
 #include "core/study/run/thread_pool.h"
 
 namespace paritylab::study {
@@ -67,6 +68,13 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
   RunContext context{spec_, data, train_, cancel_, {}, callbacks_.onStep, stepInterval_};
   if (spec_.pretrain && !scheduler.todo().empty())
     context.backboneCheckpoint = pretrainBackbone(spec_, store_.path(), train_, cancel_);
+  // The lockstep comparisons first: when and where the backends part is known before the runs
+  // end. The first shard (or the whole study) runs them.
+  if (spec_.lockstep && shard_.index == 1) {
+    runStudyLockstep(spec_, data, store_, cancel_, [this](const LockstepRecord& r) {
+      if (callbacks_.onLockstepStored) callbacks_.onLockstepStored(r.mode);
+    });
+  }
   if (remote) remote->start(spec_, context.backboneCheckpoint);
 
   // Every worker thread asks the scheduler for the next run until none is left.

@@ -14,6 +14,7 @@
 #include "core/input/input_limits.h"
 #include "core/input/json_input.h"
 #include "core/input/text_file.h"
+#include "core/nn/lockstep.h"
 #include "core/nn/site_policies.h"
 #include "core/nn/training_choices.h"
 #include "core/study/spec/study_memory.h"
@@ -340,6 +341,49 @@ void readChaosFloor(ObjectReader& r, StudySpec& s) {
   }
 }
 
+void readLockstep(const json& object, StudySpec& s, const std::string& file) {
+  LockstepStudy l;
+  ObjectReader r(object, "lockstep", file);
+  if (s.pretrain)
+    r.fail("lockstep", "not with a \"pretrain\" stage (the lockstep starts from new weights)");
+  if (s.train.freezeEpochs > 0)
+    r.fail("lockstep", "not with \"freeze_epochs\" (frozen layers are not compared yet)");
+  r.read("backend", l.backend);
+  if (l.backend.empty()) r.fail("lockstep.backend", "missing (the backend compared)");
+  r.read("reference", l.reference);
+  for (const auto& [field, name] :
+       {std::pair{"lockstep.backend", l.backend}, std::pair{"lockstep.reference", l.reference}}) {
+    try {
+      lockstepPolicy(s, name);
+    } catch (const SpecError& e) {
+      r.fail(field, e.what());
+    }
+  }
+  if (l.backend == l.reference)
+    r.fail("lockstep.reference", "'" + l.reference +
+                                     "' is the backend itself: compare it with "
+                                     "another (the reference is cpu-fp32 unless named)");
+  r.readInt("steps", l.steps, {1, input::kMaxSteps});
+  r.readInt("every", l.every, {1, 1'000'000});
+  r.readReal("tolerance", l.tolerance, kPositive);
+  if (const json* m = r.find("modes")) {
+    if (!m->is_array() || m->empty() || m->size() > 2)
+      r.fail("lockstep.modes",
+             "expected [\"resync\"], [\"free\"] or both, got " + ObjectReader::excerpt(*m));
+    l.modes.clear();
+    for (const json& mode : *m) {
+      if (!mode.is_string() || !nn::parseLockstepMode(mode.get<std::string>()))
+        r.fail("lockstep.modes",
+               "unknown mode " + ObjectReader::excerpt(mode) + " (resync | free)");
+      if (std::find(l.modes.begin(), l.modes.end(), mode.get<std::string>()) != l.modes.end())
+        r.fail("lockstep.modes", "'" + mode.get<std::string>() + "' is listed twice");
+      l.modes.push_back(mode.get<std::string>());
+    }
+  }
+  r.finish();
+  s.lockstep = l;
+}
+
 }  // namespace
 
 std::pair<int, int> lineColumnOf(const std::string& text, std::size_t pos) {
@@ -456,8 +500,24 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   r.readInt("threads", s.threads, {0, input::kMaxThreads});
   r.read("origin", s.origin);
   readChaosFloor(r, s);
+  if (const json* l = r.find("lockstep")) readLockstep(*l, s, file);
   r.finish();
   return s;
+}
+
+backends::PrecisionPolicy lockstepPolicy(const StudySpec& spec, const std::string& name) {
+  // The chaos floor's entries perturb the training, not the arithmetic: not a lockstep's.
+  for (const BackendEntry& e : spec.backends)
+    if (e.name == name && e.perturbation == Perturbation::None) return e.policy;
+  try {
+    return backends::presetPolicy(name);
+  } catch (const std::invalid_argument&) {
+    std::string names;
+    for (const BackendEntry& e : spec.backends)
+      if (e.perturbation == Perturbation::None) names += (names.empty() ? "" : ", ") + e.name;
+    throw SpecError("'" + name + "' is neither a backend of the study (" + names + ") nor a preset",
+                    "lockstep");
+  }
 }
 
 const char* perturbationName(Perturbation p) {
@@ -615,6 +675,11 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
   j["keep_weights"] = s.keepWeights;
   j["warnings"] = {{"loss_spike_factor", s.lossSpikeFactor}};
   j["serve"] = s.serve;
+  if (s.lockstep) {
+    const LockstepStudy& l = *s.lockstep;
+    j["lockstep"] = {{"backend", l.backend}, {"reference", l.reference}, {"steps", l.steps},
+                     {"every", l.every},     {"tolerance", l.tolerance}, {"modes", l.modes}};
+  }
   if (s.chaosFloor) {
     json perturbations = json::array();
     for (Perturbation p : s.chaosFloor->perturbations) perturbations.push_back(perturbationName(p));

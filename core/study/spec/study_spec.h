@@ -79,6 +79,18 @@ struct PretrainStage {
   std::uint64_t seed = 0;
 };
 
+// Lockstep shadow runs kept with the study (core/nn/lockstep.h, docs/lockstep.md): `backend`
+// and `reference` (entries of the study or preset names) train side by side from the first
+// seed's initial weights on its batches, once per mode, before the study's runs.
+struct LockstepStudy {
+  std::string backend;
+  std::string reference = "cpu-fp32";
+  std::int64_t steps = 200;  // at most the runs' own steps
+  int every = 1;             // compare every N-th step
+  double tolerance = 0.01;   // the relative difference whose first crossing is reported
+  std::vector<std::string> modes{"resync", "free"};  // nn::parseLockstepMode's names
+};
+
 struct StudySpec {
   int version = 1;
   std::string name;
@@ -101,9 +113,16 @@ struct StudySpec {
   // every backend of the study and in batches of 1 ("serve": false leaves it out; its cost is
   // one evaluation per backend, docs/serving.md).
   bool serve = true;
+  // "lockstep": {"backend": NAME, "reference": NAME, "steps": N, "every": N, "tolerance": X,
+  // "modes": ["resync", "free"]}; none by default.
+  std::optional<LockstepStudy> lockstep;
   int threads = 0;     // 0 = one per core
   std::string origin;  // imported studies: the file the results came from
 };
+
+// The policy a lockstep names: the study's entry of that name, else the preset (SpecError
+// naming the field when neither exists).
+backends::PrecisionPolicy lockstepPolicy(const StudySpec& spec, const std::string& name);
 
 // text: the JSON; sourceName: file name used in messages. Throws SpecError.
 StudySpec parseStudySpec(const std::string& text, const std::string& sourceName = "<spec>");

@@ -62,8 +62,17 @@ CREATE TABLE serving (
   PRIMARY KEY (run_id, served_by, batch_size));
 )sql";
 
-// The current schema, for a new database, with kDivergenceTables, kSampleTables, kSignalTables
-// and kServingTables. Keep it equal to version 1 plus
+// Version 10's table: the study's lockstep comparisons, one per mode, the result as JSON (layers,
+// and per compared step the losses and each layer's four differences). Created by migrateTo10
+// and, for a new database, after kCurrentSchema.
+constexpr const char* kLockstepTables = R"sql(
+CREATE TABLE lockstep (
+  mode TEXT PRIMARY KEY, backend TEXT NOT NULL, reference TEXT NOT NULL, seed INTEGER NOT NULL,
+  tolerance REAL NOT NULL, result TEXT NOT NULL);
+)sql";
+
+// The current schema, for a new database, with kDivergenceTables, kSampleTables, kSignalTables,
+// kServingTables and kLockstepTables. Keep it equal to version 1 plus
 // every migration.
 constexpr const char* kCurrentSchema = R"sql(
 CREATE TABLE paritylab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -195,10 +204,16 @@ std::vector<std::string> migrateTo9(sqlite3* db, const std::string& file) {
   return {};
 }
 
+// Version 9 -> 10: kLockstepTables. Older studies kept no lockstep comparison.
+std::vector<std::string> migrateTo10(sqlite3* db, const std::string& file) {
+  exec(db, file, kLockstepTables);
+  return {};
+}
+
 // kMigrations[i] takes a database from version i + 1 to i + 2.
 const std::vector<std::function<std::vector<std::string>(sqlite3*, const std::string&)>>
-    kMigrations = {migrateTo2, migrateTo3, migrateTo4, migrateTo5,
-                   migrateTo6, migrateTo7, migrateTo8, migrateTo9};
+    kMigrations = {migrateTo2, migrateTo3, migrateTo4, migrateTo5, migrateTo6,
+                   migrateTo7, migrateTo8, migrateTo9, migrateTo10};
 
 void setVersion(sqlite3* db, const std::string& file, int version) {
   Statement(db, "INSERT OR REPLACE INTO paritylab_meta (key, value) VALUES ('schema_version', ?)",
@@ -264,6 +279,7 @@ void checkStoredReferences(sqlite3* db, const std::string& file, int version) {
   if (version >= 9) runTables.push_back("serving");
   for (const std::string& table : runTables)
     if (!exists("table", table)) damaged("table '" + table + "' is missing");
+  if (version >= 10 && !exists("table", "lockstep")) damaged("table 'lockstep' is missing");
   if (version >= 2) {
     for (const char* index : {"runs_emulated_identity", "runs_imported_identity"})
       if (!exists("index", index))
@@ -306,6 +322,7 @@ void createSchema(sqlite3* db, const std::string& file) {
     exec(db, file, kSampleTables);
     exec(db, file, kSignalTables);
     exec(db, file, kServingTables);
+    exec(db, file, kLockstepTables);
     setVersion(db, file, currentSchemaVersion());
     exec(db, file, "COMMIT");
   } catch (...) {

@@ -1,7 +1,8 @@
 #pragma once
 // SQLite results database (WAL). Tables: study (spec JSON, software version, created), runs,
 // epochs, steps (sampled training loss and learning rate), xray, test_set, predictions,
-// weights, samples, signals, signal_layers and serving (schema and its versions: results_schema.h).
+// weights, samples, signals, signal_layers, serving and lockstep (schema and its versions:
+// results_schema.h).
 // Every write is its own transaction, so a killed process loses at most the epochs in progress. A
 // run is unique in the database: an emulated one by (backend, seed), an imported one by (backend,
 // source run name). Several processes may work on one database: runs are claimed atomically
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/nn/lockstep.h"
 #include "core/nn/test_predictions.h"
 #include "core/nn/text_generation.h"
 #include "core/stats/weight_divergence.h"
@@ -97,6 +99,16 @@ struct ServingRecord {
   std::int64_t predictions = 0, flips = 0;
   double meanAbsLogProbChange = 0.0, meanKl = 0.0;  // nats
   double accuracy = 0.0;                            // the served answers', fraction
+};
+
+// A lockstep comparison kept with the study (table `lockstep`, schema version 10; the spec's
+// "lockstep"): one per mode, the backend and the reference side by side from `seed`'s start.
+struct LockstepRecord {
+  std::string mode;  // "resync" | "free" (nn::parseLockstepMode)
+  std::string backend, reference;
+  std::uint64_t seed = 0;
+  double tolerance = 0.01;
+  nn::LockstepResult result;
 };
 
 class ResultsStore {
@@ -199,6 +211,10 @@ class ResultsStore {
   // all runs' by run id, empty for a database from before schema version 9.
   void addServing(std::int64_t runId, const std::vector<ServingRecord>& rows);
   std::map<std::int64_t, std::vector<ServingRecord>> loadAllServing() const;
+  // Replaces the record of its mode. Loaded in mode order ("resync" before "free"); a record
+  // that does not read back is damage (StoreError naming the mode).
+  void saveLockstep(const LockstepRecord& record);
+  std::vector<LockstepRecord> loadLockstep() const;
   // True when any run has stored predictions or weight snapshots (what the divergence analysis
   // reads); one query, whatever the number of runs.
   bool holdsPredictionsOrWeights() const;

@@ -143,7 +143,8 @@ TEST(DivergenceStore, Version5DatabaseReadsAsNothingStoredAndGainsTheTablesForWr
         sqlite3_exec(
             db,
             "DROP TABLE test_set; DROP TABLE predictions; DROP TABLE weights; DROP TABLE samples; "
-            "DROP TABLE signals; DROP TABLE signal_layers; DROP TABLE serving; "
+            "DROP TABLE signals; DROP TABLE signal_layers; DROP TABLE serving; DROP TABLE "
+            "lockstep; "
             "UPDATE paritylab_meta SET value = '5' WHERE key = 'schema_version';",
             nullptr, nullptr, nullptr),
         SQLITE_OK);

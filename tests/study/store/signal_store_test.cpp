@@ -91,7 +91,8 @@ TEST(SignalStore, Version7DatabaseReadsAsNoSignalsAndGainsTheTablesForWriting) {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(db,
-                           "DROP TABLE signals; DROP TABLE signal_layers; DROP TABLE serving; "
+                           "DROP TABLE signals; DROP TABLE signal_layers; DROP TABLE serving; DROP "
+                           "TABLE lockstep; "
                            "UPDATE paritylab_meta "
                            "SET value = '7' WHERE key = 'schema_version';",
                            nullptr, nullptr, nullptr),
