@@ -3,7 +3,7 @@
 // A and a reference side by side from one initial state on the same batches and prints, per step
 // and per layer, how far A's outputs, gradients and weights are from the reference's, the first
 // step and layer where a tolerance is crossed, and how the difference grows with depth
-// (core/nn/lockstep.h).
+// (core/nn/lockstep.h). `lockstep --from DB [--mode M]` prints the comparison a study stored.
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -27,12 +27,13 @@
 #include "core/nn/lockstep.h"
 #include "core/nn/training_choices.h"
 #include "core/study/spec/study_spec.h"
+#include "core/study/store/results_store.h"
 
 namespace paritylab::cli {
 namespace {
 
 struct LockstepArgs : TrainingFlags {
-  std::string study, backend, reference = "cpu-fp32", mode = "resync", csv;
+  std::string study, backend, reference = "cpu-fp32", mode = "resync", csv, from;
   std::int64_t steps = 100;
   int every = 1;
   std::uint64_t seed = 0;
@@ -65,10 +66,11 @@ nlohmann::json number(double v) {
 }
 
 nlohmann::json toJson(const nn::LockstepResult& r, const nn::LockstepOptions& o,
-                      const LockstepArgs& a, const std::string& summary) {
+                      const std::string& backend, const std::string& reference,
+                      const std::string& summary) {
   nlohmann::json j;
-  j["backend"] = a.backend;
-  j["reference"] = a.reference;
+  j["backend"] = backend;
+  j["reference"] = reference;
   j["emulated"] = true;
   j["mode"] = std::string(nn::toString(o.mode));
   j["tolerance"] = o.tolerance;
@@ -159,11 +161,86 @@ void printTable(const nn::LockstepResult& r, const nn::LockstepStep& s) {
                 cell(s.difference[l][2]).c_str(), cell(s.difference[l][3]).c_str());
 }
 
+// Prints `result` as asked (--csv, --json, else the tables and the summary); `heading` is the
+// first line of the plain output.
+void show(const nn::LockstepResult& result, const nn::LockstepOptions& options,
+          const std::string& backend, const std::string& reference, const std::string& heading,
+          const LockstepArgs& a) {
+  const std::string summary = nn::describeLockstep(result, options, backend, reference);
+  if (!a.csv.empty()) {
+    if (a.csv == "-") {
+      std::cout << toCsv(result);
+    } else {
+      try {
+        input::writeFileAtomically(a.csv, toCsv(result));
+      } catch (const input::FileWriteError& e) {
+        throw CommandError(e.what());
+      }
+    }
+  }
+  if (a.json) {
+    std::cout << toJson(result, options, backend, reference, summary).dump(2) << "\n";
+    return;
+  }
+  if (a.csv == "-") return;
+  std::printf("%s\n", heading.c_str());
+  if (!result.steps.empty()) printTable(result, result.steps.front());
+  if (result.steps.size() > 1) printTable(result, result.steps.back());
+  if (result.attribution) {
+    const nn::LockstepAttribution& at = *result.attribution;
+    std::printf(
+        "  step %lld: weight-gradient error %s; per product, its share when computed as %s:\n",
+        static_cast<long long>(at.step), cell(at.error).c_str(), reference.c_str());
+    for (std::size_t i = 0; i < at.products.size() && i < 8; ++i)
+      std::printf("    %-22s %8.1f%%\n", at.products[i].product.c_str(),
+                  100 * at.products[i].share);
+  }
+  std::printf("%s\n", summary.c_str());
+  std::printf("  %.1f s for %lld steps of both runs\n", result.seconds,
+              static_cast<long long>(result.stepsTrained));
+}
+
+// A comparison a study stored (the spec's "lockstep"), in the mode asked for.
+void showStored(const LockstepArgs& a, nn::LockstepMode mode) {
+  std::vector<study::LockstepRecord> stored;
+  try {
+    stored = study::ResultsStore::openReadOnly(a.from)->loadLockstep();
+  } catch (const std::exception& e) {
+    throw CommandError(e.what());
+  }
+  std::string modes;
+  for (const study::LockstepRecord& r : stored) {
+    if (r.mode == nn::toString(mode)) {
+      nn::LockstepOptions options;
+      options.mode = mode;
+      options.tolerance = r.tolerance;
+      options.steps = r.result.stepsTrained;
+      show(r.result, options, r.backend, r.reference,
+           r.backend + " against " + r.reference + " as stored in " + a.from + " (seed " +
+               std::to_string(r.seed) + ", " + std::string(nn::toString(mode)) + ")",
+           a);
+      return;
+    }
+    modes += (modes.empty() ? "" : ", ") + r.mode;
+  }
+  throw CommandError(a.from + " holds no " + std::string(nn::toString(mode)) +
+                     " lockstep comparison (" +
+                     (modes.empty() ? std::string("none: the study's spec has no \"lockstep\"")
+                                    : "it holds: " + modes) +
+                     ")");
+}
+
 void runLockstepCommand(const LockstepArgs& a) {
   const std::optional<nn::LockstepMode> mode = nn::parseLockstepMode(a.mode);
   if (!mode) throw CommandError("--mode: unknown mode '" + a.mode + "' (resync | free)");
   if (!a.csv.empty() && a.csv != "-" && std::filesystem::exists(a.csv) && !a.overwrite)
     throw CommandError("--csv " + a.csv + ": the file exists; pass --overwrite to replace it");
+  if (!a.from.empty()) {
+    showStored(a, *mode);
+    return;
+  }
+  if (a.backend.empty())
+    throw CommandError("--backend is required (or --from DB for a study's stored comparison)");
   const backends::PrecisionPolicy policy = loadBackendArgument(a.backend);
   const backends::PrecisionPolicy reference = loadBackendArgument(a.reference);
   study::StudySpec spec;
@@ -190,40 +267,11 @@ void runLockstepCommand(const LockstepArgs& a) {
   } catch (const std::invalid_argument& e) {
     throw CommandError(e.what());
   }
-  const std::string summary = nn::describeLockstep(result, options, policy.name, reference.name);
-  if (!a.csv.empty()) {
-    if (a.csv == "-") {
-      std::cout << toCsv(result);
-    } else {
-      try {
-        input::writeFileAtomically(a.csv, toCsv(result));
-      } catch (const input::FileWriteError& e) {
-        throw CommandError(e.what());
-      }
-    }
-  }
-  if (a.json) {
-    std::cout << toJson(result, options, a, summary).dump(2) << "\n";
-    return;
-  }
-  if (a.csv == "-") return;
-  std::printf("%s (%s) on %s, batch %d, seed %llu\n", spec.train.model.c_str(), policy.name.c_str(),
-              spec.dataset.source.c_str(), spec.train.batchSize,
-              static_cast<unsigned long long>(spec.train.seed));
-  if (!result.steps.empty()) printTable(result, result.steps.front());
-  if (result.steps.size() > 1) printTable(result, result.steps.back());
-  if (result.attribution) {
-    const nn::LockstepAttribution& at = *result.attribution;
-    std::printf(
-        "  step %lld: weight-gradient error %s; per product, its share when computed as %s:\n",
-        static_cast<long long>(at.step), cell(at.error).c_str(), reference.name.c_str());
-    for (std::size_t i = 0; i < at.products.size() && i < 8; ++i)
-      std::printf("    %-22s %8.1f%%\n", at.products[i].product.c_str(),
-                  100 * at.products[i].share);
-  }
-  std::printf("%s\n", summary.c_str());
-  std::printf("  %.1f s for %lld steps of both runs\n", result.seconds,
-              static_cast<long long>(result.stepsTrained));
+  char heading[512];
+  std::snprintf(heading, sizeof heading, "%s (%s) on %s, batch %d, seed %llu",
+                spec.train.model.c_str(), policy.name.c_str(), spec.dataset.source.c_str(),
+                spec.train.batchSize, static_cast<unsigned long long>(spec.train.seed));
+  show(result, options, policy.name, reference.name, heading, a);
 }
 
 const CommandRegistration reg{
@@ -237,7 +285,10 @@ const CommandRegistration reg{
       cmd->add_option("study", a->study,
                       "Study JSON whose training to use (default: the quick study's: mlp on "
                       "Fashion-MNIST, batch 128)");
-      cmd->add_option("--backend,-b", a->backend, "Preset name or a policy .json file")->required();
+      cmd->add_option("--backend,-b", a->backend, "Preset name or a policy .json file");
+      cmd->add_option("--from", a->from,
+                      "A results database whose study ran \"lockstep\": print its stored "
+                      "comparison (--mode chooses which) instead of training");
       cmd->add_option("--reference", a->reference, "Preset or policy file compared against")
           ->capture_default_str();
       addIntegerOption(cmd, "--steps", a->steps, {1, input::kMaxSteps}, "Steps both runs train");
