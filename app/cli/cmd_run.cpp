@@ -244,6 +244,16 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
               how.c_str());
   if (const std::string cost = study::chaosFloorCost(spec); !cost.empty())
     std::printf("Chaos floor: %s\n", cost.c_str());
+  if (spec.lockstep && shard.index == 1) {
+    const study::LockstepStudy& l = *spec.lockstep;
+    std::string modes;
+    for (const std::string& m : l.modes) modes += (modes.empty() ? "" : " and ") + m;
+    std::printf(
+        "Lockstep: %s against %s, %lld steps, %s, before the runs (`paritylab-cli lockstep "
+        "--from %s` shows it)\n",
+        l.backend.c_str(), l.reference.c_str(), static_cast<long long>(l.steps), modes.c_str(),
+        a.db.c_str());
+  }
   if (!shard.whole())
     std::printf(
         "Shard %s: %d of the study's %zu runs (join the shards with `paritylab-cli merge`)\n",

@@ -28,6 +28,9 @@ TEST(LockstepStudyCli, AStudysStoredComparisonPrintsLikeTheLiveOne) {
   const auto stored = runCli({"lockstep", "--from", db, "--mode", "free", "--json"});
   ASSERT_EQ(stored.exitCode, 0) << stored.err;
   const nlohmann::json j = nlohmann::json::parse(stored.out);
+  EXPECT_NE(run.out.find("Lockstep: tpu-bf16 against cpu-fp32, 4 steps, free, before the runs"),
+            std::string::npos)
+      << run.out;
   EXPECT_EQ(j["backend"], "tpu-bf16");
   EXPECT_EQ(j["reference"], "cpu-fp32");
   EXPECT_EQ(j["mode"], "free");

@@ -49,12 +49,16 @@ class ShownStudy : public QObject {
   void setSpec(const QString& json, const QString& name);
   void setMode(Mode mode);
   void setMetric(study::ComparedMetric metric);
+  // The study running in this window stored a lockstep comparison (before its runs): the views
+  // that show one read the database again.
+  void announceLockstepStored() { emit lockstepStored(); }
 
  signals:
   void databaseChanged(const QString& path);
   void specChanged();
   void modeChanged(paritylab::ui::ShownStudy::Mode mode);
   void metricChanged();
+  void lockstepStored();
 
  private:
   RunData* runs_;

@@ -95,6 +95,7 @@ StudyController::StudyController(ShownStudy* shown, StudyActions* actions, QObje
     updateActions();
     emit changed();
   });
+  connect(session_, &StudySession::lockstepStored, shown_, &ShownStudy::announceLockstepStored);
   connect(session_, &StudySession::failed, this, [this](const QString& reason) {
     emit errorOccurred(tr("The study stopped"), reason);
     updateActions();

@@ -61,6 +61,11 @@ bool StudySession::start(const QString& specJson, const QString& dbPath, bool re
     QMetaObject::invokeMethod(
         this, [this, e] { data_->applySignals(e); }, Qt::QueuedConnection);
   };
+  callbacks.onLockstepStored = [this](const std::string& mode) {
+    QMetaObject::invokeMethod(
+        this, [this, mode] { emit lockstepStored(QString::fromStdString(mode)); },
+        Qt::QueuedConnection);
+  };
   callbacks.onRunState = [this](const study::RunStateEvent& e) {
     QMetaObject::invokeMethod(
         this, [this, e] { data_->applyState(e); }, Qt::QueuedConnection);

@@ -31,6 +31,7 @@ class StudySession : public QObject {
   void runningChanged(bool running);
   void finished(bool cancelled);       // the study ended: every run done, or cancel() stopped it
   void failed(const QString& reason);  // the runner stopped with an error
+  void lockstepStored(const QString& mode);  // a lockstep comparison of the spec's was stored
 
  private:
   struct Impl;

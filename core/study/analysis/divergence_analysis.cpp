@@ -236,6 +236,7 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
     report.notes.emplace_back(
         "the study has no chaos floor (\"chaos_floor\": false, or it predates it): how much of "
         "the precision's effect any rounding-level perturbation would have had is not measured");
+  report.lockstep = store.loadLockstep();
   TrainServeMatrix serving = trainServeMatrix(store, spec ? &*spec : nullptr, all);
   if (!serving.headlines.empty())
     report.serving = std::move(serving);

@@ -137,6 +137,9 @@ struct DivergenceReport {
   // Train under one backend, serve under another (train_serve.h): filled in when any run was
   // served by another backend.
   std::optional<TrainServeMatrix> serving;
+  // The study's lockstep comparisons (the spec's "lockstep"), "resync" before "free"; empty when
+  // the study ran none. Their backend and reference are their own, not the pair's.
+  std::vector<LockstepRecord> lockstep;
 
   std::string weightsKept;  // the study's keep_weights: "epochs", "final" or "none"
   // Why a part is empty or partial, in words ("imported runs carry no per-example predictions",

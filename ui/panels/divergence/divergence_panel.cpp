@@ -19,6 +19,7 @@
 #include "ui/panels/divergence/churn_matrix_view.h"
 #include "ui/panels/divergence/class_difference_view.h"
 #include "ui/panels/divergence/divergence_text.h"
+#include "ui/panels/divergence/lockstep_view.h"
 #include "ui/panels/divergence/samples_view.h"
 #include "ui/panels/divergence/serve_matrix_view.h"
 #include "ui/panels/divergence/weight_divergence_view.h"
@@ -51,6 +52,7 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
       weights_(new WeightDivergenceView),
       samples_(new SamplesView),
       serving_(new ServeMatrixView),
+      lockstep_(new LockstepView),
       reader_([this](const Analysed* analysed, const QString&) { takeResult(*analysed); }) {
   aBox_->setToolTip(tr("The backend examined"));
   bBox_->setToolTip(tr("The reference: its seed-to-seed variation is the noise floor"));
@@ -96,6 +98,7 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
   servingScroll_->setWidgetResizable(true);
   servingScroll_->setFrameShape(QFrame::NoFrame);
   charts_->addTab(servingScroll_, tr("Train × serve"));
+  charts_->addTab(lockstep_, tr("Lockstep"));
   charts_->setDocumentMode(true);
 
   message_->setWordWrap(true);
@@ -137,6 +140,8 @@ DivergencePanel::DivergencePanel(ShownStudy* study, QWidget* parent)
     // Batched by RunData's timer: one recomputation for any number of runs finishing at once,
     // and one with a database opened (RunData announces its new runs as finished too).
     connect(data_, &RunData::runFinished, &analyseSoon_, qOverload<>(&QTimer::start));
+    // A lockstep comparison is stored before the runs: shown at once, not after the first run.
+    connect(study, &ShownStudy::lockstepStored, &analyseSoon_, qOverload<>(&QTimer::start));
   }
   refillBackends();
   recompute();
@@ -298,6 +303,7 @@ void DivergencePanel::showReport(const study::DivergenceReport& report) {
   // The Samples tab is a language model's: an image study does not show it.
   charts_->setTabVisible(charts_->indexOf(samples_), report_.samples.has_value());
   serving_->setMatrix(report_.serving.value_or(study::TrainServeMatrix{}));
+  lockstep_->setRecords(report_.lockstep);
   // Shown when runs were served otherwise; otherwise the notes say why not.
   charts_->setTabVisible(charts_->indexOf(servingScroll_), serving_->hasMatrix());
   stack_->setCurrentWidget(charts_);
@@ -334,16 +340,18 @@ std::vector<Exportable> DivergencePanel::exportables() const {
         exportableChart(weights_->view(), QStringLiteral("divergence-weights"), QSize(1100, 680)));
   if (samples_->hasSamples()) items.push_back(exportableSamples(samples_));
   if (serving_->hasMatrix()) items.push_back(exportableServeMatrix(serving_));
+  for (Exportable& e : lockstep_->exportables()) items.push_back(std::move(e));
   return items;
 }
 
 std::optional<Exportable> DivergencePanel::currentExportable() const {
-  const QString name = charts_->currentWidget() == weights_   ? QStringLiteral("divergence-weights")
-                       : charts_->currentWidget() == samples_ ? QStringLiteral("divergence-samples")
-                       : charts_->currentWidget() == servingScroll_
-                           ? QStringLiteral("divergence-serving")
-                       : charts_->currentIndex() == 1 ? QStringLiteral("divergence-classes")
-                                                      : QStringLiteral("divergence-churn");
+  const QString name =
+      charts_->currentWidget() == weights_         ? QStringLiteral("divergence-weights")
+      : charts_->currentWidget() == samples_       ? QStringLiteral("divergence-samples")
+      : charts_->currentWidget() == servingScroll_ ? QStringLiteral("divergence-serving")
+      : charts_->currentWidget() == lockstep_      ? QStringLiteral("divergence-lockstep")
+      : charts_->currentIndex() == 1               ? QStringLiteral("divergence-classes")
+                                                   : QStringLiteral("divergence-churn");
   return exportableNamed(exportables(), name);
 }
 

@@ -31,6 +31,7 @@ class ClassDifferenceView;
 class RunData;
 class ShownStudy;
 class SamplesView;
+class LockstepView;
 class ServeMatrixView;
 class WeightDivergenceView;
 
@@ -90,6 +91,7 @@ class DivergencePanel : public QWidget, public ChartExports {
   WeightDivergenceView* weightView() const { return weights_; }
   SamplesView* samplesView() const { return samples_; }
   ServeMatrixView* serveView() const { return serving_; }
+  LockstepView* lockstepView() const { return lockstep_; }
   QTabWidget* charts() const { return charts_; }
   // The charts with something to show (divergence-churn, -classes, -weights), and the one on
   // screen when it is one of them.
@@ -142,6 +144,7 @@ class DivergencePanel : public QWidget, public ChartExports {
   WeightDivergenceView* weights_;
   SamplesView* samples_;
   ServeMatrixView* serving_;
+  LockstepView* lockstep_;
   QScrollArea* servingScroll_ = nullptr;  // the Train × serve tab
 
   BackgroundRead<Analysed> reader_;  // the analysis in flight, and the next one asked for

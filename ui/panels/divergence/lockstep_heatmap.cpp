@@ -1,0 +1,193 @@
+#include "ui/panels/divergence/lockstep_heatmap.h"
+
+#include <QPainter>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ui/charts/matrix_cells.h"
+
+namespace paritylab::ui {
+namespace {
+
+constexpr int kMargin = 8;
+constexpr int kGap = 6;
+constexpr int kLegendWidth = 64;
+
+// White to deep red (ColorBrewer "Reds"): a larger difference, darker.
+QColor shade(double t) {
+  return rampColour(QColor(0xff, 0xf5, 0xf0), QColor(0x67, 0x00, 0x0d), t);
+}
+
+QString percentText(double v) {
+  if (std::isinf(v)) return QObject::tr("not finite");
+  return QStringLiteral("%1%").arg(100.0 * v, 0, 'g', 3);
+}
+
+}  // namespace
+
+QString lockstepQuantityWords(nn::LockstepQuantity quantity) {
+  switch (quantity) {
+    case nn::LockstepQuantity::Activation:
+      return QObject::tr("outputs");
+    case nn::LockstepQuantity::ActivationGradient:
+      return QObject::tr("gradients passed back");
+    case nn::LockstepQuantity::WeightGradient:
+      return QObject::tr("weight gradients");
+    case nn::LockstepQuantity::Weight:
+      return QObject::tr("weights");
+  }
+  return {};
+}
+
+LockstepHeatmap::LockstepHeatmap(QWidget* parent) : QWidget(parent) {
+  setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+}
+
+void LockstepHeatmap::setRecord(const study::LockstepRecord* record,
+                                nn::LockstepQuantity quantity) {
+  record_ = record ? std::optional(*record) : std::nullopt;
+  quantity_ = quantity;
+  // The scale spans the decades this quantity's differences take, at least two.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  if (record_)
+    for (const nn::LockstepStep& s : record_->result.steps)
+      for (const auto& layer : s.difference) {
+        const double v = layer[std::size_t(quantity)];
+        if (std::isfinite(v) && v > 0) lo = std::min(lo, v), hi = std::max(hi, v);
+      }
+  lowDecade_ = std::isfinite(lo) ? int(std::floor(std::log10(lo))) : -8;
+  highDecade_ = std::isfinite(hi) ? int(std::ceil(std::log10(hi))) : 0;
+  if (highDecade_ - lowDecade_ < 2) lowDecade_ = highDecade_ - 2;
+  update();
+}
+
+QColor LockstepHeatmap::colourOf(double difference) const {
+  if (std::isnan(difference)) return undefinedCellColour();
+  if (std::isinf(difference)) return Qt::black;
+  if (difference <= 0) return shade(0.0);
+  return shade((std::log10(difference) - lowDecade_) / double(highDecade_ - lowDecade_));
+}
+
+QString LockstepHeatmap::title() const {
+  if (!record_) return {};
+  return tr("%1 against %2, %3 (emulated): relative RMS difference of each layer's %4 per step")
+      .arg(QString::fromStdString(record_->backend), QString::fromStdString(record_->reference),
+           record_->mode == "free" ? tr("free-running") : tr("re-synchronised"),
+           lockstepQuantityWords(quantity_));
+}
+
+void LockstepHeatmap::paintTo(QPainter& p, const QSize& size) const {
+  p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+  p.setFont(font());
+  const QFontMetrics fm(font());
+  const QColor ink(0x24, 0x29, 0x2f), muted(0x57, 0x60, 0x6a);
+  if (!record_ || record_->result.steps.empty() || record_->result.layers.empty()) return;
+  const nn::LockstepResult& r = record_->result;
+  const QRect titleBox = fm.boundingRect(QRect(kMargin, kMargin, size.width() - 2 * kMargin, 1000),
+                                         Qt::AlignLeft | Qt::TextWordWrap, title());
+  p.setPen(muted);
+  p.drawText(titleBox, Qt::AlignLeft | Qt::TextWordWrap, title());
+
+  // The first crossing, outlined when it is in this quantity.
+  const std::optional<nn::LockstepCrossing>& crossing = r.firstCrossing;
+  QString legend = tr("Grey: the layer has no such tensor. Black: not finite.");
+  if (crossing) {
+    legend += tr(" First difference above %1: %2's %3 at step %4 (%5)%6.")
+                  .arg(percentText(record_->tolerance),
+                       QString::fromStdString(r.layers[crossing->layer].name),
+                       lockstepQuantityWords(crossing->quantity))
+                  .arg(crossing->step)
+                  .arg(percentText(crossing->value))
+                  .arg(crossing->quantity == quantity_ ? tr(", outlined") : QString());
+  } else {
+    legend += tr(" No difference went above %1.").arg(percentText(record_->tolerance));
+  }
+  const int legendHeight = fm.boundingRect(QRect(0, 0, size.width() - 2 * kMargin, 1000),
+                                           Qt::AlignLeft | Qt::TextWordWrap, legend)
+                               .height();
+  int labelWidth = 0;
+  for (const nn::LockstepLayer& l : r.layers)
+    labelWidth = std::max(labelWidth, fm.horizontalAdvance(QString::fromStdString(l.name)));
+  labelWidth = std::min(labelWidth + kGap + 4, size.width() / 4);
+  const double top = titleBox.bottom() + kGap;
+  const double bottom = size.height() - kMargin - legendHeight - kGap - 2 * fm.height();
+  const QRectF grid(kMargin + labelWidth, top,
+                    std::max(1.0, double(size.width() - 2 * kMargin - labelWidth - kLegendWidth)),
+                    std::max(1.0, bottom - top));
+  const std::size_t layers = r.layers.size(), steps = r.steps.size();
+  const double w = grid.width() / double(steps), h = grid.height() / double(layers);
+  for (std::size_t l = 0; l < layers; ++l) {
+    p.setPen(ink);
+    p.drawText(QRectF(kMargin, grid.top() + double(l) * h, labelWidth - kGap, h),
+               Qt::AlignRight | Qt::AlignVCenter,
+               fm.elidedText(QString::fromStdString(r.layers[l].name), Qt::ElideMiddle,
+                             labelWidth - kGap));
+    for (std::size_t s = 0; s < steps; ++s) {
+      // Each cell a little wider than its share, so no hairline gaps show between columns.
+      const QRectF cell(grid.left() + double(s) * w, grid.top() + double(l) * h, w + 0.6, h + 0.6);
+      p.fillRect(cell, colourOf(r.steps[s].difference[l][std::size_t(quantity_)]));
+    }
+  }
+  // Rows apart by a white line when there is room.
+  if (h >= 6) {
+    p.setPen(QPen(Qt::white, 1));
+    for (std::size_t l = 1; l < layers; ++l)
+      p.drawLine(QPointF(grid.left(), grid.top() + double(l) * h),
+                 QPointF(grid.right(), grid.top() + double(l) * h));
+  }
+  if (crossing && crossing->quantity == quantity_) {
+    for (std::size_t s = 0; s < steps; ++s) {
+      if (r.steps[s].step != crossing->step) continue;
+      const QRectF cell(grid.left() + double(s) * w, grid.top() + double(crossing->layer) * h,
+                        std::max(w, 3.0), h);
+      p.setPen(QPen(QColor(0x0b, 0x72, 0xc9), 2.5));
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(cell.adjusted(-1.5, -1.5, 1.5, 1.5));
+    }
+  }
+  // The step axis: the first, the last and a few between, at their columns' centres.
+  p.setPen(ink);
+  const int ticks = std::min<int>(int(steps), std::max(2, int(grid.width()) / 90));
+  for (int i = 0; i < ticks; ++i) {
+    const std::size_t s =
+        ticks == 1 ? 0 : std::size_t(std::lround(double(i) * double(steps - 1) / (ticks - 1)));
+    const double x = grid.left() + (double(s) + 0.5) * w;
+    const QString text = QString::number(r.steps[s].step);
+    p.drawText(QRectF(x - 40, grid.bottom() + 2, 80, fm.height()), Qt::AlignCenter, text);
+  }
+  p.drawText(QRectF(grid.left(), grid.bottom() + 2 + fm.height(), grid.width(), fm.height()),
+             Qt::AlignCenter, tr("step"));
+  // The colour scale: the decades of the differences shown.
+  const QRectF bar(grid.right() + kGap, grid.top(), 12, grid.height());
+  for (int y = 0; y < int(bar.height()); ++y) {
+    const double t = 1.0 - double(y) / std::max(1.0, bar.height() - 1);
+    p.fillRect(QRectF(bar.left(), bar.top() + y, bar.width(), 1.0), shade(t));
+  }
+  p.setPen(muted);
+  p.drawRect(bar);
+  const int span = highDecade_ - lowDecade_;
+  const int every = span > 8 ? 2 : 1;  // a label every decade while they fit
+  for (int decade = highDecade_; decade >= lowDecade_; decade -= every) {
+    const double y = bar.top() + bar.height() * double(highDecade_ - decade) / double(span);
+    p.drawText(QRectF(bar.right() + 3, y - fm.height() / 2.0, kLegendWidth, fm.height()),
+               Qt::AlignLeft | Qt::AlignVCenter,
+               decade >= -5 ? QStringLiteral("%1%").arg(std::pow(10.0, decade + 2), 0, 'g', 6)
+                            : QStringLiteral("1e%1").arg(decade));
+  }
+  p.drawText(QRectF(kMargin, size.height() - kMargin - legendHeight, size.width() - 2 * kMargin,
+                    legendHeight),
+             Qt::AlignLeft | Qt::TextWordWrap, legend);
+}
+
+void LockstepHeatmap::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  paintTo(p, size());
+}
+
+Exportable exportableLockstepHeatmap(const LockstepHeatmap* view) {
+  return {QStringLiteral("divergence-lockstep"), QSize(1100, 500),
+          [view](QPainter& p, const QSize& s) { view->paintTo(p, s); }};
+}
+
+}  // namespace paritylab::ui

@@ -1,0 +1,205 @@
+#include "ui/panels/divergence/lockstep_view.h"
+
+#include <QChart>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <cmath>
+#include <limits>
+
+#include "ui/charts/chart_view.h"
+#include "ui/charts/nice_ticks.h"
+#include "ui/panels/divergence/lockstep_heatmap.h"
+#include "ui/panels/divergence/weight_divergence_view.h"
+
+namespace paritylab::ui {
+
+LockstepView::LockstepView(QWidget* parent)
+    : QWidget(parent),
+      mode_(new QComboBox),
+      quantity_(new QComboBox),
+      chooser_(new QComboBox),
+      stack_(new QStackedWidget),
+      charts_(new QStackedWidget),
+      empty_(new QLabel),
+      heatmap_(new LockstepHeatmap),
+      lines_(new QChart),
+      linesView_(new ChartView(lines_)),
+      words_(new QLabel) {
+  mode_->setToolTip(
+      tr("Re-synchronised: the backend starts every step from the reference's state (the error "
+         "one step adds). Free-running: each trains on its own (the error accumulated)."));
+  for (std::size_t k = 0; k < nn::kLockstepQuantities; ++k)
+    quantity_->addItem(lockstepQuantityWords(nn::LockstepQuantity(k)), int(k));
+  auto* controls = new QHBoxLayout;
+  // Three choosers whose entries say what they choose: no labels, so a 1024-pixel window fits.
+  quantity_->setToolTip(tr("Which tensor of each layer is compared"));
+  chooser_->setToolTip(tr("A layer x step heatmap, or one line per layer against the step"));
+  for (QComboBox* box : {mode_, quantity_, chooser_})
+    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  controls->addWidget(mode_);
+  controls->addWidget(quantity_);
+  controls->addWidget(chooser_);
+  controls->addStretch(1);
+
+  lines_->setAnimationOptions(QChart::NoAnimation);
+  lines_->legend()->setAlignment(Qt::AlignRight);
+  lines_->legend()->setShowToolTips(true);
+  // One at a time, each with the whole height (a 700-pixel window has room for one).
+  chooser_->addItem(tr("heatmap"));
+  chooser_->addItem(tr("lines"));
+  charts_->addWidget(heatmap_);
+  charts_->addWidget(linesView_);
+  connect(chooser_, &QComboBox::currentIndexChanged, charts_, &QStackedWidget::setCurrentIndex);
+  words_->setWordWrap(true);
+  words_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  words_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* page = new QWidget;
+  auto* pageLayout = new QVBoxLayout(page);
+  pageLayout->setContentsMargins(0, 0, 0, 0);
+  pageLayout->addLayout(controls);
+  pageLayout->addWidget(charts_, 1);
+  pageLayout->addWidget(words_);
+  empty_->setWordWrap(true);
+  empty_->setAlignment(Qt::AlignCenter);
+  empty_->setText(
+      tr("This study ran no lockstep comparison. Add \"lockstep\": {\"backend\": \"tpu-bf16\", "
+         "\"steps\": 200} to its spec (Edit study…) to train that backend and the reference side "
+         "by side before the runs and see, step by step and layer by layer, when and where they "
+         "part; or run paritylab-cli lockstep --backend tpu-bf16."));
+  stack_->addWidget(empty_);
+  stack_->addWidget(page);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(stack_);
+  connect(mode_, &QComboBox::currentIndexChanged, this, &LockstepView::redraw);
+  connect(quantity_, &QComboBox::currentIndexChanged, this, &LockstepView::redraw);
+  setRecords({});
+}
+
+void LockstepView::setRecords(const std::vector<study::LockstepRecord>& records) {
+  const QString mode = mode_->currentData().toString();
+  records_ = records;
+  {
+    const QSignalBlocker block(mode_);
+    mode_->clear();
+    for (const study::LockstepRecord& r : records_)
+      mode_->addItem(r.mode == "free" ? tr("free-running") : tr("re-synchronised"),
+                     QString::fromStdString(r.mode));
+    mode_->setCurrentIndex(std::max(0, mode_->findData(mode)));
+  }
+  redraw();
+}
+
+const study::LockstepRecord* LockstepView::shown() const {
+  const int i = mode_->currentIndex();
+  return i >= 0 && i < int(records_.size()) ? &records_[std::size_t(i)] : nullptr;
+}
+
+nn::LockstepQuantity LockstepView::shownQuantity() const {
+  return nn::LockstepQuantity(std::max(0, quantity_->currentData().toInt()));
+}
+
+QString LockstepView::words() const {
+  const study::LockstepRecord* r = shown();
+  if (!r) return {};
+  nn::LockstepOptions options;
+  options.mode = *nn::parseLockstepMode(r->mode);
+  options.tolerance = r->tolerance;
+  options.steps = r->result.stepsTrained;
+  return QString::fromStdString(nn::describeLockstep(r->result, options, r->backend, r->reference));
+}
+
+void LockstepView::redraw() {
+  const study::LockstepRecord* r = shown();
+  stack_->setCurrentIndex(r ? 1 : 0);
+  heatmap_->setRecord(r, shownQuantity());
+  if (r) drawLines(*r, shownQuantity());
+  words_->setText(words());
+}
+
+void LockstepView::drawLines(const study::LockstepRecord& record, nn::LockstepQuantity quantity) {
+  lines_->removeAllSeries();
+  for (QAbstractAxis* axis : lines_->axes()) {
+    lines_->removeAxis(axis);
+    delete axis;
+  }
+  const nn::LockstepResult& r = record.result;
+  auto* x = new QValueAxis;
+  keepTicksNice(x, 10, 1.0);
+  x->setTitleText(tr("step"));
+  auto* y = new QLogValueAxis;
+  y->setTitleText(tr("relative RMS difference (log)"));
+  y->setLabelFormat(QStringLiteral("%.0e"));
+  lines_->addAxis(x, Qt::AlignBottom);
+  lines_->addAxis(y, Qt::AlignLeft);
+  double y0 = std::numeric_limits<double>::infinity(), y1 = -y0;
+  int zeros = 0;
+  const auto attach = [&](QAbstractSeries* s) {
+    lines_->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+  };
+  for (std::size_t l = 0; l < r.layers.size(); ++l) {
+    auto* line = new QLineSeries;
+    line->setName(QString::fromStdString(r.layers[l].name));
+    line->setPen(QPen(layerColour(int(l)), 1.6));
+    for (const nn::LockstepStep& s : r.steps) {
+      const double v = s.difference[l][std::size_t(quantity)];
+      if (std::isnan(v) || std::isinf(v)) continue;
+      if (v <= 0) {
+        ++zeros;
+        continue;
+      }
+      line->append(double(s.step), v);
+      y0 = std::min(y0, v), y1 = std::max(y1, v);
+    }
+    attach(line);
+    if (line->points().isEmpty())
+      for (QLegendMarker* m : lines_->legend()->markers(line)) m->setVisible(false);
+  }
+  auto* tolerance = new QLineSeries;
+  tolerance->setName(tr("tolerance %1%").arg(100.0 * record.tolerance, 0, 'g', 3));
+  tolerance->setPen(QPen(QColor(0x57, 0x60, 0x6a), 1.2, Qt::DashLine));
+  const double first = r.steps.empty() ? 1.0 : double(r.steps.front().step);
+  const double last = r.steps.empty() ? 1.0 : double(r.steps.back().step);
+  tolerance->append(first, record.tolerance);
+  tolerance->append(last, record.tolerance);
+  attach(tolerance);
+  y0 = std::min(y0, record.tolerance), y1 = std::max(y1, record.tolerance);
+  if (r.firstCrossing && r.firstCrossing->quantity == quantity &&
+      std::isfinite(r.firstCrossing->value)) {
+    auto* crossing = new QScatterSeries;
+    crossing->setName(tr("first crossing: %1, step %2")
+                          .arg(QString::fromStdString(r.layers[r.firstCrossing->layer].name))
+                          .arg(r.firstCrossing->step));
+    crossing->setMarkerSize(11);
+    crossing->setColor(layerColour(int(r.firstCrossing->layer)));
+    crossing->setBorderColor(Qt::black);
+    crossing->append(double(r.firstCrossing->step), r.firstCrossing->value);
+    attach(crossing);
+  }
+  x->setRange(first - 1 < 0 ? 0 : first - 1, std::max(last, first + 1));
+  setDecadeRange(y, y0, y1);
+  lines_->setTitle(zeros > 0 ? tr("%1 per layer and step (%2 zero differences, equal tensors, "
+                                  "cannot sit on the log axis)")
+                                   .arg(lockstepQuantityWords(quantity))
+                                   .arg(zeros)
+                             : tr("%1 per layer and step").arg(lockstepQuantityWords(quantity)));
+}
+
+std::vector<Exportable> LockstepView::exportables() const {
+  if (!shown()) return {};
+  return {
+      exportableLockstepHeatmap(heatmap_),
+      exportableChart(linesView_, QStringLiteral("divergence-lockstep-lines"), QSize(1100, 600))};
+}
+
+}  // namespace paritylab::ui
