@@ -44,9 +44,10 @@ AppOptions addAppOptions(QCommandLineParser& parser) {
                                   QStringLiteral("FILE"));
   const QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("Tab to show: curves, distributions, statistics, "
-                                              "divergence, formats, x-ray, playground; TAB/PART "
-                                              "picks a part or a choice of it, e.g. "
-                                              "divergence/samples, curves/gradient norm."),
+                                              "divergence, formats, x-ray, playground; "
+                                              "TAB/PART/... picks parts or choices of it in turn, "
+                                              "e.g. divergence/samples, curves/gradient norm, "
+                                              "divergence/lockstep/free-running/lines."),
                                QStringLiteral("NAME"));
   const QCommandLineOption db(
       QStringLiteral("db"),
@@ -114,20 +115,30 @@ int main(int argc, char** argv) {
   if (parser.isSet(o.import))
     ok = window.importCsvFile(parser.value(o.import), parser.value(o.db)) && ok;
   if (!ok && (parser.isSet(o.screenshot) || parser.isSet(o.exportAll))) return 2;
-  if (parser.isSet(o.tab)) {
-    const QStringList names = parser.value(o.tab).toLower().split(QLatin1Char('/'));
+  // The tab, then each further part in turn: a part of the tab or a choice of it. Applied again
+  // before a screenshot: a choice listed only once a read arrives (the Lockstep view's modes).
+  const auto showTab = [&window, names = parser.value(o.tab).toLower().split(QLatin1Char('/'))] {
     for (int i = 0; i < window.tabs()->count(); ++i)
       if (window.tabs()->tabText(i).toLower() == names.front()) window.tabs()->setCurrentIndex(i);
-    if (names.size() > 1 && window.tabs()->currentWidget()) {
-      for (QTabWidget* parts : window.tabs()->currentWidget()->findChildren<QTabWidget*>())
-        for (int i = 0; i < parts->count(); ++i)
-          if (parts->tabText(i).toLower() == names[1]) parts->setCurrentIndex(i);
-      // Or a choice of the tab's (the Curves tab's metric: curves/gradient norm).
-      for (QComboBox* box : window.tabs()->currentWidget()->findChildren<QComboBox*>())
-        if (const int i = box->findText(names[1], Qt::MatchFixedString); i >= 0)
-          box->setCurrentIndex(i);
+    // Each part is looked for within the page the parts before it chose.
+    QWidget* scope = window.tabs()->currentWidget();
+    for (qsizetype part = 1; scope && part < names.size(); ++part) {
+      QWidget* chosen = nullptr;
+      for (QTabWidget* parts : scope->findChildren<QTabWidget*>())
+        for (int i = 0; i < parts->count() && !chosen; ++i)
+          if (parts->tabText(i).toLower() == names[part]) {
+            parts->setCurrentIndex(i);
+            chosen = parts->widget(i);
+          }
+      // Or a choice of the page's (the Curves tab's metric: curves/gradient norm).
+      if (!chosen)
+        for (QComboBox* box : scope->findChildren<QComboBox*>())
+          if (const int i = box->findText(names[part], Qt::MatchFixedString); i >= 0)
+            box->setCurrentIndex(i);
+      if (chosen) scope = chosen;
     }
-  }
+  };
+  if (parser.isSet(o.tab)) showTab();
   window.show();
   if (parser.isSet(o.run))
     QTimer::singleShot(0, &window, [&window] { window.controller()->start(); });
@@ -144,7 +155,12 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(o.screenshot)) {
     const QString file = parser.value(o.screenshot);
-    QTimer::singleShot(parser.value(o.delay).toInt(), &window, [&window, file] {
+    const bool tabAsked = parser.isSet(o.tab);
+    QTimer::singleShot(parser.value(o.delay).toInt(), &window, [&window, file, showTab, tabAsked] {
+      if (tabAsked) {
+        showTab();
+        QApplication::processEvents();
+      }
       if (!window.grab().save(file))
         std::fprintf(stderr, "paritylab: cannot write %s\n", qPrintable(file));
       QApplication::quit();

@@ -50,6 +50,13 @@ LockstepView::LockstepView(QWidget* parent)
   controls->addStretch(1);
 
   lines_->setAnimationOptions(QChart::NoAnimation);
+  x_ = new QValueAxis;
+  keepTicksNice(x_, 10, 1.0);
+  x_->setTitleText(tr("step"));
+  y_ = new QLogValueAxis;
+  y_->setTitleText(tr("relative RMS difference (log)"));
+  lines_->addAxis(x_, Qt::AlignBottom);
+  lines_->addAxis(y_, Qt::AlignLeft);
   lines_->legend()->setAlignment(Qt::AlignRight);
   lines_->legend()->setShowToolTips(true);
   // One at a time, each with the whole height (a 700-pixel window has room for one).
@@ -122,24 +129,17 @@ void LockstepView::redraw() {
   stack_->setCurrentIndex(r ? 1 : 0);
   heatmap_->setRecord(r, shownQuantity());
   if (r) drawLines(*r, shownQuantity());
-  words_->setText(words());
+  // The comparison is the spec's, whatever pair the tab's choosers show.
+  words_->setText(r ? tr("The study's lockstep (its spec's choice of backends). %1").arg(words())
+                    : QString());
 }
 
 void LockstepView::drawLines(const study::LockstepRecord& record, nn::LockstepQuantity quantity) {
+  // The axes stay (made once); the series are made anew.
   lines_->removeAllSeries();
-  for (QAbstractAxis* axis : lines_->axes()) {
-    lines_->removeAxis(axis);
-    delete axis;
-  }
   const nn::LockstepResult& r = record.result;
-  auto* x = new QValueAxis;
-  keepTicksNice(x, 10, 1.0);
-  x->setTitleText(tr("step"));
-  auto* y = new QLogValueAxis;
-  y->setTitleText(tr("relative RMS difference (log)"));
-  y->setLabelFormat(QStringLiteral("%.0e"));
-  lines_->addAxis(x, Qt::AlignBottom);
-  lines_->addAxis(y, Qt::AlignLeft);
+  QValueAxis* x = x_;
+  QLogValueAxis* y = y_;
   double y0 = std::numeric_limits<double>::infinity(), y1 = -y0;
   int zeros = 0;
   const auto attach = [&](QAbstractSeries* s) {
@@ -187,7 +187,7 @@ void LockstepView::drawLines(const study::LockstepRecord& record, nn::LockstepQu
     attach(crossing);
   }
   x->setRange(first - 1 < 0 ? 0 : first - 1, std::max(last, first + 1));
-  setDecadeRange(y, y0, y1);
+  setDecadeRange(y, std::min(y0, y1 / 100), y1);  // two decades at least: labels at both ends
   lines_->setTitle(zeros > 0 ? tr("%1 per layer and step (%2 zero differences, equal tensors, "
                                   "cannot sit on the log axis)")
                                    .arg(lockstepQuantityWords(quantity))

@@ -16,6 +16,8 @@
 class QChart;
 class QComboBox;
 class QLabel;
+class QLogValueAxis;
+class QValueAxis;
 class QStackedWidget;
 
 namespace paritylab::ui {
@@ -57,6 +59,8 @@ class LockstepView : public QWidget {
   QLabel* empty_;
   LockstepHeatmap* heatmap_;
   QChart* lines_;
+  QValueAxis* x_;
+  QLogValueAxis* y_;
   ChartView* linesView_;
   QLabel* words_;
 };

@@ -113,6 +113,10 @@ class LockstepViewTest : public QObject {
     view.quantityBox()->setCurrentIndex(int(nn::LockstepQuantity::Weight));
     QVERIFY2(view.linesChart()->title().contains("4 zero differences"),
              qPrintable(view.linesChart()->title()));
+    // Drawn again, not on top: one x and one y axis.
+    view.setRecords({record("resync"), record("free")});
+    view.modeBox()->setCurrentIndex(1);
+    QCOMPARE(view.linesChart()->axes().size(), qsizetype(2));
   }
 
   void aStudyRunWithLockstepShowsItInTheTab() {
