@@ -23,6 +23,7 @@
 #include <optional>
 
 #include "ui/panels/curves/curves_panel.h"
+#include "ui/panels/curves/equivalence_band.h"
 #include "ui/panels/distributions/distributions_panel.h"
 #include "ui/panels/divergence/divergence_panel.h"
 #include "ui/panels/formats/formats_panel.h"
@@ -108,8 +109,15 @@ MainWindow::MainWindow(QWidget* parent)
                                        QString::fromStdString(o.b.empty() ? o.reference : o.b),
                                        o.alpha};
   });
+  // So does the Curves tab's equivalence band.
+  curves_->equivalence()->setSuggestion([this] {
+    const study::ReportOptions o = statistics_->reportOptions();
+    return std::pair{QString::fromStdString(o.a),
+                     QString::fromStdString(o.b.empty() ? o.reference : o.b)};
+  });
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
     if (tabs_->currentWidget() == divergence_) suggestDivergencePair();
+    if (tabs_->currentWidget() == curves_) curves_->equivalence()->followSuggestion();
   });
   // The runs selected in the table stand out in the curves; runs hidden there are not drawn.
   connect(runs_, &RunsPanel::runSelectionChanged, curves_, &CurvesPanel::setHighlightedRuns);

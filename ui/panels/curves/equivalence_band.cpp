@@ -111,13 +111,34 @@ void EquivalenceBand::relist() {
     return;
   }
   userPicked_ = false;
-  const auto [da, db] = defaultBackendPair(names, shown_->chaosFloorBackends());
+  auto [da, db] = defaultBackendPair(names, shown_->chaosFloorBackends());
+  if (suggestion_) {
+    const auto [sa, sb] = suggestion_();
+    if (sa != sb && names.contains(sa) && names.contains(sb)) da = sa, db = sb;
+  }
   aBox_->setCurrentText(da);
   bBox_->setCurrentText(db);
 }
 
+bool EquivalenceBand::adoptSuggestion() {
+  if (userPicked_ || !suggestion_) return false;
+  const auto [a, b] = suggestion_();
+  const QStringList names = shown_->runs()->backends();
+  if (a == b || !names.contains(a) || !names.contains(b)) return false;
+  if (a == backendA() && b == backendB()) return false;
+  const QSignalBlocker ba(aBox_), bb(bBox_);
+  aBox_->setCurrentText(a);
+  bBox_->setCurrentText(b);
+  return true;
+}
+
+void EquivalenceBand::followSuggestion() {
+  if (adoptSuggestion()) recompute();
+}
+
 void EquivalenceBand::recompute() {
   soon_.stop();
+  adoptSuggestion();  // the Statistics tab's pair may have settled since the lists changed
   const QString path = shown_->database();
   if (!isOn() || path.isEmpty() || backendA().isEmpty() || backendB().isEmpty()) {
     if (result_) {

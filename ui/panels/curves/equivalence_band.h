@@ -9,8 +9,10 @@
 #include <QObject>
 #include <QString>
 #include <QTimer>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/study/analysis/curve_equivalence.h"
@@ -36,7 +38,14 @@ class EquivalenceBand : public QObject {
   QWidget* controls() const { return controls_; }
   bool isOn() const;
   void setOn(bool on);
-  void setPair(const QString& a, const QString& b);  // A examined, B the reference
+  void setPair(const QString& a, const QString& b);  // A examined, B the reference (picked)
+  // Where the pair comes from until one is picked (the window: the Statistics tab's pair, as
+  // the Divergence tab's); followSuggestion() takes it again (the tab is shown). Without one,
+  // or when it names a backend the runs do not have: defaultBackendPair.
+  void setSuggestion(std::function<std::pair<QString, QString>()> suggestion) {
+    suggestion_ = std::move(suggestion);
+  }
+  void followSuggestion();
   QString backendA() const;
   QString backendB() const;
 
@@ -67,6 +76,7 @@ class EquivalenceBand : public QObject {
     QString error;
   };
   void relist();
+  bool adoptSuggestion();  // the suggested pair, unless one was picked; whether it changed
   void recompute();
   void take(const Read& read);
 
@@ -76,6 +86,7 @@ class EquivalenceBand : public QObject {
   QComboBox* aBox_;
   QComboBox* bBox_;
   bool userPicked_ = false;
+  std::function<std::pair<QString, QString>()> suggestion_;
   QTimer soon_;  // one read for any number of runs finishing at once
   std::optional<study::CurveEquivalence> result_;
   QString error_;

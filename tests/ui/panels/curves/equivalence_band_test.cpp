@@ -17,6 +17,7 @@
 #include "core/study/analysis/curve_equivalence.h"
 #include "core/study/store/results_store.h"
 #include "ui/panels/curves/curves_panel.h"
+#include "ui/panels/divergence/divergence_panel.h"
 #include "ui/shell/main_window.h"
 
 static void initResources() {
@@ -152,6 +153,23 @@ class EquivalenceBandTest : public QObject {
     QCOMPARE(panel->equivalenceWords(),
              QString("The equivalence band is drawn on the step loss and on the test accuracy "
                      "per epoch."));
+  }
+
+  // The band compares the pair the Statistics tab shows (as the Divergence tab does) until one
+  // is picked in its own choosers.
+  void itFollowsTheStatisticsTabsPairUntilOneIsPicked() {
+    MainWindow window;
+    QVERIFY(window.openDatabase(db_));
+    CurvesPanel* panel = window.curves();
+    panel->settle();
+    const QString a = panel->equivalence()->backendA(), b = panel->equivalence()->backendB();
+    QCOMPARE(window.divergence()->backendA(), a);
+    QCOMPARE(window.divergence()->backendB(), b);
+    panel->equivalence()->setPair("cpu-fp32", "pure-bf16");
+    panel->equivalence()->followSuggestion();
+    QCOMPARE(panel->equivalence()->backendA(), QString("cpu-fp32"));  // picked: kept
+    panel->settle();
+    QVERIFY(panel->equivalenceWords().startsWith("cpu-fp32's"));
   }
 
   void switchedOffItDrawsNothing() {
