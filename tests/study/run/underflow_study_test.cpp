@@ -1,9 +1,12 @@
 // resources/studies/underflow.json, scaled down to seconds. With fp16
 // operands and no loss scaling, the X-ray reports gradient underflow on backward products that
-// the same recipe with loss scaling (gpu-amp-fp16) does not, and cpu-fp32 reports none.
+// the same recipe with loss scaling (gpu-amp-fp16) does not, and cpu-fp32 reports none; the
+// study's lockstep finds the layer the underflow hits at the step the X-ray sees it.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -62,6 +65,49 @@ TEST(UnderflowStudy, LossScalingKeepsTheGradientsThatFp16WithoutItFlushes) {
         ++gradFindings;
     }
     EXPECT_GE(gradFindings, 1);
+
+    // The lockstep finds the same place at the same step: at the first step the X-ray samples,
+    // the layer whose weight gradient is furthest from cpu-fp32's (one step from the same
+    // state) is the one whose weight-gradient product's gradient operand fp16 flushes most.
+    const std::vector<LockstepRecord> lockstep = store->loadLockstep();
+    ASSERT_EQ(lockstep.size(), 1u);
+    const nn::LockstepResult& r = lockstep.front().result;
+    std::int64_t runId = 0;
+    for (const RunRecord& run : store->loadRuns())
+      if (run.backend == "fp16-no-scaling" && run.seed == spec.seeds.front()) runId = run.id;
+    std::int64_t first = -1;
+    std::map<std::string, double> flushed;  // per layer: its .wgrad's gradient operand
+    for (const XrayRow& row : store->loadXray(runId))
+      if (row.operand == "grad" && row.site.ends_with(".wgrad") &&
+          (first < 0 || row.step <= first)) {
+        if (row.step < first || first < 0) flushed.clear(), first = row.step;
+        flushed[row.site.substr(0, row.site.size() - 6)] =
+            double(row.xray.flushed) / double(std::max<std::int64_t>(1, row.xray.count));
+      }
+    ASSERT_GE(first, 0);
+    const auto step = std::find_if(r.steps.begin(), r.steps.end(),
+                                   [&](const nn::LockstepStep& s) { return s.step == first + 1; });
+    ASSERT_NE(step, r.steps.end()) << "X-ray step " << first;
+    std::string mostFlushed, furthest;
+    double flushedMax = -1, differenceMax = -1;
+    double lowestWithFlushing = 1e300, highestWithout = 0;
+    for (std::size_t l = 0; l < r.layers.size(); ++l) {
+      const double d = step->difference[l][std::size_t(nn::LockstepQuantity::WeightGradient)];
+      const double f = flushed.count(r.layers[l].name) ? flushed.at(r.layers[l].name) : 0.0;
+      std::printf("  step %lld %-6s weight-gradient difference %.4f%%, gradient flushed %.4f%%\n",
+                  static_cast<long long>(step->step), r.layers[l].name.c_str(), 100 * d, 100 * f);
+      if (f > flushedMax) flushedMax = f, mostFlushed = r.layers[l].name;
+      if (f >= kNotableFraction)
+        lowestWithFlushing = std::min(lowestWithFlushing, d);
+      else
+        highestWithout = std::max(highestWithout, d);
+      if (d > differenceMax) differenceMax = d, furthest = r.layers[l].name;
+    }
+    EXPECT_GE(flushedMax, kNotableFraction);
+    EXPECT_EQ(furthest, mostFlushed);
+    EXPECT_GT(differenceMax, lockstep.front().tolerance);
+    // Every layer whose gradient is flushed is further off than every layer whose is not.
+    EXPECT_GT(lowestWithFlushing, highestWithout);
   }
   fs::remove(db);
   fs::remove(db.string() + "-wal");
