@@ -196,8 +196,10 @@ DivergenceReport analyseDivergence(const ResultsStore& store, const DivergenceOp
   stats::BootstrapOptions boot = options.bootstrap;
   boot.alpha = options.alpha;  // every CI at 1 - alpha
 
-  for (const BackendRuns& row : all)
+  for (const BackendRuns& row : all) {
+    report.completedRuns += row.allFinalAccuracies.size();
     if (!row.withPredictions.empty()) report.backends.push_back(row.name);
+  }
   for (const std::string& row : report.backends) {
     for (const std::string& column : report.backends) {
       const BackendRuns& r = *findBackendRuns(all, row);

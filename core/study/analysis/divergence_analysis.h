@@ -114,6 +114,9 @@ struct DivergenceReport {
 
   // Backends with stored predictions, in the study's order; matrix row-major, size n x n.
   std::vector<std::string> backends;
+  // Completed runs of every backend (imported too, with predictions or not): none while a study has
+  // only started, which is not the same as runs that carry no predictions.
+  std::size_t completedRuns = 0;
   std::vector<ChurnCell> churnMatrix;
 
   std::optional<stats::ChurnComparison> churn;  // A vs B, with the headline sentence

@@ -122,6 +122,7 @@ inline study::DivergenceReport importedReport() {
              "imported runs carry no weight snapshots"};
   const std::vector<double> accA = {0.6855, 0.7034, 0.6999}, accB = {0.6878, 0.6834, 0.6917};
   r.welch = stats::tTest(accA, accB);
+  r.completedRuns = accA.size() + accB.size();
   return r;
 }
 

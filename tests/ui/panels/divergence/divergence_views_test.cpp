@@ -306,6 +306,19 @@ class DivergenceViewsTest : public QObject {
     QVERIFY(ink > 0);
   }
 
+  // A study that has only started: no run finished, which is not "runs without predictions".
+  void aStudyJustStartedSaysNoRunHasFinished() {
+    study::DivergenceReport report;
+    report.a = "tpu-bf16";
+    report.b = "cpu-fp32";
+    const DivergenceSummary s = summarizeDivergence(report, 0.05);
+    QVERIFY2(s.headline.startsWith("No run has finished yet"), qPrintable(s.headline));
+    QVERIFY(!s.headline.contains("imported"));
+    ChurnMatrixView churn;
+    churn.setReport(report);
+    QVERIFY(churn.emptyReason().startsWith("No run has finished yet"));
+  }
+
   // A study with keep_weights "none", and one where B or A has no predictions.
   void partialReasons() {
     study::DivergenceReport report = threeBackendReport();
