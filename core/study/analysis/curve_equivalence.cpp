@@ -83,9 +83,11 @@ CurveEquivalence analyseCurveEquivalence(const ResultsStore& store, const std::s
   const ComparedMetric metric = comparedMetric.value_or(defaultComparedMetric(store));
   e.metric = metricWords(metric).name;
   for (const RunRecord& r : runs) {
-    if (r.status != RunState::Completed || r.source != "emulated") continue;
+    // Emulated or imported alike: the band needs curves of completed runs, not their source.
+    if (r.status != RunState::Completed) continue;
     const bool isA = r.backend == reference, isB = r.backend == backend;
     if (!isA && !isB) continue;
+    (r.source == "imported" ? e.imported : e.emulated) = true;
     std::map<std::int64_t, double> s;
     if (const auto it = steps.find(r.id); it != steps.end())
       for (const StepRecord& p : it->second) s[p.step] = p.trainLoss;

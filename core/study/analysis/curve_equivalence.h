@@ -20,8 +20,9 @@ namespace paritylab::study {
 struct CurveEquivalence {
   std::string reference, backend;  // A (whose seeds set the band) and B
   double alpha = 0.05;
-  int runsReference = 0, runsBackend = 0;  // completed emulated runs compared
-  std::vector<std::int64_t> steps;         // the sampled steps every compared run has, 1-based
+  int runsReference = 0, runsBackend = 0;   // completed runs compared (emulated or imported)
+  bool emulated = false, imported = false;  // whether any compared run was so
+  std::vector<std::int64_t> steps;          // the sampled steps every compared run has, 1-based
   std::optional<stats::CurveBandResult> trainLoss;  // over `steps`
   std::vector<int> epochs;                          // the epochs every compared run has, 1-based
   std::string metric;  // the study's compared metric per epoch ("accuracy", ...)

@@ -19,7 +19,7 @@ using testing::freshTempPath;
 // Runs of `backend` (seeds 0..seeds-1), 40 sampled steps (every 5th, 5..200) and 4 epochs each:
 // a falling loss with noise correlated from step to step, `shift` added from step `from` on.
 void addRuns(ResultsStore& store, const std::string& backend, int seeds, std::mt19937_64& rng,
-             double shift = 0.0, std::int64_t from = 0) {
+             double shift = 0.0, std::int64_t from = 0, bool imported = false) {
   std::normal_distribution<double> noise(0.0, 0.03);
   for (int seed = 0; seed < seeds; ++seed) {
     RunRecord r;
@@ -27,6 +27,11 @@ void addRuns(ResultsStore& store, const std::string& backend, int seeds, std::mt
     r.seed = std::uint64_t(seed);
     r.status = RunState::Completed;
     r.epochsDone = 4;
+    if (imported) {
+      r.source = "imported";
+      r.message = backend + "-run-" + std::to_string(seed);  // the source's identity
+      r.runName = "run-" + std::to_string(seed);
+    }
     const std::int64_t id = store.addRun(r);
     std::vector<StepRecord> steps;
     double e = 0.0;
@@ -94,6 +99,24 @@ TEST(CurveEquivalence, TheChosenMetricIsTheOnePerEpoch) {
   EXPECT_EQ(e.metric, "test loss");
   // The reference's mean test loss at epoch 1 is about 1/1, not an accuracy near 0.8.
   EXPECT_NEAR(e.testMetric->meanA.front(), 1.0, 0.05);
+}
+
+TEST(CurveEquivalence, RunsImportedFromHardwareHaveTheirBandToo) {
+  const std::string path = freshTempPath("curve-equivalence-imported.db");
+  {
+    auto store = ResultsStore::open(path, true);
+    std::mt19937_64 rng(11);
+    addRuns(*store, "xla", 6, rng, 0.0, 0, true);
+    addRuns(*store, "cuda", 6, rng, 0.25, 120, true);
+  }
+  const auto store = ResultsStore::openReadOnly(path);
+  const CurveEquivalence e = analyseCurveEquivalence(*store, "xla", "cuda");
+  EXPECT_EQ(e.runsReference, 6);
+  EXPECT_EQ(e.runsBackend, 6);
+  EXPECT_TRUE(e.imported);
+  EXPECT_FALSE(e.emulated);
+  ASSERT_TRUE(e.trainLoss && e.trainLoss->firstExit) << e.headline;
+  EXPECT_EQ(e.steps[*e.trainLoss->firstExit], 120);
 }
 
 TEST(CurveEquivalence, TooFewRunsGiveANoteAndNoBand) {

@@ -218,7 +218,11 @@ QString EquivalenceBand::words(CurveMetric metric) const {
   if (!result_) return tr("Reading the equivalence band…");
   const study::CurveEquivalence& e = *result_;
   const std::string& said = metric == CurveMetric::StepLoss ? e.trainLossWords : e.testMetricWords;
-  if (!said.empty()) return QString::fromStdString(said) + tr(" (emulated backends)");
+  if (!said.empty())
+    return QString::fromStdString(said) +
+           (e.imported && e.emulated ? tr(" (emulated runs and runs measured on hardware)")
+            : e.imported             ? tr(" (runs measured on hardware)")
+                                     : tr(" (emulated backends)"));
   return tr("No equivalence band of %1 against %2: %3.")
       .arg(QString::fromStdString(e.backend), QString::fromStdString(e.reference),
            e.notes.empty() ? tr("nothing to compare") : QString::fromStdString(e.notes.front()));

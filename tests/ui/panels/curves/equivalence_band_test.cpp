@@ -172,6 +172,20 @@ class EquivalenceBandTest : public QObject {
     QVERIFY(panel->equivalenceWords().startsWith("cpu-fp32's"));
   }
 
+  // Runs imported from real hardware have their band too, and the words say they were measured.
+  void importedRunsHaveTheirBandAndAreNotCalledEmulated() {
+    MainWindow window;
+    QVERIFY(window.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv",
+                                 dir_.filePath("reference.db")));
+    CurvesPanel* panel = window.curves();
+    panel->settle();
+    QVERIFY(bandSeries(panel->chart()));
+    const QString words = panel->equivalenceWords();
+    QVERIFY2(words.contains("band of") && words.endsWith("(runs measured on hardware)"),
+             qPrintable(words));
+    QVERIFY(!words.contains("emulated"));
+  }
+
   void switchedOffItDrawsNothing() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
