@@ -303,7 +303,7 @@ void DivergencePanel::showReport(const study::DivergenceReport& report) {
   // The Samples tab is a language model's: an image study does not show it.
   charts_->setTabVisible(charts_->indexOf(samples_), report_.samples.has_value());
   serving_->setMatrix(report_.serving.value_or(study::TrainServeMatrix{}));
-  lockstep_->setRecords(report_.lockstep);
+  lockstep_->setRecords(report_.lockstep, shown_ && shown_->mode() == ShownStudy::Mode::Imported);
   // Shown when runs were served otherwise; otherwise the notes say why not.
   charts_->setTabVisible(charts_->indexOf(servingScroll_), serving_->hasMatrix());
   stack_->setCurrentWidget(charts_);

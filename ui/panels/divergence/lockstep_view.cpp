@@ -76,11 +76,6 @@ LockstepView::LockstepView(QWidget* parent)
   pageLayout->addWidget(words_);
   empty_->setWordWrap(true);
   empty_->setAlignment(Qt::AlignCenter);
-  empty_->setText(
-      tr("This study ran no lockstep comparison. Add \"lockstep\": {\"backend\": \"tpu-bf16\", "
-         "\"steps\": 200} to its spec (Edit study…) to train that backend and the reference side "
-         "by side before the runs and see, step by step and layer by layer, when and where they "
-         "part; or run paritylab-cli lockstep --backend tpu-bf16."));
   stack_->addWidget(empty_);
   stack_->addWidget(page);
   auto* layout = new QVBoxLayout(this);
@@ -91,9 +86,20 @@ LockstepView::LockstepView(QWidget* parent)
   setRecords({});
 }
 
-void LockstepView::setRecords(const std::vector<study::LockstepRecord>& records) {
+void LockstepView::setRecords(const std::vector<study::LockstepRecord>& records,
+                              bool measuredRuns) {
   const QString mode = mode_->currentData().toString();
   records_ = records;
+  empty_->setText(
+      measuredRuns
+          ? tr("These runs were measured on hardware, not emulated: a lockstep comparison trains "
+               "two emulated backends side by side (paritylab-cli lockstep --backend tpu-bf16, or "
+               "\"lockstep\" in a study's spec).")
+          : tr("This study ran no lockstep comparison. Add \"lockstep\": {\"backend\": "
+               "\"tpu-bf16\", \"steps\": 200} to its spec (Edit study…) to train that backend and "
+               "the reference side by side before the runs and see, step by step and layer by "
+               "layer, when and where they part; or run paritylab-cli lockstep --backend "
+               "tpu-bf16."));
   {
     const QSignalBlocker block(mode_);
     mode_->clear();
@@ -103,6 +109,10 @@ void LockstepView::setRecords(const std::vector<study::LockstepRecord>& records)
     mode_->setCurrentIndex(std::max(0, mode_->findData(mode)));
   }
   redraw();
+}
+
+QString LockstepView::emptyText() const {
+  return empty_->text();
 }
 
 const study::LockstepRecord* LockstepView::shown() const {

@@ -30,7 +30,8 @@ class LockstepView : public QWidget {
 
  public:
   explicit LockstepView(QWidget* parent = nullptr);
-  void setRecords(const std::vector<study::LockstepRecord>& records);
+  // `measuredRuns`: the study's runs were imported from hardware (the empty view says why none).
+  void setRecords(const std::vector<study::LockstepRecord>& records, bool measuredRuns = false);
   bool hasRecords() const { return !records_.empty(); }
 
   QComboBox* modeBox() const { return mode_; }
@@ -39,7 +40,8 @@ class LockstepView : public QWidget {
   LockstepHeatmap* heatmap() const { return heatmap_; }
   ChartView* linesView() const { return linesView_; }
   QChart* linesChart() const { return lines_; }
-  QString words() const;  // the comparison shown, in plain words ("" when none)
+  QString words() const;      // the comparison shown, in plain words ("" when none)
+  QString emptyText() const;  // what the view says without a comparison
   // "divergence-lockstep" (the heatmap) and "divergence-lockstep-lines", as shown.
   std::vector<Exportable> exportables() const;
   QString currentExportName() const;  // the one of the chart shown

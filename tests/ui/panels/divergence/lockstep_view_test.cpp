@@ -2,7 +2,8 @@
 // decades the differences take (larger: darker; grey where a layer has no such tensor; black where
 // not finite), one line per layer with the tolerance and the first crossing, the core's sentence
 // beneath, both charts exported; without a comparison it says how to make one. And in the window:
-// a study run with "lockstep" shows its comparison in the tab.
+// a study run with "lockstep" shows its comparison in the tab, and runs imported from hardware
+// say a lockstep is for emulated backends.
 #include "ui/panels/divergence/lockstep_view.h"
 
 #include <QChart>
@@ -59,6 +60,10 @@ class LockstepViewTest : public QObject {
     QVERIFY(!view.hasRecords());
     QVERIFY(view.exportables().empty());
     QVERIFY(view.words().isEmpty());
+    QVERIFY(view.emptyText().contains("Add \"lockstep\""));
+    view.setRecords({}, true);  // runs imported from hardware: no spec to edit
+    QVERIFY2(view.emptyText().startsWith("These runs were measured on hardware"),
+             qPrintable(view.emptyText()));
   }
 
   void eachModeShowsItsComparison() {
@@ -144,6 +149,20 @@ class LockstepViewTest : public QObject {
     bool exported = false;
     for (const Exportable& e : panel->exportables()) exported |= e.name == "divergence-lockstep";
     QVERIFY(exported);
+  }
+
+  // Runs imported from hardware: the view says a lockstep is for emulated backends, and does not
+  // offer to edit a spec the window cannot edit.
+  void importedRunsSayALockstepIsForEmulatedBackends() {
+    QTemporaryDir dir;
+    MainWindow window;
+    QVERIFY(window.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv",
+                                 dir.filePath("reference.db")));
+    DivergencePanel* panel = window.divergence();
+    panel->settle();
+    QVERIFY(!panel->lockstepView()->hasRecords());
+    QVERIFY2(panel->lockstepView()->emptyText().startsWith("These runs were measured on hardware"),
+             qPrintable(panel->lockstepView()->emptyText()));
   }
 };
 
