@@ -42,8 +42,9 @@ bool hasBackend(const study::DivergenceReport& r, const std::string& name) {
 // Why the report holds no predictions for A or B ("" when both have some).
 QString missingPredictions(const study::DivergenceReport& r) {
   if (r.backends.empty() && r.completedRuns == 0)
-    return tr("No run has finished yet: the comparison example by example appears as runs "
-              "complete.");
+    return tr(
+        "No run has finished yet: the comparison example by example appears as runs "
+        "complete.");
   if (r.backends.empty())
     return tr(
         "These runs carry no per-example predictions (runs imported from real hardware, "
