@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/stats/multiple_comparisons.h"
+
 namespace paritylab::stats {
 namespace {
 
@@ -119,6 +121,37 @@ TwoWayAnovaResult twoWayAnova(const std::vector<FactorialObservation>& observati
   const double nan = std::numeric_limits<double>::quiet_NaN();
   r.rows.push_back({"residual", full, dfResidual, msResidual, nan, nan});
   return r;
+}
+
+std::vector<SimpleEffect> simpleEffects(const std::vector<FactorialObservation>& observations,
+                                        std::size_t levelsA, std::size_t b0, std::size_t b1,
+                                        double alpha) {
+  if (b0 == b1)
+    throw std::invalid_argument("simple effects: level " + std::to_string(b0) +
+                                " compared with itself");
+  std::vector<SimpleEffect> effects;
+  std::vector<double> p;
+  for (std::size_t a = 0; a < levelsA; ++a) {
+    std::vector<double> y0, y1;
+    for (const FactorialObservation& o : observations)
+      if (o.a == a && (o.b == b0 || o.b == b1)) (o.b == b1 ? y1 : y0).push_back(o.y);
+    for (const auto& [values, b] : {std::pair{&y0, b0}, std::pair{&y1, b1}})
+      if (values->size() < 2)
+        throw std::invalid_argument("simple effects: the cell (" + std::to_string(a) + ", " +
+                                    std::to_string(b) + ") holds " +
+                                    std::to_string(values->size()) + " value(s); a t-test needs 2");
+    SimpleEffect e;
+    e.levelA = a;
+    e.test = tTest(y1, y0, TTestKind::Welch, Tail::TwoSided, alpha);
+    p.push_back(e.test.p_value);
+    effects.push_back(std::move(e));
+  }
+  const HolmResult adjusted = holm(p, alpha);
+  for (std::size_t i = 0; i < effects.size(); ++i) {
+    effects[i].p_holm = adjusted.adjusted[i];
+    effects[i].rejected = adjusted.rejected[i];
+  }
+  return effects;
 }
 
 }  // namespace paritylab::stats

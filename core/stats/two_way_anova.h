@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/stats/t_test.h"
+
 namespace paritylab::stats {
 
 enum class SumsOfSquares {
@@ -47,5 +49,21 @@ struct TwoWayAnovaResult {
 TwoWayAnovaResult twoWayAnova(const std::vector<FactorialObservation>& observations,
                               std::size_t levelsA, std::size_t levelsB, SumsOfSquares type,
                               const std::string& nameA = "A", const std::string& nameB = "B");
+
+// The backend difference at one level of the factor: B level `b1` against level `b0` within the
+// cells of A level `levelA` (Welch's t-test, two-sided), its p-value Holm-adjusted over the
+// factor's levels.
+struct SimpleEffect {
+  std::size_t levelA = 0;
+  TTestResult test;       // mean_diff = mean(b1) - mean(b0) at this level, with its CI
+  double p_holm = 0.0;    // Holm-adjusted over the levels tested
+  bool rejected = false;  // p_holm <= alpha
+};
+
+// One per level of A, in order. Every cell (a, b0) and (a, b1) needs 2 finite values (throws
+// std::invalid_argument naming the cell otherwise); b0 != b1.
+std::vector<SimpleEffect> simpleEffects(const std::vector<FactorialObservation>& observations,
+                                        std::size_t levelsA, std::size_t b0, std::size_t b1,
+                                        double alpha = 0.05);
 
 }  // namespace paritylab::stats

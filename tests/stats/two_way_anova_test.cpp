@@ -99,6 +99,30 @@ TEST(TwoWayAnova, BalancedDesignMatchesTheClosedFormsAndBothTypesAgree) {
   }
 }
 
+TEST(TwoWayAnova, SimpleEffectsAreEachLevelsWelchTestHolmAdjusted) {
+  const std::vector<FactorialObservation> obs = unbalanced();
+  // B level 2 against level 0 at each level of A.
+  const std::vector<SimpleEffect> effects = simpleEffects(obs, 2, 0, 2);
+  ASSERT_EQ(effects.size(), 2u);
+  const std::vector<double> at0b0 = {5.1, 4.8, 5.6}, at0b2 = {7.1, 7.4, 6.8, 7.9};
+  const std::vector<double> at1b0 = {4.2, 4.9}, at1b2 = {8.3, 8.8, 7.9};
+  const TTestResult t0 = tTest(at0b2, at0b0), t1 = tTest(at1b2, at1b0);
+  EXPECT_EQ(effects[0].levelA, 0u);
+  EXPECT_DOUBLE_EQ(effects[0].test.mean_diff, 7.3 - 5.166666666666667);
+  EXPECT_DOUBLE_EQ(effects[0].test.p_value, t0.p_value);
+  EXPECT_DOUBLE_EQ(effects[1].test.p_value, t1.p_value);
+  // Holm over two: the smaller p doubled, the larger at least that (and its own).
+  const double lo = std::min(t0.p_value, t1.p_value), hi = std::max(t0.p_value, t1.p_value);
+  const double holmLo = std::min(1.0, 2 * lo), holmHi = std::max(holmLo, hi);
+  EXPECT_DOUBLE_EQ(std::min(effects[0].p_holm, effects[1].p_holm), holmLo);
+  EXPECT_DOUBLE_EQ(std::max(effects[0].p_holm, effects[1].p_holm), holmHi);
+  EXPECT_THROW(simpleEffects(obs, 2, 1, 1), std::invalid_argument);
+  std::vector<FactorialObservation> thin = obs;
+  std::erase_if(thin, [](const FactorialObservation& o) { return o.a == 1 && o.b == 0; });
+  thin.push_back({1, 0, 4.4});
+  EXPECT_THROW(simpleEffects(thin, 2, 0, 2), std::invalid_argument);
+}
+
 TEST(TwoWayAnova, RefusesWhatItCannotTestNamingIt) {
   std::vector<FactorialObservation> obs = unbalanced();
   std::erase_if(obs, [](const FactorialObservation& o) { return o.a == 1 && o.b == 1; });
