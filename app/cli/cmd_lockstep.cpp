@@ -24,6 +24,7 @@
 #include "core/data/dataset_kinds.h"
 #include "core/input/atomic_file.h"
 #include "core/input/input_limits.h"
+#include "core/input/json_input.h"
 #include "core/nn/lockstep.h"
 #include "core/nn/training_choices.h"
 #include "core/study/spec/study_spec.h"
@@ -59,12 +60,6 @@ study::StudySpec buildSpec(const LockstepArgs& a) {
   return spec;
 }
 
-nlohmann::json number(double v) {
-  if (std::isnan(v)) return nullptr;
-  if (std::isinf(v)) return "inf";
-  return v;
-}
-
 nlohmann::json toJson(const nn::LockstepResult& r, const nn::LockstepOptions& o,
                       const std::string& backend, const std::string& reference,
                       const std::string& summary) {
@@ -84,13 +79,14 @@ nlohmann::json toJson(const nn::LockstepResult& r, const nn::LockstepOptions& o,
   for (const nn::LockstepStep& s : r.steps) {
     nlohmann::json js;
     js["step"] = s.step;
-    js["loss"] = number(s.lossA);
-    js["loss_reference"] = number(s.lossReference);
+    js["loss"] = input::jsonNumber(s.lossA);
+    js["loss_reference"] = input::jsonNumber(s.lossReference);
     nlohmann::json per = nlohmann::json::object();
     for (std::size_t l = 0; l < r.layers.size(); ++l) {
       nlohmann::json q;
       for (std::size_t k = 0; k < nn::kLockstepQuantities; ++k)
-        q[std::string(nn::toString(nn::LockstepQuantity(k)))] = number(s.difference[l][k]);
+        q[std::string(nn::toString(nn::LockstepQuantity(k)))] =
+            input::jsonNumber(s.difference[l][k]);
       per[r.layers[l].name] = q;
     }
     js["layers"] = per;
@@ -102,7 +98,7 @@ nlohmann::json toJson(const nn::LockstepResult& r, const nn::LockstepOptions& o,
     j["first_crossing"] = {{"step", c.step},
                            {"layer", r.layers[c.layer].name},
                            {"quantity", std::string(nn::toString(c.quantity))},
-                           {"value", number(c.value)}};
+                           {"value", input::jsonNumber(c.value)}};
   } else {
     j["first_crossing"] = nullptr;
   }
@@ -111,11 +107,11 @@ nlohmann::json toJson(const nn::LockstepResult& r, const nn::LockstepOptions& o,
     nlohmann::json products = nlohmann::json::array();
     for (const nn::ProductShare& p : at.products)
       products.push_back({{"product", p.product},
-                          {"share", number(p.share)},
-                          {"error_without", number(p.errorWithout)}});
+                          {"share", input::jsonNumber(p.share)},
+                          {"error_without", input::jsonNumber(p.errorWithout)}});
     j["attribution"] = {{"step", at.step},
-                        {"weight_gradient_error", number(at.error)},
-                        {"error_outside_products", number(at.errorOutsideProducts)},
+                        {"weight_gradient_error", input::jsonNumber(at.error)},
+                        {"error_outside_products", input::jsonNumber(at.errorOutsideProducts)},
                         {"products", products}};
   }
   j["summary"] = summary;

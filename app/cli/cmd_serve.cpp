@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command_registry.h"
+#include "core/input/json_input.h"
 #include "core/study/analysis/train_serve.h"
 #include "core/study/store/results_store.h"
 
@@ -23,10 +24,6 @@ struct ServeArgs {
   bool json = false;
 };
 
-nlohmann::json number(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-
 void printJson(const study::TrainServeMatrix& m) {
   using nlohmann::json;
   json cells = json::array();
@@ -36,13 +33,13 @@ void printJson(const study::TrainServeMatrix& m) {
                      {"batch_size", c.batchSize},
                      {"runs", c.runs},
                      {"predictions", c.predictions},
-                     {"flip_rate", number(c.flipRate)},
-                     {"mean_kl", number(c.meanKl)},
-                     {"mean_abs_log_prob_change", number(c.meanAbsLogProbChange)},
-                     {"accuracy_change", number(c.accuracyChange)}});
+                     {"flip_rate", input::jsonNumber(c.flipRate)},
+                     {"mean_kl", input::jsonNumber(c.meanKl)},
+                     {"mean_abs_log_prob_change", input::jsonNumber(c.meanAbsLogProbChange)},
+                     {"accuracy_change", input::jsonNumber(c.accuracyChange)}});
   json floor = json::object();
   for (std::size_t t = 0; t < m.backends.size(); ++t)
-    floor[m.backends[t]] = m.seedFloor[t] ? number(m.seedFloor[t]->mean) : json();
+    floor[m.backends[t]] = m.seedFloor[t] ? input::jsonNumber(m.seedFloor[t]->mean) : json();
   std::cout << json{{"backends", m.backends}, {"predictions", m.predictions}, {"cells", cells},
                     {"seed_floor", floor},    {"headlines", m.headlines},     {"notes", m.notes}}
                    .dump(2)

@@ -14,6 +14,7 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "core/input/json_input.h"
 #include "core/study/analysis/early_warnings.h"
 #include "core/study/store/results_store.h"
 
@@ -26,13 +27,9 @@ struct WarningsArgs {
   bool json = false;
 };
 
-nlohmann::json number(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-
 nlohmann::json peakJson(const study::SignalPeak& p, bool withLayer = false) {
   if (std::isnan(p.value)) return nullptr;
-  nlohmann::json j = {{"value", number(p.value)}, {"step", p.step}};
+  nlohmann::json j = {{"value", input::jsonNumber(p.value)}, {"step", p.step}};
   if (withLayer) j["layer"] = p.layer;
   return j;
 }
@@ -45,16 +42,16 @@ void printJson(const study::EarlyWarnings& w) {
     for (const study::LossSpike& s : r.spikes)
       spikes.push_back({{"step", s.step},
                         {"epoch", s.epoch},
-                        {"loss", number(s.loss)},
-                        {"running_median", number(s.runningMedian)}});
+                        {"loss", input::jsonNumber(s.loss)},
+                        {"running_median", input::jsonNumber(s.runningMedian)}});
     runs.push_back({{"run", r.runId},
                     {"backend", r.backend},
                     {"seed", r.seed},
                     {"status", std::string(toString(r.status))},
                     {"measured_steps", r.measuredSteps},
-                    {"grad_norm_median", number(r.medianGradNorm)},
+                    {"grad_norm_median", input::jsonNumber(r.medianGradNorm)},
                     {"grad_norm_peak", peakJson(r.gradNorm)},
-                    {"update_ratio_median", number(r.medianUpdateRatio)},
+                    {"update_ratio_median", input::jsonNumber(r.medianUpdateRatio)},
                     {"update_ratio_peak", peakJson(r.updateRatio, true)},
                     {"attention_logit_peak", peakJson(r.attentionLogit)},
                     {"output_logit_norm_peak", peakJson(r.outputLogitNorm)},

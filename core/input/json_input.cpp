@@ -1,5 +1,7 @@
 #include "core/input/json_input.h"
 
+#include <cmath>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -174,6 +176,20 @@ double requireJsonReal(const json& value, const std::string& field, RealLimits l
   if (!value.is_number())
     throw InputError(field + ": expected " + describe(limits) + ", got " + jsonExcerpt(value));
   return requireReal(value.get<double>(), field, limits, jsonExcerpt(value));
+}
+
+json jsonNumber(double v) {
+  if (std::isnan(v)) return nullptr;
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double numberFromJson(const json& value, const std::string& field) {
+  if (value.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  if (value.is_number()) return value.get<double>();
+  if (value == "inf") return std::numeric_limits<double>::infinity();
+  if (value == "-inf") return -std::numeric_limits<double>::infinity();
+  throw InputError(field + ": expected a number, null or \"inf\", got " + jsonExcerpt(value));
 }
 
 }  // namespace paritylab::input

@@ -30,6 +30,12 @@ std::int64_t requireJsonInteger(const nlohmann::json& value, const std::string& 
                                 IntegerLimits limits);
 double requireJsonReal(const nlohmann::json& value, const std::string& field, RealLimits limits);
 
+// A number as ParityLab writes it in JSON, which has neither NaN nor infinity: NaN (not defined,
+// not measured) as null, an infinity as "inf" or "-inf".
+nlohmann::json jsonNumber(double v);
+// Reads back what jsonNumber writes; anything else throws InputError naming `field`.
+double numberFromJson(const nlohmann::json& value, const std::string& field);
+
 // Line and column (1-based) of byte offset `pos` in `text`.
 std::pair<int, int> lineColumnOf(std::string_view text, std::size_t pos);
 

@@ -1,6 +1,7 @@
 // Deeply nested JSON refused before anything recurses, values in messages truncated, duplicate
 // keys refused with the key and its path, and the JSON side of messages that name what is wrong
-// (UTF-8 byte-order mark, directories passed as files).
+// (UTF-8 byte-order mark, directories passed as files); the numbers JSON cannot hold (NaN,
+// infinities) written and read back.
 
 #include "core/input/json_input.h"
 
@@ -8,8 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "core/input/input_limits.h"
 #include "core/input/text_file.h"
@@ -29,6 +33,27 @@ std::string errorOf(const auto& f) {
 
 std::string nested(std::size_t depth, char open = '[', char close = ']') {
   return std::string(depth, open) + std::string(depth, close);
+}
+
+TEST(JsonInput, NumbersJsonCannotHoldAreWrittenAndReadBack) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(jsonNumber(std::nan("")).is_null());
+  EXPECT_EQ(jsonNumber(inf), "inf");
+  EXPECT_EQ(jsonNumber(-inf), "-inf");
+  EXPECT_EQ(jsonNumber(0.1), 0.1);
+  for (double v : {0.1, -0.0, 1e-300, inf, -inf}) {
+    const double back = numberFromJson(nlohmann::json::parse(jsonNumber(v).dump()), "v");
+    EXPECT_EQ(std::memcmp(&back, &v, sizeof v), 0) << v;  // bit for bit, the sign of 0 too
+  }
+  EXPECT_TRUE(std::isnan(numberFromJson(nullptr, "v")));
+  try {
+    numberFromJson("infinity", "steps[3]");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("steps[3]: expected a number, null or \"inf\""),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(JsonInput, DeepNestingRefusedWithoutRecursion) {

@@ -1,9 +1,9 @@
-// ResultsStore's lockstep comparisons (schema version 10): one row per mode, the result as JSON.
-// NaN (a layer without such a tensor) is written as null, an infinite difference as "inf".
-#include <cmath>
-#include <limits>
+// ResultsStore's lockstep comparisons (schema version 10): one row per mode, the result as JSON,
+// numbers as input::jsonNumber writes them (NaN, a layer without such a tensor: null; an infinite
+// difference: "inf").
 #include <nlohmann/json.hpp>
 
+#include "core/input/json_input.h"
 #include "core/study/store/results_store.h"
 #include "core/study/store/results_store_transaction.h"
 #include "core/study/store/sqlite_statement.h"
@@ -12,23 +12,6 @@ namespace paritylab::study {
 namespace {
 
 using nlohmann::json;
-
-json number(double v) {
-  if (std::isnan(v)) return nullptr;
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-
-double numberOf(const json& j) {
-  if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
-  if (j.is_string()) {
-    const std::string t = j.get<std::string>();
-    if (t == "inf") return std::numeric_limits<double>::infinity();
-    if (t == "-inf") return -std::numeric_limits<double>::infinity();
-    throw std::invalid_argument("'" + t + "' is not a number");
-  }
-  return j.get<double>();
-}
 
 std::string kindName(backends::LayerKind kind) {
   return kind == backends::LayerKind::Linear ? "linear"
@@ -53,9 +36,9 @@ json encode(const nn::LockstepResult& r) {
   // Per step: [step, loss, reference loss, then layer by layer its four differences].
   json steps = json::array();
   for (const nn::LockstepStep& s : r.steps) {
-    json row = {s.step, number(s.lossA), number(s.lossReference)};
+    json row = {s.step, input::jsonNumber(s.lossA), input::jsonNumber(s.lossReference)};
     for (const auto& q : s.difference)
-      for (double v : q) row.push_back(number(v));
+      for (double v : q) row.push_back(input::jsonNumber(v));
     steps.push_back(std::move(row));
   }
   json j = {{"layers", layers},
@@ -67,7 +50,7 @@ json encode(const nn::LockstepResult& r) {
     j["first_crossing"] = {{"step", r.firstCrossing->step},
                            {"layer", r.firstCrossing->layer},
                            {"quantity", int(r.firstCrossing->quantity)},
-                           {"value", number(r.firstCrossing->value)}};
+                           {"value", input::jsonNumber(r.firstCrossing->value)}};
   return j;
 }
 
@@ -83,12 +66,13 @@ nn::LockstepResult decode(const json& j) {
                                   std::to_string(width));
     nn::LockstepStep s;
     s.step = row[0].get<std::int64_t>();
-    s.lossA = numberOf(row[1]);
-    s.lossReference = numberOf(row[2]);
+    s.lossA = input::numberFromJson(row[1], "loss");
+    s.lossReference = input::numberFromJson(row[2], "reference loss");
     s.difference.resize(r.layers.size());
     for (std::size_t l = 0; l < r.layers.size(); ++l)
       for (std::size_t k = 0; k < nn::kLockstepQuantities; ++k)
-        s.difference[l][k] = numberOf(row[3 + l * nn::kLockstepQuantities + k]);
+        s.difference[l][k] =
+            input::numberFromJson(row[3 + l * nn::kLockstepQuantities + k], "difference");
     r.steps.push_back(std::move(s));
   }
   r.stepsTrained = j.at("steps_trained").get<std::int64_t>();
@@ -103,7 +87,7 @@ nn::LockstepResult decode(const json& j) {
         quantity >= int(nn::kLockstepQuantities))
       throw std::invalid_argument("first crossing outside the layers or quantities");
     crossing.quantity = nn::LockstepQuantity(quantity);
-    crossing.value = numberOf(c->at("value"));
+    crossing.value = input::numberFromJson(c->at("value"), "first crossing");
     r.firstCrossing = crossing;
   }
   return r;
