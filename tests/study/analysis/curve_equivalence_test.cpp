@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/study/store/results_store.h"
+#include "tests/study/analysis/stored_curves.h"
 #include "tests/study/test_paths.h"
 
 namespace paritylab::study {
@@ -16,51 +17,16 @@ namespace {
 
 using testing::freshTempPath;
 
-// Runs of `backend` (seeds 0..seeds-1), 40 sampled steps (every 5th, 5..200) and 4 epochs each:
-// a falling loss with noise correlated from step to step, `shift` added from step `from` on.
-void addRuns(ResultsStore& store, const std::string& backend, int seeds, std::mt19937_64& rng,
-             double shift = 0.0, std::int64_t from = 0, bool imported = false) {
-  std::normal_distribution<double> noise(0.0, 0.03);
-  for (int seed = 0; seed < seeds; ++seed) {
-    RunRecord r;
-    r.backend = backend;
-    r.seed = std::uint64_t(seed);
-    r.status = RunState::Completed;
-    r.epochsDone = 4;
-    if (imported) {
-      r.source = "imported";
-      r.message = backend + "-run-" + std::to_string(seed);  // the source's identity
-      r.runName = "run-" + std::to_string(seed);
-    }
-    const std::int64_t id = store.addRun(r);
-    std::vector<StepRecord> steps;
-    double e = 0.0;
-    for (std::int64_t s = 5; s <= 200; s += 5) {
-      e = 0.6 * e + noise(rng);
-      const double loss = 2.0 * std::exp(-double(s) / 60.0) + 0.4 + e + (s >= from ? shift : 0.0);
-      steps.push_back({s, int((s - 1) / 50) + 1, loss, 1e-3});
-    }
-    store.addSteps(id, steps);
-    for (int epoch = 1; epoch <= 4; ++epoch) {
-      EpochRecord ep;
-      ep.epoch = epoch;
-      ep.testLoss = 1.0 / epoch + 0.01 * noise(rng);
-      ep.testAccuracy = 0.8 + 0.01 * noise(rng);
-      store.addEpoch(id, ep);
-    }
-  }
-}
-
 std::string study() {
   const std::string path = freshTempPath("curve-equivalence.db");
   auto store = ResultsStore::open(path, true);
   store->saveStudySpec(R"({"version": 1, "name": "curves", "dataset": {"source": "synthetic"},
     "model": "mlp", "backends": ["cpu-fp32", "tpu-bf16", "pure-bf16", "gpu-tf32"], "seeds": 6})");
   std::mt19937_64 rng(7);
-  addRuns(*store, "cpu-fp32", 6, rng);
-  addRuns(*store, "tpu-bf16", 6, rng);
-  addRuns(*store, "pure-bf16", 6, rng, 0.25, 120);
-  addRuns(*store, "gpu-tf32", 1, rng);
+  testing::addCurveRuns(*store, "cpu-fp32", 6, rng);
+  testing::addCurveRuns(*store, "tpu-bf16", 6, rng);
+  testing::addCurveRuns(*store, "pure-bf16", 6, rng, 0.25, 120);
+  testing::addCurveRuns(*store, "gpu-tf32", 1, rng);
   return path;
 }
 
@@ -106,8 +72,8 @@ TEST(CurveEquivalence, RunsImportedFromHardwareHaveTheirBandToo) {
   {
     auto store = ResultsStore::open(path, true);
     std::mt19937_64 rng(11);
-    addRuns(*store, "xla", 6, rng, 0.0, 0, true);
-    addRuns(*store, "cuda", 6, rng, 0.25, 120, true);
+    testing::addCurveRuns(*store, "xla", 6, rng, 0.0, 0, true);
+    testing::addCurveRuns(*store, "cuda", 6, rng, 0.25, 120, true);
   }
   const auto store = ResultsStore::openReadOnly(path);
   const CurveEquivalence e = analyseCurveEquivalence(*store, "xla", "cuda");

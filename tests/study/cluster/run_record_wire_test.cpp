@@ -12,16 +12,14 @@
 #include <tuple>
 
 #include "core/study/run/run_training.h"
+#include "tests/study/same_bits.h"
 
 namespace paritylab::study {
 namespace {
 
-// The same bits (NaN: any NaN, as the wire keeps NaN but not its payload).
-bool sameBits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using testing::sameBits;
 
+// The same bits (NaN: any NaN, as the wire keeps NaN but not its payload).
 // Keeps every call it receives, in order.
 struct CapturingRecorder final : RunRecorder {
   std::vector<std::pair<std::int64_t, std::vector<StepRecord>>> steps;

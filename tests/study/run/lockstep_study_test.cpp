@@ -15,10 +15,13 @@
 #include "core/study/cluster/results_merge.h"
 #include "core/study/run/study_runner.h"
 #include "core/study/store/results_store.h"
+#include "tests/study/same_bits.h"
 #include "tests/study/test_paths.h"
 
 namespace paritylab::study {
 namespace {
+
+using testing::sameBits;
 
 using testing::freshTempPath;
 
@@ -28,11 +31,6 @@ StudySpec lockstepSpec() {
     "model": "mlp", "epochs": 2, "batch_size": 16, "backends": ["cpu-fp32", "tpu-bf16"],
     "seeds": [4, 5], "chaos_floor": false, "threads": 1, "serve": false,
     "lockstep": {"backend": "tpu-bf16", "steps": 5, "every": 2}})");
-}
-
-bool sameBits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
 TEST(LockstepStudy, EachModeIsStoredAsTheLockstepOfTheFirstSeedsTraining) {

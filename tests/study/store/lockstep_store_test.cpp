@@ -11,17 +11,15 @@
 #include <limits>
 
 #include "core/study/store/results_store.h"
+#include "tests/study/same_bits.h"
 #include "tests/study/test_paths.h"
 
 namespace paritylab::study {
 namespace {
 
-using testing::freshTempPath;
+using testing::sameBits;
 
-bool sameBits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using testing::freshTempPath;
 
 LockstepRecord record(const std::string& mode, double scale) {
   const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -14,17 +14,15 @@
 
 #include "core/study/run/study_runner.h"
 #include "core/study/store/results_store.h"
+#include "tests/study/same_bits.h"
 #include "tests/study/test_paths.h"
 
 namespace paritylab::study {
 namespace {
 
-using testing::freshTempPath;
+using testing::sameBits;
 
-bool sameBits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using testing::freshTempPath;
 
 TEST(SignalStore, SignalsRoundTripBitForBitWithTheirLayers) {
   auto store = ResultsStore::open(freshTempPath("signals.db"), true);

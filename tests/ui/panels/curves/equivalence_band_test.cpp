@@ -16,6 +16,7 @@
 
 #include "core/study/analysis/curve_equivalence.h"
 #include "core/study/store/results_store.h"
+#include "tests/study/analysis/stored_curves.h"
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/panels/divergence/divergence_panel.h"
 #include "ui/shell/main_window.h"
@@ -28,37 +29,6 @@ using namespace paritylab;
 using namespace paritylab::ui;
 
 namespace {
-
-// Runs of `backend`, 40 sampled steps (every 5th, 5..200) and 4 epochs each: a falling loss with
-// noise correlated from step to step, `shift` added from step `from` on.
-void addRuns(study::ResultsStore& store, const std::string& backend, int seeds,
-             std::mt19937_64& rng, double shift = 0.0, std::int64_t from = 0) {
-  std::normal_distribution<double> noise(0.0, 0.03);
-  for (int seed = 0; seed < seeds; ++seed) {
-    study::RunRecord r;
-    r.backend = backend;
-    r.seed = std::uint64_t(seed);
-    r.status = study::RunState::Completed;
-    r.epochsDone = 4;
-    r.finalAccuracy = 0.8;
-    const std::int64_t id = store.addRun(r);
-    std::vector<study::StepRecord> steps;
-    double e = 0.0;
-    for (std::int64_t s = 5; s <= 200; s += 5) {
-      e = 0.6 * e + noise(rng);
-      const double loss = 2.0 * std::exp(-double(s) / 60.0) + 0.4 + e + (s >= from ? shift : 0.0);
-      steps.push_back({s, int((s - 1) / 50) + 1, loss, 1e-3});
-    }
-    store.addSteps(id, steps);
-    for (int epoch = 1; epoch <= 4; ++epoch) {
-      study::EpochRecord ep;
-      ep.epoch = epoch;
-      ep.testLoss = 1.0 / epoch + 0.01 * noise(rng);
-      ep.testAccuracy = 0.8 + 0.01 * noise(rng);
-      store.addEpoch(id, ep);
-    }
-  }
-}
 
 QAreaSeries* bandSeries(QChart* chart) {
   for (QAbstractSeries* s : chart->series())
@@ -87,8 +57,8 @@ class EquivalenceBandTest : public QObject {
     store->saveStudySpec(R"({"version": 1, "name": "curves", "dataset": {"source": "synthetic"},
       "model": "mlp", "backends": ["cpu-fp32", "pure-bf16"], "seeds": 6})");
     std::mt19937_64 rng(7);
-    addRuns(*store, "cpu-fp32", 6, rng);
-    addRuns(*store, "pure-bf16", 6, rng, 0.25, 120);
+    study::testing::addCurveRuns(*store, "cpu-fp32", 6, rng);
+    study::testing::addCurveRuns(*store, "pure-bf16", 6, rng, 0.25, 120);
   }
 
   void theBandAndItsFirstExitAreTheCoresOnTheStepLoss() {
