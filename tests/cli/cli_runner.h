@@ -80,6 +80,35 @@ inline CliResult runCli(const std::vector<std::string>& args, const std::string&
   return result;
 }
 
+// `run` of a tiny study into `db`: an mlp on synthetic data (64 training, 32 test images), one
+// epoch in batches of 16, `backends` (comma-separated) x `seeds`, no chaos floor; `more`
+// arguments appended.
+inline CliResult runTinyStudy(const std::string& db, const std::string& backends, int seeds,
+                              const std::vector<std::string>& more = {}) {
+  std::vector<std::string> args = {"run",
+                                   "--db",
+                                   db,
+                                   "--dataset",
+                                   "synthetic",
+                                   "--train-size",
+                                   "64",
+                                   "--test-size",
+                                   "32",
+                                   "--model",
+                                   "mlp",
+                                   "--backends",
+                                   backends,
+                                   "--seeds",
+                                   std::to_string(seeds),
+                                   "--epochs",
+                                   "1",
+                                   "--batch",
+                                   "16",
+                                   "--no-chaos-floor"};
+  args.insert(args.end(), more.begin(), more.end());
+  return runCli(args);
+}
+
 // The line of `text` that starts with `prefix` after leading spaces ("" when none).
 inline std::string lineStartingWith(const std::string& text, const std::string& prefix) {
   std::istringstream lines(text);

@@ -10,31 +10,13 @@ namespace paritylab::cli {
 namespace {
 
 using testing::runCli;
+using testing::runTinyStudy;
 using testing::TempFolder;
 
 TEST(ServeCli, TheMatrixOfATinyStudyAsTableAndJson) {
   const TempFolder dir("serve");
   const std::string db = dir.file("s.db");
-  const auto run = runCli({"run",
-                           "--db",
-                           db,
-                           "--dataset",
-                           "synthetic",
-                           "--train-size",
-                           "64",
-                           "--test-size",
-                           "32",
-                           "--model",
-                           "mlp",
-                           "--backends",
-                           "cpu-fp32,tpu-bf16",
-                           "--seeds",
-                           "2",
-                           "--epochs",
-                           "1",
-                           "--batch",
-                           "16",
-                           "--no-chaos-floor"});
+  const auto run = runTinyStudy(db, "cpu-fp32,tpu-bf16", 2);
   ASSERT_EQ(run.exitCode, 0) << run.err;
   const auto table = runCli({"serve", db});
   ASSERT_EQ(table.exitCode, 0) << table.err;

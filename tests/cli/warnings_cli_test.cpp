@@ -12,31 +12,13 @@ namespace {
 
 using testing::readAll;
 using testing::runCli;
+using testing::runTinyStudy;
 using testing::TempFolder;
 
 TEST(WarningsCli, ATinyStudysWarningsAsTableJsonAndCsv) {
   const TempFolder dir("warnings");
   const std::string db = dir.file("w.db");
-  const auto run = runCli({"run",
-                           "--db",
-                           db,
-                           "--dataset",
-                           "synthetic",
-                           "--train-size",
-                           "64",
-                           "--test-size",
-                           "32",
-                           "--model",
-                           "mlp",
-                           "--backends",
-                           "cpu-fp32,tpu-bf16",
-                           "--seeds",
-                           "1",
-                           "--epochs",
-                           "1",
-                           "--batch",
-                           "16",
-                           "--no-chaos-floor"});
+  const auto run = runTinyStudy(db, "cpu-fp32,tpu-bf16", 1);
   ASSERT_EQ(run.exitCode, 0) << run.err;
 
   const auto table = runCli({"warnings", db});

@@ -11,33 +11,13 @@ namespace {
 
 using testing::readAll;
 using testing::runCli;
+using testing::runTinyStudy;
 using testing::TempFolder;
 
 TEST(XrayCli, RunReportAndSummaryOfATinyStudy) {
   const TempFolder dir("xray");
   const std::string db = dir.file("x.db");
-  const auto run = runCli({"run",
-                           "--db",
-                           db,
-                           "--dataset",
-                           "synthetic",
-                           "--train-size",
-                           "64",
-                           "--test-size",
-                           "32",
-                           "--model",
-                           "mlp",
-                           "--backends",
-                           "cpu-fp32,gpu-amp-bf16",
-                           "--seeds",
-                           "1",
-                           "--epochs",
-                           "1",
-                           "--batch",
-                           "16",
-                           "--xray-every",
-                           "2",
-                           "--no-chaos-floor"});
+  const auto run = runTinyStudy(db, "cpu-fp32,gpu-amp-bf16", 1, {"--xray-every", "2"});
   ASSERT_EQ(run.exitCode, 0) << run.err;
 
   const auto report =
