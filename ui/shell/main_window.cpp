@@ -104,17 +104,11 @@ MainWindow::MainWindow(QWidget* parent)
   // The X-ray and Divergence tabs follow the shown study's database themselves. The Divergence
   // tab's pair and alpha follow the Statistics tab's until a pair is picked there.
   divergence_->setSuggestion([this] {
-    const study::ReportOptions o = statistics_->reportOptions();
-    return DivergencePanel::Suggestion{QString::fromStdString(o.a),
-                                       QString::fromStdString(o.b.empty() ? o.reference : o.b),
-                                       o.alpha};
+    const auto [a, b] = statistics_->comparedPair();
+    return DivergencePanel::Suggestion{a, b, statistics_->reportOptions().alpha};
   });
   // So does the Curves tab's equivalence band.
-  curves_->equivalence()->setSuggestion([this] {
-    const study::ReportOptions o = statistics_->reportOptions();
-    return std::pair{QString::fromStdString(o.a),
-                     QString::fromStdString(o.b.empty() ? o.reference : o.b)};
-  });
+  curves_->equivalence()->setSuggestion([this] { return statistics_->comparedPair(); });
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
     if (tabs_->currentWidget() == divergence_) suggestDivergencePair();
     if (tabs_->currentWidget() == curves_) curves_->equivalence()->followSuggestion();
@@ -232,10 +226,10 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::suggestDivergencePair() {
-  const study::ReportOptions o = statistics_->reportOptions();
-  divergence_->suggestPair(QString::fromStdString(o.a),
-                           QString::fromStdString(o.b.empty() ? o.reference : o.b));
-  divergence_->setAlpha(o.alpha);  // McNemar/Holm and the CIs at the Statistics tab's alpha
+  const auto [a, b] = statistics_->comparedPair();
+  divergence_->suggestPair(a, b);
+  // McNemar/Holm and the CIs at the Statistics tab's alpha.
+  divergence_->setAlpha(statistics_->reportOptions().alpha);
 }
 
 void MainWindow::showState() {

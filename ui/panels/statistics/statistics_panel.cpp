@@ -202,6 +202,11 @@ QString StatisticsPanel::verdictText() const {
   return verdict_->text();
 }
 
+std::pair<QString, QString> StatisticsPanel::comparedPair() const {
+  const study::ReportOptions o = reportOptions();
+  return {QString::fromStdString(o.a), QString::fromStdString(o.b.empty() ? o.reference : o.b)};
+}
+
 study::ReportOptions StatisticsPanel::reportOptions() const {
   study::ReportOptions o;
   const auto test = static_cast<StatTest>(testBox_->currentData().toInt());

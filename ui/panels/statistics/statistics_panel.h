@@ -10,6 +10,7 @@
 
 #include <QWidget>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/stats/mann_whitney.h"
@@ -53,6 +54,9 @@ class StatisticsPanel : public QWidget, public ChartExports {
   QString verdictText() const;
   // The tab's current choices as the CSV report takes them (so the report agrees with the tab).
   study::ReportOptions reportOptions() const;
+  // The pair the tab compares, for the tabs that follow it: A, and B (the reference when every
+  // backend is compared against it, or when A is B).
+  std::pair<QString, QString> comparedPair() const;
   // The difference plot ("difference": each comparison's difference with its CI and the margin).
   std::vector<Exportable> exportables() const override;
   std::optional<Exportable> currentExportable() const override;
