@@ -66,6 +66,7 @@ study::StudySpec buildSpec(const RunArgs& a) {
       e.policyJson = name;
       spec.backends.push_back(e);
     }
+    spec.backends = study::sweptEntries(spec.backends, spec.sweep);
     study::rebuildChaosFloor(spec);
   }
   if (a.seeds) {

@@ -18,6 +18,10 @@ inline constexpr std::int64_t kMaxSeedValue = INT64_MAX;  // 9223372036854775807
 inline constexpr std::int64_t kMaxEpochs = 10'000;
 inline constexpr std::int64_t kMaxBatchSize = 65'536;
 inline constexpr std::int64_t kMaxThreads = 1'024;
+// A sweep (hyperparameters crossed with the backends): values per factor, and the runs of the
+// whole grid (backends x cells x seeds).
+inline constexpr std::int64_t kMaxSweepValues = 1'000;
+inline constexpr std::int64_t kMaxStudyRuns = 100'000;
 
 // Dataset: images per split, class indices, the side images are resized to.
 inline constexpr std::int64_t kMaxDatasetImages = 10'000'000;

@@ -245,14 +245,10 @@ BackendEntry readBackend(const json& j, const std::string& path, const std::stri
       }
       if (const json* o = r.find("overrides")) {
         ObjectReader ro(*o, path + ".overrides", file);
-        double lr = 0, wd = 0;
-        int batch = 0, epochs = 0;
-        if (ro.find("lr")) ro.readReal("lr", lr, kPositive), e.overrides.lr = lr;
-        if (ro.find("weight_decay"))
-          ro.readReal("weight_decay", wd, kNonNegative), e.overrides.weightDecay = wd;
-        if (ro.find("batch_size"))
-          ro.readInt("batch_size", batch, kBatch), e.overrides.batchSize = batch;
-        if (ro.find("epochs")) ro.readInt("epochs", epochs, kEpochs), e.overrides.epochs = epochs;
+        for (std::string_view name : kHyperparameterNames)
+          if (const json* v = ro.find(std::string(name)))
+            e.overrides.set(name, readHyperparameter(name, *v, ro.fieldPath(std::string(name)),
+                                                     file));
         ro.finish();
       }
       r.finish();
@@ -338,6 +334,45 @@ void readChaosFloor(ObjectReader& r, StudySpec& s) {
         r.fail("chaos_floor", "the chaos floor's backend '" + e.name +
                                   "' has the name of a backend of the study (rename that one)");
     s.backends.push_back(std::move(e));
+  }
+}
+
+// "sweep": {FIELD: [values...]}: each backend entry read so far becomes one entry per cell.
+void readSweep(const json& j, StudySpec& s, const std::string& file) {
+  const auto fail = [&file](const std::string& field, const std::string& what) {
+    throw SpecError(file + ": " + field + ": " + what, field);
+  };
+  s.sweep = parseSweep(j, file);
+  const std::size_t cells = sweepCellCount(s.sweep);  // at most 1000^6: no overflow
+  const long double runs = static_cast<long double>(cells) * s.backends.size() * s.seeds.size();
+  if (runs > static_cast<long double>(input::kMaxStudyRuns))
+    fail("sweep", "a grid of " + std::to_string(cells) + " cells x " +
+                      std::to_string(s.backends.size()) + " backends x " +
+                      std::to_string(s.seeds.size()) + " seeds is more than the " +
+                      std::to_string(input::kMaxStudyRuns) + " runs a study may have");
+  const nn::TrainConfig& t = s.train;
+  for (const SweepFactor& f : s.sweep) {
+    if (f.field == "epochs" && t.steps > 0)
+      fail("sweep.epochs", "the study counts steps (\"steps\": " + std::to_string(t.steps) +
+                               "), not epochs");
+    if (f.field == "warmup_epochs" && t.schedule.warmupSteps > 0)
+      fail("sweep.warmup_epochs", "the study's schedule warms up over warmup_steps (" +
+                                      std::to_string(t.schedule.warmupSteps) + ")");
+    for (std::size_t i = 0; i < s.backends.size(); ++i)
+      if (s.backends[i].overrides.get(f.field))
+        fail("backends[" + std::to_string(i) + "].overrides." + f.field,
+             "is swept too (\"sweep\": {\"" + f.field +
+                 "\": ...}); give it in one place, not both");
+  }
+  s.backends = sweptEntries(s.backends, s.sweep);
+  std::set<std::string> names;
+  for (const BackendEntry& e : s.backends) {
+    if (!names.insert(e.name).second)
+      fail("sweep", "two entries are named '" + e.name + "' (rename the backend)");
+    const nn::TrainConfig c = trainConfigFor(s, e);
+    if (c.steps == 0 && c.schedule.warmupEpochs > double(c.epochs))
+      fail("sweep", "'" + e.name + "' warms up for " + shownNumber(c.schedule.warmupEpochs) +
+                        " epochs, more than its " + std::to_string(c.epochs));
   }
 }
 
@@ -497,6 +532,7 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
   } else {
     s.seeds = {0, 1, 2};
   }
+  if (const json* w = r.find("sweep")) readSweep(*w, s, file);
   r.readInt("threads", s.threads, {0, input::kMaxThreads});
   r.read("origin", s.origin);
   readChaosFloor(r, s);
@@ -507,14 +543,16 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
 
 backends::PrecisionPolicy lockstepPolicy(const StudySpec& spec, const std::string& name) {
   // The chaos floor's entries perturb the training, not the arithmetic: not a lockstep's.
+  // A sweep's backend is named by the entry it was made from: its cells share its policy.
   for (const BackendEntry& e : spec.backends)
-    if (e.name == name && e.perturbation == Perturbation::None) return e.policy;
+    if ((e.name == name || e.sweptFrom == name) && e.perturbation == Perturbation::None)
+      return e.policy;
   try {
     return backends::presetPolicy(name);
   } catch (const std::invalid_argument&) {
     std::string names;
-    for (const BackendEntry& e : spec.backends)
-      if (e.perturbation == Perturbation::None) names += (names.empty() ? "" : ", ") + e.name;
+    for (const BackendEntry& e : sweepBases(spec))
+      names += (names.empty() ? "" : ", ") + e.name;
     throw SpecError("'" + name + "' is neither a backend of the study (" + names + ") nor a preset",
                     "lockstep");
   }
@@ -557,6 +595,45 @@ std::string chaosFloorCost(const StudySpec& spec) {
          " runs; \"chaos_floor\": false leaves it out";
 }
 
+std::vector<BackendEntry> sweptEntries(const std::vector<BackendEntry>& bases,
+                                       const std::vector<SweepFactor>& sweep) {
+  if (sweep.empty()) return bases;
+  std::vector<BackendEntry> out;
+  const std::vector<std::vector<SweptValue>> cells = sweepCells(sweep);
+  for (const BackendEntry& base : bases) {
+    for (const std::vector<SweptValue>& cell : cells) {
+      BackendEntry e = base;
+      e.name = base.name + " " + cellName(cell);
+      e.sweptFrom = base.name;
+      e.cell = cell;
+      for (const SweptValue& v : cell) e.overrides.set(v.field, v.value);
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+std::vector<BackendEntry> sweepBases(const StudySpec& spec) {
+  std::vector<BackendEntry> out;
+  for (const BackendEntry& e : spec.backends) {
+    if (e.perturbation != Perturbation::None) continue;
+    if (e.sweptFrom.empty()) {
+      out.push_back(e);
+      continue;
+    }
+    if (std::any_of(out.begin(), out.end(),
+                    [&](const BackendEntry& b) { return b.name == e.sweptFrom; }))
+      continue;
+    BackendEntry base = e;
+    base.name = e.sweptFrom;
+    for (const SweptValue& v : e.cell) base.overrides.reset(v.field);
+    base.sweptFrom.clear();
+    base.cell.clear();
+    out.push_back(std::move(base));
+  }
+  return out;
+}
+
 std::vector<BackendEntry> chaosFloorEntries(const StudySpec& spec) {
   std::vector<BackendEntry> out;
   if (!spec.chaosFloor) return out;
@@ -565,9 +642,11 @@ std::vector<BackendEntry> chaosFloorEntries(const StudySpec& spec) {
                    [&](const BackendEntry& e) { return e.name == spec.chaosFloor->reference; });
   if (reference == spec.backends.end()) return out;
   for (Perturbation p : spec.chaosFloor->perturbations) {
-    BackendEntry e = *reference;
+    BackendEntry e = *reference;  // a sweep's cell keeps its hyperparameters, not its place
     e.perturbation = p;
     e.perturbs = reference->name;
+    e.sweptFrom.clear();
+    e.cell.clear();
     e.name = namesOf(p)->prefix + reference->name;
     if (p == Perturbation::SummationOrder) {
       for (backends::ProductPolicy* product :
@@ -657,19 +736,18 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
                      {"policy", s.pretrain->policy},
                      {"seed", s.pretrain->seed}};
   json bs = json::array();
-  for (const auto& e : s.backends) {
-    if (e.perturbation != Perturbation::None) continue;  // made again from "chaos_floor"
+  for (const BackendEntry& e : sweepBases(s)) {
     json o = json::object();
-    if (e.overrides.lr) o["lr"] = *e.overrides.lr;
-    if (e.overrides.weightDecay) o["weight_decay"] = *e.overrides.weightDecay;
-    if (e.overrides.batchSize) o["batch_size"] = *e.overrides.batchSize;
-    if (e.overrides.epochs) o["epochs"] = *e.overrides.epochs;
+    for (std::string_view name : kHyperparameterNames)
+      if (const std::optional<double> v = e.overrides.get(name))
+        o[std::string(name)] = isIntegerHyperparameter(name) ? json(std::int64_t(*v)) : json(*v);
     json pj = e.policyJson.is_null() ? backends::policyToJson(e.policy) : e.policyJson;
     json b = {{"name", e.name}, {"policy", pj}};
     if (!o.empty()) b["overrides"] = o;
     bs.push_back(b);
   }
   j["backends"] = bs;
+  if (!s.sweep.empty()) j["sweep"] = sweepToJson(s.sweep);
   j["seeds"] = s.seeds;
   j["threads"] = s.threads;
   j["keep_weights"] = s.keepWeights;
@@ -697,9 +775,17 @@ bool extendsStudy(const StudySpec& stored, const StudySpec& next) {
   json a = studySpecToJson(stored), b = studySpecToJson(next);
   // A chaos floor may be added (its runs are more runs), never changed or dropped.
   if (stored.chaosFloor && a["chaos_floor"] != b["chaos_floor"]) return false;
-  for (const char* field : {"threads", "seeds", "backends", "chaos_floor"})
+  for (const char* field : {"threads", "seeds", "backends", "chaos_floor", "sweep"})
     a.erase(field), b.erase(field);
   if (a != b) return false;
+  // A sweep may list more values of its factors, never other factors or fewer values.
+  if (stored.sweep.size() != next.sweep.size()) return false;
+  for (std::size_t f = 0; f < stored.sweep.size(); ++f) {
+    const SweepFactor &was = stored.sweep[f], &now = next.sweep[f];
+    if (was.field != now.field) return false;
+    for (double v : was.values)
+      if (std::find(now.values.begin(), now.values.end(), v) == now.values.end()) return false;
+  }
   for (std::uint64_t seed : stored.seeds)
     if (std::find(next.seeds.begin(), next.seeds.end(), seed) == next.seeds.end()) return false;
   const json nextBackends = studySpecToJson(next)["backends"];
@@ -789,6 +875,8 @@ nn::TrainConfig trainConfigFor(const StudySpec& spec, const BackendEntry& e) {
   if (e.overrides.weightDecay) c.optimizer.weightDecay = *e.overrides.weightDecay;
   if (e.overrides.batchSize) c.batchSize = *e.overrides.batchSize;
   if (e.overrides.epochs) c.epochs = *e.overrides.epochs;
+  if (e.overrides.warmupEpochs) c.schedule.warmupEpochs = *e.overrides.warmupEpochs;
+  if (e.overrides.gradClip) c.gradClipNorm = *e.overrides.gradClip;
   c.nudgeFirstWeight = e.perturbation == Perturbation::InitialWeightUlp;
   return c;
 }

@@ -13,6 +13,7 @@
 #include "core/data/dataset.h"
 #include "core/input/error.h"
 #include "core/nn/trainer.h"
+#include "core/study/spec/study_sweep.h"
 
 namespace paritylab::study {
 
@@ -29,12 +30,6 @@ class SpecError : public ErrorOf<std::runtime_error> {
 
  private:
   std::string field_;
-};
-
-// Hyperparameters a backend entry may override; unset fields use the study's values.
-struct BackendOverrides {
-  std::optional<double> lr, weightDecay;
-  std::optional<int> batchSize, epochs;
 };
 
 // A perturbation at the level of rounding noise, for the chaos floor: how much does a run change
@@ -58,6 +53,10 @@ struct BackendEntry {
   // `perturbation` and nothing else changed; its runs use the same seeds.
   Perturbation perturbation = Perturbation::None;
   std::string perturbs;
+  // A sweep's cell (made by the parser from the spec's "sweep"): the backend entry it was made
+  // from and the factors' values, which `overrides` holds too; empty outside a sweep.
+  std::string sweptFrom;
+  std::vector<SweptValue> cell;
 };
 
 // The chaos floor: for a reference backend, one more entry per perturbation (BackendEntry), named
@@ -100,6 +99,9 @@ struct StudySpec {
   // The spec's entries, then the chaos floor's (BackendEntry::perturbation != None).
   std::vector<BackendEntry> backends;
   std::vector<std::uint64_t> seeds;
+  // "sweep": the hyperparameters crossed with the backends (study_sweep.h); `backends` holds one
+  // entry per backend and cell. Empty: no sweep.
+  std::vector<SweepFactor> sweep;
   // "chaos_floor": true (the default for a study of at least two emulated backends: the first is
   // the reference), false, or {"reference": NAME, "perturbations": [...]}.
   std::optional<ChaosFloor> chaosFloor;
@@ -128,6 +130,14 @@ backends::PrecisionPolicy lockstepPolicy(const StudySpec& spec, const std::strin
 StudySpec parseStudySpec(const std::string& text, const std::string& sourceName = "<spec>");
 // The chaos floor's entries of `spec` for its reference (appended to spec.backends by the parser).
 std::vector<BackendEntry> chaosFloorEntries(const StudySpec& spec);
+// The sweep's cells of each backend entry `bases` (entries of no cell): one entry per cell, named
+// "<backend> <cell>", its overrides set to the cell's values. `bases` as they are without a sweep.
+// Throws SpecError when a backend overrides a swept hyperparameter itself.
+std::vector<BackendEntry> sweptEntries(const std::vector<BackendEntry>& bases,
+                                       const std::vector<SweepFactor>& sweep);
+// The backend entries a sweep was made from (as written in the spec), in order; the entries
+// themselves without a sweep. The chaos floor's entries are left out.
+std::vector<BackendEntry> sweepBases(const StudySpec& spec);
 // After spec.backends was edited in code (a command line's --backends): drops the chaos floor's
 // entries and appends them again for the edited backends (the reference kept if still there,
 // else the first backend; no floor with fewer than two backends).
