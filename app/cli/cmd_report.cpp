@@ -16,6 +16,7 @@
 #include "core/nn/training_choices.h"
 #include "core/study/files/curves_export.h"
 #include "core/study/files/report_files.h"
+#include "core/study/files/sweep_export.h"
 #include "core/study/files/signals_export.h"
 #include "core/study/files/study_report.h"
 #include "core/study/files/xray_rows.h"
@@ -57,6 +58,8 @@ void requireDistinctFiles(const ReportArgs& a) {
           (p.parent_path() / (p.stem().string() + "-divergence-" + table + p.extension().string()))
               .string());
     }
+    for (const std::string& sweep : study::sweepCsvPaths(a.csv))
+      files.emplace_back("--csv's sweep table", sweep);
   }
   if (!a.curves.empty()) files.emplace_back("--curves", a.curves);
   if (!a.signalsCsv.empty()) files.emplace_back("--signals", a.signalsCsv);

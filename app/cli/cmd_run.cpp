@@ -26,6 +26,7 @@
 #include "core/stats/statistics.h"
 #include "core/study/analysis/accuracies_by_backend.h"
 #include "core/study/analysis/compared_metric.h"
+#include "core/study/analysis/sweep_analysis.h"
 #include "core/study/cluster/launcher_environment.h"
 #include "core/study/files/study_report.h"
 #include "core/study/run/study_runner.h"
@@ -181,6 +182,18 @@ void printSummary(const study::ResultsStore& store) {
     std::printf("%-*s %4zu %10s %8s %10s %10s\n", width, name.c_str(), s.n,
                 value.amount(s.mean).c_str(), spread.amount(std::isnan(s.sd) ? 0 : s.sd).c_str(),
                 value.amount(s.min).c_str(), value.amount(s.max).c_str());
+  }
+  if (store.hasStudy()) {  // a sweep's verdict is about the grid, not each cell against the first
+    const study::StudySpec spec = store.loadStudySpec();
+    if (!spec.sweep.empty()) {
+      study::SweepOptions sweep;
+      sweep.metric = metric;
+      for (const std::string& sentence :
+           study::analyseSweep(spec, store.loadRuns(), sweep).verdict)
+        std::printf("%s\n", sentence.c_str());
+      std::printf("(the table and the ANOVA: paritylab-cli stats DB --sweep)\n");
+      return;
+    }
   }
   std::string ref = study::referenceBackend(names);
   stats::CompareOptions options;

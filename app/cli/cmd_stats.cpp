@@ -13,6 +13,7 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "app/cli/stats_sweep.h"
 #include "core/input/input_limits.h"
 #include "core/input/text_file.h"
 #include "core/nn/training_choices.h"
@@ -30,6 +31,9 @@ struct StatsArgs {
   double power = 0.8;  // for the minimum detectable difference and the runs needed for the margin
   std::optional<double> margin;
   bool json = false;
+  bool sweep = false;
+  int sumsOfSquares = 2;
+  std::optional<double> lrDistance;
 };
 
 bool isSqlite(const std::string& path) {
@@ -111,6 +115,14 @@ void printPlanning(const stats::Comparison& c, const char* assumes, const stats:
 }
 
 void runStats(const StatsArgs& a) {
+  if (a.sweep) {
+    if (!isSqlite(a.input))
+      throw CommandError("--sweep: " + a.input + " is a runs CSV; a sweep is a study's database");
+    return printSweepStats(
+        {a.input, a.metric, a.a, a.b, a.sumsOfSquares, a.alpha, a.lrDistance, a.json});
+  }
+  if (a.a.empty() || a.b.empty())
+    throw CommandError("name the two backends compared, --a and --b (or --sweep for a sweep)");
   if (a.a == a.b)
     throw CommandError("--a and --b are both '" + a.a +
                        "': a backend compared with itself says nothing; name two backends");
@@ -233,8 +245,17 @@ const CommandRegistration reg{
       auto a = std::make_shared<StatsArgs>();
       cmd->add_option("input", a->input, "Results database or runs CSV (backend, final_accuracy)")
           ->required();
-      cmd->add_option("--a", a->a, "First backend")->required();
-      cmd->add_option("--b", a->b, "Second backend (reference)")->required();
+      cmd->add_option("--a", a->a, "First backend (with --sweep: default the sweep's second)");
+      cmd->add_option("--b", a->b,
+                      "Second backend, the reference (with --sweep: default the sweep's first)");
+      cmd->add_flag("--sweep", a->sweep,
+                    "A sweep's analysis: the metric per backend and cell, the two-way ANOVA "
+                    "with the backend x sweep interaction, the backend difference per cell");
+      cmd->add_option("--type", a->sumsOfSquares, "--sweep: sums of squares, type 2 or 3")
+          ->check(CLI::IsMember({2, 3}));
+      addRealOption(cmd, "--lr-distance", a->lrDistance, {0, input::kMaxHyperparameter, true},
+                    "--sweep over lr: a rate is usable within this distance of the backend's "
+                    "best (metric units; default 0.01 accuracy, 0.1 nats, perplexity 1)");
       cmd->add_option("--metric", a->metric,
                       nn::joinedNames(study::kComparedMetricNames, " | ") +
                           " (default: accuracy; val_loss for a language model's study)")

@@ -105,8 +105,10 @@ void analyseVariance(const std::vector<std::vector<double>>& values, stats::Sums
     for (std::size_t b = 0; b < s.backends.size(); ++b)
       for (double y : values[b * cellCount + s.analysedCells[level]])
         observations.push_back({level, b, y});
+  std::string factors;  // the swept factor's name: "lr", or "batch_size*weight_decay"
+  for (const SweepFactor& f : s.factors) factors += (factors.empty() ? "" : "*") + f.field;
   s.anova = stats::twoWayAnova(observations, s.analysedCells.size(), s.backends.size(), type,
-                               "sweep", "backend");
+                               factors, "backend");
   s.simpleEffects =
       stats::simpleEffects(observations, s.analysedCells.size(), s.b, s.a, s.alpha);
 }
@@ -188,7 +190,8 @@ void sayVerdict(SweepAnalysis& s, stats::SumsOfSquares type) {
           "The backends' " + words.name + " depends on " + factorNames(s.factors) +
           " differently: interaction p = " + pText(interaction.p_value) + how + ".");
     else
-      s.verdict.push_back("No evidence that " + factorNames(s.factors) + " affects " + who +
+      s.verdict.push_back("No evidence that " + factorNames(s.factors) +
+                          (s.factors.size() == 1 ? " affects " : " affect ") + who +
                           " differently: interaction p = " + pText(interaction.p_value) + how +
                           ".");
     std::string cellsSaid;

@@ -4,6 +4,7 @@
 
 #include "core/study/files/curves_export.h"
 #include "core/study/files/divergence_export.h"
+#include "core/study/files/sweep_export.h"
 
 namespace paritylab::study {
 
@@ -21,6 +22,17 @@ ReportFiles writeReportFiles(const ResultsStore& store, const std::string& runsC
   const DivergenceFiles divergence = writeDivergenceReport(store, runsCsvPath, options);
   for (const std::string& path : divergence.written) files.written.push_back({path, "divergence"});
   files.skipped = divergence.skipped;
+  if (store.hasStudy()) {
+    const StudySpec spec = store.loadStudySpec();
+    if (!spec.sweep.empty()) {
+      SweepOptions sweep;
+      sweep.metric = options.metric.value_or(defaultComparedMetric(spec));
+      sweep.alpha = options.alpha;
+      for (const std::string& path :
+           writeSweepCsv(analyseSweep(spec, store.loadRuns(), sweep), runsCsvPath))
+        files.written.push_back({path, "sweep"});
+    }
+  }
   const std::string epochs = epochCurvesPathFor(runsCsvPath);
   writeEpochCurves(store, epochs);
   files.written.push_back({epochs, "per-epoch curves"});

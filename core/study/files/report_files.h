@@ -23,7 +23,8 @@ struct ReportFiles {
 };
 
 // Writes, for runsCsvPath "out/report.csv": out/report.csv, out/report-summary.csv,
-// out/report-divergence-*.csv (when the database holds predictions) and out/report-epochs.csv.
+// out/report-divergence-*.csv (when the database holds predictions), out/report-sweep-*.csv (a
+// sweep's analysis, sweep_export.h) and out/report-epochs.csv.
 // Throws (naming the file or the option) before writing anything when a backend named in
 // `options` has no runs.
 ReportFiles writeReportFiles(const ResultsStore& store, const std::string& runsCsvPath,
