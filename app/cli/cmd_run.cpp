@@ -26,6 +26,7 @@
 #include "core/stats/statistics.h"
 #include "core/study/analysis/accuracies_by_backend.h"
 #include "core/study/analysis/compared_metric.h"
+#include "core/study/analysis/sequential_analysis.h"
 #include "core/study/analysis/sweep_analysis.h"
 #include "core/study/cluster/launcher_environment.h"
 #include "core/study/files/study_report.h"
@@ -185,6 +186,13 @@ void printSummary(const study::ResultsStore& store) {
   }
   if (store.hasStudy()) {  // a sweep's verdict is about the grid, not each cell against the first
     const study::StudySpec spec = store.loadStudySpec();
+    if (spec.sequential) {
+      for (const std::string& sentence :
+           study::analyseSequential(spec, store.loadRuns()).words)
+        std::printf("%s\n", sentence.c_str());
+      std::printf("(each look: paritylab-cli stats DB --sequential)\n");
+      return;
+    }
     if (!spec.sweep.empty()) {
       study::SweepOptions sweep;
       sweep.metric = metric;

@@ -13,6 +13,7 @@
 
 #include "app/cli/command_registry.h"
 #include "app/cli/number_options.h"
+#include "app/cli/stats_sequential.h"
 #include "app/cli/stats_sweep.h"
 #include "core/input/input_limits.h"
 #include "core/input/text_file.h"
@@ -31,7 +32,7 @@ struct StatsArgs {
   double power = 0.8;  // for the minimum detectable difference and the runs needed for the margin
   std::optional<double> margin;
   bool json = false;
-  bool sweep = false;
+  bool sweep = false, sequential = false;
   int sumsOfSquares = 2;
   std::optional<double> lrDistance;
 };
@@ -115,6 +116,12 @@ void printPlanning(const stats::Comparison& c, const char* assumes, const stats:
 }
 
 void runStats(const StatsArgs& a) {
+  if (a.sequential) {
+    if (!isSqlite(a.input))
+      throw CommandError("--sequential: " + a.input +
+                         " is a runs CSV; a sequential study is a study's database");
+    return printSequentialStats(a.input, a.json);
+  }
   if (a.sweep) {
     if (!isSqlite(a.input))
       throw CommandError("--sweep: " + a.input + " is a runs CSV; a sweep is a study's database");
@@ -122,7 +129,9 @@ void runStats(const StatsArgs& a) {
         {a.input, a.metric, a.a, a.b, a.sumsOfSquares, a.alpha, a.lrDistance, a.json});
   }
   if (a.a.empty() || a.b.empty())
-    throw CommandError("name the two backends compared, --a and --b (or --sweep for a sweep)");
+    throw CommandError(
+        "name the two backends compared, --a and --b (or --sweep for a sweep, --sequential for "
+        "a sequential study)");
   if (a.a == a.b)
     throw CommandError("--a and --b are both '" + a.a +
                        "': a backend compared with itself says nothing; name two backends");
@@ -251,6 +260,9 @@ const CommandRegistration reg{
       cmd->add_flag("--sweep", a->sweep,
                     "A sweep's analysis: the metric per backend and cell, the two-way ANOVA "
                     "with the backend x sweep interaction, the backend difference per cell");
+      cmd->add_flag("--sequential", a->sequential,
+                    "A sequential study's looks: each look's boundaries and p-values, where it "
+                    "stopped and why");
       cmd->add_option("--type", a->sumsOfSquares, "--sweep: sums of squares, type 2 or 3")
           ->check(CLI::IsMember({2, 3}));
       addRealOption(cmd, "--lr-distance", a->lrDistance, {0, input::kMaxHyperparameter, true},

@@ -159,18 +159,17 @@ SequentialLook sequentialLook(std::span<const double> a, std::span<const double>
     throw std::invalid_argument("look " + std::to_string(look + 1) + " of a design with " +
                                 std::to_string(looks.size()) + " looks");
   const std::size_t n = looks[look];
-  if (a.size() < n || b.size() < n)
-    throw std::invalid_argument("look " + std::to_string(look + 1) + " needs " +
+  if (a.size() < 2 || b.size() < 2 || a.size() > n || b.size() > n)
+    throw std::invalid_argument("look " + std::to_string(look + 1) + " takes 2 to " +
                                 std::to_string(n) + " values of each backend");
   SequentialLook out;
   out.look = look;
   out.seeds = n;
-  const auto first = [n](std::span<const double> x) { return x.first(n); };
   // The equivalence boundary's nominal level, used as TOST's alpha (each one-sided test at it).
   out.equivalenceP = plan.equivalence.nominalP[look];
   out.differenceP = 2.0 * plan.difference.nominalP[look];
-  out.tost = tost(first(a), first(b), plan.design.margin, std::min(out.equivalenceP, 0.4999));
-  const TTestResult t = tTest(first(a), first(b), TTestKind::Welch, Tail::TwoSided);
+  out.tost = tost(a, b, plan.design.margin, std::min(out.equivalenceP, 0.4999));
+  const TTestResult t = tTest(a, b, TTestKind::Welch, Tail::TwoSided);
   out.pDifference = t.p_value;
   if (out.tost.defined && out.tost.p_value <= out.equivalenceP)
     out.decision = SequentialDecision::Equivalent;

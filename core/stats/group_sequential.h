@@ -74,7 +74,7 @@ SequentialPlan planSequential(const SequentialDesign& design);
 
 struct SequentialLook {
   std::size_t look = 0;   // 0-based
-  std::size_t seeds = 0;  // per backend
+  std::size_t seeds = 0;  // per backend, as planned (the values may be fewer)
   TostResult tost;
   double pDifference = 0.0;     // Welch two-sided
   double equivalenceP = 0.0;    // the nominal one-sided p TOST's larger p must reach
@@ -82,8 +82,9 @@ struct SequentialLook {
   SequentialDecision decision = SequentialDecision::Continue;
 };
 
-// The look at `a`, `b` (the first plan.looks[look] values of each are used). Throws
-// std::invalid_argument when either has fewer values or the look is out of range.
+// The look at `a`, `b`: the values of the runs at the look's seeds (plan.looks[look] per backend;
+// fewer when runs diverged: at least 2 each). Throws std::invalid_argument when either has fewer
+// than 2 or more than the look's seeds, or the look is out of range.
 SequentialLook sequentialLook(std::span<const double> a, std::span<const double> b,
                               const SequentialPlan& plan, std::size_t look);
 

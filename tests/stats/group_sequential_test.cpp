@@ -82,7 +82,9 @@ Outcome simulate(const SequentialPlan& plan, double shift, std::uint64_t seed) {
   for (int s = 0; s < studies; ++s) {
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = shift + normal(rng), b[i] = normal(rng);
     for (std::size_t look = 0; look < plan.looks.size(); ++look) {
-      const SequentialLook l = sequentialLook(a, b, plan, look);
+      const std::size_t n = plan.looks[look];
+      const SequentialLook l =
+          sequentialLook(std::span(a).first(n), std::span(b).first(n), plan, look);
       if (l.decision == SequentialDecision::Continue) continue;
       o.equivalent += l.decision == SequentialDecision::Equivalent;
       o.different += l.decision == SequentialDecision::Different;

@@ -135,6 +135,8 @@ void RunScheduler::planRuns(bool resume, bool reclaim) {
   nextIndex_ = 0;
   planned_ = skipped_ = 0;
   for (const PlannedRun& p : shardRunsOf(spec_, shard_)) {
+    const auto seedAt = std::find(spec_.seeds.begin(), spec_.seeds.end(), p.seed);
+    if (std::size_t(seedAt - spec_.seeds.begin()) >= seedLimit_) continue;
     ++planned_;
     const BackendEntry& entry = spec_.backends[p.backendIndex];
     auto it = existing.find({entry.name, p.seed});

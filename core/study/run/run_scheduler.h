@@ -63,6 +63,9 @@ class RunScheduler {
   // planned run not completed or diverged is added to the store as pending (when absent) and
   // queued, seed by seed, each seed's costliest backend first.
   void planRuns(bool resume, bool reclaim = false);
+  // Plan only the runs of the study's first `seeds` seeds (a sequential study's rounds); by
+  // default every seed.
+  void setSeedLimit(std::size_t seeds) { seedLimit_ = seeds; }
 
   const std::vector<RunJob>& todo() const { return todo_; }
   int planned() const { return planned_; }
@@ -85,6 +88,7 @@ class RunScheduler {
   std::vector<RunJob> todo_;
   int planned_ = 0, skipped_ = 0, elsewhere_ = 0;
   std::size_t nextIndex_ = 0;
+  std::size_t seedLimit_ = SIZE_MAX;
   mutable std::mutex mutex_;
 };
 

@@ -5,6 +5,7 @@
 
 #include "core/data/text_corpus.h"
 #include "core/data/text_split.h"
+#include "core/study/analysis/sequential_analysis.h"
 #include "core/study/run/run_lockstep.h"
 #include "core/study/run/thread_pool.h"
 
@@ -52,6 +53,11 @@ void StudyRunner::recordStoreFailure(std::exception_ptr error) {
 
 RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
   requireDistinctRuns(spec_);
+  if (spec_.sequential && (!shard_.whole() || remote))
+    throw SpecError(
+        "sequential: a study that looks at its runs between rounds trains in one process (not "
+        "in shards, not on MPI ranks)",
+        "sequential");
   RunScheduler scheduler(spec_, store_, owner_, shard_);
   scheduler.adoptSpec(resume);
   // Everything that can fail on bad input happens before the first run.
@@ -61,10 +67,18 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
     data::encodeText(data.text->corpus, spec_.train.sampling.prompt, "samples.prompt");
   // Once per study, so that the divergence analysis needs no dataset files.
   store_.saveTestSet(data.test.labels, classNamesOf(data.test));
+  // A sequential study trains the seeds its next look needs, round by round, until a look
+  // decides; any other study is one round of every seed.
+  const auto nextRound = [this]() -> std::optional<std::size_t> {
+    if (!spec_.sequential) return SIZE_MAX;
+    return seedsForNextLook(analyseSequential(spec_, store_.loadRuns()));
+  };
+  std::optional<std::size_t> seeds = nextRound();
+  scheduler.setSeedLimit(seeds.value_or(0));
   scheduler.planRuns(resume, reclaimOtherHosts_);
+  const int skipped = scheduler.skipped();
 
   StudyCommitter committer(spec_, store_, callbacks_, &data);
-  committer.announcePending(scheduler.todo());
   RunContext context{spec_, data, train_, cancel_, {}, callbacks_.onStep, stepInterval_};
   if (spec_.pretrain && !scheduler.todo().empty())
     context.backboneCheckpoint = pretrainBackbone(spec_, store_.path(), train_, cancel_);
@@ -88,7 +102,8 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
       recordStoreFailure(std::current_exception());
     }
   };
-  {
+  while (seeds) {
+    committer.announcePending(scheduler.todo());
     const int wanted = threads_ > 0        ? threads_
                        : spec_.threads > 0 ? spec_.threads
                                            : int(std::thread::hardware_concurrency());
@@ -99,6 +114,12 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
       remote->serve(scheduler, committer, cancel_,
                     [this](std::exception_ptr e) { recordStoreFailure(std::move(e)); });
     pool.wait();
+    if (storeError_ || cancel_ || !spec_.sequential) break;
+    const std::optional<std::size_t> more = nextRound();
+    if (!more || *more <= *seeds) break;  // decided, or the runs of this round did not end
+    seeds = more;
+    scheduler.setSeedLimit(*seeds);
+    scheduler.planRuns(true, false);
   }
   if (storeError_) {
     throw StoreError(messageOf(storeError_) +
@@ -110,7 +131,7 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
 
   RunnerSummary summary;
   summary.planned = scheduler.planned();
-  summary.skipped = scheduler.skipped();
+  summary.skipped = skipped;
   summary.elsewhere = scheduler.elsewhere();
   const RunOutcomes outcomes = committer.outcomes();
   summary.completed = outcomes.completed;

@@ -145,6 +145,8 @@ constexpr input::RealLimits kFraction{0, 1};                   // [0, 1]
 constexpr input::RealLimits kOpenFraction{0, 1, false, true};  // [0, 1)
 // StudySpec::keepWeights.
 constexpr std::string_view kKeepWeights[] = {"epochs", "final", "none"};
+// SequentialStudy's alpha-spending functions.
+constexpr std::string_view kSpendingNames[] = {"obrien-fleming", "pocock"};
 
 void readDataset(const json& j, data::DatasetSpec& d, const std::string& file) {
   ObjectReader r(j, "dataset", file);
@@ -376,6 +378,44 @@ void readSweep(const json& j, StudySpec& s, const std::string& file) {
   }
 }
 
+// "sequential": the seeds trained in rounds until the answer is known (the seeds it sets).
+void readSequential(const json& j, StudySpec& s, const std::string& file, bool seedsGiven) {
+  ObjectReader r(j, "sequential", file);
+  if (seedsGiven)
+    r.fail("seeds", "a sequential study sets its seeds (0 .. sequential.max_seeds - 1)");
+  if (!s.sweep.empty()) r.fail("sequential", "not with a \"sweep\" (one or the other)");
+  SequentialStudy q;
+  stats::SequentialDesign& d = q.design;
+  if (!r.has("margin"))
+    r.fail("sequential.margin",
+           "missing (the equivalence margin in the compared metric's units: accuracy as a "
+           "fraction, 0.005 = half a point; a loss in nats)");
+  r.readReal("margin", d.margin, kPositive);
+  r.readReal("alpha", d.alpha, {0, 0.5, true, true});
+  std::int64_t maxSeeds = 20, every = 5;
+  r.readInt("max_seeds", maxSeeds, {2, input::kMaxSeeds});
+  r.readInt("look_every", every, {1, input::kMaxSeeds});
+  d.maxSeeds = std::size_t(maxSeeds);
+  d.lookEvery = std::size_t(every);
+  std::string spending = "obrien-fleming";
+  r.readChoice("spending", spending, kSpendingNames);
+  d.spending = spending == "pocock" ? stats::AlphaSpending::Pocock
+                                    : stats::AlphaSpending::OBrienFleming;
+  r.read("a", q.a);
+  r.read("b", q.b);
+  for (const auto& [field, name] : {std::pair{"sequential.a", q.a}, std::pair{"sequential.b", q.b}})
+    if (!name.empty() && std::none_of(s.backends.begin(), s.backends.end(),
+                                      [&](const BackendEntry& e) { return e.name == name; }))
+      r.fail(field, "'" + name + "' is not a backend of the study");
+  s.sequential = q;
+  const auto [a, b] = sequentialBackends(s);
+  if (a.empty() || b.empty()) r.fail("sequential", "compares two backends: the study has one");
+  if (a == b) r.fail("sequential.b", "'" + b + "' is backend a itself: compare two backends");
+  r.finish();
+  s.seeds.clear();
+  for (std::size_t i = 0; i < d.maxSeeds; ++i) s.seeds.push_back(i);
+}
+
 void readLockstep(const json& object, StudySpec& s, const std::string& file) {
   LockstepStudy l;
   ObjectReader r(object, "lockstep", file);
@@ -533,6 +573,7 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
     s.seeds = {0, 1, 2};
   }
   if (const json* w = r.find("sweep")) readSweep(*w, s, file);
+  if (const json* q = r.find("sequential")) readSequential(*q, s, file, r.has("seeds"));
   r.readInt("threads", s.threads, {0, input::kMaxThreads});
   r.read("origin", s.origin);
   readChaosFloor(r, s);
@@ -593,6 +634,22 @@ std::string chaosFloorCost(const StudySpec& spec) {
          "): " + std::to_string(perturbed * spec.seeds.size()) + " of the study's " +
          std::to_string(spec.backends.size() * spec.seeds.size()) +
          " runs; \"chaos_floor\": false leaves it out";
+}
+
+std::pair<std::string, std::string> sequentialBackends(const StudySpec& spec) {
+  if (!spec.sequential) return {};
+  std::vector<std::string> names;  // the spec's own entries, not the chaos floor's
+  for (const BackendEntry& e : spec.backends)
+    if (e.perturbation == Perturbation::None) names.push_back(e.name);
+  std::string a = spec.sequential->a, b = spec.sequential->b;
+  const auto other = [&](const std::string& taken) {
+    for (const std::string& n : names)
+      if (n != taken) return n;
+    return std::string();
+  };
+  if (b.empty() && !names.empty()) b = names[0] != a ? names[0] : other(a);
+  if (a.empty()) a = other(b);
+  return {a, b};
 }
 
 std::vector<BackendEntry> sweptEntries(const std::vector<BackendEntry>& bases,
@@ -748,7 +805,19 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
   }
   j["backends"] = bs;
   if (!s.sweep.empty()) j["sweep"] = sweepToJson(s.sweep);
-  j["seeds"] = s.seeds;
+  if (s.sequential) {  // its seeds are its own
+    const stats::SequentialDesign& d = s.sequential->design;
+    j["sequential"] = {
+        {"margin", d.margin},
+        {"alpha", d.alpha},
+        {"max_seeds", d.maxSeeds},
+        {"look_every", d.lookEvery},
+        {"spending", d.spending == stats::AlphaSpending::Pocock ? "pocock" : "obrien-fleming"},
+        {"a", s.sequential->a},
+        {"b", s.sequential->b}};
+  } else {
+    j["seeds"] = s.seeds;
+  }
   j["threads"] = s.threads;
   j["keep_weights"] = s.keepWeights;
   j["warnings"] = {{"loss_spike_factor", s.lossSpikeFactor}};

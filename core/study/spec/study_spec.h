@@ -13,6 +13,7 @@
 #include "core/data/dataset.h"
 #include "core/input/error.h"
 #include "core/nn/trainer.h"
+#include "core/stats/group_sequential.h"
 #include "core/study/spec/study_sweep.h"
 
 namespace paritylab::study {
@@ -90,6 +91,15 @@ struct LockstepStudy {
   std::vector<std::string> modes{"resync", "free"};  // nn::parseLockstepMode's names
 };
 
+// A sequential study (docs/study-designs.md): seeds trained in rounds of `lookEvery`, each round
+// followed by a look at backend `a` against `b` on the study's compared metric; the study stops
+// once equivalence within the margin or a difference is shown at the look's boundary, or after
+// maxSeeds. The seeds are 0 .. maxSeeds - 1.
+struct SequentialStudy {
+  stats::SequentialDesign design;
+  std::string a, b;  // entries of the study; "" = the second and the first
+};
+
 struct StudySpec {
   int version = 1;
   std::string name;
@@ -118,10 +128,16 @@ struct StudySpec {
   // "lockstep": {"backend": NAME, "reference": NAME, "steps": N, "every": N, "tolerance": X,
   // "modes": ["resync", "free"]}; none by default.
   std::optional<LockstepStudy> lockstep;
+  // "sequential": {"margin": X, "alpha": 0.05, "max_seeds": 20, "look_every": 5, "a": NAME,
+  // "b": NAME, "spending": "obrien-fleming" | "pocock"}; none by default.
+  std::optional<SequentialStudy> sequential;
   int threads = 0;     // 0 = one per core
   std::string origin;  // imported studies: the file the results came from
 };
 
+// The backends a sequential study compares: (a, b), the unnamed ones defaulting to the study's
+// second and first entries; ("", "") without a sequential design.
+std::pair<std::string, std::string> sequentialBackends(const StudySpec& spec);
 // The policy a lockstep names: the study's entry of that name, else the preset (SpecError
 // naming the field when neither exists).
 backends::PrecisionPolicy lockstepPolicy(const StudySpec& spec, const std::string& name);

@@ -28,7 +28,7 @@ TEST(ShippedStudies, FenwicksCrossesTheTwoBackendsWithWeightDecayAndBatchSize) {
       loadStudySpecFile(PARITYLAB_SOURCE_DIR "/resources/studies/fenwicks.json");
   ASSERT_EQ(sweepBases(s).size(), 2u);
   EXPECT_EQ(s.backends.size(), 8u);
-  EXPECT_EQ(s.backends.front().policy.replicas, 8);
+  EXPECT_EQ(s.backends.front().policy.topology.replicas, 8);
 }
 
 }  // namespace
