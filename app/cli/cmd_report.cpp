@@ -16,9 +16,9 @@
 #include "core/nn/training_choices.h"
 #include "core/study/files/curves_export.h"
 #include "core/study/files/report_files.h"
-#include "core/study/files/sweep_export.h"
 #include "core/study/files/signals_export.h"
 #include "core/study/files/study_report.h"
+#include "core/study/files/sweep_export.h"
 #include "core/study/files/xray_rows.h"
 
 #if defined(PARITYLAB_HAS_UI) && __has_include("ui/shell/report_charts.h")

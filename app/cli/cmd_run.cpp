@@ -187,8 +187,7 @@ void printSummary(const study::ResultsStore& store) {
   if (store.hasStudy()) {  // a sweep's verdict is about the grid, not each cell against the first
     const study::StudySpec spec = store.loadStudySpec();
     if (spec.sequential) {
-      for (const std::string& sentence :
-           study::analyseSequential(spec, store.loadRuns()).words)
+      for (const std::string& sentence : study::analyseSequential(spec, store.loadRuns()).words)
         std::printf("%s\n", sentence.c_str());
       std::printf("(each look: paritylab-cli stats DB --sequential)\n");
       return;
@@ -196,8 +195,7 @@ void printSummary(const study::ResultsStore& store) {
     if (!spec.sweep.empty()) {
       study::SweepOptions sweep;
       sweep.metric = metric;
-      for (const std::string& sentence :
-           study::analyseSweep(spec, store.loadRuns(), sweep).verdict)
+      for (const std::string& sentence : study::analyseSweep(spec, store.loadRuns(), sweep).verdict)
         std::printf("%s\n", sentence.c_str());
       std::printf("(the table and the ANOVA: paritylab-cli stats DB --sweep)\n");
       return;

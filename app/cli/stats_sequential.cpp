@@ -13,10 +13,14 @@ namespace {
 
 const char* decisionName(stats::SequentialDecision d) {
   switch (d) {
-    case stats::SequentialDecision::Continue: return "continue";
-    case stats::SequentialDecision::Equivalent: return "equivalent";
-    case stats::SequentialDecision::Different: return "different";
-    case stats::SequentialDecision::Inconclusive: return "inconclusive";
+    case stats::SequentialDecision::Continue:
+      return "continue";
+    case stats::SequentialDecision::Equivalent:
+      return "equivalent";
+    case stats::SequentialDecision::Different:
+      return "different";
+    case stats::SequentialDecision::Inconclusive:
+      return "inconclusive";
   }
   return "";
 }

@@ -24,8 +24,8 @@ void printSweepStats(const SweepStatsArgs& args) {
     study::SweepOptions o;
     o.metric = args.metric.empty() ? study::defaultComparedMetric(spec)
                                    : study::comparedMetricNamed(args.metric);
-    o.type = args.sumsOfSquaresType == 3 ? stats::SumsOfSquares::TypeIII
-                                         : stats::SumsOfSquares::TypeII;
+    o.type =
+        args.sumsOfSquaresType == 3 ? stats::SumsOfSquares::TypeIII : stats::SumsOfSquares::TypeII;
     o.a = args.a;
     o.b = args.b;
     o.alpha = args.alpha;
@@ -56,8 +56,7 @@ void printSweepStats(const SweepStatsArgs& args) {
     std::printf("Two-way ANOVA, type %s sums of squares%s:\n",
                 s.anova->type == stats::SumsOfSquares::TypeII ? "II" : "III",
                 s.anova->balanced ? "" : " (unbalanced)");
-    std::printf("  %-30s %14s %6s %14s %10s %10s\n", "effect", "sum_sq", "df", "mean_sq", "F",
-                "p");
+    std::printf("  %-30s %14s %6s %14s %10s %10s\n", "effect", "sum_sq", "df", "mean_sq", "F", "p");
     const auto shown = [](double v) {
       char buffer[32];
       std::snprintf(buffer, sizeof buffer, "%.4g", v);

@@ -13,9 +13,15 @@ namespace {
 
 const boost::math::normal kStandardNormal;
 
-double upperTail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
-double density(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI); }
-double upperQuantile(double p) { return boost::math::quantile(complement(kStandardNormal, p)); }
+double upperTail(double z) {
+  return 0.5 * std::erfc(z / std::sqrt(2.0));
+}
+double density(double z) {
+  return std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI);
+}
+double upperQuantile(double p) {
+  return boost::math::quantile(complement(kStandardNormal, p));
+}
 
 // Simpson's rule over equally spaced values (an odd count).
 double simpson(const std::vector<double>& f, double h) {

@@ -76,9 +76,9 @@ struct SequentialLook {
   std::size_t look = 0;   // 0-based
   std::size_t seeds = 0;  // per backend, as planned (the values may be fewer)
   TostResult tost;
-  double pDifference = 0.0;     // Welch two-sided
-  double equivalenceP = 0.0;    // the nominal one-sided p TOST's larger p must reach
-  double differenceP = 0.0;     // the nominal two-sided p the Welch p must reach
+  double pDifference = 0.0;   // Welch two-sided
+  double equivalenceP = 0.0;  // the nominal one-sided p TOST's larger p must reach
+  double differenceP = 0.0;   // the nominal two-sided p the Welch p must reach
   SequentialDecision decision = SequentialDecision::Continue;
 };
 

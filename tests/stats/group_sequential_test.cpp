@@ -114,10 +114,11 @@ TEST(GroupSequential, EachClaimsTypeOneErrorStaysAtAlphaOverTheLooks) {
   EXPECT_LT(none.meanSeeds, 25.0);
   const Outcome atMargin = simulate(plan, d.margin, 2);
   EXPECT_LE(atMargin.equivalent, allowed);  // equivalence claimed at the margin itself
-  std::printf("no difference: equivalent %.3f, different %.3f, stopped early %.3f, mean seeds "
-              "%.2f of %zu\nat the margin: equivalent %.3f\n",
-              none.equivalent, none.different, none.earlyStops, none.meanSeeds, d.maxSeeds,
-              atMargin.equivalent);
+  std::printf(
+      "no difference: equivalent %.3f, different %.3f, stopped early %.3f, mean seeds "
+      "%.2f of %zu\nat the margin: equivalent %.3f\n",
+      none.equivalent, none.different, none.earlyStops, none.meanSeeds, d.maxSeeds,
+      atMargin.equivalent);
 }
 
 }  // namespace

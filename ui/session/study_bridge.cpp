@@ -120,7 +120,8 @@ bool plannedRuns(const QString& specJson, std::vector<ShownRun>* out, QString* e
     const study::StudySpec spec = study::parseStudySpec(specJson.toStdString(), "study");
     out->clear();
     std::int64_t pendingId = 0;  // ids < 0 until the runner gives database ids
-    for (const study::PlannedRun& p : study::plannedRunsOf(spec)) {
+    // A sequential study's later rounds are announced when (and if) it trains them.
+    for (const study::PlannedRun& p : study::firstRoundRunsOf(spec)) {
       ShownRun run = pendingRun(spec, p);
       run.runId = --pendingId;
       out->push_back(std::move(run));

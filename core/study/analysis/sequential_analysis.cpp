@@ -25,8 +25,8 @@ std::optional<std::vector<double>> valuesAt(const StudySpec& spec,
     const auto run = std::find_if(runs.begin(), runs.end(), [&](const RunRecord& r) {
       return r.backend == backend && r.seed == spec.seeds[i];
     });
-    if (run == runs.end() || run->status == RunState::Pending ||
-        run->status == RunState::Running || run->status == RunState::Cancelled)
+    if (run == runs.end() || run->status == RunState::Pending || run->status == RunState::Running ||
+        run->status == RunState::Cancelled)
       return std::nullopt;
     const double v = finalMetricOf(*run, metric);
     if (run->status == RunState::Completed && std::isfinite(v)) values.push_back(v);
@@ -42,16 +42,15 @@ std::string spendingWords(stats::AlphaSpending s) {
 void sayWords(SequentialAnalysis& s) {
   const stats::MetricWords w = metricWords(s.metric);
   const stats::SequentialDesign& d = s.plan.design;
-  s.words.push_back("Sequential design: " + s.a + " against " + s.b + " on " + w.name +
-                    ", a look after " + std::to_string(s.plan.looks.front()) +
-                    (s.plan.looks.size() > 1
-                         ? " seeds and every " + std::to_string(d.lookEvery) + " more"
-                         : " seeds") +
-                    " up to " + std::to_string(d.maxSeeds) + " (" +
-                    std::to_string(s.plan.looks.size()) + " looks), equivalence within +-" +
-                    w.difference(d.margin) + ", alpha " + pText(d.alpha) + " for each claim over " +
-                    "the looks (" + spendingWords(d.spending) +
-                    " spending); each look's p-values are read against its own boundary.");
+  s.words.push_back(
+      "Sequential design: " + s.a + " against " + s.b + " on " + w.name + ", a look after " +
+      std::to_string(s.plan.looks.front()) +
+      (s.plan.looks.size() > 1 ? " seeds and every " + std::to_string(d.lookEvery) + " more"
+                               : " seeds") +
+      " up to " + std::to_string(d.maxSeeds) + " (" + std::to_string(s.plan.looks.size()) +
+      " looks), equivalence within +-" + w.difference(d.margin) + ", alpha " + pText(d.alpha) +
+      " for each claim over " + "the looks (" + spendingWords(d.spending) +
+      " spending); each look's p-values are read against its own boundary.");
   if (s.looks.empty()) {
     s.words.push_back("No look yet: the first needs " + std::to_string(s.plan.looks.front()) +
                       " finished runs of each.");
@@ -61,20 +60,19 @@ void sayWords(SequentialAnalysis& s) {
   const std::string at = "look " + std::to_string(l.look + 1) + " of " +
                          std::to_string(s.plan.looks.size()) + " (" + std::to_string(l.seeds) +
                          " seeds each)";
-  const std::string tostSaid = "TOST p = " + pText(l.tost.p_value) + " against the boundary " +
-                               pText(l.equivalenceP);
-  const std::string diffSaid = "Welch p = " + pText(l.pDifference) + " against the boundary " +
-                               pText(l.differenceP);
+  const std::string tostSaid =
+      "TOST p = " + pText(l.tost.p_value) + " against the boundary " + pText(l.equivalenceP);
+  const std::string diffSaid =
+      "Welch p = " + pText(l.pDifference) + " against the boundary " + pText(l.differenceP);
   switch (l.decision) {
     case stats::SequentialDecision::Equivalent:
       s.words.push_back("Stopped at " + at + ": " + s.a + " is equivalent to " + s.b +
                         " within +-" + w.difference(d.margin) + " (" + tostSaid + ").");
       break;
     case stats::SequentialDecision::Different:
-      s.words.push_back("Stopped at " + at + ": " + s.a + " is " +
-                        w.difference(std::abs(l.tost.mean_diff)) +
-                        (l.tost.mean_diff < 0 ? " lower" : " higher") + " than " + s.b + " (" +
-                        diffSaid + ").");
+      s.words.push_back(
+          "Stopped at " + at + ": " + s.a + " is " + w.difference(std::abs(l.tost.mean_diff)) +
+          (l.tost.mean_diff < 0 ? " lower" : " higher") + " than " + s.b + " (" + diffSaid + ").");
       break;
     case stats::SequentialDecision::Inconclusive:
       s.words.push_back("Ended at the last look, " + at +
@@ -83,8 +81,8 @@ void sayWords(SequentialAnalysis& s) {
       break;
     case stats::SequentialDecision::Continue:
       s.words.push_back("After " + at + ": neither shown yet (" + tostSaid + "; " + diffSaid +
-                        "); the next look at " +
-                        std::to_string(s.plan.looks[l.look + 1]) + " seeds.");
+                        "); the next look at " + std::to_string(s.plan.looks[l.look + 1]) +
+                        " seeds.");
       break;
   }
 }

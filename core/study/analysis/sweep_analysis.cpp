@@ -34,10 +34,13 @@ std::size_t indexOf(const std::vector<std::string>& names, const std::string& na
 
 double defaultLrDistance(ComparedMetric metric) {
   switch (metric) {
-    case ComparedMetric::Accuracy: return 0.01;
+    case ComparedMetric::Accuracy:
+      return 0.01;
     case ComparedMetric::TestLoss:
-    case ComparedMetric::ValidationLoss: return 0.1;
-    case ComparedMetric::Perplexity: return 1.0;
+    case ComparedMetric::ValidationLoss:
+      return 0.1;
+    case ComparedMetric::Perplexity:
+      return 1.0;
   }
   return 0.1;
 }
@@ -109,8 +112,7 @@ void analyseVariance(const std::vector<std::vector<double>>& values, stats::Sums
   for (const SweepFactor& f : s.factors) factors += (factors.empty() ? "" : "*") + f.field;
   s.anova = stats::twoWayAnova(observations, s.analysedCells.size(), s.backends.size(), type,
                                factors, "backend");
-  s.simpleEffects =
-      stats::simpleEffects(observations, s.analysedCells.size(), s.b, s.a, s.alpha);
+  s.simpleEffects = stats::simpleEffects(observations, s.analysedCells.size(), s.b, s.a, s.alpha);
 }
 
 void findLearningRateRanges(SweepAnalysis& s) {
@@ -186,9 +188,9 @@ void sayVerdict(SweepAnalysis& s, stats::SumsOfSquares type) {
                                 ? "the " + words.name + " of " + nameA + " and " + nameB
                                 : "the backends' " + words.name;
     if (interaction.p_value <= s.alpha)
-      s.verdict.push_back(
-          "The backends' " + words.name + " depends on " + factorNames(s.factors) +
-          " differently: interaction p = " + pText(interaction.p_value) + how + ".");
+      s.verdict.push_back("The backends' " + words.name + " depends on " + factorNames(s.factors) +
+                          " differently: interaction p = " + pText(interaction.p_value) + how +
+                          ".");
     else
       s.verdict.push_back("No evidence that " + factorNames(s.factors) +
                           (s.factors.size() == 1 ? " affects " : " affect ") + who +

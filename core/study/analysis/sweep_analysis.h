@@ -68,7 +68,7 @@ struct SweepAnalysis {
   // two cells or backends can be analysed (anovaMissing says why).
   std::optional<stats::TwoWayAnovaResult> anova;
   std::string anovaMissing;
-  std::size_t a = 1, b = 0;  // indices into backends
+  std::size_t a = 1, b = 0;                        // indices into backends
   std::vector<stats::SimpleEffect> simpleEffects;  // levelA indexes analysedCells
   double lrDistance = 0.0;
   std::vector<LearningRateRange> lrRanges;  // per backend, when "lr" is swept

@@ -130,8 +130,7 @@ std::vector<std::string> writeSweepCsv(const SweepAnalysis& s, const std::string
   if (s.anova)
     for (const stats::AnovaRow& r : s.anova->rows)
       anova.push_back({metric, typeName(s.anova->type), r.effect, cellText(r.sumOfSquares),
-                       cellText(r.df), cellText(r.meanSquare), cellText(r.f),
-                       cellText(r.p_value)});
+                       cellText(r.df), cellText(r.meanSquare), cellText(r.f), cellText(r.p_value)});
   std::vector<std::string> header = {"metric", "backend", "cell"};
   for (const SweepFactor& f : s.factors) header.push_back(f.field);
   for (const char* c : {"runs", "finished", "mean", "sd", "ci_low", "ci_high", "compared_with",

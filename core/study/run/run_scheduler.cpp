@@ -41,6 +41,17 @@ std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec) {
   return out;
 }
 
+std::vector<PlannedRun> firstRoundRunsOf(const StudySpec& spec) {
+  std::vector<PlannedRun> runs = plannedRunsOf(spec);
+  if (!spec.sequential) return runs;
+  const std::size_t seeds = spec.sequential->design.looks().front();
+  std::erase_if(runs, [&](const PlannedRun& p) {
+    return std::size_t(std::find(spec.seeds.begin(), spec.seeds.end(), p.seed) -
+                       spec.seeds.begin()) >= seeds;
+  });
+  return runs;
+}
+
 std::vector<PlannedRun> costliestFirstRunsOf(const StudySpec& spec) {
   std::vector<PlannedRun> runs = plannedRunsOf(spec);
   std::stable_sort(runs.begin(), runs.end(), [&](const PlannedRun& a, const PlannedRun& b) {

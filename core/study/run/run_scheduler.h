@@ -26,6 +26,9 @@ struct PlannedRun {
 // Every run of a study, seed-major (partial results stay balanced across backends): the order the
 // runner adds them to the store and the ui lists them before they start.
 std::vector<PlannedRun> plannedRunsOf(const StudySpec& spec);
+// The runs a study trains before it first looks at them: a sequential study's first round (the
+// seeds of its first look), every run of any other study.
+std::vector<PlannedRun> firstRoundRunsOf(const StudySpec& spec);
 // The same runs in the order workers take them: seed by seed as planned, each seed's costliest
 // backend first (a long run left for last would keep one worker busy while the others idle).
 std::vector<PlannedRun> costliestFirstRunsOf(const StudySpec& spec);

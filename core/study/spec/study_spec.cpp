@@ -249,8 +249,8 @@ BackendEntry readBackend(const json& j, const std::string& path, const std::stri
         ObjectReader ro(*o, path + ".overrides", file);
         for (std::string_view name : kHyperparameterNames)
           if (const json* v = ro.find(std::string(name)))
-            e.overrides.set(name, readHyperparameter(name, *v, ro.fieldPath(std::string(name)),
-                                                     file));
+            e.overrides.set(name,
+                            readHyperparameter(name, *v, ro.fieldPath(std::string(name)), file));
         ro.finish();
       }
       r.finish();
@@ -355,16 +355,16 @@ void readSweep(const json& j, StudySpec& s, const std::string& file) {
   const nn::TrainConfig& t = s.train;
   for (const SweepFactor& f : s.sweep) {
     if (f.field == "epochs" && t.steps > 0)
-      fail("sweep.epochs", "the study counts steps (\"steps\": " + std::to_string(t.steps) +
-                               "), not epochs");
+      fail("sweep.epochs",
+           "the study counts steps (\"steps\": " + std::to_string(t.steps) + "), not epochs");
     if (f.field == "warmup_epochs" && t.schedule.warmupSteps > 0)
       fail("sweep.warmup_epochs", "the study's schedule warms up over warmup_steps (" +
                                       std::to_string(t.schedule.warmupSteps) + ")");
     for (std::size_t i = 0; i < s.backends.size(); ++i)
       if (s.backends[i].overrides.get(f.field))
-        fail("backends[" + std::to_string(i) + "].overrides." + f.field,
-             "is swept too (\"sweep\": {\"" + f.field +
-                 "\": ...}); give it in one place, not both");
+        fail(
+            "backends[" + std::to_string(i) + "].overrides." + f.field,
+            "is swept too (\"sweep\": {\"" + f.field + "\": ...}); give it in one place, not both");
   }
   s.backends = sweptEntries(s.backends, s.sweep);
   std::set<std::string> names;
@@ -399,8 +399,8 @@ void readSequential(const json& j, StudySpec& s, const std::string& file, bool s
   d.lookEvery = std::size_t(every);
   std::string spending = "obrien-fleming";
   r.readChoice("spending", spending, kSpendingNames);
-  d.spending = spending == "pocock" ? stats::AlphaSpending::Pocock
-                                    : stats::AlphaSpending::OBrienFleming;
+  d.spending =
+      spending == "pocock" ? stats::AlphaSpending::Pocock : stats::AlphaSpending::OBrienFleming;
   r.read("a", q.a);
   r.read("b", q.b);
   for (const auto& [field, name] : {std::pair{"sequential.a", q.a}, std::pair{"sequential.b", q.b}})
@@ -592,8 +592,7 @@ backends::PrecisionPolicy lockstepPolicy(const StudySpec& spec, const std::strin
     return backends::presetPolicy(name);
   } catch (const std::invalid_argument&) {
     std::string names;
-    for (const BackendEntry& e : sweepBases(spec))
-      names += (names.empty() ? "" : ", ") + e.name;
+    for (const BackendEntry& e : sweepBases(spec)) names += (names.empty() ? "" : ", ") + e.name;
     throw SpecError("'" + name + "' is neither a backend of the study (" + names + ") nor a preset",
                     "lockstep");
   }

@@ -29,23 +29,37 @@ std::optional<double> BackendOverrides::get(std::string_view name) const {
 }
 
 void BackendOverrides::set(std::string_view name, double value) {
-  if (name == "lr") lr = value;
-  else if (name == "weight_decay") weightDecay = value;
-  else if (name == "batch_size") batchSize = int(value);
-  else if (name == "epochs") epochs = int(value);
-  else if (name == "warmup_epochs") warmupEpochs = value;
-  else if (name == "grad_clip") gradClip = value;
-  else throw std::invalid_argument("unknown hyperparameter '" + std::string(name) + "'");
+  if (name == "lr")
+    lr = value;
+  else if (name == "weight_decay")
+    weightDecay = value;
+  else if (name == "batch_size")
+    batchSize = int(value);
+  else if (name == "epochs")
+    epochs = int(value);
+  else if (name == "warmup_epochs")
+    warmupEpochs = value;
+  else if (name == "grad_clip")
+    gradClip = value;
+  else
+    throw std::invalid_argument("unknown hyperparameter '" + std::string(name) + "'");
 }
 
 void BackendOverrides::reset(std::string_view name) {
-  if (name == "lr") lr.reset();
-  else if (name == "weight_decay") weightDecay.reset();
-  else if (name == "batch_size") batchSize.reset();
-  else if (name == "epochs") epochs.reset();
-  else if (name == "warmup_epochs") warmupEpochs.reset();
-  else if (name == "grad_clip") gradClip.reset();
-  else throw std::invalid_argument("unknown hyperparameter '" + std::string(name) + "'");
+  if (name == "lr")
+    lr.reset();
+  else if (name == "weight_decay")
+    weightDecay.reset();
+  else if (name == "batch_size")
+    batchSize.reset();
+  else if (name == "epochs")
+    epochs.reset();
+  else if (name == "warmup_epochs")
+    warmupEpochs.reset();
+  else if (name == "grad_clip")
+    gradClip.reset();
+  else
+    throw std::invalid_argument("unknown hyperparameter '" + std::string(name) + "'");
 }
 
 double readHyperparameter(std::string_view name, const json& value, const std::string& field,
@@ -56,7 +70,8 @@ double readHyperparameter(std::string_view name, const json& value, const std::s
       return double(input::requireJsonInteger(value, where, {1, input::kMaxBatchSize}));
     if (name == "epochs")
       return double(input::requireJsonInteger(value, where, {1, input::kMaxEpochs}));
-    if (name == "lr") return input::requireJsonReal(value, where, {0, input::kMaxHyperparameter, true});
+    if (name == "lr")
+      return input::requireJsonReal(value, where, {0, input::kMaxHyperparameter, true});
     if (name == "warmup_epochs")
       return input::requireJsonReal(value, where, {0, double(input::kMaxEpochs)});
     return input::requireJsonReal(value, where, {0, input::kMaxHyperparameter});
@@ -70,9 +85,10 @@ std::vector<SweepFactor> parseSweep(const json& j, const std::string& file) {
     throw SpecError(file + ": " + field + ": " + what, field);
   };
   if (!j.is_object() || j.empty())
-    fail("sweep", "expected an object of hyperparameters, each with a list of values (e.g. "
-                  "{\"weight_decay\": [0.0005, 0.000125]}), got " +
-                      input::jsonExcerpt(j));
+    fail("sweep",
+         "expected an object of hyperparameters, each with a list of values (e.g. "
+         "{\"weight_decay\": [0.0005, 0.000125]}), got " +
+             input::jsonExcerpt(j));
   std::vector<SweepFactor> factors;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string path = "sweep." + input::excerpt(it.key());

@@ -24,8 +24,7 @@ TEST(ShippedStudies, EveryExampleStudyParses) {
 }
 
 TEST(ShippedStudies, FenwicksCrossesTheTwoBackendsWithWeightDecayAndBatchSize) {
-  const StudySpec s =
-      loadStudySpecFile(PARITYLAB_SOURCE_DIR "/resources/studies/fenwicks.json");
+  const StudySpec s = loadStudySpecFile(PARITYLAB_SOURCE_DIR "/resources/studies/fenwicks.json");
   ASSERT_EQ(sweepBases(s).size(), 2u);
   EXPECT_EQ(s.backends.size(), 8u);
   EXPECT_EQ(s.backends.front().policy.topology.replicas, 8);

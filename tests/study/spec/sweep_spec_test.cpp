@@ -29,9 +29,9 @@ std::string messageOf(const std::string& text) {
 }
 
 TEST(SweepSpec, EachBackendBecomesOneEntryPerCellWithTheCellsHyperparameters) {
-  const StudySpec s = parseStudySpec(
-      spec(R"({"weight_decay": [0.0005, 0.000125], "batch_size": [64, 512]})",
-           R"(, "chaos_floor": false)"));
+  const StudySpec s =
+      parseStudySpec(spec(R"({"weight_decay": [0.0005, 0.000125], "batch_size": [64, 512]})",
+                          R"(, "chaos_floor": false)"));
   ASSERT_EQ(s.sweep.size(), 2u);
   EXPECT_EQ(s.sweep[0].field, "batch_size");  // in name order
   EXPECT_EQ(s.sweep[1].field, "weight_decay");
@@ -87,8 +87,8 @@ TEST(SweepSpec, MoreValuesExtendTheStudyOtherFactorsDoNot) {
 }
 
 TEST(SweepSpec, ALockstepMayNameTheBackendASweepWasMadeFrom) {
-  const StudySpec s = parseStudySpec(
-      spec(R"({"lr": [0.001, 0.01]})", R"(, "lockstep": {"backend": "tpu-bf16"})"));
+  const StudySpec s =
+      parseStudySpec(spec(R"({"lr": [0.001, 0.01]})", R"(, "lockstep": {"backend": "tpu-bf16"})"));
   EXPECT_EQ(lockstepPolicy(s, "tpu-bf16").name, "tpu-bf16");
 }
 
@@ -105,9 +105,7 @@ TEST(SweepSpec, RefusalsNameTheField) {
   EXPECT_NE(messageOf(spec(R"({"lr": [0.1, -1]})")).find("sweep.lr[1]"), std::string::npos);
   EXPECT_NE(messageOf(spec(R"({"batch_size": [64, 1.5]})")).find("sweep.batch_size[1]"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"lr": [0.1]})"))
-                .find("accepted"),
-            std::string::npos);
+  EXPECT_NE(messageOf(spec(R"({"lr": [0.1]})")).find("accepted"), std::string::npos);
   EXPECT_NE(messageOf(R"({"version": 1, "name": "s", "model": "mlp",
     "dataset": {"source": "synthetic"}, "seeds": 2, "sweep": {"lr": [0.1, 0.2]},
     "backends": [{"policy": "cpu-fp32", "overrides": {"lr": 0.5}}]})")
