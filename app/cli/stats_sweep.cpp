@@ -1,5 +1,6 @@
 #include "app/cli/stats_sweep.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -43,11 +44,15 @@ void printSweepStats(const SweepStatsArgs& args) {
   std::printf("Sweep of %zu cells x %zu backends on %s%s, alpha %g\n", s.cellNames.size(),
               s.backends.size(), w.name.c_str(), w.lowerIsBetter ? " (lower is better)" : "",
               s.alpha);
-  std::printf("  %-22s %-34s %5s %12s  %s\n", "backend", "cell", "runs", "mean", "CI");
+  int backendWidth = 7, cellWidth = 4;  // as wide as the longest name
+  for (const std::string& b : s.backends) backendWidth = std::max(backendWidth, int(b.size()));
+  for (const std::string& c : s.cellNames) cellWidth = std::max(cellWidth, int(c.size()));
+  std::printf("  %-*s %-*s %5s %14s  %s\n", backendWidth, "backend", cellWidth, "cell", "runs",
+              "mean", "CI");
   for (const study::SweepCell& c : s.cells) {
     const std::string runs = std::to_string(c.finished) + "/" + std::to_string(c.runs);
-    std::printf("  %-22s %-34s %5s %12s  [%s, %s]\n", s.backends[c.backend].c_str(),
-                s.cellNames[c.cell].c_str(), runs.c_str(),
+    std::printf("  %-*s %-*s %5s %14s  [%s, %s]\n", backendWidth, s.backends[c.backend].c_str(),
+                cellWidth, s.cellNames[c.cell].c_str(), runs.c_str(),
                 c.finished ? w.value(c.mean).c_str() : "-",
                 c.finished > 1 ? w.amount(c.ciLow).c_str() : "-",
                 c.finished > 1 ? w.amount(c.ciHigh).c_str() : "-");
