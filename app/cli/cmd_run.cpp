@@ -71,6 +71,8 @@ study::StudySpec buildSpec(const RunArgs& a) {
     spec.backends = study::sweptEntries(spec.backends, spec.sweep);
     study::rebuildChaosFloor(spec);
   }
+  if (a.seeds && spec.sequential)
+    throw study::SpecError("--seeds: a sequential study sets its seeds (sequential.max_seeds)");
   if (a.seeds) {
     spec.seeds.clear();
     for (int i = 0; i < *a.seeds; ++i) spec.seeds.push_back(std::uint64_t(i));
@@ -89,6 +91,9 @@ study::StudySpec buildSpec(const RunArgs& a) {
   else if (a.xray && spec.train.xrayEverySteps == 0)
     spec.train.xrayEverySteps = -1;  // about 50 samples per run
   study::requireDataForModel(spec, "<command line>");
+  // The study as stored must read back: an edit that breaks it (--backends without a backend
+  // the sequential design compares) is refused here, not found when the database is opened.
+  study::parseStudySpec(study::studySpecToJson(spec).dump(), "<command line>");
   return spec;
 }
 

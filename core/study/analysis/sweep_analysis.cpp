@@ -82,18 +82,18 @@ void analyseVariance(const std::vector<std::vector<double>>& values, stats::Sums
                      SweepAnalysis& s) {
   const std::size_t cellCount = s.cellNames.size();
   for (std::size_t c = 0; c < cellCount; ++c) {
-    std::string short_;
+    std::string shortOf;
     for (std::size_t b = 0; b < s.backends.size(); ++b) {
       const SweepCell& cell = s.at(b, c);
       if (cell.finished < 2)
-        short_ += (short_.empty() ? "" : ", ") + s.backends[b] + ": " +
-                  std::to_string(cell.finished) + " of " + std::to_string(cell.runs) +
-                  " runs finished";
+        shortOf += (shortOf.empty() ? "" : ", ") + s.backends[b] + ": " +
+                   std::to_string(cell.finished) + " of " + std::to_string(cell.runs) +
+                   " runs finished";
     }
-    if (short_.empty())
+    if (shortOf.empty())
       s.analysedCells.push_back(c);
     else
-      s.cellsLeftOut.push_back(s.cellNames[c] + " (" + short_ + ")");
+      s.cellsLeftOut.push_back(s.cellNames[c] + " (" + shortOf + ")");
   }
   if (s.backends.size() < 2) {
     s.anovaMissing = "one backend: nothing to cross the sweep with";
