@@ -30,6 +30,7 @@
 #include "ui/panels/playground/playground_panel.h"
 #include "ui/panels/runs/runs_panel.h"
 #include "ui/panels/statistics/statistics_panel.h"
+#include "ui/panels/sweep/sweep_panel.h"
 #include "ui/panels/xray/xray_panel.h"
 #include "ui/session/run_data.h"
 #include "ui/session/shown_study.h"
@@ -58,6 +59,7 @@ MainWindow::MainWindow(QWidget* parent)
       curves_(new CurvesPanel(shown_)),
       distributions_(new DistributionsPanel(shown_)),
       statistics_(new StatisticsPanel(shown_)),
+      sweep_(new SweepPanel(shown_)),
       divergence_(new DivergencePanel(shown_)),
       formats_(new FormatsPanel),
       xray_(new XrayPanel(shown_)),
@@ -70,6 +72,7 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(curves_, tr("Curves"));
   tabs_->addTab(distributions_, tr("Distributions"));
   tabs_->addTab(statistics_, tr("Statistics"));
+  tabs_->addTab(sweep_, tr("Sweep"));
   tabs_->addTab(divergence_, tr("Divergence"));
   tabs_->addTab(formats_, tr("Formats"));
   tabs_->addTab(xray_, tr("X-ray"));
@@ -344,7 +347,7 @@ void MainWindow::updateRecentMenu() {
 }
 
 ResultPanels MainWindow::resultPanels() const {
-  return {curves_, distributions_, statistics_, divergence_, formats_, xray_};
+  return {curves_, distributions_, statistics_, divergence_, formats_, xray_, sweep_};
 }
 
 std::vector<Exportable> MainWindow::exportables() const {

@@ -23,6 +23,7 @@ class RunData;
 class RunsPanel;
 class ShownStudy;
 class StatisticsPanel;
+class SweepPanel;
 class StudyActions;
 class StudyController;
 class XrayPanel;
@@ -52,6 +53,7 @@ class MainWindow : public QMainWindow {
   CurvesPanel* curves() const { return curves_; }
   DistributionsPanel* distributions() const { return distributions_; }
   StatisticsPanel* statistics() const { return statistics_; }
+  SweepPanel* sweep() const { return sweep_; }
   DivergencePanel* divergence() const { return divergence_; }
   FormatsPanel* formats() const { return formats_; }
   RunsPanel* runs() const { return runs_; }
@@ -86,6 +88,7 @@ class MainWindow : public QMainWindow {
   CurvesPanel* curves_;
   DistributionsPanel* distributions_;
   StatisticsPanel* statistics_;
+  SweepPanel* sweep_;
   DivergencePanel* divergence_;
   FormatsPanel* formats_;
   XrayPanel* xray_;

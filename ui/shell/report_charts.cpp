@@ -14,6 +14,7 @@
 #include "ui/panels/divergence/divergence_panel.h"
 #include "ui/panels/formats/formats_panel.h"
 #include "ui/panels/statistics/statistics_panel.h"
+#include "ui/panels/sweep/sweep_panel.h"
 #include "ui/panels/xray/xray_panel.h"
 #include "ui/session/run_data.h"
 #include "ui/session/shown_study.h"
@@ -50,7 +51,7 @@ bool choosePair(DivergencePanel& panel, const ReportChartOptions& options, const
 std::vector<const ChartExports*> ResultPanels::sources() const {
   std::vector<const ChartExports*> all;
   for (const ChartExports* panel : std::initializer_list<const ChartExports*>{
-           curves, distributions, statistics, divergence, formats, xray})
+           curves, distributions, statistics, sweep, divergence, formats, xray})
     if (panel) all.push_back(panel);
   return all;
 }

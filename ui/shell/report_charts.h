@@ -17,6 +17,7 @@ class DistributionsPanel;
 class DivergencePanel;
 class FormatsPanel;
 class StatisticsPanel;
+class SweepPanel;
 class XrayPanel;
 
 // The tabs whose charts are the results' charts, in tab order.
@@ -27,6 +28,7 @@ struct ResultPanels {
   DivergencePanel* divergence = nullptr;
   FormatsPanel* formats = nullptr;
   XrayPanel* xray = nullptr;
+  SweepPanel* sweep = nullptr;
 
   std::vector<const ChartExports*> sources() const;
   std::vector<Exportable> exportables() const;  // every source's, in order
