@@ -56,7 +56,9 @@ TEST(SweepCli, RunTrainsEveryCellAndStatsSweepPrintsTheAnovaWithTheInteraction) 
             std::string::npos);
   const CliResult plain = runCli({"stats", dir.file("s.db")});
   EXPECT_EQ(plain.exitCode, 1);
-  EXPECT_NE(plain.err.find("(or --sweep for a sweep)"), std::string::npos) << plain.err;
+  EXPECT_NE(plain.err.find("(or --sweep for a sweep, --sequential for a sequential study)"),
+            std::string::npos)
+      << plain.err;
 }
 
 TEST(SweepCli, ShardsMergedAndAnExtendedSweepGiveTheAnalysisOfOneWholeRun) {
