@@ -88,6 +88,8 @@ QVariant toolTip(const ShownRun& run) {
         "Marked running in the database, but the process that trained it is gone; Start "
         "redoes it from scratch");
   if (!run.message.isEmpty()) lines << run.message;
+  if (run.state == study::RunState::Diverged)
+    lines << RunsTableModel::tr("Diverged in epoch %1: kept as a result").arg(run.epoch);
   int skipped = 0;
   QStringList perEpoch;
   for (const EpochPoint& e : run.epochs) {
@@ -194,7 +196,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       return run.seedGiven ? QString::number(run.seed) : QStringLiteral("—");
     case Status: {
       QString s = QString::fromUtf8(study::toString(run.state).data());
-      if (run.state == study::RunState::Diverged) s += tr(" (epoch %1)").arg(run.epoch);
+      // The epoch it diverged in is the Epoch column's and the tooltip's: a longer status would
+      // widen the table past what a 1024-pixel window holds.
       if (run.state == study::RunState::Running && !run.runningElsewhere.isEmpty())
         s = tr("running elsewhere");
       if (run.ownerGone) s = tr("interrupted");
