@@ -24,12 +24,6 @@ std::string number(double v) {
   return printf1("%g", v);
 }
 
-// "p = 0.17", "p < 0.001", "p undefined".
-std::string pEquals(double p) {
-  const std::string value = formatP(p);
-  return value[0] == '<' ? "p " + value : (std::isnan(p) ? "p " : "p = ") + value;
-}
-
 std::string runs(std::size_t n) {
   return std::to_string(n) + (n == 1 ? " run" : " runs");
 }
@@ -98,6 +92,11 @@ std::string runsNeededSentence(const VerdictInput& in) {
 }
 
 }  // namespace
+
+std::string pEquals(double p) {
+  const std::string value = formatP(p);
+  return value[0] == '<' ? "p " + value : (std::isnan(p) ? "p " : "p = ") + value;
+}
 
 std::string formatP(double p) {
   if (std::isnan(p)) return "undefined";

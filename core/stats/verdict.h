@@ -74,5 +74,7 @@ Comparison compareSamples(const std::string& name_a, std::span<const double> a,
 // "0.17", "0.012", "< 0.001", "undefined" (NaN): p-values as the verdicts print them (2 significant
 // digits; the verdict prefixes "p = " or "p ").
 std::string formatP(double p);
+// "p = 0.17", "p < 0.001", "p undefined".
+std::string pEquals(double p);
 
 }  // namespace paritylab::stats

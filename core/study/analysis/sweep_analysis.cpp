@@ -7,20 +7,12 @@
 #include <stdexcept>
 
 #include "core/stats/descriptive.h"
+#include "core/stats/verdict.h"
 
 namespace paritylab::study {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::string pText(double p) {
-  char buffer[32];
-  if (p < 0.0001)
-    std::snprintf(buffer, sizeof buffer, "%.1e", p);
-  else
-    std::snprintf(buffer, sizeof buffer, "%.2g", p);
-  return buffer;
-}
 
 std::size_t indexOf(const std::vector<std::string>& names, const std::string& name,
                     const char* option) {
@@ -189,12 +181,12 @@ void sayVerdict(SweepAnalysis& s, stats::SumsOfSquares type) {
                                 : "the backends' " + words.name;
     if (interaction.p_value <= s.alpha)
       s.verdict.push_back("The backends' " + words.name + " depends on " + factorNames(s.factors) +
-                          " differently: interaction p = " + pText(interaction.p_value) + how +
+                          " differently: interaction " + stats::pEquals(interaction.p_value) + how +
                           ".");
     else
       s.verdict.push_back("No evidence that " + factorNames(s.factors) +
                           (s.factors.size() == 1 ? " affects " : " affect ") + who +
-                          " differently: interaction p = " + pText(interaction.p_value) + how +
+                          " differently: interaction " + stats::pEquals(interaction.p_value) + how +
                           ".");
     std::string cellsSaid;
     for (const stats::SimpleEffect& e : s.simpleEffects) {
@@ -202,10 +194,10 @@ void sayVerdict(SweepAnalysis& s, stats::SumsOfSquares type) {
       const double d = e.test.mean_diff;  // a - b
       std::string said;
       if (!e.rejected)
-        said = "at " + cell + " they do not differ (Holm p = " + pText(e.p_holm) + ")";
+        said = "at " + cell + " they do not differ (Holm " + stats::pEquals(e.p_holm) + ")";
       else
         said = "at " + cell + " " + nameA + " is " + words.difference(std::abs(d)) + " " +
-               (d < 0 ? "lower" : "higher") + " (Holm p = " + pText(e.p_holm) + ")";
+               (d < 0 ? "lower" : "higher") + " (Holm " + stats::pEquals(e.p_holm) + ")";
       cellsSaid += (cellsSaid.empty() ? "" : "; ") + said;
     }
     if (!cellsSaid.empty())

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <set>
 #include <sstream>
 
-#include "core/input/atomic_file.h"
-#include "core/input/csv.h"
 #include "core/study/analysis/accuracies_by_backend.h"
+#include "core/study/files/report_csv.h"
 
 namespace paritylab::study {
 namespace {
@@ -65,22 +63,6 @@ json welchJson(const stats::TTestResult& t) {
           {"p_value", num(t.p_value)},
           {"ci_low", num(t.ci_low)},
           {"ci_high", num(t.ci_high)}};
-}
-
-std::string pathBeside(const std::string& runsCsvPath, const std::string& suffix) {
-  const std::filesystem::path p(runsCsvPath);
-  return (p.parent_path() / (p.stem().string() + suffix + p.extension().string())).string();
-}
-
-std::string cell(double v) {
-  return std::isfinite(v) ? input::csvNumber(v) : (std::isinf(v) ? (v > 0 ? "inf" : "-inf") : "");
-}
-
-void writeCsv(const std::string& path, const std::vector<std::vector<std::string>>& rows) {
-  input::writeFileAtomically(path, [&](std::ostream& out) {
-    input::CsvWriter csv(out);
-    for (const auto& row : rows) csv.writeRow(row);
-  });
 }
 
 // The chaos floor beside the seed floor: per perturbation, the same figures as the pair's.
@@ -212,8 +194,8 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
       {"row", "column", "kind", "pairs", "churn", "ci_low", "ci_high"}};
   for (const ChurnCell& c : reports.front().churnMatrix) {
     churn.push_back({c.row, c.column, c.row == c.column ? "seed" : "precision",
-                     std::to_string(c.churn.pairs), cell(c.churn.mean), cell(c.churn.ci.ci_low),
-                     cell(c.churn.ci.ci_high)});
+                     std::to_string(c.churn.pairs), csvCell(c.churn.mean),
+                     csvCell(c.churn.ci.ci_low), csvCell(c.churn.ci.ci_high)});
   }
   std::vector<std::vector<std::string>> summary = {
       {"a", "b", "item", "n", "estimate", "ci_low", "ci_high", "statistic", "p_value", "text"}};
@@ -228,8 +210,8 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
   for (const DivergenceReport& r : reports) {
     const auto add = [&](const std::string& item, std::size_t n, double estimate, double low,
                          double high, double statistic, double p, const std::string& text) {
-      summary.push_back({r.a, r.b, item, std::to_string(n), cell(estimate), cell(low), cell(high),
-                         cell(statistic), cell(p), text});
+      summary.push_back({r.a, r.b, item, std::to_string(n), csvCell(estimate), csvCell(low),
+                         csvCell(high), csvCell(statistic), csvCell(p), text});
     };
     const double nan = std::nan("");
     if (r.churn) {
@@ -267,13 +249,13 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
         for (const stats::SeedPairMcNemar& m : part.mcnemar)
           mcnemar.push_back({part.backend, r.chaos->reference, std::to_string(m.seed),
                              std::to_string(m.test.only_first_correct),
-                             std::to_string(m.test.only_second_correct), cell(m.test.p_value),
-                             cell(m.p_holm), m.rejected ? "yes" : "no"});
+                             std::to_string(m.test.only_second_correct), csvCell(m.test.p_value),
+                             csvCell(m.p_holm), m.rejected ? "yes" : "no"});
         for (const LayerDivergence& l : part.layers)
           for (std::size_t e = 0; e < l.epochs.size(); ++e)
             weights.push_back({part.backend, r.chaos->reference, l.layer,
-                               std::to_string(l.epochs[e]), cell(l.precision[e]),
-                               cell(l.seedFloor[e]), std::to_string(l.precisionPairs),
+                               std::to_string(l.epochs[e]), csvCell(l.precision[e]),
+                               csvCell(l.seedFloor[e]), std::to_string(l.precisionPairs),
                                std::to_string(l.seedPairs)});
       }
     }
@@ -281,20 +263,20 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
     for (const stats::SeedPairMcNemar& m : r.mcnemar) {
       mcnemar.push_back({r.a, r.b, std::to_string(m.seed),
                          std::to_string(m.test.only_first_correct),
-                         std::to_string(m.test.only_second_correct), cell(m.test.p_value),
-                         cell(m.p_holm), m.rejected ? "yes" : "no"});
+                         std::to_string(m.test.only_second_correct), csvCell(m.test.p_value),
+                         csvCell(m.p_holm), m.rejected ? "yes" : "no"});
     }
     for (const ClassRow& c : r.classes) {
       const stats::ClassDifference& d = c.difference;
-      classes.push_back({r.a, r.b, std::to_string(c.classIndex), c.className, cell(c.meanA),
-                         cell(c.meanB), cell(d.welch.mean_diff), cell(d.welch.ci_low),
-                         cell(d.welch.ci_high), cell(d.welch.p_value), cell(d.p_holm),
-                         cell(d.sd_reference), d.beyond_seed_noise ? "yes" : "no", c.members});
+      classes.push_back({r.a, r.b, std::to_string(c.classIndex), c.className, csvCell(c.meanA),
+                         csvCell(c.meanB), csvCell(d.welch.mean_diff), csvCell(d.welch.ci_low),
+                         csvCell(d.welch.ci_high), csvCell(d.welch.p_value), csvCell(d.p_holm),
+                         csvCell(d.sd_reference), d.beyond_seed_noise ? "yes" : "no", c.members});
     }
     for (const LayerDivergence& l : r.layers) {
       for (std::size_t e = 0; e < l.epochs.size(); ++e) {
-        weights.push_back({r.a, r.b, l.layer, std::to_string(l.epochs[e]), cell(l.precision[e]),
-                           cell(l.seedFloor[e]), std::to_string(l.precisionPairs),
+        weights.push_back({r.a, r.b, l.layer, std::to_string(l.epochs[e]), csvCell(l.precision[e]),
+                           csvCell(l.seedFloor[e]), std::to_string(l.precisionPairs),
                            std::to_string(l.seedPairs)});
       }
     }
@@ -303,8 +285,8 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
        {std::pair{"-divergence-churn", &churn}, std::pair{"-divergence-summary", &summary},
         std::pair{"-divergence-mcnemar", &mcnemar}, std::pair{"-divergence-classes", &classes},
         std::pair{"-divergence-weights", &weights}}) {
-    const std::string path = pathBeside(runsCsvPath, suffix);
-    writeCsv(path, *rows);
+    const std::string path = pathBesideRunsCsv(runsCsvPath, suffix);
+    writeCsvRows(path, *rows);
     written.push_back(path);
   }
   // A language model's samples: the same for every pair with the same reference, written once
@@ -315,12 +297,12 @@ std::vector<std::string> writeDivergenceCsvs(const std::vector<DivergenceReport>
     for (const SeedSamples& s : samples->seeds) {
       for (const BackendSample& b : s.backends) {
         rows.push_back({samples->reference, std::to_string(s.seed), b.backend,
-                        std::to_string(b.runId), samples->prompt, cell(samples->temperature),
+                        std::to_string(b.runId), samples->prompt, csvCell(samples->temperature),
                         b.firstDifference ? std::to_string(*b.firstDifference) : "", b.text});
       }
     }
-    const std::string path = pathBeside(runsCsvPath, "-divergence-samples");
-    writeCsv(path, rows);
+    const std::string path = pathBesideRunsCsv(runsCsvPath, "-divergence-samples");
+    writeCsvRows(path, rows);
     written.push_back(path);
   }
   return written;

@@ -1,16 +1,14 @@
 #include "core/study/files/report_files.h"
 
-#include <filesystem>
-
 #include "core/study/files/curves_export.h"
 #include "core/study/files/divergence_export.h"
+#include "core/study/files/report_csv.h"
 #include "core/study/files/sweep_export.h"
 
 namespace paritylab::study {
 
 std::string epochCurvesPathFor(const std::string& runsCsvPath) {
-  const std::filesystem::path p(runsCsvPath);
-  return (p.parent_path() / (p.stem().string() + "-epochs" + p.extension().string())).string();
+  return pathBesideRunsCsv(runsCsvPath, "-epochs");
 }
 
 ReportFiles writeReportFiles(const ResultsStore& store, const std::string& runsCsvPath,

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -11,6 +10,7 @@
 #include "core/input/csv.h"
 #include "core/stats/statistics.h"
 #include "core/study/analysis/accuracies_by_backend.h"
+#include "core/study/files/report_csv.h"
 
 namespace paritylab::study {
 namespace {
@@ -57,14 +57,12 @@ std::string referenceBackend(const std::vector<std::string>& backends) {
 }
 
 std::string summaryPathFor(const std::string& runsCsvPath) {
-  std::filesystem::path p(runsCsvPath);
-  return (p.parent_path() / (p.stem().string() + "-summary" + p.extension().string())).string();
+  return pathBesideRunsCsv(runsCsvPath, "-summary");
 }
 
 std::string writeReport(const ResultsStore& store, const std::string& runsCsvPath,
                         const ReportOptions& options) {
-  const ComparedMetric metric =
-      options.metric ? *options.metric : defaultComparedMetric(store);
+  const ComparedMetric metric = options.metric ? *options.metric : defaultComparedMetric(store);
   const std::string metricName(comparedMetricName(metric));
   auto groups = finalMetricByBackend(store, metric);
   std::vector<std::string> names;

@@ -1,11 +1,9 @@
 #include "core/study/files/sweep_export.h"
 
 #include <cmath>
-#include <filesystem>
 
-#include "core/input/atomic_file.h"
-#include "core/input/csv.h"
 #include "core/input/json_input.h"
+#include "core/study/files/report_csv.h"
 
 namespace paritylab::study {
 namespace {
@@ -14,22 +12,6 @@ using nlohmann::json;
 
 std::string typeName(stats::SumsOfSquares type) {
   return type == stats::SumsOfSquares::TypeII ? "II" : "III";
-}
-
-std::string cellText(double v) {
-  return std::isfinite(v) ? input::csvNumber(v) : (std::isinf(v) ? (v > 0 ? "inf" : "-inf") : "");
-}
-
-std::string pathBeside(const std::string& runsCsvPath, const std::string& suffix) {
-  const std::filesystem::path p(runsCsvPath);
-  return (p.parent_path() / (p.stem().string() + suffix + p.extension().string())).string();
-}
-
-void writeCsv(const std::string& path, const std::vector<std::vector<std::string>>& rows) {
-  input::writeFileAtomically(path, [&](std::ostream& out) {
-    input::CsvWriter csv(out);
-    for (const auto& row : rows) csv.writeRow(row);
-  });
 }
 
 // The simple effect of the compared backend at `cell`, when the cell was analysed.
@@ -118,8 +100,9 @@ json sweepAnalysisJson(const SweepAnalysis& s) {
 }
 
 std::vector<std::string> sweepCsvPaths(const std::string& runsCsvPath) {
-  return {pathBeside(runsCsvPath, "-sweep-anova"), pathBeside(runsCsvPath, "-sweep-cells"),
-          pathBeside(runsCsvPath, "-sweep-lr")};
+  return {pathBesideRunsCsv(runsCsvPath, "-sweep-anova"),
+          pathBesideRunsCsv(runsCsvPath, "-sweep-cells"),
+          pathBesideRunsCsv(runsCsvPath, "-sweep-lr")};
 }
 
 std::vector<std::string> writeSweepCsv(const SweepAnalysis& s, const std::string& runsCsvPath) {
@@ -129,8 +112,8 @@ std::vector<std::string> writeSweepCsv(const SweepAnalysis& s, const std::string
       {"metric", "sums_of_squares", "effect", "sum_sq", "df", "mean_sq", "F", "p"}};
   if (s.anova)
     for (const stats::AnovaRow& r : s.anova->rows)
-      anova.push_back({metric, typeName(s.anova->type), r.effect, cellText(r.sumOfSquares),
-                       cellText(r.df), cellText(r.meanSquare), cellText(r.f), cellText(r.p_value)});
+      anova.push_back({metric, typeName(s.anova->type), r.effect, csvCell(r.sumOfSquares),
+                       csvCell(r.df), csvCell(r.meanSquare), csvCell(r.f), csvCell(r.p_value)});
   std::vector<std::string> header = {"metric", "backend", "cell"};
   for (const SweepFactor& f : s.factors) header.push_back(f.field);
   for (const char* c : {"runs", "finished", "mean", "sd", "ci_low", "ci_high", "compared_with",
@@ -140,27 +123,27 @@ std::vector<std::string> writeSweepCsv(const SweepAnalysis& s, const std::string
   const std::vector<std::vector<SweptValue>> grid = sweepCells(s.factors);
   for (const SweepCell& c : s.cells) {
     std::vector<std::string> row = {metric, s.backends[c.backend], s.cellNames[c.cell]};
-    for (const SweptValue& v : grid[c.cell]) row.push_back(cellText(v.value));
+    for (const SweptValue& v : grid[c.cell]) row.push_back(csvCell(v.value));
     for (double v : {double(c.runs), double(c.finished), c.mean, c.sd, c.ciLow, c.ciHigh})
-      row.push_back(cellText(v));
+      row.push_back(csvCell(v));
     const stats::SimpleEffect* e = c.backend == s.a ? effectAt(s, c.cell) : nullptr;
     row.push_back(e ? s.backends[s.b] : "");
     for (double v : {e ? e->test.mean_diff : NAN, e ? e->test.ci_low : NAN,
                      e ? e->test.ci_high : NAN, e ? e->test.p_value : NAN, e ? e->p_holm : NAN})
-      row.push_back(cellText(v));
+      row.push_back(csvCell(v));
     cells.push_back(std::move(row));
   }
-  writeCsv(paths[0], anova);
-  writeCsv(paths[1], cells);
+  writeCsvRows(paths[0], anova);
+  writeCsvRows(paths[1], cells);
   std::vector<std::string> written = {paths[0], paths[1]};
   if (!s.lrRanges.empty()) {
     std::vector<std::vector<std::string>> lr = {{"metric", "backend", "distance", "best_lr", "best",
                                                  "low", "high", "usable", "tried", "decades"}};
     for (const LearningRateRange& r : s.lrRanges)
-      lr.push_back({metric, r.backend, cellText(s.lrDistance), cellText(r.bestLr),
-                    cellText(r.bestValue), cellText(r.low), cellText(r.high),
-                    std::to_string(r.usable), std::to_string(r.tried), cellText(r.decades)});
-    writeCsv(paths[2], lr);
+      lr.push_back({metric, r.backend, csvCell(s.lrDistance), csvCell(r.bestLr),
+                    csvCell(r.bestValue), csvCell(r.low), csvCell(r.high), std::to_string(r.usable),
+                    std::to_string(r.tried), csvCell(r.decades)});
+    writeCsvRows(paths[2], lr);
     written.push_back(paths[2]);
   }
   return written;

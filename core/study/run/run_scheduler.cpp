@@ -94,6 +94,10 @@ RunScheduler::RunScheduler(const StudySpec& spec, ResultsStore& store, std::stri
 
 void RunScheduler::adoptSpec(bool resume) {
   const std::string specJson = studySpecToJson(spec_).dump();
+  // The study as stored must read back: a spec edited in code (a command line's --backends
+  // without a backend its sequential design compares) is refused before it is stored, not found
+  // when the database is opened.
+  parseStudySpec(specJson, "the study as it would be stored");
   // Atomic: concurrent processes agree on one spec.
   const bool saved = store_.saveStudySpecIfNone(specJson);
   if (!saved) checkStoredSpec(resume, specJson);

@@ -60,6 +60,7 @@ class RunScheduler {
   // study, or the same with more seeds or backends (the stored spec is then replaced). Throws
   // StoreError (a study is stored and resume is false) or SpecError (a different study).
   // Records the shard in a new database, or checks a resumed one holds the same (StoreError).
+  // Throws SpecError, before anything is stored, when the spec would not read back.
   void adoptSpec(bool resume);
   // Lists the runs to do: resume releases the unfinished runs of earlier processes first (with
   // reclaim, also those claimed on other hosts: ResultsStore::releaseUnfinishedRuns); every

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/study/spec/study_spec.h"
+#include "tests/study/spec/spec_message.h"
 
 namespace paritylab::study {
 namespace {
@@ -18,12 +19,7 @@ std::string gptSpec(const std::string& fields = "") {
 }
 
 std::string messageOf(const std::string& text) {
-  try {
-    parseStudySpec(text, "lm.json");
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "accepted";
+  return testing::specMessage(text, "lm.json");
 }
 
 TEST(LanguageModelSpec, TheShapeAndStepsAreReadAndTheTextGetsTheModelsBlockSize) {

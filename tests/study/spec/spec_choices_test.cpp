@@ -5,6 +5,7 @@
 
 #include "core/nn/training_choices.h"
 #include "core/study/spec/study_spec.h"
+#include "tests/study/spec/spec_message.h"
 
 namespace paritylab::study {
 namespace {
@@ -14,12 +15,7 @@ std::string specWith(const std::string& fields) {
 }
 
 std::string messageOf(const std::string& text) {
-  try {
-    parseStudySpec(text, "s.json");
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "accepted";
+  return testing::specMessage(text, "s.json");
 }
 
 TEST(SpecChoices, EveryListedNameIsAccepted) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/study/spec/study_spec.h"
+#include "tests/study/spec/spec_message.h"
 
 namespace paritylab::study {
 namespace {
@@ -20,12 +21,7 @@ std::string spec(const std::string& sweep, const std::string& more = "") {
 }
 
 std::string messageOf(const std::string& text) {
-  try {
-    parseStudySpec(text, "s.json");
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "accepted";
+  return testing::specMessage(text, "s.json");
 }
 
 TEST(SweepSpec, EachBackendBecomesOneEntryPerCellWithTheCellsHyperparameters) {
