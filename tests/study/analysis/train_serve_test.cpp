@@ -59,6 +59,43 @@ TEST(TrainServe, EveryRunIsServedByTheOtherBackendsAndOneAtATime) {
   EXPECT_NE(m.headlines[0].find("one at a time instead of in batches"), std::string::npos);
 }
 
+// A sweep's cells of a backend share its arithmetic: each serves a run as its backend's other
+// cells do (one evaluation per policy, the same figures under every cell's name), and a cell of
+// the run's own backend changes no prediction.
+TEST(TrainServe, ASweepsCellsOfOneBackendServeARunAlike) {
+  auto store = ResultsStore::open(testing::freshTempPath("serve-sweep.db"), true);
+  StudyRunner runner(parseStudySpec(std::string(kSpec) +
+                                    R"(, "chaos_floor": false, "sweep": {"lr": [0.01, 0.001]}})"),
+                     *store);
+  runner.run();
+  const auto serving = store->loadAllServing();
+  ASSERT_EQ(serving.size(), 8u);
+  for (const auto& [id, rows] : serving) {
+    ASSERT_EQ(rows.size(), 4u);  // the three other cells in batches, its own one at a time
+    std::map<std::string, const ServingRecord*> byName;
+    for (const ServingRecord& r : rows) byName[r.servedBy] = &r;
+    const ServingRecord& bf16a = *byName.at("pure-bf16 lr=0.01");
+    const ServingRecord& bf16b = *byName.at("pure-bf16 lr=0.001");
+    const ServingRecord& fp32a = *byName.at("cpu-fp32 lr=0.01");
+    const ServingRecord& fp32b = *byName.at("cpu-fp32 lr=0.001");
+    // Served by each policy: one of the pair is the run's own entry (one at a time).
+    if (bf16a.batchSize == 32 && bf16b.batchSize == 32) {
+      EXPECT_EQ(bf16a.flips, bf16b.flips);
+      EXPECT_EQ(bf16a.meanKl, bf16b.meanKl);
+      EXPECT_EQ(bf16a.accuracy, bf16b.accuracy);
+      const ServingRecord& same = fp32a.batchSize == 32 ? fp32a : fp32b;
+      EXPECT_EQ(same.flips, 0);  // cpu-fp32 served by cpu-fp32 (another cell): nothing moves
+      EXPECT_EQ(same.meanKl, 0.0);
+    } else {
+      EXPECT_EQ(fp32a.flips, fp32b.flips);
+      EXPECT_EQ(fp32a.meanKl, fp32b.meanKl);
+      const ServingRecord& same = bf16a.batchSize == 32 ? bf16a : bf16b;
+      EXPECT_EQ(same.flips, 0);
+      EXPECT_EQ(same.meanKl, 0.0);
+    }
+  }
+}
+
 TEST(TrainServe, AStudyWithoutServingSaysSo) {
   auto store = ResultsStore::open(testing::freshTempPath("noserve.db"), true);
   StudyRunner runner(
