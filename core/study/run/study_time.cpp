@@ -1,6 +1,7 @@
 #include "core/study/run/study_time.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -10,12 +11,18 @@
 #include <thread>
 #include <vector>
 
+#include "core/data/text_split.h"
 #include "core/nn/run_start.h"
+#include "core/nn/serving_comparison.h"
+#include "core/nn/training_session.h"
+#include "core/study/run/run_serving.h"
 #include "core/study/run/training_benchmark.h"
 
 namespace paritylab::study {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 int threadsFor(const StudySpec& spec, int threads) {
   if (threads <= 0) threads = spec.threads;
@@ -40,24 +47,40 @@ double wallSeconds(std::vector<double> runs, int threads) {
   return end;
 }
 
-// A setting whose step time does not depend on anything else a run varies: the policy as the
-// spec writes it (a sweep's cells and the chaos floor share their backend's) and the batch size.
-std::string settingKey(const BackendEntry& entry, const nn::TrainConfig& config) {
-  return entry.policyJson.dump() + "|" + std::to_string(config.batchSize);
+// A policy as the study runs it (a sweep's cells and the chaos floor's nudge share their
+// backend's; the summation-order floor has its own).
+std::string policyKey(const BackendEntry& entry) {
+  return backends::policyToJson(entry.policy).dump();
+}
+
+std::size_t testItems(const data::DataSplit& data) {
+  return data.text ? data.text->validationWindows() : data.test.size();
 }
 
 }  // namespace
 
-StudyTimeEstimate studyTimeFromStepSeconds(const StudySpec& spec, const data::DataSplit& data,
-                                           int threads, const StepSeconds& stepSeconds) {
+StudyTimeEstimate studyTimeFromCosts(const StudySpec& spec, const data::DataSplit& data,
+                                     int threads, const SettingCost& cost) {
   StudyTimeEstimate e;
   e.threads = threadsFor(spec, threads);
   e.atMost = spec.sequential.has_value();
+  const double items = double(testItems(data));
+  const double single = double(std::min(testItems(data), kBatchInvarianceItems));
   std::vector<double> runs;
   for (const BackendEntry& entry : spec.backends) {
     const nn::TrainConfig config = trainConfigFor(spec, entry);
+    const SettingSeconds own = cost(entry, config);
     const std::int64_t steps = nn::plannedSteps(config, data);
-    const double seconds = double(steps) * stepSeconds(entry, config);
+    double seconds =
+        double(steps) * own.step + double(nn::plannedEpochs(config, data)) * items * own.evalItem;
+    if (spec.serve && entry.perturbation == Perturbation::None) {
+      seconds += items * own.evalItem + single * own.singleItem;
+      std::set<std::string> served;  // run_serving: one evaluation per other policy
+      for (const BackendEntry& other : spec.backends)
+        if (other.perturbation == Perturbation::None && other.name != entry.name &&
+            served.insert(policyKey(other)).second)
+          seconds += items * cost(other, trainConfigFor(spec, other)).evalItem;
+    }
     for (std::size_t s = 0; s < spec.seeds.size(); ++s) runs.push_back(seconds);
     e.runs += std::int64_t(spec.seeds.size());
     e.steps += steps * std::int64_t(spec.seeds.size());
@@ -68,36 +91,61 @@ StudyTimeEstimate studyTimeFromStepSeconds(const StudySpec& spec, const data::Da
 
 StudyTimeEstimate estimateStudyTime(const StudySpec& spec, const data::DataSplit& data, int threads,
                                     int stepsTimed, const std::function<bool()>& cancelled) {
-  std::map<std::string, double> timed;  // settingKey -> seconds per step
+  std::map<std::string, double> stepSeconds;          // policy and batch size
+  std::map<std::string, SettingSeconds> evalSeconds;  // policy (evalItem, singleItem)
   bool stopped = false;
-  const StepSeconds measure = [&](const BackendEntry& entry, const nn::TrainConfig& config) {
-    const std::string key = settingKey(entry, config);
-    if (auto it = timed.find(key); it != timed.end()) return it->second;
-    if (stopped || (cancelled && cancelled())) {
+  const float* inputs = data.text ? data.text->validationInputs.data() : data.test.images.data();
+  const std::size_t count = testItems(data);
+  const SettingCost measure = [&](const BackendEntry& entry, const nn::TrainConfig& config) {
+    const std::string policy = policyKey(entry);
+    const std::string key = policy + "|" + std::to_string(config.batchSize);
+    SettingSeconds out;
+    const bool timed = stepSeconds.count(key) && evalSeconds.count(policy);
+    if (!timed && (stopped || (cancelled && cancelled()))) {
       stopped = true;
-      return 0.0;
+      return out;
     }
-    nn::validateTrainConfig(config, data);
-    ThroughputConfig c;
-    c.model = nn::modelSpecFor(config, data.train);
-    c.optimizer = config.optimizer;
-    // An image batch larger than the data trains on all of it (the last step of an epoch).
-    c.batchSize = data.text
-                      ? config.batchSize
-                      : int(std::min<std::size_t>(std::size_t(config.batchSize),
-                                                  std::max<std::size_t>(1, data.train.size())));
-    c.warmupSteps = 1;
-    c.steps = std::max(1, stepsTimed);
-    c.threads = 1;
-    const ThroughputResult r = measureTrainingThroughput(c, entry.policy, data);
-    const double seconds = r.stepMilliseconds / 1000.0;
-    timed[key] = seconds;
-    return seconds;
+    if (!stepSeconds.count(key)) {
+      nn::validateTrainConfig(config, data);
+      ThroughputConfig c;
+      c.model = nn::modelSpecFor(config, data.train);
+      c.optimizer = config.optimizer;
+      // An image batch larger than the data trains on all of it (the last step of an epoch).
+      c.batchSize = data.text
+                        ? config.batchSize
+                        : int(std::min<std::size_t>(std::size_t(config.batchSize),
+                                                    std::max<std::size_t>(1, data.train.size())));
+      c.warmupSteps = 1;
+      c.steps = std::max(1, stepsTimed);
+      c.threads = 1;
+      stepSeconds[key] = measureTrainingThroughput(c, entry.policy, data).stepMilliseconds / 1000.0;
+    }
+    if (!evalSeconds.count(policy)) {
+      SettingSeconds& s = evalSeconds[policy];
+      if (count > 0) {
+        nn::ModelSpec model = nn::modelSpecFor(config, data.train);
+        nn::TrainingSession session(model, entry.policy, 0);
+        const int batch = std::max(1, config.evalBatchSize);
+        const std::size_t n = std::min(count, std::size_t(batch));
+        const std::size_t alone = std::min<std::size_t>(count, 4);
+        nn::answersOf(session, inputs, n, batch);  // untimed: buffers grow on the first batch
+        const auto start = Clock::now();
+        nn::answersOf(session, inputs, n, batch);
+        const auto middle = Clock::now();
+        nn::answersOf(session, inputs, alone, 1);
+        const auto end = Clock::now();
+        s.evalItem = std::chrono::duration<double>(middle - start).count() / double(n);
+        s.singleItem = std::chrono::duration<double>(end - middle).count() / double(alone);
+      }
+    }
+    out = evalSeconds[policy];
+    out.step = stepSeconds[key];
+    return out;
   };
-  StudyTimeEstimate e = studyTimeFromStepSeconds(spec, data, threads, measure);
-  e.settingsTimed = int(timed.size());
-  e.complete = !stopped;
+  StudyTimeEstimate e = studyTimeFromCosts(spec, data, threads, measure);
+  e.settingsTimed = int(stepSeconds.size());
   e.stepsTimed = std::max(1, stepsTimed);
+  e.complete = !stopped;
   return e;
 }
 
@@ -137,12 +185,12 @@ std::string describeStudyTime(const StudySpec& spec, const StudyTimeEstimate& e)
   if (e.settingsTimed == 0 && e.seconds == 0.0) return words;
   const std::size_t atOnce =
       std::size_t(std::min<std::int64_t>(e.threads, std::max<std::int64_t>(1, e.runs)));
-  words += "; " + durationWords(e.seconds) + " of training with " + plural(atOnce, "run", "runs") +
-           " at once (";
+  words += "; " + durationWords(e.seconds) + " with " + plural(atOnce, "run", "runs") +
+           " at once (training, evaluation" + (spec.serve ? " and serving" : "");
   if (e.stepsTimed > 0)
-    words +=
-        plural(std::size_t(e.stepsTimed), "step", "steps") + " timed per backend and batch size; ";
-  return words + "evaluations not counted)";
+    words += "; " + plural(std::size_t(e.stepsTimed), "step", "steps") +
+             " timed per backend and batch size";
+  return words + ")";
 }
 
 }  // namespace paritylab::study

@@ -1,9 +1,11 @@
 #pragma once
 // How long a study would take on this machine, said before it starts: how many runs it trains
-// (every cell of a sweep x backend x seed, the chaos floor's runs included) and the wall time of
-// their training steps, from a few steps of each backend and batch size timed here as a study
-// trains them (single-threaded BLAS, one run per worker thread). Evaluations, the serving
-// comparison, a lockstep and a pretraining stage are not counted: the estimate says so.
+// (every cell of a sweep x backend x seed, the chaos floor's runs included) and their wall time:
+// each run's training steps, its evaluation after every epoch and its serving comparison (the
+// test set under every other policy of the study and the first items one at a time), from a few
+// steps and evaluation batches of each policy and batch size timed here as a study runs them
+// (single-threaded BLAS, one run per worker thread). A lockstep and a pretraining stage are not
+// counted, nor writing the results.
 
 #include <cstdint>
 #include <functional>
@@ -27,16 +29,28 @@ struct StudyTimeEstimate {
   bool complete = true;   // false: cancelled before every setting was timed (not an estimate)
 };
 
-// Seconds one training step of `entry` takes with `config` (its batch size and model).
-using StepSeconds = std::function<double(const BackendEntry& entry, const nn::TrainConfig& config)>;
+// What the work of one backend entry costs, in seconds.
+struct SettingSeconds {
+  double step = 0.0;        // one training step at the entry's batch size
+  double evalItem = 0.0;    // one test item (a text: validation window) in evaluation batches
+  double singleItem = 0.0;  // one item evaluated alone (a batch of 1)
+};
+using SettingCost =
+    std::function<SettingSeconds(const BackendEntry& entry, const nn::TrainConfig& config)>;
 
-// The estimate from a step time per entry: every entry x seed of `spec` trains
-// nn::plannedSteps(trainConfigFor(spec, entry), data) steps. `threads` <= 0: one per core.
-StudyTimeEstimate studyTimeFromStepSeconds(const StudySpec& spec, const data::DataSplit& data,
-                                           int threads, const StepSeconds& stepSeconds);
+// The estimate from the costs of each entry: every entry x seed of `spec` trains
+// nn::plannedSteps(trainConfigFor(spec, entry), data) steps and evaluates the test set after each
+// of its nn::plannedEpochs; with spec.serve, each run of the spec's own entries (not the chaos
+// floor's) is also evaluated once more under its own policy and once under the policy of every
+// other entry (entries of one policy counted once, the other cells of its own backend's
+// included), and its first kBatchInvarianceItems items one at a time. `threads` <= 0: the
+// spec's, else one per core.
+StudyTimeEstimate studyTimeFromCosts(const StudySpec& spec, const data::DataSplit& data,
+                                     int threads, const SettingCost& cost);
 
-// The estimate with step times measured here: `stepsTimed` steps (after one untimed) of each
-// distinct policy and batch size, on `data` as the study would train on it. Throws
+// The estimate with costs measured here: `stepsTimed` training steps (after one untimed) of each
+// distinct policy and batch size, and one evaluation batch and a few single items of each
+// policy, on `data` as the study would use it. Throws
 // std::invalid_argument when a run cannot train on the data (as the study would refuse it).
 // `cancelled` (optional) is asked before each timing; once it returns true nothing more is timed
 // and the result has `complete` false (its figures count the untimed settings as free).
@@ -47,8 +61,8 @@ StudyTimeEstimate estimateStudyTime(const StudySpec& spec, const data::DataSplit
 // "about 12 min", "about 40 s", "about 3.5 h".
 std::string durationWords(double seconds);
 
-// "40 runs (2 cells x 2 backends x 10 seeds) + 20 chaos floor runs; about 12 min of training
-// with 2 runs at once (2 steps timed per backend and batch size; evaluations not counted)".
+// "40 runs (2 cells x 2 backends x 10 seeds) + 20 chaos floor runs; about 12 min with 2 runs at
+// once (training, evaluation and serving; 2 steps timed per backend and batch size)".
 std::string describeStudyTime(const StudySpec& spec, const StudyTimeEstimate& estimate);
 
 }  // namespace paritylab::study

@@ -19,11 +19,12 @@ const char* kSweep = R"({"version": 1, "name": "grid",
 TEST(StudyTime, CountsEveryCellBackendSeedAndChaosFloorRun) {
   const StudySpec spec = parseStudySpec(kSweep);
   const data::DataSplit data = data::loadDataset(spec.dataset);
-  // One second per step of batch 64, two per step of batch 128 (the same per image).
-  const StepSeconds seconds = [](const BackendEntry&, const nn::TrainConfig& c) {
-    return c.batchSize / 64.0;
+  // One second per step of batch 64, two per step of batch 128 (the same per image); evaluating
+  // costs nothing here (see below).
+  const SettingCost seconds = [](const BackendEntry&, const nn::TrainConfig& c) {
+    return SettingSeconds{c.batchSize / 64.0, 0.0, 0.0};
   };
-  const StudyTimeEstimate e = studyTimeFromStepSeconds(spec, data, 0, seconds);
+  const StudyTimeEstimate e = studyTimeFromCosts(spec, data, 0, seconds);
   // 4 cells x 2 backends + the chaos floor's 2 entries of the first cell, x 3 seeds.
   EXPECT_EQ(e.runs, (4 * 2 + 2) * 3);
   // batch 64: 3 epochs x 4 steps; batch 128: 3 x 2. Cells of batch 64: 2 per backend, and the
@@ -34,8 +35,8 @@ TEST(StudyTime, CountsEveryCellBackendSeedAndChaosFloorRun) {
   EXPECT_DOUBLE_EQ(e.seconds, 15 * 12.0);
   EXPECT_FALSE(e.atMost);
   EXPECT_EQ(describeStudyTime(spec, e),
-            "24 runs (4 cells x 2 backends x 3 seeds) + 6 chaos floor runs; about 3 min of "
-            "training with 2 runs at once (evaluations not counted)");
+            "24 runs (4 cells x 2 backends x 3 seeds) + 6 chaos floor runs; about 3 min with 2 "
+            "runs at once (training, evaluation and serving)");
 }
 
 TEST(StudyTime, PlacesTheLongestRunsFirstOnTheThreadThatFreesFirst) {
@@ -44,12 +45,33 @@ TEST(StudyTime, PlacesTheLongestRunsFirstOnTheThreadThatFreesFirst) {
   spec.seeds = {0};
   // Run lengths 3, 3, 2, 2, 2 (x 12 steps): on 2 threads 3+2+2 | 3+2 -> 7 x 12 s.
   spec.backends.resize(5);
-  const StepSeconds seconds = [&](const BackendEntry& e, const nn::TrainConfig&) {
-    return &e < &spec.backends[2] ? 3.0 : 2.0;
+  const SettingCost seconds = [&](const BackendEntry& e, const nn::TrainConfig&) {
+    return SettingSeconds{&e < &spec.backends[2] ? 3.0 : 2.0, 0.0, 0.0};
   };
   for (BackendEntry& e : spec.backends) e.overrides.batchSize = 64;
-  EXPECT_DOUBLE_EQ(studyTimeFromStepSeconds(spec, data, 2, seconds).seconds, 7 * 12.0);
-  EXPECT_DOUBLE_EQ(studyTimeFromStepSeconds(spec, data, 1, seconds).seconds, 12 * 12.0);
+  EXPECT_DOUBLE_EQ(studyTimeFromCosts(spec, data, 2, seconds).seconds, 7 * 12.0);
+  EXPECT_DOUBLE_EQ(studyTimeFromCosts(spec, data, 1, seconds).seconds, 12 * 12.0);
+}
+
+// Each run evaluates its test set after every epoch; served, once more under its own policy,
+// once under each other policy of the study (a sweep's cells of one backend count once), and its
+// first items one at a time. The chaos floor's runs are not served.
+TEST(StudyTime, CountsEveryEvaluationAndTheServingOfEachRun) {
+  StudySpec spec = parseStudySpec(kSweep);
+  const data::DataSplit data = data::loadDataset(spec.dataset);
+  spec.seeds = {0};
+  const SettingCost seconds = [](const BackendEntry&, const nn::TrainConfig&) {
+    return SettingSeconds{0.0, 1.0, 10.0};  // a second per test item, ten alone
+  };
+  const double items = 50;  // the test set
+  // Every run: 3 epochs x 50 items; the spec's 8 runs also 50 under their own model's policy,
+  // 50 under each policy of the other entries (cpu-fp32's and tpu-bf16's: the other cells of its
+  // own backend and the other backend's cells) and 50 items alone.
+  const double served = 3 * items + items + 2 * items + 10 * items;
+  const double floor = 3 * items;
+  EXPECT_DOUBLE_EQ(studyTimeFromCosts(spec, data, 1, seconds).seconds, 8 * served + 2 * floor);
+  spec.serve = false;
+  EXPECT_DOUBLE_EQ(studyTimeFromCosts(spec, data, 1, seconds).seconds, 10 * floor);
 }
 
 TEST(StudyTime, TimesEachPolicyAndBatchSizeOnceOnTheStudysData) {
@@ -63,7 +85,8 @@ TEST(StudyTime, TimesEachPolicyAndBatchSizeOnceOnTheStudysData) {
   EXPECT_TRUE(e.complete);
   EXPECT_GT(e.seconds, 0.0);
   EXPECT_EQ(e.runs, 30);
-  EXPECT_NE(describeStudyTime(spec, e).find("(1 step timed per backend and batch size; "),
+  EXPECT_NE(describeStudyTime(spec, e).find("(training, evaluation and serving; 1 step timed per "
+                                            "backend and batch size)"),
             std::string::npos);
 }
 
@@ -82,14 +105,15 @@ TEST(StudyTime, ASequentialStudyCountsItsLargestDesignAsAtMost) {
     "model": "mlp", "epochs": 1, "batch_size": 100, "backends": ["cpu-fp32", "tpu-bf16"],
     "chaos_floor": false, "sequential": {"margin": 0.01, "max_seeds": 10, "look_every": 5}})");
   const data::DataSplit data = data::loadDataset(spec.dataset);
-  const StudyTimeEstimate e =
-      studyTimeFromStepSeconds(spec, data, 1, [](const auto&, const auto&) { return 0.5; });
+  const StudyTimeEstimate e = studyTimeFromCosts(spec, data, 1, [](const auto&, const auto&) {
+    return SettingSeconds{0.5, 0.0, 0.0};
+  });
   EXPECT_TRUE(e.atMost);
   EXPECT_EQ(e.runs, 20);
   EXPECT_DOUBLE_EQ(e.seconds, 20 * 2 * 0.5);
   EXPECT_EQ(describeStudyTime(spec, e),
-            "at most 20 runs (2 backends x 10 seeds); about 20 s of training with 1 run at once "
-            "(evaluations not counted)");
+            "at most 20 runs (2 backends x 10 seeds); about 20 s with 1 run at once (training, "
+            "evaluation and serving)");
 }
 
 TEST(StudyTime, DurationsInWordsRoundToTheirUnit) {
