@@ -325,6 +325,11 @@ void readChaosFloor(ObjectReader& r, StudySpec& s) {
            "expected true, false or {\"reference\": NAME}, got " + ObjectReader::excerpt(*c));
   }
   if (!emulated) r.fail("chaos_floor", "an imported study has no emulated runs to perturb");
+  // In a sweep, a backend's name as written means its first cell (the cell the floor perturbs).
+  const auto firstCell =
+      std::find_if(s.backends.begin(), s.backends.end(),
+                   [&](const BackendEntry& e) { return e.sweptFrom == floor.reference; });
+  if (firstCell != s.backends.end()) floor.reference = firstCell->name;
   if (std::none_of(s.backends.begin(), s.backends.end(),
                    [&](const BackendEntry& e) { return e.name == floor.reference; }))
     r.fail("chaos_floor.reference",
@@ -829,7 +834,18 @@ nlohmann::json studySpecToJson(const StudySpec& s) {
   if (s.chaosFloor) {
     json perturbations = json::array();
     for (Perturbation p : s.chaosFloor->perturbations) perturbations.push_back(perturbationName(p));
-    j["chaos_floor"] = {{"reference", s.chaosFloor->reference}, {"perturbations", perturbations}};
+    // A sweep's first cell of a backend as that backend's name (what the reader takes it for).
+    std::string reference = s.chaosFloor->reference;
+    const auto byName = [&](const std::string& name) {
+      return std::find_if(s.backends.begin(), s.backends.end(),
+                          [&](const BackendEntry& e) { return e.name == name; });
+    };
+    const auto cell = byName(reference);
+    if (cell != s.backends.end() && !cell->sweptFrom.empty() &&
+        std::find_if(s.backends.begin(), s.backends.end(),
+                     [&](const BackendEntry& e) { return e.sweptFrom == cell->sweptFrom; }) == cell)
+      reference = cell->sweptFrom;
+    j["chaos_floor"] = {{"reference", reference}, {"perturbations", perturbations}};
   } else {
     j["chaos_floor"] = false;
   }

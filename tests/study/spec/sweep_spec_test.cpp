@@ -73,6 +73,14 @@ TEST(SweepSpec, TheChaosFloorPerturbsTheFirstCellWithItsHyperparameters) {
   EXPECT_EQ(sweepBases(s).size(), 2u);
 }
 
+TEST(SweepSpec, AChaosFloorReferenceNamedAsWrittenMeansThatBackendsFirstCell) {
+  const StudySpec s = parseStudySpec(
+      spec(R"({"lr": [0.001, 0.01]})", R"(, "chaos_floor": {"reference": "tpu-bf16"})"));
+  ASSERT_TRUE(s.chaosFloor);
+  EXPECT_EQ(s.chaosFloor->reference, "tpu-bf16 lr=0.001");
+  EXPECT_EQ(s.backends[4].perturbs, "tpu-bf16 lr=0.001");
+}
+
 TEST(SweepSpec, MoreValuesExtendTheStudyOtherFactorsDoNot) {
   const StudySpec stored = parseStudySpec(spec(R"({"lr": [0.001, 0.01]})"));
   EXPECT_TRUE(extendsStudy(stored, parseStudySpec(spec(R"({"lr": [0.001, 0.01, 0.1]})"))));
