@@ -31,6 +31,7 @@
 #include "core/study/cluster/launcher_environment.h"
 #include "core/study/files/study_report.h"
 #include "core/study/run/study_runner.h"
+#include "core/study/run/study_time.h"
 
 namespace paritylab::cli {
 namespace {
@@ -327,6 +328,29 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
   }
 }
 
+void printStudyEstimate(const RunArgs& a) {
+  study::StudySpec spec;
+  data::DataSplit data;
+  try {
+    spec = buildSpec(a);
+    study::requireDistinctRuns(spec);
+    study::validateDataset(spec);
+    data = data::loadDataset(spec.dataset);
+  } catch (const std::exception& ex) {
+    throw CommandError(ex.what());
+  }
+  std::printf("%s: %s\n", spec.name.c_str(),
+              study::describeStudyTime(spec, study::StudyTimeEstimate{}).c_str());
+  std::fflush(stdout);
+  study::StudyTimeEstimate e;
+  try {
+    e = study::estimateStudyTime(spec, data, a.threads.value_or(0));
+  } catch (const std::invalid_argument& ex) {
+    throw CommandError(ex.what());
+  }
+  std::printf("%s\n", study::describeStudyTime(spec, e).c_str());
+}
+
 namespace {
 
 const CommandRegistration reg{
@@ -335,7 +359,11 @@ const CommandRegistration reg{
           root.add_subcommand("run", "Train a study (backends x seeds) into a results database");
       auto a = std::make_shared<RunArgs>();
       cmd->add_option("study", a->study, "Study JSON (see docs/study-spec.md)");
-      cmd->add_option("--db", a->db, "Results database")->required();
+      cmd->add_option("--db", a->db, "Results database (required unless --estimate)");
+      cmd->add_flag("--estimate", a->estimate,
+                    "Print the study's size (runs per cell, backend and seed) and its training "
+                    "time, from a few steps of each backend and batch size timed here; train "
+                    "nothing");
       cmd->add_flag("--resume", a->resume, "Continue a study: keep finished runs, redo unfinished");
       cmd->add_option("--shard", a->shard,
                       "K/N: train only the K-th of N shares of the study (K = 1..N; join the "
@@ -381,6 +409,8 @@ const CommandRegistration reg{
                     "Share the runs among MPI ranks (automatic under mpirun or srun; see "
                     "docs/cluster.md)");
       cmd->callback([a] {
+        if (a->estimate) return printStudyEstimate(*a);
+        if (a->db.empty()) throw CommandError("run: --db is required (the results database)", 2);
         const std::string launcher = study::mpiLauncherVariable();
         if (!a->mpi && launcher.empty()) return runStudy(*a);
 #if PARITYLAB_HAS_MPI

@@ -15,6 +15,7 @@ namespace paritylab::cli {
 struct RunArgs : TrainingFlags {
   std::string study, db, backends, shard;
   bool resume = false, xray = false, mpi = false, reclaim = false, noChaosFloor = false;
+  bool estimate = false;  // print the study's size and time, train nothing
   std::optional<int> seeds, epochs, threads, xrayEvery;
   std::optional<std::int64_t> steps;
 };
@@ -30,6 +31,10 @@ struct RunTransport {
 // Trains the study `a` describes into its database, printing progress and the summary; throws
 // CommandError for bad input, a failed database, or a cancelled study (exit code 130).
 void runStudy(const RunArgs& a, const RunTransport& transport = {});
+
+// Prints the study's size and its training time estimated from a few timed steps of each backend
+// and batch size; trains and writes nothing.
+void printStudyEstimate(const RunArgs& a);
 
 // `run` on MPI ranks (mpi_run.cpp): rank 0 runs the study, the others train its runs.
 void runStudyOnMpi(const RunArgs& a);

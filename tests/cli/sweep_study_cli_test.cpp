@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_runner.h"
@@ -25,6 +26,26 @@ nlohmann::json sweepJson(const std::string& db) {
   const CliResult stats = runCli({"stats", db, "--sweep", "--json"});
   EXPECT_EQ(stats.exitCode, 0) << stats.err;
   return nlohmann::json::parse(stats.out);
+}
+
+// Before training, `run --estimate` says the grid's size and its time and writes nothing.
+TEST(SweepCli, RunEstimateSaysTheGridAndItsTimeAndTrainsNothing) {
+  const TempFolder dir("sweep-estimate");
+  const std::string study = dir.write("sweep.json", sweepStudy("[0.01, 0.1, 0.5]"));
+  const CliResult run = runCli({"run", study, "--estimate"});
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.out.find("lr-sweep: 18 runs (3 cells x 2 backends x 3 seeds)\n"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("18 runs (3 cells x 2 backends x 3 seeds); about "), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find(" with 1 run at once (training, evaluation; 2 steps timed per backend "
+                         "and batch size)"),
+            std::string::npos)
+      << run.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("s.db")));
+  const CliResult noDb = runCli({"run", study});
+  EXPECT_EQ(noDb.exitCode, 2);
+  EXPECT_NE(noDb.err.find("--db is required"), std::string::npos) << noDb.err;
 }
 
 TEST(SweepCli, RunTrainsEveryCellAndStatsSweepPrintsTheAnovaWithTheInteraction) {
