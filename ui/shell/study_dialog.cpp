@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -17,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -27,8 +29,10 @@
 #include "core/input/json_input.h"
 #include "core/nn/training_choices.h"
 #include "core/study/spec/spec_check.h"
+#include "core/study/spec/study_sweep.h"
 #include "ui/session/core_errors.h"
 #include "ui/session/study_bridge.h"
+#include "ui/session/study_time_estimator.h"
 #include "ui/shell/study_spec_fields.h"
 
 namespace paritylab::ui {
@@ -73,7 +77,7 @@ StudyDialog::StudyDialog(const QString& specJson, QWidget* parent) : QDialog(par
   setWindowTitle(tr("Study"));
   buildForm();
   QString reason;
-  if (!loadSpec(specJson, &reason)) error_->setText(reason);
+  if (!loadSpec(specJson, &reason)) setError(reason);
   resize(980, 660);
 }
 
@@ -168,7 +172,9 @@ void StudyDialog::buildForm() {
     shape->addWidget(box, 1);
   }
   f1->addRow(tr("Transformer"), shape);
-  // Seeds and threads on the left: two columns of similar height fit a 700-pixel screen.
+  f1->addRow(tr("Freeze backbone"), freeze_);
+  // Freezing, seeds and threads on the left: two columns of similar height fit a 700-pixel
+  // screen.
   f1->addRow(tr("Seeds"), seeds_);
   f1->addRow(tr("Threads"), threads_);
   f1->addRow(QString(), chaosFloor_);
@@ -186,9 +192,9 @@ void StudyDialog::buildForm() {
   f2->addRow(tr("Warmup epochs"), warmup_);
   f2->addRow(tr("Step every"), stepEpochs_);
   f2->addRow(tr("Step gamma"), gamma_);
-  f2->addRow(tr("Freeze backbone"), freeze_);
 
-  auto* backendBox = new QGroupBox(tr("Backends (check to include; select to adjust)"));
+  // Backends and the sweep share the bottom as two tabs: the form fits a 700-pixel screen.
+  auto* backendBox = new QWidget;
   auto* bl = new QVBoxLayout(backendBox);
   auto* split = new QHBoxLayout;
   split->addWidget(backends_, 2);
@@ -203,6 +209,46 @@ void StudyDialog::buildForm() {
   split->addLayout(editor, 3);
   bl->addLayout(split);
 
+  // The sweep: values per hyperparameter, each crossed with every backend and seed; two
+  // factors a row.
+  auto* sweepBox = new QWidget;
+  auto* grid = new QGridLayout(sweepBox);
+  auto* sweepHint = new QLabel(
+      tr("Values of a hyperparameter, separated by commas, are each crossed with every backend "
+         "and seed; empty: the study's own value. Runs are named by their cell, e.g. \"tpu-bf16 "
+         "lr=0.01\"."));
+  sweepHint->setWordWrap(true);
+  grid->addWidget(sweepHint, 0, 0, 1, 4);
+  int at = 0;
+  for (std::string_view field : study::kHyperparameterNames) {
+    const QString name = QString::fromUtf8(field.data(), qsizetype(field.size()));
+    auto* edit = new QLineEdit;
+    edit->setPlaceholderText(study::isIntegerHyperparameter(field) ? tr("e.g. 64, 512")
+                                                                   : tr("e.g. 0.1, 0.01"));
+    grid->addWidget(new QLabel(name), 1 + at / 2, (at % 2) * 2);
+    grid->addWidget(edit, 1 + at / 2, (at % 2) * 2 + 1);
+    ++at;
+    sweep_.emplace_back(name, edit);
+    connect(edit, &QLineEdit::textChanged, this, &StudyDialog::revalidate);
+  }
+  grid->setRowStretch(1 + (at + 1) / 2, 1);
+  grid->setColumnStretch(1, 1);
+  grid->setColumnStretch(3, 1);
+  bottomTabs_ = new QTabWidget;
+  bottomTabs_->addTab(backendBox, tr("Backends (check to include; select to adjust)"));
+  bottomTabs_->addTab(sweepBox, tr("Sweep"));
+
+  size_ = new QLabel;
+  size_->setWordWrap(true);
+  size_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  estimator_ = new StudyTimeEstimator(this);
+  connect(estimator_, &StudyTimeEstimator::sized, this,
+          [this](const QString& words) { size_->setText(words + tr("; timing a few steps…")); });
+  connect(estimator_, &StudyTimeEstimator::estimated, size_, &QLabel::setText);
+  connect(estimator_, &StudyTimeEstimator::failed, this, [this](const QString& reason) {
+    size_->setText(tr("Time not estimated: %1").arg(reason));
+  });
+
   error_ = new QLabel;
   error_->setWordWrap(true);
   error_->setStyleSheet(QStringLiteral("color: #b00020; font-weight: bold;"));
@@ -215,9 +261,12 @@ void StudyDialog::buildForm() {
   top->addWidget(training, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
-  layout->addWidget(backendBox, 1);
+  layout->addWidget(bottomTabs_, 1);
   layout->addWidget(error_);
-  layout->addWidget(buttons_);
+  auto* foot = new QHBoxLayout;
+  foot->addWidget(size_, 1);
+  foot->addWidget(buttons_);
+  layout->addLayout(foot);
 
   connect(buttons_, &QDialogButtonBox::accepted, this, &StudyDialog::accept);
   connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -245,8 +294,11 @@ void StudyDialog::buildForm() {
   for (QSpinBox* box : {nHead_, nEmbd_, steps_})
     connect(box, &QSpinBox::valueChanged, this, &StudyDialog::revalidate);
   connect(steps_, &QSpinBox::valueChanged, this, &StudyDialog::updateEnabledFields);
-  for (QSpinBox* box : {epochs_, freeze_, batch_})
+  // What changes the study's size or time is checked (and timed) again as well.
+  for (QSpinBox* box :
+       {epochs_, freeze_, batch_, trainSize_, threads_, width_, nLayer_, blockSize_})
     connect(box, &QSpinBox::valueChanged, this, &StudyDialog::revalidate);
+  connect(chaosFloor_, &QCheckBox::toggled, this, &StudyDialog::revalidate);
   for (QSpinBox* box : {epochs_, freeze_, stepEpochs_})
     connect(box, &QSpinBox::valueChanged, this,
             [box] { box->setSuffix(box->value() == 1 ? tr(" epoch") : tr(" epochs")); });
@@ -272,12 +324,11 @@ void StudyDialog::storeBackendEdit() {
   try {  // typed text: no unbounded nesting (dump() recurses), no duplicate keys
     entry = input::parseJsonText(text.toStdString(), "backend JSON");
   } catch (const input::InputError& e) {
-    error_->setText(
-        tr("Backend %1: the JSON does not parse (%2)").arg(item->text(), ui::errorText(e)));
+    setError(tr("Backend %1: the JSON does not parse (%2)").arg(item->text(), ui::errorText(e)));
     return;
   }
   if (!validateBackendEntry(entry, &reason)) {
-    error_->setText(tr("Backend %1: %2").arg(item->text(), reason));
+    setError(tr("Backend %1: %2").arg(item->text(), reason));
     return;
   }
   item->setData(kEntryRole, q(entry.dump()));
@@ -346,6 +397,13 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   seeds_->setText(q(f.seeds));
   threads_->setValue(f.threads);
   chaosFloor_->setChecked(f.chaosFloor);
+  for (auto& [name, edit] : sweep_) {
+    const QSignalBlocker blockEdit(edit);
+    edit->clear();
+    for (const study::SweepFactor& factor : f.sweep)
+      if (QString::fromStdString(factor.field) == name)
+        edit->setText(sweepValuesText(factor.values));
+  }
   const QSignalBlocker block(backends_);
   for (int i = 0; i < backends_->count(); ++i) backends_->item(i)->setCheckState(Qt::Unchecked);
   for (const json& entry : f.backends) {
@@ -433,6 +491,12 @@ QString StudyDialog::specJson() const {
   f.seeds = seeds_->text().toStdString();
   f.threads = threads_->value();
   f.chaosFloor = chaosFloor_->isChecked();
+  for (const auto& [name, edit] : sweep_) {
+    study::SweepFactor factor{name.toStdString(), {}};
+    // Values that do not parse are left out here; validate() names them.
+    if (parseSweepValues(edit->text(), &factor.values, nullptr) && !factor.values.empty())
+      f.sweep.push_back(std::move(factor));
+  }
   for (int i = 0; i < backends_->count(); ++i)
     if (backends_->item(i)->checkState() == Qt::Checked)
       f.backends.push_back(
@@ -464,11 +528,28 @@ bool StudyDialog::validate(QString* reason) const {
   for (int i = 0; i < backends_->count(); ++i)
     checked += backends_->item(i)->checkState() == Qt::Checked ? 1 : 0;
   if (checked == 0) problems << tr("Backends: check at least one backend");
+  for (const auto& [name, edit] : sweep_) {
+    std::vector<double> values;
+    QString valueError;
+    if (!parseSweepValues(edit->text(), &values, &valueError))
+      problems << tr("Sweep %1: %2").arg(name, valueError);
+  }
   if (problems.isEmpty())  // core has the last word: the checks `paritylab-cli run` makes
     for (const study::SpecIssue& issue : study::checkStudySpec(specJson().toStdString(), "study"))
       problems << QString::fromStdString(issue.message);
   if (reason) *reason = problems.join(QLatin1Char('\n'));
   return problems.isEmpty();
+}
+
+QLineEdit* StudyDialog::sweepEdit(const QString& name) const {
+  for (const auto& [field, edit] : sweep_)
+    if (field == name) return edit;
+  return nullptr;
+}
+
+void StudyDialog::setError(const QString& text) {
+  error_->setText(text);
+  error_->setVisible(!text.isEmpty());  // no empty line taking the form's height
 }
 
 QString StudyDialog::errorText() const {
@@ -478,14 +559,25 @@ QString StudyDialog::errorText() const {
 void StudyDialog::revalidate() {
   QString reason;
   const bool ok = validate(&reason);
-  error_->setText(ok ? QString() : reason);
+  setError(ok ? QString() : reason);
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(ok);
+  int factors = 0;
+  for (const auto& [name, edit] : sweep_) factors += edit->text().trimmed().isEmpty() ? 0 : 1;
+  bottomTabs_->setTabText(1, factors == 0   ? tr("Sweep")
+                             : factors == 1 ? tr("Sweep (1 factor)")
+                                            : tr("Sweep (%1 factors)").arg(factors));
+  if (ok) {
+    estimator_->setSpec(specJson());
+  } else {
+    estimator_->clear();
+    size_->clear();
+  }
 }
 
 void StudyDialog::accept() {
   QString reason;
   if (!validate(&reason)) {
-    error_->setText(reason);  // refused, with the reason; the dialog stays open
+    setError(reason);  // refused, with the reason; the dialog stays open
     return;
   }
   QDialog::accept();
@@ -498,17 +590,17 @@ void StudyDialog::loadFromFile() {
   QFile file(path);
   QString reason;
   if (!file.open(QIODevice::ReadOnly)) {
-    error_->setText(tr("%1: %2").arg(path, file.errorString()));
+    setError(tr("%1: %2").arg(path, file.errorString()));
     return;
   }
   if (!loadSpec(QString::fromUtf8(file.readAll()), &reason))
-    error_->setText(tr("%1: %2").arg(path, reason));
+    setError(tr("%1: %2").arg(path, reason));
 }
 
 void StudyDialog::saveToFile() {
   QString reason;
   if (!validate(&reason)) {
-    error_->setText(reason);
+    setError(reason);
     return;
   }
   const QString path = QFileDialog::getSaveFileName(
@@ -516,7 +608,7 @@ void StudyDialog::saveToFile() {
   if (path.isEmpty()) return;
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(specJson().toUtf8()) < 0)
-    error_->setText(tr("%1: %2").arg(path, file.errorString()));
+    setError(tr("%1: %2").arg(path, file.errorString()));
 }
 
 }  // namespace paritylab::ui

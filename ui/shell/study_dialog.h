@@ -1,12 +1,15 @@
 #pragma once
 // The Study dialog: dataset, split and sizes, model, epochs, batch, optimizer, schedule, freeze
 // schedule, backends (presets with their descriptions, each adjustable, plus custom policies as
-// JSON), per-backend hyperparameter overrides, seeds and threads. Invalid values are refused in
-// the dialog with the reason (core/study's parser has the last word); specs load from and save
-// to JSON files.
+// JSON), per-backend hyperparameter overrides, a sweep (values per hyperparameter, crossed with
+// the backends), seeds and threads; the study's size and estimated time as it is written. Invalid
+// values are refused in the dialog with the reason (core/study's parser has the last word); specs
+// load from and save to JSON files.
 
 #include <QDialog>
 #include <string>
+#include <utility>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -17,8 +20,11 @@ class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QSpinBox;
+class QTabWidget;
 
 namespace paritylab::ui {
+
+class StudyTimeEstimator;
 
 class StudyDialog : public QDialog {
   Q_OBJECT
@@ -47,6 +53,12 @@ class StudyDialog : public QDialog {
   QLineEdit* datasetDirEdit() const { return datasetDir_; }
   QComboBox* datasetBox() const { return dataset_; }
   QDialogButtonBox* buttons() const { return buttons_; }
+  // The sweep's values of hyperparameter `name` (one of core's kHyperparameterNames).
+  QLineEdit* sweepEdit(const QString& name) const;
+  // The study's size and, once timed, its time: "24 runs (4 cells x 2 backends x 3 seeds); ...".
+  QLabel* sizeLabel() const { return size_; }
+  StudyTimeEstimator* timeEstimator() const { return estimator_; }
+  QTabWidget* bottomTabs() const { return bottomTabs_; }
   QString errorText() const;
 
  public slots:
@@ -55,6 +67,7 @@ class StudyDialog : public QDialog {
  private:
   void buildForm();
   void revalidate();
+  void setError(const QString& text);
   void updateEnabledFields();
   void onBackendSelected();
   void storeBackendEdit();
@@ -93,6 +106,10 @@ class StudyDialog : public QDialog {
   QSpinBox* threads_;
   QCheckBox* chaosFloor_;
   QLineEdit* name_;
+  QTabWidget* bottomTabs_;                             // backends | sweep
+  std::vector<std::pair<QString, QLineEdit*>> sweep_;  // one per hyperparameter, core's order
+  QLabel* size_;
+  StudyTimeEstimator* estimator_;
   QLabel* error_;
   QDialogButtonBox* buttons_;
   QString extraJson_;  // spec fields the form does not show, kept as they were

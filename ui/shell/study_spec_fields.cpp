@@ -2,6 +2,7 @@
 
 #include <QRegularExpression>
 #include <QStringList>
+#include <cmath>
 #include <stdexcept>
 
 #include "core/backends/precision_policy.h"
@@ -46,6 +47,28 @@ bool parseSeeds(const QString& text, std::vector<std::uint64_t>* seeds, QString*
         return false;
       }
   return true;
+}
+
+bool parseSweepValues(const QString& text, std::vector<double>* values, QString* reason) {
+  values->clear();
+  const QStringList parts =
+      text.trimmed().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts);
+  for (const QString& part : parts) {
+    bool ok = false;
+    const double v = part.toDouble(&ok);  // the C locale's digits, as the spec writes them
+    if (!ok || !std::isfinite(v)) {
+      if (reason) *reason = QObject::tr("\"%1\" is not a number").arg(part);
+      return false;
+    }
+    values->push_back(v);
+  }
+  return true;
+}
+
+QString sweepValuesText(const std::vector<double>& values) {
+  QStringList parts;
+  for (double v : values) parts << QString::fromStdString(study::sweptValueText(v));
+  return parts.join(QStringLiteral(", "));
 }
 
 std::string backendEntryName(const nlohmann::json& entry) {
@@ -102,6 +125,7 @@ bool readSpecFields(const nlohmann::json& json, SpecFields* f, QString* reason) 
   f->seeds = consecutive ? std::to_string(spec.seeds.size()) : seeds.join(", ").toStdString();
   f->threads = spec.threads;
   f->chaosFloor = spec.chaosFloor.has_value();
+  f->sweep = spec.sweep;
   f->backends.clear();
   const nlohmann::json full = study::studySpecToJson(spec);
   if (full.contains("backends"))
@@ -142,13 +166,16 @@ void writeSpecFields(const SpecFields& f, nlohmann::json* spec) {
   std::vector<std::uint64_t> seeds;
   if (parseSeeds(QString::fromStdString(f.seeds), &seeds, nullptr)) s.seeds = seeds;
   s.threads = f.threads;
+  s.sweep = f.sweep;
   nlohmann::json out = study::studySpecToJson(s);
   out["backends"] = f.backends;
   // A reference the form's backends no longer have falls back to the default (the first).
+  // The reference as the spec writes it (a sweep's first cell of a backend: that backend's name).
   bool referenceKept = false;
-  if (f.chaosFloor && s.chaosFloor)
+  const nlohmann::json& floor = out["chaos_floor"];
+  if (f.chaosFloor && floor.is_object() && floor.contains("reference"))
     for (const nlohmann::json& entry : f.backends)
-      referenceKept |= backendEntryName(entry) == s.chaosFloor->reference;
+      referenceKept |= backendEntryName(entry) == floor["reference"];
   if (!f.chaosFloor)
     out["chaos_floor"] = false;
   else if (!referenceKept)

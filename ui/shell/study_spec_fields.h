@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/study/spec/study_sweep.h"
+
 namespace paritylab::ui {
 
 struct SpecFields {
@@ -33,6 +35,8 @@ struct SpecFields {
   // at the level of rounding noise. The spec's default: on for two or more backends.
   bool chaosFloor = true;
   std::vector<nlohmann::json> backends;  // spec entries: "preset" or {...}
+  // "sweep": the hyperparameters crossed with the backends, in core's order; none: no sweep.
+  std::vector<study::SweepFactor> sweep;
 };
 
 bool readSpecFields(const nlohmann::json& spec, SpecFields* out, QString* reason);
@@ -40,6 +44,11 @@ bool readSpecFields(const nlohmann::json& spec, SpecFields* out, QString* reason
 void writeSpecFields(const SpecFields& fields, nlohmann::json* spec);
 // "5" -> 0..4 is NOT expanded here: a count gives `count` seeds; a list gives those seeds.
 bool parseSeeds(const QString& text, std::vector<std::uint64_t>* seeds, QString* reason);
+// A sweep factor's values as typed, "0.1, 0.01" (commas or spaces between): empty text gives no
+// values; a value that is not a number is refused with the reason naming it.
+bool parseSweepValues(const QString& text, std::vector<double>* values, QString* reason);
+// A factor's values as the form shows them: "0.1, 0.01".
+QString sweepValuesText(const std::vector<double>& values);
 // A backend entry checks out with core/backends' policy parser.
 bool validateBackendEntry(const nlohmann::json& entry, QString* reason);
 std::string backendEntryName(const nlohmann::json& entry);

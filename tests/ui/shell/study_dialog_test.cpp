@@ -6,17 +6,20 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
 #include "core/data/dataset_kinds.h"
 #include "core/nn/training_choices.h"
 #include "core/study/spec/study_spec.h"
+#include "ui/session/study_time_estimator.h"
 
 using namespace paritylab::ui;
 
@@ -44,6 +47,16 @@ class StudyDialogTest : public QObject {
 
  private slots:
   // Selecting a backend (short or long description) does not reflow the form.
+  // The whole form (backends and sweep as tabs, the study's size, the problems) fits a 700-pixel
+  // screen with its title bar.
+  void fitsA700PixelScreen() {
+    StudyDialog dialog(quickSpec());
+    dialog.sweepEdit(QStringLiteral("lr"))->setText(QStringLiteral("0.1, 0.01"));
+    QVERIFY2(dialog.minimumSizeHint().height() <= 660,
+             qPrintable(QString::number(dialog.minimumSizeHint().height())));
+    QVERIFY(dialog.minimumSizeHint().width() <= 1000);
+  }
+
   void selectingABackendKeepsTheLayout() {
     StudyDialog dialog(quickSpec());
     dialog.resize(980, 600);
@@ -229,6 +242,87 @@ class StudyDialogTest : public QObject {
              paritylab::nn::joinedNames(paritylab::nn::kOptimizerKinds));
     QCOMPARE(namesOf(dialog.scheduleBox()),
              paritylab::nn::joinedNames(paritylab::nn::kScheduleKinds));
+  }
+
+  // A sweep is built from values per hyperparameter: written to the spec as core reads it, read
+  // back into the same fields, and its grid said at once ("4 cells x 3 backends").
+  void buildsASweepAndSaysItsGrid() {
+    StudyDialog dialog(quickSpec());
+    dialog.sweepEdit(QStringLiteral("weight_decay"))->setText(QStringLiteral("5e-4, 1.25e-4"));
+    dialog.sweepEdit(QStringLiteral("batch_size"))->setText(QStringLiteral("64 512"));
+    QString reason;
+    QVERIFY2(dialog.validate(&reason), qPrintable(reason));
+    const paritylab::study::StudySpec spec =
+        paritylab::study::parseStudySpec(dialog.specJson().toStdString());
+    QCOMPARE(spec.sweep.size(), std::size_t(2));
+    QCOMPARE(spec.sweep[0].field, std::string("batch_size"));
+    QVERIFY(spec.sweep[0].values == (std::vector<double>{64, 512}));
+    QCOMPARE(spec.sweep[1].field, std::string("weight_decay"));
+    QVERIFY(spec.sweep[1].values == (std::vector<double>{5e-4, 1.25e-4}));
+    const int backends =
+        int(paritylab::study::parseStudySpec(quickSpec().toStdString()).backends.size()) -
+        2;  // the chaos floor's two entries
+    const QString size = dialog.sizeLabel()->text();
+    QVERIFY2(size.startsWith(QStringLiteral("%1 runs (4 cells x %2 backends x ")
+                                 .arg(4 * backends * int(spec.seeds.size()))
+                                 .arg(backends)),
+             qPrintable(size));
+    QCOMPARE(dialog.bottomTabs()->tabText(1), QStringLiteral("Sweep (2 factors)"));
+    StudyDialog again(dialog.specJson());
+    QCOMPARE(again.sweepEdit(QStringLiteral("weight_decay"))->text(),
+             QStringLiteral("0.0005, 0.000125"));
+    QCOMPARE(again.specJson(), dialog.specJson());
+    // Cleared: no sweep.
+    dialog.sweepEdit(QStringLiteral("weight_decay"))->clear();
+    dialog.sweepEdit(QStringLiteral("batch_size"))->clear();
+    QVERIFY(paritylab::study::parseStudySpec(dialog.specJson().toStdString()).sweep.empty());
+  }
+
+  // A value that is not a number, or one core refuses (a batch size of 0.5), is named.
+  void refusesBadSweepValues() {
+    StudyDialog dialog(quickSpec());
+    dialog.sweepEdit(QStringLiteral("lr"))->setText(QStringLiteral("0.1, fast"));
+    QString reason;
+    QVERIFY(!dialog.validate(&reason));
+    QVERIFY2(reason.contains(QStringLiteral("Sweep lr: \"fast\" is not a number")),
+             qPrintable(reason));
+    QVERIFY(!dialog.buttons()->button(QDialogButtonBox::Ok)->isEnabled());
+    QVERIFY(dialog.sizeLabel()->text().isEmpty());  // no size for a study that is not valid
+    dialog.sweepEdit(QStringLiteral("lr"))->clear();
+    dialog.sweepEdit(QStringLiteral("batch_size"))->setText(QStringLiteral("64, 0.5"));
+    QVERIFY(!dialog.validate(&reason));
+    QVERIFY2(reason.contains(QStringLiteral("sweep.batch_size[1]")), qPrintable(reason));
+  }
+
+  // Before Start, the study's time: a few steps of each backend and batch size timed on its own
+  // data, scaled to every run's steps.
+  void estimatesTheStudysTimeBeforeStart() {
+    paritylab::study::StudySpec spec;
+    spec.name = "timed";
+    spec.dataset.source = "synthetic";
+    spec.dataset.trainSize = 200;
+    spec.dataset.testSize = 50;
+    spec.train.epochs = 1;
+    spec.train.batchSize = 50;
+    for (const char* name : {"cpu-fp32", "tpu-bf16"}) {
+      paritylab::study::BackendEntry entry;
+      entry.name = name;
+      entry.policy = paritylab::backends::presetPolicy(name);
+      entry.policyJson = name;
+      spec.backends.push_back(entry);
+    }
+    spec.seeds = {0, 1};
+    StudyDialog dialog(QString::fromStdString(paritylab::study::studySpecToJson(spec).dump()));
+    dialog.sweepEdit(QStringLiteral("lr"))->setText(QStringLiteral("0.01, 0.001"));
+    dialog.timeEstimator()->settle();
+    QCoreApplication::processEvents();
+    const QString size = dialog.sizeLabel()->text();
+    QVERIFY2(size.startsWith(QStringLiteral("8 runs (2 cells x 2 backends x 2 seeds); about ")),
+             qPrintable(size));
+    QVERIFY2(
+        size.contains(QStringLiteral(" with 2 runs at once (training, evaluation and serving; ")) &&
+            size.contains(QStringLiteral("2 steps timed per backend and batch size")),
+        qPrintable(size));
   }
 
   // Several fields wrong at once: every problem is listed, one a line, not only the first.
