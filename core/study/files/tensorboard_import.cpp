@@ -11,8 +11,8 @@
 #include "core/input/input_limits.h"
 #include "core/input/number_input.h"
 #include "core/study/files/import_checks.h"
-#include "core/study/files/tensorboard_events.h"
 #include "core/study/files/tensorboard_run_rule.h"
+#include "core/study/files/tensorboard_run_scalars.h"
 #include "core/study/files/tensorboard_runs.h"
 
 namespace paritylab::study {
@@ -24,36 +24,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kMaxNameLength = 200;  // as a CSV's backend names
 constexpr double kMaxLoss = 1e6;             // as a CSV's losses
 constexpr std::size_t kListedTags = 12;      // tags named in a message
-
-// A value of a run with the file it came from (runs merge several files).
-struct Logged {
-  ScalarPoint point;
-  std::size_t file = 0;
-};
-
-struct RunScalars {
-  EventRunFolder folder;
-  std::map<std::string, std::map<std::int64_t, Logged>> tags;  // tag -> step -> value
-  int repeatedSteps = 0;  // steps logged again (a restarted job): the latest wall time kept
-};
-
-RunScalars readRun(const EventRunFolder& folder, ImportNotes& notes) {
-  RunScalars run{folder, {}, 0};
-  for (std::size_t f = 0; f < folder.files.size(); ++f) {
-    EventFileScalars file = readEventFileScalars(folder.files[f]);
-    notes.insert(notes.end(), file.notes.begin(), file.notes.end());
-    for (const auto& [tag, points] : file.scalars) {
-      auto& steps = run.tags[tag];
-      for (const ScalarPoint& p : points) {
-        auto [it, added] = steps.try_emplace(p.step, Logged{p, f});
-        if (added) continue;
-        ++run.repeatedSteps;
-        if (p.wallTime >= it->second.point.wallTime) it->second = {p, f};
-      }
-    }
-  }
-  return run;
-}
 
 std::string tagList(const std::set<std::string>& tags) {
   std::string list;
@@ -90,12 +60,12 @@ std::string chooseTag(const std::string& path, const std::string& named,
   return "";
 }
 
-std::string fileOf(const RunScalars& run, const Logged& value) {
+std::string fileOf(const RunScalars& run, const LoggedScalar& value) {
   return run.folder.files[value.file];
 }
 
-[[noreturn]] void refuseValue(const RunScalars& run, const std::string& tag, const Logged& value,
-                              const std::string& why) {
+[[noreturn]] void refuseValue(const RunScalars& run, const std::string& tag,
+                              const LoggedScalar& value, const std::string& why) {
   char text[40];
   std::snprintf(text, sizeof text, "%.17g", value.point.value);
   throw EventFileError(fileOf(run, value) + ": tag " + shownValue(tag) + " step " +
@@ -120,7 +90,7 @@ void requireBackendName(const std::string& folder, const std::string& name,
 struct Cell {  // one accuracy value, checked once the whole set is known
   std::size_t run, epoch;
   const RunScalars* scalars;
-  Logged value;
+  LoggedScalar value;
 };
 
 // Accuracies as fractions: declared, or inferred from all of them at once as for a CSV column.
@@ -217,7 +187,7 @@ TensorBoardRuns readTensorBoardRuns(const std::string& path,
   std::vector<RunScalars> scalars;
   std::set<std::string> logged;
   for (const EventRunFolder& folder : findEventRuns(path)) {
-    scalars.push_back(readRun(folder, out.notes));
+    scalars.push_back(readRunScalars(folder, out.notes));
     for (const auto& [tag, steps] : scalars.back().tags) logged.insert(tag);
   }
   out.accuracyTag =
@@ -285,7 +255,7 @@ TensorBoardRuns readTensorBoardRuns(const std::string& path,
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
   for (std::size_t i = 0; i < kept.size(); ++i) {
     const auto& steps = kept[i]->tags.at(primary);
-    const Logged& lowest = steps.begin()->second;
+    const LoggedScalar& lowest = steps.begin()->second;
     if (lowest.point.step < 0) {
       throw EventFileError(fileOf(*kept[i], lowest) + ": tag " + shownValue(primary) + " step " +
                            std::to_string(lowest.point.step) +
