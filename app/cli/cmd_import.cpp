@@ -115,9 +115,10 @@ const CommandRegistration reg{
       cmd->add_option("--seed-col", a->options.seedColumn, "Wide CSV: seed column");
       cmd->add_option("--accuracy-col", a->options.accuracyColumn,
                       "Accuracy column (fraction or %)");
-      cmd->add_option("--accuracy-unit", a->options.accuracyUnit,
-                      "Unit of the accuracy column: fraction (0..1), percent (0..100), or auto "
-                      "(inferred from the whole column, with a note; the default)")
+      cmd->add_option(
+             "--accuracy-unit", a->options.accuracyUnit,
+             "Unit of the accuracy column or tag: fraction (0..1), percent (0..100), or auto "
+             "(inferred from the whole column, with a note; the default)")
           ->transform(CLI::CheckedTransformer(
               std::map<std::string, study::AccuracyUnit>{
                   {"auto", study::AccuracyUnit::Inferred},

@@ -44,6 +44,19 @@ TEST(ImportTensorBoard, DryRunListsRunsAndSkippedFoldersAndWritesNothing) {
   EXPECT_EQ(runCli({"import", kSeeds, "--dry-run"}).exitCode, 0);  // no --db needed
 }
 
+TEST(ImportTensorBoard, DryRunOfACsvListsItsRunsToo) {
+  const TempFolder dir("csv-dry-run");
+  const std::string csv =
+      PARITYLAB_SOURCE_DIR "/resources/reference/torchprime-resnet18-metrics.csv";
+  const CliResult r = runCli({"import", csv, "--db", dir.file("never.db"), "--dry-run"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find(csv + " read as a results CSV"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("28 runs would be imported"), std::string::npos) << r.out;
+  EXPECT_EQ(lineStartingWith(r.out, "backend"), "  backend seed epochs final accuracy run");
+  EXPECT_NE(r.out.find("Note: xla: 2 pairs of identical runs"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir.file("never.db")));
+}
+
 TEST(ImportTensorBoard, FolderIsDetectedImportedOnceAndReimportAddsNothing) {
   const TempFolder dir("tensorboard-import");
   const std::string db = dir.file("reference.db");
