@@ -1,5 +1,6 @@
-// `paritylab-cli import CSV --db FILE [column options]`: results measured on real hardware become
-// first-class runs (source "imported") of a results database.
+// `paritylab-cli import PATH --db FILE [options]`: results measured on real hardware become
+// first-class runs (source "imported") of a results database. PATH is a results CSV or TensorBoard
+// event files (import_sources.h); --dry-run reads and reports without writing anything.
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -8,39 +9,61 @@
 #include <memory>
 
 #include "app/cli/command_registry.h"
+#include "app/cli/import_sources.h"
 #include "core/input/csv.h"
 #include "core/study/files/results_import.h"
+#include "core/study/files/tensorboard_import.h"
 
 namespace paritylab::cli {
 namespace {
 
 struct ImportArgs {
-  std::string csv, db;
+  std::string path, db;
+  ImportFormat format = ImportFormat::Auto;
   study::CsvImportOptions options;
+  study::TensorBoardImportOptions tensorboard;
   bool addToStudy = false;
+  bool dryRun = false;
+  bool dbGiven = false;  // --db "" is given, and refused as no plain file path
 };
+
+std::string tagChoices(const std::vector<std::string>& tags) {
+  std::string text;
+  for (const std::string& tag : tags) text += (text.empty() ? "" : ", ") + tag;
+  return text;
+}
 
 void runImport(const ImportArgs& a) {
   std::unique_ptr<study::ResultsStore> store;
   bool created = false;  // by this import: deleted again if it fails
+  study::TensorBoardImportOptions tensorboard = a.tensorboard;
+  tensorboard.accuracyUnit = a.options.accuracyUnit;  // one --accuracy-unit for both formats
+  if (!a.dryRun && !a.dbGiven)                        // as CLI11 says it of a required option
+    throw CLI::RequiredError("--db (or --dry-run, which writes nothing)");
   try {
+    if (a.dryRun) {
+      printDryRun(std::cout, a.path, readImportInput(a.path, a.format, a.options, tensorboard));
+      return;
+    }
     study::requireDatabaseFilePath(a.db, "--db");
-    study::ImportNotes notes;
-    auto runs = study::readResultsCsv(a.csv, a.options, &notes);
+    ImportInput input = readImportInput(a.path, a.format, a.options, tensorboard);
+    auto& runs = input.runs;
     created = !std::filesystem::exists(a.db);
     store = study::ResultsStore::open(a.db, true);
-    const study::ImportSummary summary = study::importRuns(*store, a.csv, runs, a.addToStudy);
+    const study::ImportSummary summary = study::importRuns(*store, a.path, runs, a.addToStudy);
     std::map<std::string, int> perBackend;
     for (auto& r : runs)
       if (r.run.id != 0) ++perBackend[r.run.backend];
-    std::cout << "Imported " << summary.added << " runs from " << a.csv << " into " << a.db;
+    std::cout << "Imported " << summary.added << " runs from " << a.path << " into " << a.db;
     if (!perBackend.empty()) std::cout << ":";
     for (auto& [b, n] : perBackend) std::cout << " " << b << " " << n;
     std::cout << "\n";
     if (summary.present > 0)
       std::cout << summary.present
                 << " runs already present (imported before), kept as they were\n";
-    for (const std::string& note : notes) std::cout << "Note: " << note << "\n";
+    if (!input.tags.empty()) std::cout << "Tags read: " << input.tags << "\n";
+    printSkipped(std::cout, input.skipped);
+    for (const std::string& note : input.notes) std::cout << "Note: " << note << "\n";
     for (const std::string& note : study::identicalRunNotes(runs))
       std::cout << "Note: " << note << "\n";
   } catch (const std::exception& ex) {
@@ -52,11 +75,39 @@ void runImport(const ImportArgs& a) {
 
 const CommandRegistration reg{
     "import", 80, [](CLI::App& root) {
-      auto* cmd =
-          root.add_subcommand("import", "Import measured results (CSV) into a results database");
+      auto* cmd = root.add_subcommand(
+          "import",
+          "Import measured results (a CSV, or TensorBoard event files) into a results database");
       auto a = std::make_shared<ImportArgs>();
-      cmd->add_option("csv", a->csv, "CSV file (torchprime metrics, long or wide)")->required();
-      cmd->add_option("--db", a->db, "Results database (created if missing)")->required();
+      cmd->add_option("path", a->path,
+                      "CSV file (torchprime metrics, long or wide), or TensorBoard logs: a folder "
+                      "of runs or one events.out.tfevents.* file")
+          ->required();
+      auto* db = cmd->add_option("--db", a->db, "Results database (created if missing)");
+      cmd->add_flag("--dry-run", a->dryRun,
+                    "Read PATH and print the runs found (backend, seed, epochs, final metric) and "
+                    "what was skipped and why; write nothing");
+      cmd->add_option("--format", a->format,
+                      "csv, tensorboard, or auto (the default: tensorboard for a folder or an "
+                      "events.out.tfevents.* file, else csv)")
+          ->transform(CLI::CheckedTransformer(
+              std::map<std::string, ImportFormat>{{"auto", ImportFormat::Auto},
+                                                  {"csv", ImportFormat::Csv},
+                                                  {"tensorboard", ImportFormat::TensorBoard}},
+              CLI::ignore_case));
+      cmd->add_option("--backend-from", a->tensorboard.backendRule,
+                      "TensorBoard: backend and seed from each run folder's path, e.g. "
+                      "'path:{backend}/seed{seed}' (default: the run folder's parent folder is "
+                      "the backend, seeds 0..n-1)");
+      cmd->add_option("--accuracy-tag", a->tensorboard.accuracyTag,
+                      "TensorBoard: the tag holding accuracy (default: the first logged of " +
+                          tagChoices(study::defaultAccuracyTags()) + ")");
+      cmd->add_option("--test-loss-tag", a->tensorboard.testLossTag,
+                      "TensorBoard: the tag holding test loss (default: the first logged of " +
+                          tagChoices(study::defaultTestLossTags()) + ")");
+      cmd->add_option("--train-loss-tag", a->tensorboard.trainLossTag,
+                      "TensorBoard: the tag holding train loss (default: the first logged of " +
+                          tagChoices(study::defaultTrainLossTags()) + ")");
       cmd->add_option("--run-col", a->options.runColumn, "Long CSV: column naming the run");
       cmd->add_option("--backend-col", a->options.backendColumn, "Column naming the backend");
       cmd->add_option("--epoch-col", a->options.epochColumn,
@@ -64,9 +115,10 @@ const CommandRegistration reg{
       cmd->add_option("--seed-col", a->options.seedColumn, "Wide CSV: seed column");
       cmd->add_option("--accuracy-col", a->options.accuracyColumn,
                       "Accuracy column (fraction or %)");
-      cmd->add_option("--accuracy-unit", a->options.accuracyUnit,
-                      "Unit of the accuracy column: fraction (0..1), percent (0..100), or auto "
-                      "(inferred from the whole column, with a note; the default)")
+      cmd->add_option(
+             "--accuracy-unit", a->options.accuracyUnit,
+             "Unit of the accuracy column or tag: fraction (0..1), percent (0..100), or auto "
+             "(inferred from the whole column, with a note; the default)")
           ->transform(CLI::CheckedTransformer(
               std::map<std::string, study::AccuracyUnit>{
                   {"auto", study::AccuracyUnit::Inferred},
@@ -78,7 +130,10 @@ const CommandRegistration reg{
       cmd->add_flag("--add-to-study", a->addToStudy,
                     "Add the runs to the study the database holds although it is another one "
                     "(an emulated study, or another file's import); by default refused");
-      cmd->callback([a] { runImport(*a); });
+      cmd->callback([a, db] {
+        a->dbGiven = db->count() > 0;
+        runImport(*a);
+      });
     }};
 
 }  // namespace

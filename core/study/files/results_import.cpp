@@ -176,18 +176,6 @@ Header readHeader(input::CsvReader& reader, const std::string& path) {
   return {row.fields, path};
 }
 
-void finishRun(ImportedRun& r) {
-  std::sort(r.epochs.begin(), r.epochs.end(), [](auto& a, auto& b) { return a.epoch < b.epoch; });
-  r.run.status = RunState::Completed;
-  r.run.source = "imported";
-  r.run.epochsDone = r.epochs.empty() ? 0 : r.epochs.back().epoch;
-  if (!r.epochs.empty()) {
-    r.run.finalTrainLoss = r.epochs.back().trainLoss;
-    r.run.finalTestLoss = r.epochs.back().testLoss;
-    r.run.finalAccuracy = r.epochs.back().testAccuracy;
-  }
-}
-
 // Per backend, seeds 0..n-1 in order of first appearance, for runs whose source gives none.
 void assignSeeds(std::vector<ImportedRun>& runs) {
   std::map<std::string, std::uint64_t> next;
@@ -242,7 +230,7 @@ std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes*
   }
   const std::string note = accuracy.resolve(runs);
   if (notes && !note.empty()) notes->push_back(note);
-  for (auto& r : runs) finishRun(r);
+  for (auto& r : runs) finishImportedRun(r);
   assignSeeds(runs);
   return runs;
 }
@@ -316,7 +304,7 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
   }
   const std::string note = accuracy.resolve(runs);
   if (notes && !note.empty()) notes->push_back(note);
-  for (auto& r : runs) finishRun(r);
+  for (auto& r : runs) finishImportedRun(r);
   if (wide) {
     for (auto& r : runs) {
       r.run.epochsDone = 0;  // a final value only
@@ -337,6 +325,18 @@ std::vector<ImportedRun> readResultsCsv(const std::string& path, const CsvImport
   return readGenericCsv(path, options, notes);
 }
 
+void finishImportedRun(ImportedRun& r) {
+  std::sort(r.epochs.begin(), r.epochs.end(), [](auto& a, auto& b) { return a.epoch < b.epoch; });
+  r.run.status = RunState::Completed;
+  r.run.source = "imported";
+  r.run.epochsDone = r.epochs.empty() ? 0 : r.epochs.back().epoch;
+  if (!r.epochs.empty()) {
+    r.run.finalTrainLoss = r.epochs.back().trainLoss;
+    r.run.finalTestLoss = r.epochs.back().testLoss;
+    r.run.finalAccuracy = r.epochs.back().testAccuracy;
+  }
+}
+
 std::vector<std::string> identicalRunNotes(const std::vector<ImportedRun>& runs) {
   std::vector<RunCurve> curves;
   curves.reserve(runs.size());
@@ -347,6 +347,14 @@ std::vector<std::string> identicalRunNotes(const std::vector<ImportedRun>& runs)
 
 namespace {
 
+// What an import records as its origin: the absolute path, without a trailing '/' (a folder of
+// TensorBoard logs named "logs/" is the same origin as "logs").
+std::string originOf(const std::string& path) {
+  std::string origin = std::filesystem::absolute(path).string();
+  while (origin.size() > 1 && origin.back() == '/') origin.pop_back();
+  return origin;
+}
+
 // A database holds one study: refuses (unless `addToStudy`) to import into an emulated study or
 // into the import of another file; extends an imported study's backends and seeds by the new
 // runs' so that the stored spec lists every run's backend.
@@ -356,7 +364,7 @@ void joinStoredStudy(ResultsStore& store, const std::string& originPath,
   int emulated = 0;
   for (const RunRecord& r : store.loadRuns())
     if (r.source == "emulated") ++emulated;
-  const std::string origin = std::filesystem::absolute(originPath).string();
+  const std::string origin = originOf(originPath);
   if (!addToStudy && (stored.origin.empty() || emulated > 0)) {
     throw StoreError(store.path() + ": holds the emulated study '" + stored.name + "' (" +
                      std::to_string(emulated) +
@@ -403,8 +411,8 @@ ImportSummary importRuns(ResultsStore& store, const std::string& originPath,
   if (store.hasStudy()) joinStoredStudy(store, originPath, runs, addToStudy);
   if (!store.hasStudy()) {
     StudySpec spec;
-    spec.name = std::filesystem::path(originPath).stem().string();
-    spec.origin = std::filesystem::absolute(originPath).string();
+    spec.origin = originOf(originPath);
+    spec.name = std::filesystem::path(spec.origin).stem().string();
     std::vector<std::string> seen;
     for (auto& r : runs)
       if (std::find(seen.begin(), seen.end(), r.run.backend) == seen.end())

@@ -51,6 +51,10 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
 std::vector<ImportedRun> readResultsCsv(const std::string& path, const CsvImportOptions& options,
                                         ImportNotes* notes = nullptr);
 
+// Marks a run read from a file as imported and completed, its epochs sorted, its final values
+// those of its last epoch (every reader of measured results ends a run with this).
+void finishImportedRun(ImportedRun& run);
+
 // One line per backend holding identical runs (same curve and final accuracy to the last digit):
 // "xla: 2 pairs of identical runs (prod_42 and prod_42; prod_3 and prod_3); n would be 12 without
 // them (14 runs)".

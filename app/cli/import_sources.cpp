@@ -1,0 +1,90 @@
+#include "app/cli/import_sources.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace paritylab::cli {
+namespace {
+
+std::string quoted(const std::string& tag) {
+  return "'" + tag + "'";
+}
+
+std::string tagsRead(const study::TensorBoardRuns& runs) {
+  std::string text = "accuracy " + (runs.accuracyTag.empty() ? "none" : quoted(runs.accuracyTag));
+  text += ", test loss " + (runs.testLossTag.empty() ? "none" : quoted(runs.testLossTag));
+  text += ", train loss " + (runs.trainLossTag.empty() ? "none" : quoted(runs.trainLossTag));
+  return text;
+}
+
+std::string number(double value) {
+  if (std::isnan(value)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", value);
+  return text;
+}
+
+}  // namespace
+
+ImportInput readImportInput(const std::string& path, ImportFormat format,
+                            const study::CsvImportOptions& csv,
+                            const study::TensorBoardImportOptions& tensorboard) {
+  if (format == ImportFormat::Auto)
+    format = study::looksLikeTensorBoardPath(path) ? ImportFormat::TensorBoard : ImportFormat::Csv;
+  ImportInput input;
+  input.format = format;
+  if (format == ImportFormat::Csv) {
+    input.runs = study::readResultsCsv(path, csv, &input.notes);
+    return input;
+  }
+  study::TensorBoardRuns runs = study::readTensorBoardRuns(path, tensorboard);
+  input.runs = std::move(runs.runs);
+  input.skipped = std::move(runs.skipped);
+  input.notes = std::move(runs.notes);
+  input.tags = tagsRead(runs);
+  return input;
+}
+
+void printSkipped(std::ostream& out, const std::vector<study::SkippedRun>& skipped) {
+  if (skipped.empty()) return;
+  out << "Skipped " << skipped.size() << (skipped.size() == 1 ? " run folder" : " run folders")
+      << ":\n";
+  for (const study::SkippedRun& s : skipped) out << "  " << s.folder << ": " << s.why << "\n";
+}
+
+void printDryRun(std::ostream& out, const std::string& path, const ImportInput& input) {
+  const bool tensorboard = input.format == ImportFormat::TensorBoard;
+  out << "Dry run: nothing is written. " << path << " read as "
+      << (tensorboard ? "TensorBoard event files" : "a results CSV") << "\n";
+  if (!input.tags.empty()) out << "Tags read: " << input.tags << "\n";
+  const bool accuracy = std::any_of(input.runs.begin(), input.runs.end(),
+                                    [](const auto& r) { return !std::isnan(r.run.finalAccuracy); });
+  std::vector<std::vector<std::string>> rows = {
+      {"backend", "seed", tensorboard ? "steps" : "epochs",
+       accuracy ? "final accuracy" : "final test loss", "run"}};
+  for (const study::ImportedRun& r : input.runs) {
+    rows.push_back({r.run.backend, std::to_string(r.run.seed) + (r.run.seedGiven ? "" : "*"),
+                    std::to_string(r.epochs.size()),
+                    number(accuracy ? r.run.finalAccuracy : r.run.finalTestLoss), r.run.message});
+  }
+  out << input.runs.size() << (input.runs.size() == 1 ? " run" : " runs")
+      << " would be imported (* a seed numbered by ParityLab, the source names none):\n";
+  std::vector<std::size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  for (const auto& row : rows) {
+    out << "  ";
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      out << row[c];
+      if (c + 1 < row.size()) out << std::string(widths[c] - row[c].size() + 1, ' ');
+    }
+    out << "\n";
+  }
+  printSkipped(out, input.skipped);
+  for (const std::string& note : input.notes) out << "Note: " << note << "\n";
+  for (const std::string& note : study::identicalRunNotes(input.runs))
+    out << "Note: " << note << "\n";
+}
+
+}  // namespace paritylab::cli
