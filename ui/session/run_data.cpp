@@ -49,6 +49,22 @@ std::vector<double> RunData::finalValues(const QString& backend,
   return values;
 }
 
+std::vector<study::RunRecord> RunData::records() const {
+  std::vector<study::RunRecord> out;
+  out.reserve(runs_.size());
+  for (const ShownRun& r : runs_) {
+    study::RunRecord record;
+    record.id = r.runId;
+    record.backend = r.backend.toStdString();
+    record.seed = r.seed;
+    record.status = r.state;
+    record.finalAccuracy = r.finalAccuracy;
+    record.finalTestLoss = r.finalTestLoss;
+    out.push_back(record);
+  }
+  return out;
+}
+
 int RunData::completedCount() const {
   int n = 0;
   for (const ShownRun& run : runs_) n += run.state == study::RunState::Completed ? 1 : 0;

@@ -80,6 +80,9 @@ class RunData : public QObject {
   // The final values of `metric` of the completed runs of `backend` that have one, in run order.
   std::vector<double> finalValues(const QString& backend, study::ComparedMetric metric) const;
   int completedCount() const;
+  // The runs as the results database's records (id, backend, seed, state, final values): what
+  // core's analyses of a study read.
+  std::vector<study::RunRecord> records() const;
   QString title() const { return title_; }
 
   // Replaces everything (a database was opened or a CSV imported); emits reset() now.

@@ -23,25 +23,6 @@
 #include "ui/session/shown_study.h"
 
 namespace paritylab::ui {
-namespace {
-
-// The store's view of the shown runs: what the analysis reads.
-std::vector<study::RunRecord> recordsOf(const std::vector<ShownRun>& runs) {
-  std::vector<study::RunRecord> out;
-  for (const ShownRun& r : runs) {
-    study::RunRecord record;
-    record.id = r.runId;
-    record.backend = r.backend.toStdString();
-    record.seed = r.seed;
-    record.status = r.state;
-    record.finalAccuracy = r.finalAccuracy;
-    record.finalTestLoss = r.finalTestLoss;
-    out.push_back(record);
-  }
-  return out;
-}
-
-}  // namespace
 
 SweepPanel::SweepPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
@@ -98,7 +79,7 @@ void SweepPanel::rebuild() {
   if (spec && !spec->sweep.empty()) {
     study::SweepOptions options;
     options.metric = shown_->metric();
-    analysis_ = study::analyseSweep(*spec, recordsOf(data_->runs()), options);
+    analysis_ = study::analyseSweep(*spec, data_->records(), options);
   }
   const QString kept = factorBox_->currentText();
   {
