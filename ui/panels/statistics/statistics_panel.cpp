@@ -15,10 +15,14 @@
 #include <cmath>
 
 #include "core/stats/multiple_comparisons.h"
+#include "core/study/analysis/sequential_analysis.h"
+#include "core/study/spec/study_spec.h"
 #include "ui/charts/backend_pair_choosers.h"
 #include "ui/charts/metric_chooser.h"
 #include "ui/panels/statistics/difference_plot.h"
 #include "ui/panels/statistics/identical_runs_note.h"
+#include "ui/charts/chart_view.h"
+#include "ui/panels/statistics/sequential_chart.h"
 #include "ui/session/core_errors.h"
 #include "ui/session/run_data.h"
 #include "ui/session/shown_study.h"
@@ -40,7 +44,8 @@ StatisticsPanel::StatisticsPanel(ShownStudy* study, QWidget* parent)
       powerBox_(new QDoubleSpinBox),
       table_(new QTableWidget),
       verdict_(new QLabel),
-      plot_(new DifferencePlot) {
+      plot_(new DifferencePlot),
+      sequential_(new SequentialChart) {
   testBox_->addItem(tr("Welch t-test"), static_cast<int>(StatTest::Welch));
   testBox_->addItem(tr("Student t-test"), static_cast<int>(StatTest::Student));
   testBox_->addItem(tr("Mann-Whitney U"), static_cast<int>(StatTest::MannWhitney));
@@ -108,6 +113,7 @@ StatisticsPanel::StatisticsPanel(ShownStudy* study, QWidget* parent)
   layout->addWidget(new QLabel(tr("<b>Verdict</b>")));
   layout->addWidget(verdict_);
   layout->addWidget(plot_);
+  layout->addWidget(sequential_);
   layout->addStretch(1);
   auto* scroll = new QScrollArea;
   scroll->setWidget(content);
@@ -132,7 +138,25 @@ StatisticsPanel::StatisticsPanel(ShownStudy* study, QWidget* parent)
   connect(data_, &RunData::reset, this, &StatisticsPanel::refillBackends);
   connect(data_, &RunData::rowsAppended, this, &StatisticsPanel::refillBackends);
   connect(data_, &RunData::runFinished, this, &StatisticsPanel::recompute);
+  connect(data_, &RunData::reset, this, &StatisticsPanel::showSequentialDesign);
+  connect(data_, &RunData::runFinished, this, &StatisticsPanel::showSequentialDesign);
   refillBackends();
+  showSequentialDesign();
+}
+
+void StatisticsPanel::showSequentialDesign() {
+  std::optional<study::SequentialAnalysis> analysis;
+  try {
+    if (!shown_->specJson().isEmpty()) {
+      const study::StudySpec spec =
+          study::parseStudySpec(shown_->specJson().toStdString(), "study");
+      if (spec.sequential) analysis = study::analyseSequential(spec, data_->records());
+    }
+  } catch (const std::exception&) {
+    analysis.reset();  // the Runs tab says what is wrong with a stored spec
+  }
+  if (analysis) sequential_->setAnalysis(*analysis);
+  sequential_->setVisible(analysis.has_value());
 }
 
 void StatisticsPanel::refillBackends() {
@@ -378,8 +402,12 @@ std::vector<Exportable> StatisticsPanel::exportables() const {
   // 900 pixels wide, as tall as the plot is at that width (its title wrapped, a row per
   // comparison, the axis), painted at that size whatever the tab's own.
   constexpr int kWidth = 900;
-  return {Exportable{QStringLiteral("difference"), QSize(kWidth, plot->heightForWidth(kWidth)),
-                     [plot](QPainter& p, const QSize& s) { plot->paintTo(p, s); }}};
+  std::vector<Exportable> out{
+      Exportable{QStringLiteral("difference"), QSize(kWidth, plot->heightForWidth(kWidth)),
+                 [plot](QPainter& p, const QSize& s) { plot->paintTo(p, s); }}};
+  if (!sequential_->isHidden())
+    out.push_back(exportableChart(sequential_->view(), QStringLiteral("sequential"), {1100, 620}));
+  return out;
 }
 
 std::optional<Exportable> StatisticsPanel::currentExportable() const {

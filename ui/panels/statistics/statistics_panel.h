@@ -6,7 +6,7 @@
 // words. Recomputed whenever runs finish. One precision per column: values, differences and CIs as
 // the metric writes them (accuracy in percent and points to 2 decimals, a loss in nats to 4), p
 // values to 3 significant digits or
-// "< 0.001".
+// "< 0.001". A sequential study also shows its looks against its boundaries.
 
 #include <QWidget>
 #include <optional>
@@ -29,6 +29,7 @@ namespace paritylab::ui {
 
 class DifferencePlot;
 class RunData;
+class SequentialChart;
 class ShownStudy;
 
 enum class StatTest { Welch, Student, MannWhitney };
@@ -51,13 +52,16 @@ class StatisticsPanel : public QWidget, public ChartExports {
   const std::vector<StatRow>& rows() const { return rows_; }
   QTableWidget* table() const { return table_; }
   DifferencePlot* plot() const { return plot_; }
+  // A sequential study's looks against its boundaries; hidden for any other study.
+  SequentialChart* sequentialChart() const { return sequential_; }
   QString verdictText() const;
   // The tab's current choices as the CSV report takes them (so the report agrees with the tab).
   study::ReportOptions reportOptions() const;
   // The pair the tab compares, for the tabs that follow it: A, and B (the reference when every
   // backend is compared against it, or when A is B).
   std::pair<QString, QString> comparedPair() const;
-  // The difference plot ("difference": each comparison's difference with its CI and the margin).
+  // The difference plot ("difference": each comparison's difference with its CI and the margin)
+  // and, for a sequential study, its looks against the boundaries ("sequential").
   std::vector<Exportable> exportables() const override;
   std::optional<Exportable> currentExportable() const override;
 
@@ -67,7 +71,8 @@ class StatisticsPanel : public QWidget, public ChartExports {
  private:
   void refillBackends();
   void fillTable();
-  void followMetric();  // the shown study's metric changed: the margin's unit and default
+  void showSequentialDesign();  // the shown study's, when it has one
+  void followMetric();          // the shown study's metric changed: the margin's unit and default
   stats::MetricWords words() const;
 
   ShownStudy* shown_;
@@ -84,6 +89,7 @@ class StatisticsPanel : public QWidget, public ChartExports {
   QTableWidget* table_;
   QLabel* verdict_;
   DifferencePlot* plot_;
+  SequentialChart* sequential_;
   std::vector<StatRow> rows_;
 };
 
