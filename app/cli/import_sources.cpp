@@ -7,17 +7,6 @@
 namespace paritylab::cli {
 namespace {
 
-std::string quoted(const std::string& tag) {
-  return "'" + tag + "'";
-}
-
-std::string tagsRead(const study::TensorBoardRuns& runs) {
-  std::string text = "accuracy " + (runs.accuracyTag.empty() ? "none" : quoted(runs.accuracyTag));
-  text += ", test loss " + (runs.testLossTag.empty() ? "none" : quoted(runs.testLossTag));
-  text += ", train loss " + (runs.trainLossTag.empty() ? "none" : quoted(runs.trainLossTag));
-  return text;
-}
-
 std::string number(double value) {
   if (std::isnan(value)) return "-";
   char text[32];
@@ -26,25 +15,6 @@ std::string number(double value) {
 }
 
 }  // namespace
-
-ImportInput readImportInput(const std::string& path, ImportFormat format,
-                            const study::CsvImportOptions& csv,
-                            const study::TensorBoardImportOptions& tensorboard) {
-  if (format == ImportFormat::Auto)
-    format = study::looksLikeTensorBoardPath(path) ? ImportFormat::TensorBoard : ImportFormat::Csv;
-  ImportInput input;
-  input.format = format;
-  if (format == ImportFormat::Csv) {
-    input.runs = study::readResultsCsv(path, csv, &input.notes);
-    return input;
-  }
-  study::TensorBoardRuns runs = study::readTensorBoardRuns(path, tensorboard);
-  input.runs = std::move(runs.runs);
-  input.skipped = std::move(runs.skipped);
-  input.notes = std::move(runs.notes);
-  input.tags = tagsRead(runs);
-  return input;
-}
 
 void printSkipped(std::ostream& out, const std::vector<study::SkippedRun>& skipped) {
   if (skipped.empty()) return;
