@@ -1,5 +1,5 @@
 // paritylab: the desktop app.
-//   paritylab [--study FILE.json] [--open FILE.db] [--import FILE.csv] [--db FILE.db] [--run]
+//   paritylab [--study FILE.json] [--open FILE.db] [--import FILE.csv|LOGS] [--db FILE.db] [--run]
 //             [--tab NAME] [--screenshot FILE.png] [--export-all DIR]
 #include <QApplication>
 #include <QComboBox>
@@ -39,9 +39,11 @@ AppOptions addAppOptions(QCommandLineParser& parser) {
                                  QStringLiteral("FILE"));
   const QCommandLineOption open(QStringLiteral("open"), QStringLiteral("Results database to open."),
                                 QStringLiteral("FILE"));
-  const QCommandLineOption import(QStringLiteral("import"),
-                                  QStringLiteral("CSV of results from real hardware to import."),
-                                  QStringLiteral("FILE"));
+  const QCommandLineOption import(
+      QStringLiteral("import"),
+      QStringLiteral("Results from real hardware to import: a CSV, or TensorBoard logs (a folder "
+                     "of runs or an event file)."),
+      QStringLiteral("FILE"));
   const QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("Tab to show: curves, distributions, statistics, "
                                               "divergence, formats, x-ray, playground; "
@@ -113,7 +115,7 @@ int main(int argc, char** argv) {
   bool ok = specOk || (!parser.isSet(o.study) && (parser.isSet(o.open) || parser.isSet(o.import)));
   if (parser.isSet(o.open)) ok = window.openDatabase(parser.value(o.open)) && ok;
   if (parser.isSet(o.import))
-    ok = window.importCsvFile(parser.value(o.import), parser.value(o.db)) && ok;
+    ok = window.importResultsFile(parser.value(o.import), parser.value(o.db)) && ok;
   if (!ok && (parser.isSet(o.screenshot) || parser.isSet(o.exportAll))) return 2;
   // The tab, then each further part in turn: a part of the tab or a choice of it. Applied again
   // before a screenshot: a choice listed only once a read arrives (the Lockstep view's modes).

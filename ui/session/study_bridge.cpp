@@ -2,11 +2,15 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <map>
 
 #include "core/input/atomic_file.h"
 #include "core/study/files/curves_export.h"
+#include "core/study/files/import_input.h"
 #include "core/study/files/report_files.h"
 #include "core/study/files/results_import.h"
 #include "core/study/files/study_report.h"
@@ -145,37 +149,78 @@ bool runsAddedByEdit(const QString& storedJson, const QString& nextJson,
   });
 }
 
-bool readImportCsv(const QString& csvPath, CsvImport* out, QString* error) {
+bool readImportedResults(const QString& path, ResultsImport* out, QString* error) {
   return guarded(error, [&] {
-    // The reference torchprime file is detected by its header; other CSVs use the generic
-    // long-format columns (run, backend, epoch, accuracy).
-    study::ImportNotes found;
-    out->runs = study::readResultsCsv(csvPath.toStdString(), study::CsvImportOptions{}, &found);
-    for (const std::string& note : study::identicalRunNotes(out->runs)) found.push_back(note);
-    out->csvPath = csvPath;
+    // A CSV (the reference torchprime file detected by its header, else the generic long-format
+    // columns run, backend, epoch, accuracy) or TensorBoard logs, with the command line's defaults.
+    study::ImportInput input = study::readImportInput(path.toStdString());
+    for (const std::string& note : study::identicalRunNotes(input.runs))
+      input.notes.push_back(note);
+    out->path = path;
+    out->runs = std::move(input.runs);
+    out->skipped.clear();
+    for (const study::SkippedRun& s : input.skipped)
+      out->skipped << QString::fromStdString(s.folder + ": " + s.why);
     out->notes.clear();
-    for (const std::string& note : found) out->notes << QString::fromStdString(note);
+    if (!input.tags.empty())
+      out->notes << QObject::tr("tags read: %1").arg(QString::fromStdString(input.tags));
+    for (const std::string& note : input.notes) out->notes << QString::fromStdString(note);
     return true;
   });
 }
 
-bool writeImportedDatabase(CsvImport& import, const QString& dbPath, QString* error) {
+QString importPreview(const ResultsImport& import) {
+  struct Backend {
+    std::vector<std::uint64_t> seeds;
+    std::size_t fewest = SIZE_MAX, most = 0;  // epochs
+  };
+  std::map<std::string, Backend> backends;
+  for (const study::ImportedRun& r : import.runs) {
+    Backend& b = backends[r.run.backend];
+    b.seeds.push_back(r.run.seed);
+    b.fewest = std::min(b.fewest, r.epochs.size());
+    b.most = std::max(b.most, r.epochs.size());
+  }
+  QStringList parts;
+  for (const auto& [name, b] : backends) {
+    const auto [low, high] = std::minmax_element(b.seeds.begin(), b.seeds.end());
+    const QString seeds = *low == *high ? QObject::tr("seed %1").arg(*low)
+                                        : QObject::tr("seeds %1-%2").arg(*low).arg(*high);
+    const QString epochs = b.fewest == b.most
+                               ? QObject::tr("%1 epochs each").arg(b.most)
+                               : QObject::tr("%1 to %2 epochs").arg(b.fewest).arg(b.most);
+    parts << QObject::tr("%1 %2 (%3, %4)")
+                 .arg(QString::fromStdString(name))
+                 .arg(b.seeds.size())
+                 .arg(seeds, epochs);
+  }
+  QString text = (import.runs.size() == 1 ? QObject::tr("1 run: %1.")
+                                          : QObject::tr("%1 runs: %2.").arg(import.runs.size()))
+                     .arg(parts.join(QStringLiteral(", ")));
+  if (!import.skipped.isEmpty())
+    text += QObject::tr(" Skipped: %1.").arg(import.skipped.join(QStringLiteral("; ")));
+  return text;
+}
+
+bool writeImportedDatabase(ResultsImport& import, const QString& dbPath, QString* error) {
   return guarded(error, [&] {
     // Built beside the target (the final rename never crosses file systems) and put in its place
     // only when complete; abandoned, the build removes what it created and nothing else.
     study::DatabaseBuild build(std::filesystem::absolute(dbPath.toStdString()).string());
     {
       const auto store = study::ResultsStore::open(build.path(), true);
-      study::importRuns(*store, import.csvPath.toStdString(), import.runs);
+      study::importRuns(*store, import.path.toStdString(), import.runs);
     }  // closed: the last connection folds the -wal into the file
     build.commit();
     return true;
   });
 }
 
-bool importCsv(const QString& csvPath, const QString& dbPath, QString* error, QStringList* notes) {
-  CsvImport import;
-  if (!readImportCsv(csvPath, &import, error) || !writeImportedDatabase(import, dbPath, error))
+bool importResults(const QString& csvPath, const QString& dbPath, QString* error,
+                   QStringList* notes) {
+  ResultsImport import;
+  if (!readImportedResults(csvPath, &import, error) ||
+      !writeImportedDatabase(import, dbPath, error))
     return false;
   if (notes) *notes = import.notes;
   return true;

@@ -31,22 +31,30 @@ bool plannedRuns(const QString& specJson, std::vector<ShownRun>* out, QString* e
 // another study or a spec does not parse.
 bool runsAddedByEdit(const QString& storedJson, const QString& nextJson,
                      const std::vector<ShownRun>& present, std::vector<ShownRun>* added);
-// A CSV of results from real hardware, read and checked whole before anything is written.
-struct CsvImport {
-  QString csvPath;
+// Results from real hardware, read and checked whole before anything is written: a results CSV,
+// or TensorBoard event files (a folder of runs, or one events.out.tfevents.* file), read as
+// `paritylab-cli import` reads them (core/study/files/import_input.h).
+struct ResultsImport {
+  QString path;
   std::vector<study::ImportedRun> runs;
-  QStringList notes;  // what reading found (a percent column, identical runs)
+  QStringList skipped;  // "run folder: why", left out of the import
+  QStringList notes;    // what reading found (a percent column, identical runs, tags read)
 };
-// Reads and checks every row of `csvPath`; false with the reader's reason (file:line, column).
-bool readImportCsv(const QString& csvPath, CsvImport* out, QString* error);
+// Reads and checks every row or record at `path`; false with the reader's reason (file, line or
+// byte offset, column or tag).
+bool readImportedResults(const QString& path, ResultsImport* out, QString* error);
+// What an import would add, said before anything is written: the runs per backend with their
+// seeds and epochs, what was skipped and why ("28 runs: cuda 14 (seeds 0-13, 10 epochs each),
+// ...").
+QString importPreview(const ResultsImport& import);
 // Writes `import` as a new results database at `dbPath`: built beside it under a temporary name
 // and renamed over `dbPath` only once complete, so a failure leaves an existing `dbPath` (and its
 // -wal) as it was. Replacing an existing file is the caller's decision (ask first).
-bool writeImportedDatabase(CsvImport& import, const QString& dbPath, QString* error);
-// readImportCsv, then writeImportedDatabase: the CSV's runs as a new database at `dbPath`
+bool writeImportedDatabase(ResultsImport& import, const QString& dbPath, QString* error);
+// readImportedResults, then writeImportedDatabase: the CSV's runs as a new database at `dbPath`
 // (replacing it: the caller asked first). `notes` receives what reading found.
-bool importCsv(const QString& csvPath, const QString& dbPath, QString* error,
-               QStringList* notes = nullptr);
+bool importResults(const QString& csvPath, const QString& dbPath, QString* error,
+                   QStringList* notes = nullptr);
 // The runs stored in the results database at `path` (read-only), or -1 when `path` is not one.
 int storedRunCount(const QString& path);
 // A file name in `folder` that does not exist yet: `stem`.db, else `stem`-2.db, `stem`-3.db, ...

@@ -243,17 +243,17 @@ bool StudyController::openDatabase(const QString& path) {
   return true;
 }
 
-bool StudyController::importCsv(const QString& csvPath, const QString& target) {
-  const QString csvName = QFileInfo(csvPath).fileName();
+bool StudyController::importResults(const QString& path, const QString& target) {
+  const QString sourceName = QFileInfo(path).fileName();
   if (isRunning()) {
-    emit errorOccurred(tr("Cannot import %1").arg(csvName),
+    emit errorOccurred(tr("Cannot import %1").arg(sourceName),
                        tr("A study is running; cancel it first."));
     return false;
   }
   // Every row is read and checked before a database is chosen or touched, off the GUI thread
   // (the window keeps repainting while a large file is read).
   struct Read {
-    CsvImport import;
+    ResultsImport import;
     QString error;
     bool ok = false;
   };
@@ -264,23 +264,27 @@ bool StudyController::importCsv(const QString& csvPath, const QString& target) {
     else
       read.error = error;
   });
-  reader.start([csvPath] {
+  reader.start([path] {
     Read r;
-    r.ok = readImportCsv(csvPath, &r.import, &r.error);
+    r.ok = readImportedResults(path, &r.import, &r.error);
     return r;
   });
-  emit statusMessage(tr("Reading %1…").arg(csvName));
+  emit statusMessage(tr("Reading %1…").arg(sourceName));
   reader.waitResponsive();
   if (!read.ok) {
-    emit errorOccurred(tr("Cannot import %1 (nothing was written)").arg(csvName), read.error);
+    emit errorOccurred(tr("Cannot import %1 (nothing was written)").arg(sourceName), read.error);
     return false;
   }
-  CsvImport& import = read.import;
+  ResultsImport& import = read.import;
   QString error;
   QString db = target;
+  if (db.isEmpty() && !acceptImport(import)) {
+    emit statusMessage(tr("Import cancelled: nothing was written"));
+    return false;
+  }
   if (db.isEmpty()) {
     db = chooseDatabase(tr("Save the imported results as"),
-                        unusedDatabaseName(databaseFolder(), QFileInfo(csvPath).completeBaseName()),
+                        unusedDatabaseName(databaseFolder(), QFileInfo(path).completeBaseName()),
                         false);
     if (db.isEmpty()) {
       emit statusMessage(tr("Import cancelled: no database chosen"));
@@ -292,11 +296,11 @@ bool StudyController::importCsv(const QString& csvPath, const QString& target) {
     return false;
   }
   if (!writeImportedDatabase(import, db, &error)) {
-    emit errorOccurred(tr("Cannot import %1").arg(csvName), error);
+    emit errorOccurred(tr("Cannot import %1").arg(sourceName), error);
     return false;
   }
   if (!openDatabase(db)) return false;
-  importedFrom_ = csvName;
+  importedFrom_ = sourceName;
   emit changed();
   emit statusMessage(
       tr("Imported %1 from %2 into %3").arg(countedRuns(data_->runs().size()), importedFrom_, db) +
@@ -305,14 +309,29 @@ bool StudyController::importCsv(const QString& csvPath, const QString& target) {
   return true;
 }
 
-bool StudyController::confirmReplace(const QString& db, const CsvImport& import) {
+bool StudyController::acceptImport(const ResultsImport& import) {
+  const QString title = tr("Import from %1?").arg(QFileInfo(import.path).fileName());
+  const QString preview = importPreview(import);
+  if (importPreview_) return importPreview_(title, preview);
+  auto* window = qobject_cast<QWidget*>(parent());
+  if (!window || !window->isVisible()) return true;  // nobody to ask (command line): import
+  QMessageBox box(QMessageBox::Question, title,
+                  tr("%1\nMeasured on real hardware; each run is kept with the file it came from.")
+                      .arg(preview),
+                  QMessageBox::Yes | QMessageBox::Cancel, window);
+  box.setDefaultButton(QMessageBox::Yes);
+  if (!import.notes.isEmpty()) box.setDetailedText(import.notes.join(QLatin1Char('\n')));
+  return box.exec() == QMessageBox::Yes;
+}
+
+bool StudyController::confirmReplace(const QString& db, const ResultsImport& import) {
   const int held = storedRunCount(db);
   const QString name = QDir::toNativeSeparators(QFileInfo(db).absoluteFilePath());
   const QString what = held >= 0 ? tr("%1 holds %2.").arg(name, countedRuns(held))
                                  : tr("%1 exists and is not a results database.").arg(name);
   const QString question = tr("%1 Replace it with the %2 imported from %3? What it holds is lost.")
                                .arg(what, countedRuns(static_cast<qsizetype>(import.runs.size())),
-                                    QFileInfo(import.csvPath).fileName());
+                                    QFileInfo(import.path).fileName());
   if (confirmation_)
     return confirmation_(tr("Replace %1?").arg(QFileInfo(db).fileName()), question);
   auto* window = qobject_cast<QWidget*>(parent());
@@ -473,7 +492,8 @@ void StudyController::updateActions() {
   actions_->resume->setToolTip(
       writtenElsewhere ? tip : actions_->resume->property("usualTip").toString());
   actions_->cancel->setEnabled(running);
-  for (QAction* a : {actions_->openSpec, actions_->openDatabase, actions_->importCsv})
+  for (QAction* a :
+       {actions_->openSpec, actions_->openDatabase, actions_->importCsv, actions_->importLogs})
     a->setEnabled(!running);
   // Results from real hardware have no study to edit (Open study spec starts one).
   actions_->editStudy->setEnabled(!running && shown_->mode() != Mode::Imported);

@@ -20,7 +20,7 @@ class RunData;
 class StudyActions;
 class StudyFollower;
 class StudySession;
-struct CsvImport;
+struct ResultsImport;
 
 class StudyController : public QObject {
   Q_OBJECT
@@ -40,6 +40,10 @@ class StudyController : public QObject {
   // Replaces the question asked before an import replaces an existing file (tests). Without it,
   // a visible window asks with a dialog (Cancel by default) and a hidden one keeps the file.
   void setConfirmation(Confirmation confirm) { confirmation_ = std::move(confirm); }
+  // Replaces the question asked, after reading and before a database is chosen, whether to import
+  // what was found (its preview: runs per backend, seeds, epochs, what was skipped) (tests).
+  // Without it, a visible window asks with a dialog and a hidden one imports.
+  void setImportPreview(Confirmation confirm) { importPreview_ = std::move(confirm); }
   // The database the first Start of a spec writes to, instead of asking (`--db`); "" = ask.
   void setStartDatabase(const QString& path);
   // The folder suggested for new databases: the last one chosen (QSettings), else
@@ -50,10 +54,11 @@ class StudyController : public QObject {
   bool loadSpecFile(const QString& path);
   bool loadSpecText(const QString& json, const QString& sourceName);
   bool openDatabase(const QString& path);
-  // Reads and checks the whole CSV, then writes its runs as a new database: at `target`, or
-  // where the user chooses (a name not taken yet is suggested). An existing file is replaced only
-  // after a confirmation naming it and its run count; a failure leaves it as it was.
-  bool importCsv(const QString& csvPath, const QString& target = {});
+  // Reads and checks the whole of `path` (a results CSV, or TensorBoard logs: a folder of runs or
+  // an event file), then writes its runs as a new database: at `target`, or, after the preview is
+  // accepted, where the user chooses (a name not taken yet is suggested). An existing file is
+  // replaced only after a confirmation naming it and its run count; a failure leaves it as it was.
+  bool importResults(const QString& path, const QString& target = {});
   void setEditedSpec(const QString& json);  // the Study dialog's (valid) spec
   bool start();                             // acts on what is shown
   bool resume();
@@ -94,7 +99,8 @@ class StudyController : public QObject {
   bool startSession(const QString& path, bool resume);
   QString chooseDatabase(const QString& title, const QString& fileName,
                          bool dialogConfirmsOverwrite = true);
-  bool confirmReplace(const QString& db, const CsvImport& import);
+  bool confirmReplace(const QString& db, const ResultsImport& import);
+  bool acceptImport(const ResultsImport& import);  // the preview, before a database is chosen
 
   ShownStudy* shown_;
   RunData* data_;  // shown_->runs()
@@ -104,6 +110,7 @@ class StudyController : public QObject {
   StudyProgress progress_;
   DatabaseChooser chooser_;
   Confirmation confirmation_;
+  Confirmation importPreview_;
   QString specSource_, importedFrom_;
   QString startingDatabase_;  // while a session starts: the database it starts in
   QString startDatabase_;     // --db: where the first Start writes

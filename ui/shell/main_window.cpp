@@ -146,7 +146,12 @@ void MainWindow::buildMenus() {
   connect(a->importCsv, &QAction::triggered, this, [this] {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Import results CSV"), {}, tr("CSV (*.csv)"));
-    if (!path.isEmpty()) importCsvFile(path);
+    if (!path.isEmpty()) importResultsFile(path);
+  });
+  connect(a->importLogs, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getExistingDirectory(
+        this, tr("Import TensorBoard logs: the folder of runs (one subfolder per run)"));
+    if (!path.isEmpty()) importResultsFile(path);
   });
   connect(a->exportPng, &QAction::triggered, this, [this] { exportCurrent("png"); });
   connect(a->exportSvg, &QAction::triggered, this, [this] { exportCurrent("svg"); });
@@ -185,6 +190,7 @@ void MainWindow::buildMenus() {
   recentMenu_ = file->addMenu(tr("Recent databases"));
   updateRecentMenu();
   file->addAction(a->importCsv);
+  file->addAction(a->importLogs);
   file->addSeparator();
   auto* exportMenu = file->addMenu(QIcon(QStringLiteral(":/icons/export.svg")), tr("&Export"));
   exportMenu->addAction(a->exportPng);
@@ -321,8 +327,8 @@ bool MainWindow::openDatabase(const QString& path) {
   return controller_->openDatabase(path);
 }
 
-bool MainWindow::importCsvFile(const QString& csvPath, const QString& target) {
-  if (!controller_->importCsv(csvPath, target)) return false;
+bool MainWindow::importResultsFile(const QString& csvPath, const QString& target) {
+  if (!controller_->importResults(csvPath, target)) return false;
   tabs_->setCurrentWidget(curves_);
   return true;
 }

@@ -36,8 +36,8 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   bool openDatabase(const QString& path);
-  // `target` = "" asks where the new database goes (see StudyController::importCsv).
-  bool importCsvFile(const QString& csvPath, const QString& target = {});
+  // `target` = "" asks where the new database goes (see StudyController::importResults).
+  bool importResultsFile(const QString& csvPath, const QString& target = {});
   bool loadStudySpec(const QString& path);  // a spec JSON file (or ":/studies/quick.json")
   // Writes every chart and report into `dir`; `written` receives the files' names, `notes` what
   // was not written and why (no divergence charts without stored predictions). A chart that

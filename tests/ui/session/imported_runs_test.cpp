@@ -5,12 +5,19 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 
 #include "core/study/store/results_store.h"
 #include "ui/panels/runs/runs_table_model.h"
 #include "ui/panels/statistics/statistics_panel.h"
-#include "ui/session/study_bridge.h"
 #include "ui/session/shown_study.h"
+#include "ui/session/study_bridge.h"
+#include "ui/session/study_controller.h"
+#include "ui/shell/main_window.h"
+
+static void initResources() {
+  Q_INIT_RESOURCE(paritylab);
+}
 
 using namespace paritylab;
 using namespace paritylab::ui;
@@ -19,13 +26,15 @@ class ImportedRunsTest : public QObject {
   Q_OBJECT
 
  private slots:
+  void initTestCase() { initResources(); }
+
   void referenceRunsKeepNamesAndIdenticalPairsAreFlagged() {
     QTemporaryDir dir;
     const QString db = dir.filePath("reference.db");
     const QString csv = QStringLiteral(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv");
     QString error;
     QStringList notes;
-    QVERIFY2(importCsv(csv, db, &error, &notes), qPrintable(error));
+    QVERIFY2(importResults(csv, db, &error, &notes), qPrintable(error));
     QVERIFY2(notes.contains("xla: 2 pairs of identical runs (prod_42 and prod_42; prod_3 and "
                             "prod_3); n would be 12 without them (14 runs)"),
              qPrintable(notes.join('\n')));
@@ -60,6 +69,37 @@ class ImportedRunsTest : public QObject {
                                           "runs)"),
              qPrintable(panel.verdictText()));
     QVERIFY(!panel.verdictText().contains("cuda: "));  // cuda's repeated runs differ
+  }
+
+  // TensorBoard logs import as the CSV does (the reference runs written as event files give the
+  // same Statistics), after a preview of what was found: runs per backend, seeds, epochs.
+  void tensorBoardLogsImportAfterAPreview() {
+    QTemporaryDir dir;
+    const QString logs =
+        QStringLiteral(PARITYLAB_SOURCE_DIR "/tests/study/files/fixtures/tensorboard/reference");
+    const QString db = dir.filePath("logs.db");
+    MainWindow window;
+    QStringList previews;
+    window.controller()->setImportPreview([&previews](const QString& title, const QString& text) {
+      previews << title + "|" + text;
+      return false;  // declined: nothing is written
+    });
+    window.controller()->setDatabaseChooser([&db](const QString&, const QString&) { return db; });
+    QVERIFY(!window.importResultsFile(logs));
+    QVERIFY(!QFile::exists(db));
+    QCOMPARE(previews.size(), 1);
+    QVERIFY2(previews[0].startsWith("Import from reference?|28 runs: cuda 14 (seeds 0-13, "),
+             qPrintable(previews[0]));
+    QVERIFY2(previews[0].contains("xla 14 (seeds 0-13, "), qPrintable(previews[0]));
+
+    window.controller()->setImportPreview([](const QString&, const QString&) { return true; });
+    QVERIFY(window.importResultsFile(logs));
+    QCOMPARE(window.shownStudy()->runs()->runs().size(), std::size_t(28));
+    window.statistics()->setSelection("xla", "cuda");
+    const StatRow& row = window.statistics()->rows().front();
+    QVERIFY(row.comparison.t_test.has_value());
+    const double p = row.comparison.t_test->p_value;
+    QVERIFY2(std::abs(p - 0.1734) < 5e-5, qPrintable(QString::number(p)));
   }
 
   // A stored spec this version cannot parse was once silently ignored (and Resume stayed

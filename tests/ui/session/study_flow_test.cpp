@@ -180,7 +180,7 @@ class StudyFlowTest : public QObject {
     asked_.clear();
     const QString db = dir_.filePath("chosen/reference.db");
     useChooser(w, db);
-    QVERIFY(w.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
+    QVERIFY(w.importResultsFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
     QCOMPARE(asked_.size(), 1);
     QVERIFY(asked_.front().endsWith("torchprime-resnet18-metrics.db"));
     QVERIFY(QFileInfo::exists(db));
@@ -369,7 +369,7 @@ class StudyFlowTest : public QObject {
       questions << text;
       return false;
     });
-    QVERIFY(!w.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
+    QVERIFY(!w.importResultsFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
     QCOMPARE(questions.size(), 1);
     QVERIFY2(questions.front().contains("half.db holds 4 runs"), qPrintable(questions.front()));
     QVERIFY(questions.front().contains("28 runs"));
@@ -380,7 +380,7 @@ class StudyFlowTest : public QObject {
 
     // Confirmed: replaced whole by the imported runs.
     w.controller()->setConfirmation([](const QString&, const QString&) { return true; });
-    QVERIFY(w.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
+    QVERIFY(w.importResultsFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
     QCOMPARE(w.controller()->mode(), StudyController::Mode::Imported);
     const auto store = study::ResultsStore::openReadOnly(db.toStdString());
     QCOMPARE(store->loadRuns().size(), std::size_t(28));
@@ -405,7 +405,7 @@ class StudyFlowTest : public QObject {
                                   "run,backend,epoch,accuracy\n"
                                   "r1,xla,1,0.5\n"
                                   "r1,xla,2,nan\n");
-    QVERIFY(!w.importCsvFile(csv));
+    QVERIFY(!w.importResultsFile(csv));
     QVERIFY(asked_.isEmpty());  // refused before the question of where
     QVERIFY(!asked);
     QCOMPARE(fileBytes(db), before);
@@ -423,7 +423,7 @@ class StudyFlowTest : public QObject {
     writeFile(folder, "torchprime-resnet18-metrics.db", "taken");
     asked_.clear();
     useChooser(w, QString());  // declined: nothing written
-    QVERIFY(!w.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
+    QVERIFY(!w.importResultsFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
     QCOMPARE(asked_.size(), 1);
     QVERIFY2(asked_.front().endsWith("/torchprime-resnet18-metrics-2.db"),
              qPrintable(asked_.front()));
@@ -477,7 +477,7 @@ class StudyFlowTest : public QObject {
     QTemporaryDir own;
     useChooser(w, own.filePath("imported.db"));
     QVERIFY(w.actions()->editStudy->isEnabled());
-    QVERIFY(w.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
+    QVERIFY(w.importResultsFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv"));
     QVERIFY(!w.actions()->editStudy->isEnabled());
     QVERIFY(w.actions()->editStudy->toolTip().contains("no study to edit"));
   }

@@ -94,7 +94,7 @@ class LayoutFitTest : public QObject {
     if (reference) {
       const QString db = dir.filePath("reference.db");
       QVERIFY2(
-          importCsv(QStringLiteral(PARITYLAB_REFERENCE_DIR) + "/torchprime-resnet18-metrics.csv",
+          importResults(QStringLiteral(PARITYLAB_REFERENCE_DIR) + "/torchprime-resnet18-metrics.csv",
                     db, &error),
           qPrintable(error));
       QVERIFY(window.openDatabase(db));

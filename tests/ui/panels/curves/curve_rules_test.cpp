@@ -150,7 +150,7 @@ class CurveRulesTest : public QObject {
     QVERIFY(dir.isValid());
     QString error;
     const QString db = dir.filePath("reference.db");
-    QVERIFY2(importCsv(QStringLiteral(PARITYLAB_REFERENCE_DIR) + "/torchprime-resnet18-metrics.csv",
+    QVERIFY2(importResults(QStringLiteral(PARITYLAB_REFERENCE_DIR) + "/torchprime-resnet18-metrics.csv",
                        db, &error),
              qPrintable(error));
     LoadedStudy loaded;

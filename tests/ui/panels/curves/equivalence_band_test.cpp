@@ -145,7 +145,7 @@ class EquivalenceBandTest : public QObject {
   // Runs imported from real hardware have their band too, and the words say they were measured.
   void importedRunsHaveTheirBandAndAreNotCalledEmulated() {
     MainWindow window;
-    QVERIFY(window.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv",
+    QVERIFY(window.importResultsFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv",
                                  dir_.filePath("reference.db")));
     CurvesPanel* panel = window.curves();
     panel->settle();

@@ -133,7 +133,7 @@ class DivergenceStudyTest : public QObject {
   void importedRunsSayTheyHaveNoPredictions() {
     const QString db = dir_.filePath("reference.db");
     QString error;
-    QVERIFY2(importCsv(QStringLiteral(PARITYLAB_REFERENCE_DIR) + "/torchprime-resnet18-metrics.csv",
+    QVERIFY2(importResults(QStringLiteral(PARITYLAB_REFERENCE_DIR) + "/torchprime-resnet18-metrics.csv",
                        db, &error),
              qPrintable(error));
     MainWindow window;

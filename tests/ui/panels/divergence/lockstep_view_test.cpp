@@ -156,7 +156,7 @@ class LockstepViewTest : public QObject {
   void importedRunsSayALockstepIsForEmulatedBackends() {
     QTemporaryDir dir;
     MainWindow window;
-    QVERIFY(window.importCsvFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv",
+    QVERIFY(window.importResultsFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv",
                                  dir.filePath("reference.db")));
     DivergencePanel* panel = window.divergence();
     panel->settle();
