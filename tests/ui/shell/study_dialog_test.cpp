@@ -297,22 +297,10 @@ class StudyDialogTest : public QObject {
   // Before Start, the study's time: a few steps of each backend and batch size timed on its own
   // data, scaled to every run's steps.
   void estimatesTheStudysTimeBeforeStart() {
-    paritylab::study::StudySpec spec;
-    spec.name = "timed";
-    spec.dataset.source = "synthetic";
-    spec.dataset.trainSize = 200;
-    spec.dataset.testSize = 50;
-    spec.train.epochs = 1;
-    spec.train.batchSize = 50;
-    for (const char* name : {"cpu-fp32", "tpu-bf16"}) {
-      paritylab::study::BackendEntry entry;
-      entry.name = name;
-      entry.policy = paritylab::backends::presetPolicy(name);
-      entry.policyJson = name;
-      spec.backends.push_back(entry);
-    }
-    spec.seeds = {0, 1};
-    StudyDialog dialog(QString::fromStdString(paritylab::study::studySpecToJson(spec).dump()));
+    StudyDialog dialog(QStringLiteral(R"({"version": 1, "name": "timed",
+      "dataset": {"source": "synthetic", "train_size": 200, "test_size": 50}, "model": "mlp",
+      "epochs": 1, "batch_size": 50, "backends": ["cpu-fp32", "tpu-bf16"], "seeds": 2,
+      "chaos_floor": false})"));
     dialog.sweepEdit(QStringLiteral("lr"))->setText(QStringLiteral("0.01, 0.001"));
     dialog.timeEstimator()->settle();
     QCoreApplication::processEvents();

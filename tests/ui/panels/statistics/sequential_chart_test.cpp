@@ -12,6 +12,7 @@
 
 #include "core/study/analysis/sequential_analysis.h"
 #include "core/study/store/results_store.h"
+#include "tests/ui/stored_runs.h"
 #include "ui/panels/statistics/statistics_panel.h"
 #include "ui/shell/main_window.h"
 
@@ -28,21 +29,6 @@ namespace {
 const char* kSequential = R"({"version": 1, "name": "seq", "dataset": {"source": "synthetic"},
   "model": "mlp", "backends": ["cpu-fp32", "tpu-bf16"], "chaos_floor": false,
   "sequential": {"margin": 0.01, "max_seeds": 20, "look_every": 5}})";
-
-void addRuns(study::ResultsStore& store, const std::string& backend,
-             const std::vector<double>& accuracies) {
-  for (std::size_t i = 0; i < accuracies.size(); ++i) {
-    study::RunRecord r;
-    r.backend = backend;
-    r.seed = i;
-    r.status = study::RunState::Completed;
-    r.epochsDone = 1;
-    r.finalAccuracy = accuracies[i];
-    r.finalTestLoss = 0.5;
-    r.finalTrainLoss = 0.5;
-    store.addRun(r);
-  }
-}
 
 template <typename Series>
 Series* seriesNamed(QChart* chart, const QString& start) {
@@ -70,8 +56,8 @@ class SequentialChartTest : public QObject {
       a.push_back(0.850 + 0.004 * (i % 5));
       b.push_back(0.852 + 0.004 * ((i + 2) % 5));
     }
-    addRuns(*store, "cpu-fp32", a);
-    addRuns(*store, "tpu-bf16", b);
+    testing::addCompletedRuns(*store, "cpu-fp32", a);
+    testing::addCompletedRuns(*store, "tpu-bf16", b);
   }
 
   void showsTheBoundariesTheLooksAndWhereTheStudyStopped() {
@@ -125,7 +111,7 @@ class SequentialChartTest : public QObject {
       auto store = study::ResultsStore::open(plain.toStdString(), true);
       store->saveStudySpec(R"({"version": 1, "name": "plain", "dataset": {"source": "synthetic"},
         "model": "mlp", "backends": ["cpu-fp32", "tpu-bf16"], "seeds": 3})");
-      addRuns(*store, "cpu-fp32", {0.90, 0.91, 0.92});
+      testing::addCompletedRuns(*store, "cpu-fp32", {0.90, 0.91, 0.92});
     }
     MainWindow window;
     QVERIFY(window.openDatabase(plain));

@@ -11,6 +11,7 @@
 
 #include "core/study/analysis/sweep_analysis.h"
 #include "core/study/store/results_store.h"
+#include "tests/ui/stored_runs.h"
 #include "ui/charts/chart_hint.h"
 #include "ui/shell/main_window.h"
 
@@ -26,21 +27,6 @@ namespace {
 const char* kSweep = R"({"version": 1, "name": "sweep", "dataset": {"source": "synthetic"},
   "model": "mlp", "backends": ["cpu-fp32", "pure-bf16"], "seeds": 3, "chaos_floor": false,
   "sweep": {"lr": [0.01, 0.1]}})";
-
-void addRuns(study::ResultsStore& store, const std::string& backend,
-             const std::vector<double>& accuracies) {
-  for (std::size_t i = 0; i < accuracies.size(); ++i) {
-    study::RunRecord r;
-    r.backend = backend;
-    r.seed = i;
-    r.status = study::RunState::Completed;
-    r.epochsDone = 1;
-    r.finalAccuracy = accuracies[i];
-    r.finalTestLoss = 0.5;
-    r.finalTrainLoss = 0.5;
-    store.addRun(r);
-  }
-}
 
 QLineSeries* lineNamed(QChart* chart, const QString& name) {
   for (QAbstractSeries* s : chart->series())
@@ -60,15 +46,15 @@ class SweepPanelTest : public QObject {
     db_ = dir_.filePath("sweep.db");
     auto store = study::ResultsStore::open(db_.toStdString(), true);
     store->saveStudySpec(kSweep);
-    addRuns(*store, "cpu-fp32 lr=0.01", {0.90, 0.91, 0.92});
-    addRuns(*store, "cpu-fp32 lr=0.1", {0.90, 0.91, 0.92});
-    addRuns(*store, "pure-bf16 lr=0.01", {0.90, 0.91, 0.92});
-    addRuns(*store, "pure-bf16 lr=0.1", {0.80, 0.81, 0.82});
+    testing::addCompletedRuns(*store, "cpu-fp32 lr=0.01", {0.90, 0.91, 0.92});
+    testing::addCompletedRuns(*store, "cpu-fp32 lr=0.1", {0.90, 0.91, 0.92});
+    testing::addCompletedRuns(*store, "pure-bf16 lr=0.01", {0.90, 0.91, 0.92});
+    testing::addCompletedRuns(*store, "pure-bf16 lr=0.1", {0.80, 0.81, 0.82});
     plain_ = dir_.filePath("plain.db");
     auto other = study::ResultsStore::open(plain_.toStdString(), true);
     other->saveStudySpec(R"({"version": 1, "name": "plain", "dataset": {"source": "synthetic"},
       "model": "mlp", "backends": ["cpu-fp32", "pure-bf16"], "seeds": 3})");
-    addRuns(*other, "cpu-fp32", {0.90, 0.91, 0.92});
+    testing::addCompletedRuns(*other, "cpu-fp32", {0.90, 0.91, 0.92});
   }
 
   void theTabShowsTheCoresAnalysisAsOneLinePerBackend() {
