@@ -359,7 +359,7 @@ const CommandRegistration reg{
           root.add_subcommand("run", "Train a study (backends x seeds) into a results database");
       auto a = std::make_shared<RunArgs>();
       cmd->add_option("study", a->study, "Study JSON (see docs/study-spec.md)");
-      cmd->add_option("--db", a->db, "Results database (required unless --estimate)");
+      auto* db = cmd->add_option("--db", a->db, "Results database (required unless --estimate)");
       cmd->add_flag("--estimate", a->estimate,
                     "Print the study's size (runs per cell, backend and seed) and its training "
                     "time, from a few steps of each backend and batch size timed here; train "
@@ -408,9 +408,10 @@ const CommandRegistration reg{
       cmd->add_flag("--mpi", a->mpi,
                     "Share the runs among MPI ranks (automatic under mpirun or srun; see "
                     "docs/cluster.md)");
-      cmd->callback([a] {
+      cmd->callback([a, db] {
         if (a->estimate) return printStudyEstimate(*a);
-        if (a->db.empty()) throw CommandError("run: --db is required (the results database)", 2);
+        // Given but empty, the path check names it ("'' is not a plain file path").
+        if (db->count() == 0) throw CommandError("run: --db is required (the results database)", 2);
         const std::string launcher = study::mpiLauncherVariable();
         if (!a->mpi && launcher.empty()) return runStudy(*a);
 #if PARITYLAB_HAS_MPI
