@@ -35,12 +35,15 @@ StudyTimeEstimator::StudyTimeEstimator(QObject* parent)
       generation_(std::make_shared<std::atomic<int>>(0)),
       data_(std::make_shared<DataCache>()),
       timing_([this](const Result* result, const QString& error) {
-        if (result && result->generation != generation_->load()) return;  // an older spec's
-        if (!result) {
+        if (!result) {  // not thrown by the timing (it catches what it throws): said all the same
           emit failed(error);
           return;
         }
-        if (!result->words.isEmpty()) emit estimated(result->words);
+        if (result->generation != generation_->load()) return;  // an older spec's
+        if (!result->error.isEmpty())
+          emit failed(result->error);
+        else if (!result->words.isEmpty())
+          emit estimated(result->words);
       }) {
   timer_.setSingleShot(true);
   timer_.setInterval(700);
@@ -77,15 +80,19 @@ void StudyTimeEstimator::startTiming() {
     result.generation = generation;
     const auto stale = [&] { return current->load() != generation; };
     if (stale()) return result;
-    const study::StudySpec spec = study::parseStudySpec(text, "study");
-    const std::string key = datasetKey(spec);
-    if (cache->key != key || !cache->data) {
-      cache->data = std::make_shared<const data::DataSplit>(data::loadDataset(spec.dataset));
-      cache->key = key;
+    try {  // an error is an older spec's as much as an estimate is: it carries its generation
+      const study::StudySpec spec = study::parseStudySpec(text, "study");
+      const std::string key = datasetKey(spec);
+      if (cache->key != key || !cache->data) {
+        cache->data = std::make_shared<const data::DataSplit>(data::loadDataset(spec.dataset));
+        cache->key = key;
+      }
+      const study::StudyTimeEstimate e =
+          study::estimateStudyTime(spec, *cache->data, 0, kStepsTimed, stale);
+      if (e.complete) result.words = QString::fromStdString(study::describeStudyTime(spec, e));
+    } catch (const std::exception& e) {
+      result.error = errorText(e);
     }
-    const study::StudyTimeEstimate e =
-        study::estimateStudyTime(spec, *cache->data, 0, kStepsTimed, stale);
-    if (e.complete) result.words = QString::fromStdString(study::describeStudyTime(spec, e));
     return result;
   });
 }

@@ -38,7 +38,8 @@ class StudyTimeEstimator : public QObject {
 
  private:
   struct Result {
-    QString words;
+    QString words;  // the estimate ("" when cancelled)
+    QString error;  // why the spec could not be timed (its data, a run that cannot train)
     int generation = 0;
   };
   struct DataCache;
