@@ -98,9 +98,11 @@ study::StudySpec buildSpec(const RunArgs& a) {
 // Progress: one redrawn line on a terminal, plain lines otherwise.
 class Progress {
  public:
-  // `languageModel`: runs are reported by their validation loss, not their accuracy.
-  Progress(int total, std::vector<std::string> backends, bool languageModel)
+  // `languageModel`: runs are reported by their validation loss, not their accuracy. `atMost`:
+  // `total` is the most the study may train (a sequential study stops at the look that decides).
+  Progress(int total, std::vector<std::string> backends, bool languageModel, bool atMost)
       : total_(total),
+        atMost_(atMost),
         languageModel_(languageModel),
         backends_(std::move(backends)),
         tty_(isatty(STDOUT_FILENO)),
@@ -115,7 +117,8 @@ class Progress {
     double eta = done_ > 0 ? elapsed / done_ * (total_ - done_) : 0;
     std::ostringstream line;
     if (tty_) {
-      line << "\r[" << done_ << "/" << total_ << "] ETA " << int(eta) << "s ";
+      line << "\r[" << done_ << (atMost_ ? " of at most " : "/") << total_ << "] ETA "
+           << (atMost_ ? "at most " : "") << int(eta) << "s ";
       for (auto& b : backends_) {
         auto& v = acc_[b];
         if (v.empty()) continue;
@@ -131,9 +134,9 @@ class Progress {
       line << "\x1b[K";
     } else {
       char buf[256];
-      std::snprintf(buf, sizeof buf, "[%d/%d] %s seed %llu: %s", done_, total_,
-                    e.run.backend.c_str(), (unsigned long long)e.run.seed,
-                    std::string(study::toString(e.state)).c_str());
+      std::snprintf(buf, sizeof buf, "[%d%s%d] %s seed %llu: %s", done_,
+                    atMost_ ? " of at most " : "/", total_, e.run.backend.c_str(),
+                    (unsigned long long)e.run.seed, std::string(study::toString(e.state)).c_str());
       line << buf;
       if (e.state == study::RunState::Completed) {
         if (languageModel_)
@@ -155,6 +158,7 @@ class Progress {
 
  private:
   int total_, done_ = 0;
+  bool atMost_;
   bool languageModel_;
   std::vector<std::string> backends_;
   bool tty_;
@@ -247,7 +251,8 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
   const int total = int(study::shardRunsOf(spec, shard).size());
   std::vector<std::string> names;
   for (auto& b : spec.backends) names.push_back(b.name);
-  Progress progress(total, names, nn::isLanguageModel(spec.train.model));
+  Progress progress(total, names, nn::isLanguageModel(spec.train.model),
+                    spec.sequential.has_value());
   study::RunnerCallbacks cb;
   cb.onRunState = [&](const study::RunStateEvent& e) {
     if (e.state != study::RunState::Running && e.state != study::RunState::Pending)
@@ -262,8 +267,9 @@ void runStudy(const RunArgs& a, const RunTransport& transport) {
     runner.setThreads(threads);
     how += "; rank 0 trains with " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "");
   }
-  std::printf("Study '%s': %zu backends x %zu seeds, results in %s (emulated backends%s)\n",
-              spec.name.c_str(), spec.backends.size(), spec.seeds.size(), a.db.c_str(),
+  // The study's size as the app and `run --estimate` say it ("at most" for a sequential study).
+  std::printf("Study '%s': %s, results in %s (emulated backends%s)\n", spec.name.c_str(),
+              study::describeStudyTime(spec, study::StudyTimeEstimate{}).c_str(), a.db.c_str(),
               how.c_str());
   if (const std::string cost = study::chaosFloorCost(spec); !cost.empty())
     std::printf("Chaos floor: %s\n", cost.c_str());

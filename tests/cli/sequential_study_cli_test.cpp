@@ -24,6 +24,12 @@ TEST(SequentialCli, StopsAtTheLookThatShowsEquivalenceWithTheRunsItNeeded) {
   const std::string study = dir.write("seq.json", kStudy);
   const CliResult run = runCli({"run", study, "--db", dir.file("q.db")});
   ASSERT_EQ(run.exitCode, 0) << run.err;
+  // The size and the progress count the most the study may train (9 seeds x 2 backends).
+  EXPECT_NE(run.out.find("Study 'seq': at most 18 runs (2 backends x 9 seeds), results in "),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("[1 of at most 18] "), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("/18]"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("Stopped at look 2 of 3 (6 seeds each): gpu-tf32 is equivalent to "
                          "cpu-fp32 within +-1.50 points"),
             std::string::npos)

@@ -176,7 +176,8 @@ std::string describeStudyTime(const StudySpec& spec, const StudyTimeEstimate& e)
   const auto plural = [](std::size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
-  std::string words = (e.atMost ? "at most " : "") + plural(own * seeds, "run", "runs") + " (";
+  std::string words =
+      (e.atMost || spec.sequential ? "at most " : "") + plural(own * seeds, "run", "runs") + " (";
   if (!spec.sweep.empty()) words += plural(cells, "cell", "cells") + " x ";
   words +=
       plural(backends.size(), "backend", "backends") + " x " + plural(seeds, "seed", "seeds") + ")";
