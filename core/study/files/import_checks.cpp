@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/input/csv.h"
 #include "core/input/number_input.h"
@@ -47,10 +48,17 @@ std::string deviceOf(std::string_view text) {
   return {};
 }
 
+AccuracyColumn::AccuracyColumn(const std::string& file, const std::string& name, int col,
+                               AccuracyUnit unit)
+    : AccuracyColumn(
+          "column '" + name + "'", unit,
+          [file, name, col](int line) { return where(file, line, col, name); },
+          [](const std::string& message) { throw input::CsvError(message); }) {}
+
 std::string AccuracyColumn::resolve(std::vector<ImportedRun>& runs) const {
   const auto outside = [&](const Cell& c, const std::string& why) {
-    throw input::CsvError(where(file_, c.line, col_, name_) + ": accuracy " +
-                          input::csvNumber(c.value) + " " + why);
+    refuse_(place_(c.key) + ": accuracy " + input::csvNumber(c.value) + " " + why);
+    throw std::logic_error("AccuracyColumn: refuse returned");  // it throws the source's error
   };
   if (unit_ != AccuracyUnit::Inferred) {
     const bool percent = unit_ == AccuracyUnit::Percent;
@@ -70,7 +78,7 @@ std::string AccuracyColumn::resolve(std::vector<ImportedRun>& runs) const {
   });
   if (allPercent) {
     for (const Cell& c : cells_) runs[c.run].epochs[c.epoch].testAccuracy = c.value / 100.0;
-    return "column '" + name_ + "' read as percent (" + count +
+    return what_ + " read as percent (" + count +
            "within (1, 100]; --accuracy-unit fraction if they are fractions)";
   }
   for (const Cell& c : cells_)  // neither a fraction nor a percent
@@ -78,10 +86,11 @@ std::string AccuracyColumn::resolve(std::vector<ImportedRun>& runs) const {
   for (const Cell& c : cells_)  // percents among fractions
     if (c.value > 1.0)
       outside(c,
-              "outside [0, 1] (a column read as percent needs every value within (1, 100]; this "
-              "one mixes fractions and percents, or is in percent with a value of 1% or less: "
-              "declare it: import --accuracy-unit percent)");
-  return "column '" + name_ + "' read as fractions (" + count +
+              "outside [0, 1] (a " + what_.substr(0, what_.find(' ')) +
+                  " read as percent needs every value within (1, 100]; this "
+                  "one mixes fractions and percents, or is in percent with a value of 1% or less: "
+                  "declare it: import --accuracy-unit percent)");
+  return what_ + " read as fractions (" + count +
          "within [0, 1]; if they are percents, import with --accuracy-unit percent)";
 }
 

@@ -1,10 +1,11 @@
 #pragma once
-// Checks of imported values that need more than one cell (internal to results_import.cpp): the
-// accuracy column read whole (fractions or percent), epochs given twice, the torchprime
+// Checks of imported values that need more than one cell (internal to the importers): the
+// accuracy values read whole (fractions or percent), epochs given twice, the torchprime
 // 'device' entry, and how values are quoted in messages.
 
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -24,29 +25,39 @@ std::string where(const std::string& file, int line, int col, const std::string&
 // backtracking regex overflowed the stack on a long cell).
 std::string deviceOf(std::string_view text);
 
-// The accuracy column, collected whole before it is interpreted: in the declared unit, or inferred
-// (percent when every value lies in (1, 100], else fractions in [0, 1], with a note either way);
-// a value outside the unit is refused with its row.
+// The accuracy values of an import, collected whole before they are interpreted: in the declared
+// unit, or inferred (percent when every value lies in (1, 100], else fractions in [0, 1], with a
+// note either way); a value outside the unit is refused naming its cell. One rule for every
+// source: a CSV's column, a TensorBoard tag.
 class AccuracyColumn {
  public:
-  AccuracyColumn(std::string file, std::string name, int col, AccuracyUnit unit)
-      : file_(std::move(file)), name_(std::move(name)), col_(col), unit_(unit) {}
-  void add(std::size_t run, std::size_t epoch, int line, double value) {
-    if (!std::isnan(value)) cells_.push_back({run, epoch, line, value});
+  // Names a cell by the key it was added with ("FILE:LINE: column N (NAME)").
+  using Place = std::function<std::string(int key)>;
+  // Throws the source's error with the message given.
+  using Refuse = std::function<void(const std::string& message)>;
+
+  // A CSV column: a cell's key is its line; refused as input::CsvError.
+  AccuracyColumn(const std::string& file, const std::string& name, int col, AccuracyUnit unit);
+  // Any source: `what` names the values in the note ("tag 'val/acc'").
+  AccuracyColumn(std::string what, AccuracyUnit unit, Place place, Refuse refuse)
+      : what_(std::move(what)), unit_(unit), place_(std::move(place)), refuse_(std::move(refuse)) {}
+  void add(std::size_t run, std::size_t epoch, int key, double value) {
+    if (!std::isnan(value)) cells_.push_back({run, epoch, key, value});
   }
-  // Checks every value, converts a percent column to fractions; returns a note for the summary
-  // when the unit was inferred ("" when declared, or when the column is empty).
+  // Checks every value, converts percents to fractions; returns a note for the summary when the
+  // unit was inferred ("" when declared, or when there are no values).
   std::string resolve(std::vector<ImportedRun>& runs) const;
 
  private:
   struct Cell {
     std::size_t run, epoch;
-    int line;
+    int key;
     double value;
   };
-  std::string file_, name_;
-  int col_;
+  std::string what_;
   AccuracyUnit unit_;
+  Place place_;
+  Refuse refuse_;
   std::vector<Cell> cells_;
 };
 

@@ -93,35 +93,26 @@ struct Cell {  // one accuracy value, checked once the whole set is known
   LoggedScalar value;
 };
 
-// Accuracies as fractions: declared, or inferred from all of them at once as for a CSV column.
+// Accuracies as fractions: declared, or inferred from all of them at once, by the CSV's rule.
 void resolveAccuracies(std::vector<ImportedRun>& runs, const std::vector<Cell>& cells,
                        const std::string& tag, AccuracyUnit unit, ImportNotes& notes) {
-  for (const Cell& c : cells)
+  import_checks::AccuracyColumn column(
+      "tag " + shownValue(tag), unit,
+      [&](int key) {
+        const Cell& c = cells[std::size_t(key)];
+        return fileOf(*c.scalars, c.value) + ": tag " + shownValue(tag) + " step " +
+               std::to_string(c.value.point.step);
+      },
+      [](const std::string& message) { throw EventFileError(message); });
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const Cell& c = cells[i];
     if (!std::isfinite(c.value.point.value))
       refuseValue(*c.scalars, tag, c.value, "an accuracy must be a finite number");
-  bool percent = unit == AccuracyUnit::Percent;
-  if (unit == AccuracyUnit::Inferred && !cells.empty()) {
-    percent = std::all_of(cells.begin(), cells.end(), [](const Cell& c) {
-      return c.value.point.value > 1.0 && c.value.point.value <= 100.0;
-    });
-    notes.push_back("tag " + shownValue(tag) + " read as " +
-                    (percent ? "percent (" + std::to_string(cells.size()) +
-                                   " values, all within (1, 100]; --accuracy-unit fraction if "
-                                   "they are fractions)"
-                             : "fractions (" + std::to_string(cells.size()) +
-                                   " values within [0, 1]; --accuracy-unit percent if they are "
-                                   "percents)"));
+    runs[c.run].epochs[c.epoch].testAccuracy = c.value.point.value;
+    column.add(c.run, c.epoch, int(i), c.value.point.value);
   }
-  for (const Cell& c : cells) {
-    const double v = c.value.point.value;
-    if (v < 0.0 || v > (percent ? 100.0 : 1.0)) {
-      refuseValue(*c.scalars, tag, c.value,
-                  percent ? "accuracy outside [0, 100] (read as percent)"
-                          : "accuracy outside [0, 1] (declare --accuracy-unit percent for a "
-                            "percent tag)");
-    }
-    runs[c.run].epochs[c.epoch].testAccuracy = percent ? v / 100.0 : v;
-  }
+  const std::string note = column.resolve(runs);
+  if (!note.empty()) notes.push_back(note);
 }
 
 double lossAt(const RunScalars& run, const std::string& tag, std::int64_t step) {

@@ -120,7 +120,9 @@ TEST(TensorBoardImport, NamedTagsAndTheirAbsenceAreReported) {
                 "'eval/accuracy', 'train/loss'");
   o.accuracyTag = "train/loss";  // any tag may be named; a loss is no accuracy in [0, 1]
   const std::string error = importError(kSeeds, o);
-  EXPECT_NE(error.find(": tag 'train/loss' step 1: accuracy outside [0, 1]"), std::string::npos)
+  EXPECT_NE(error.find(": tag 'train/loss' step 1: accuracy 2 outside [0, 1] (a tag read as "
+                       "percent needs every value within (1, 100]"),
+            std::string::npos)
       << error;
 }
 
