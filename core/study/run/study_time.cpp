@@ -66,20 +66,37 @@ StudyTimeEstimate studyTimeFromCosts(const StudySpec& spec, const data::DataSpli
   e.atMost = spec.sequential.has_value();
   const double items = double(testItems(data));
   const double single = double(std::min(testItems(data), kBatchInvarianceItems));
-  std::vector<double> runs;
+  // Each entry's costs and policy, once; the policies of the spec's own entries (those served),
+  // each with how many entries have it and the evaluation cost of the first.
+  struct Costed {
+    nn::TrainConfig config;
+    SettingSeconds cost;
+    std::string policy;
+  };
+  std::vector<Costed> costed;
+  std::map<std::string, std::pair<std::size_t, double>> served;  // policy -> entries, evalItem
   for (const BackendEntry& entry : spec.backends) {
-    const nn::TrainConfig config = trainConfigFor(spec, entry);
-    const SettingSeconds own = cost(entry, config);
-    const std::int64_t steps = nn::plannedSteps(config, data);
-    double seconds =
-        double(steps) * own.step + double(nn::plannedEpochs(config, data)) * items * own.evalItem;
+    Costed c{trainConfigFor(spec, entry), {}, policyKey(entry)};
+    c.cost = cost(entry, c.config);
+    if (entry.perturbation == Perturbation::None) {
+      auto& [entries, evalItem] = served.try_emplace(c.policy, 0, c.cost.evalItem).first->second;
+      ++entries;
+    }
+    costed.push_back(std::move(c));
+  }
+  std::vector<double> runs;
+  for (std::size_t i = 0; i < spec.backends.size(); ++i) {
+    const BackendEntry& entry = spec.backends[i];
+    const Costed& c = costed[i];
+    const std::int64_t steps = nn::plannedSteps(c.config, data);
+    double seconds = double(steps) * c.cost.step +
+                     double(nn::plannedEpochs(c.config, data)) * items * c.cost.evalItem;
     if (spec.serve && entry.perturbation == Perturbation::None) {
-      seconds += items * own.evalItem + single * own.singleItem;
-      std::set<std::string> served;  // run_serving: one evaluation per other policy
-      for (const BackendEntry& other : spec.backends)
-        if (other.perturbation == Perturbation::None && other.name != entry.name &&
-            served.insert(policyKey(other)).second)
-          seconds += items * cost(other, trainConfigFor(spec, other)).evalItem;
+      seconds += items * c.cost.evalItem + single * c.cost.singleItem;
+      // run_serving: one evaluation per policy of the other entries (its own policy too when
+      // another entry has it).
+      for (const auto& [policy, counted] : served)
+        if (policy != c.policy || counted.first > 1) seconds += items * counted.second;
     }
     for (std::size_t s = 0; s < spec.seeds.size(); ++s) runs.push_back(seconds);
     e.runs += std::int64_t(spec.seeds.size());
