@@ -22,6 +22,16 @@
 namespace paritylab::study {
 namespace {
 
+// The entry a spec's field names: the entry of that name, or, for a backend as written in a sweep,
+// its first cell (the cells share its policy; the chaos floor perturbs the first). Null if none.
+const BackendEntry* entryNamed(const std::vector<BackendEntry>& entries, const std::string& name) {
+  for (const BackendEntry& e : entries)
+    if (e.name == name) return &e;
+  for (const BackendEntry& e : entries)
+    if (e.sweptFrom == name) return &e;
+  return nullptr;
+}
+
 using nlohmann::json;
 
 // Reads the fields of one JSON object, checking types and limits (core/input/input_limits.h),
@@ -325,13 +335,9 @@ void readChaosFloor(ObjectReader& r, StudySpec& s) {
            "expected true, false or {\"reference\": NAME}, got " + ObjectReader::excerpt(*c));
   }
   if (!emulated) r.fail("chaos_floor", "an imported study has no emulated runs to perturb");
-  // In a sweep, a backend's name as written means its first cell (the cell the floor perturbs).
-  const auto firstCell =
-      std::find_if(s.backends.begin(), s.backends.end(),
-                   [&](const BackendEntry& e) { return e.sweptFrom == floor.reference; });
-  if (firstCell != s.backends.end()) floor.reference = firstCell->name;
-  if (std::none_of(s.backends.begin(), s.backends.end(),
-                   [&](const BackendEntry& e) { return e.name == floor.reference; }))
+  const BackendEntry* reference = entryNamed(s.backends, floor.reference);
+  if (reference) floor.reference = reference->name;  // a sweep's backend: its first cell
+  if (!reference)
     r.fail("chaos_floor.reference",
            "'" + input::excerpt(floor.reference) + "' is not a backend of the study");
   s.chaosFloor = floor;
@@ -589,10 +595,9 @@ StudySpec parseStudySpec(const std::string& text, const std::string& file) {
 
 backends::PrecisionPolicy lockstepPolicy(const StudySpec& spec, const std::string& name) {
   // The chaos floor's entries perturb the training, not the arithmetic: not a lockstep's.
-  // A sweep's backend is named by the entry it was made from: its cells share its policy.
-  for (const BackendEntry& e : spec.backends)
-    if ((e.name == name || e.sweptFrom == name) && e.perturbation == Perturbation::None)
-      return e.policy;
+  if (const BackendEntry* e = entryNamed(spec.backends, name);
+      e && e->perturbation == Perturbation::None)
+    return e->policy;
   try {
     return backends::presetPolicy(name);
   } catch (const std::invalid_argument&) {
