@@ -149,7 +149,13 @@ Tensor& CausalSelfAttention::forward(const Tensor& x, StepContext& ctx) {
   }
   ctx.storeActivation(o_, qkSite_ * 64 + 4);
   ctx.probeForward(pvSite_, o_);
-  return cProj_.forward(o_, ctx);
+  // O went through the store step: c_proj is told so, as a layer after a stored output is.
+  const numerics::RoundingSpec* const inputStoredAs = ctx.inputStoredAs;  // of x
+  const auto& stored = ctx.policy->storage.activations;
+  ctx.inputStoredAs = stored ? &*stored : nullptr;
+  Tensor& y = cProj_.forward(o_, ctx);
+  ctx.inputStoredAs = inputStoredAs;
+  return y;
 }
 
 const Tensor& CausalSelfAttention::backward(const Tensor& dy, StepContext& ctx) {

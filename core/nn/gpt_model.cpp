@@ -1,5 +1,7 @@
 #include "core/nn/gpt_model.h"
 
+#include "core/nn/conv_product_rules.h"
+
 namespace paritylab::nn {
 
 using backends::LayerKind;
@@ -68,6 +70,9 @@ Tensor& GptModel::forward(const Tensor& ids, StepContext& ctx) {
         ctx.gemmExtras(site_, LayerKind::Linear, Product::Forward, xf.data(), xf.size(), wte, nw);
     const backends::GemmPolicy& policy = ctx.gemmPolicy(site_, LayerKind::Linear, Product::Forward);
     wte = ctx.sharedOperand(embedding_.tokenWeightId(), policy, Operand::B, e, wte, nw);
+    // xf went through the store step: read as it is when that rounded it as the product would.
+    if (operandAlreadyStored(ctx.policy->storage.activations, policy, Operand::A, e))
+      e.roundedA = xf.data();
     gemm(policy, Trans::No, Trans::Yes, n, config_.vocab, config_.nEmbd, 1.0f, xf.data(),
          config_.nEmbd, wte, config_.nEmbd, 0.0f, logits_.data(), config_.vocab, *ctx.workspace, e);
     logits = &logits_;
@@ -108,10 +113,14 @@ const Tensor& GptModel::backward(const Tensor& dy, StepContext& ctx) {
     // before the product's one output rounding, as torch accumulates into .grad.
     const Tensor& xf = *xF_;
     float* dwte = ctx.params->grad(embedding_.tokenWeightId());
-    const GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardWeight,
-                                        dy.data(), dy.size(), xf.data(), xf.size());
-    gemm(ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardWeight), Trans::Yes, Trans::No,
-         v, c, n, 1.0f, dy.data(), v, xf.data(), c, 1.0f, dwte, c, *ctx.workspace, e);
+    GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardWeight, dy.data(),
+                                  dy.size(), xf.data(), xf.size());
+    const backends::GemmPolicy& wgrad =
+        ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardWeight);
+    if (operandAlreadyStored(ctx.policy->storage.activations, wgrad, Operand::B, e))
+      e.roundedB = xf.data();
+    gemm(wgrad, Trans::Yes, Trans::No, v, c, n, 1.0f, dy.data(), v, xf.data(), c, 1.0f, dwte, c,
+         *ctx.workspace, e);
     ctx.storeGradient(dwte, nw, site_);
   }
   return none_;

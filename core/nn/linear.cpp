@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/nn/conv_product_rules.h"
+
 namespace paritylab::nn {
 
 using backends::LayerKind;
@@ -52,6 +54,8 @@ void Linear::init(ParamStore& params, RandomStream& rng) {
 
 Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
   x_ = &x;
+  inputStoredAs_.reset();
+  if (ctx.inputStoredAs) inputStoredAs_ = *ctx.inputStoredAs;
   const int n = rows(x.shape());
   y_.resize(outputShape(x.shape()));
   const float* w = ctx.params->value(weight_);
@@ -63,8 +67,16 @@ Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
   if (bias_ >= 0) extras.bias = ctx.params->value(bias_);
   const backends::GemmPolicy& policy = ctx.gemmPolicy(site_, LayerKind::Linear, Product::Forward);
   w = ctx.sharedOperand(weight_, policy, Operand::B, extras, w, nw);
-  const float* a = useRounded(xRounded_.round(x.data(), x.size(), policy, Operand::A, extras),
-                              x.data(), 0, Operand::A, extras);
+  // x stored in the format the product rounds it to (autocast's bf16 activations) is read as it
+  // is; otherwise rounded once for this product and the weight gradient's.
+  const float* a = x.data();
+  if (operandAlreadyStored(inputStoredAs_, policy, Operand::A, extras)) {
+    xRounded_.clear();
+    extras.roundedA = a;
+  } else {
+    a = useRounded(xRounded_.round(x.data(), x.size(), policy, Operand::A, extras), x.data(), 0,
+                   Operand::A, extras);
+  }
   gemm(policy, Trans::No, Trans::Yes, n, out_, in_, 1.0f, a, in_, w, in_, 0.0f, y_.data(), out_,
        *ctx.workspace, extras);
   ctx.probeForward(site_, y_);
@@ -82,8 +94,11 @@ const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
       ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardWeight);
   const float* a = useRounded(dyRounded_.round(dy.data(), dy.size(), wgrad, Operand::A, e),
                               dy.data(), 0, Operand::A, e);
-  const float* b =
-      useRounded(xRounded_.forProduct(wgrad, Operand::B, e), x.data(), 0, Operand::B, e);
+  const float* b = x.data();
+  if (operandAlreadyStored(inputStoredAs_, wgrad, Operand::B, e))
+    e.roundedB = b;
+  else
+    b = useRounded(xRounded_.forProduct(wgrad, Operand::B, e), x.data(), 0, Operand::B, e);
   gemm(wgrad, Trans::Yes, Trans::No, out_, in_, n, 1.0f, a, out_, b, in_, 0.0f, dw, in_,
        *ctx.workspace, e);
   ctx.storeGradient(dw, std::size_t(out_) * in_, site_);

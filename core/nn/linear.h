@@ -4,6 +4,8 @@
 // Linear to [..., in] ([B, T, C] -> [B, T, out]: B*T rows); any other input of `in` features per
 // batch item is flattened per item ([N, C, H, W] -> [N, out]).
 
+#include <optional>
+
 #include "core/nn/layer.h"
 #include "core/nn/rounded_copy.h"
 
@@ -28,6 +30,8 @@ class Linear : public Layer {
   int weight_ = -1, bias_ = -1;
   int site_;
   const Tensor* x_ = nullptr;
+  // x_ went through the store step in this format (StepContext::inputStoredAs at forward).
+  std::optional<numerics::RoundingSpec> inputStoredAs_;
   Tensor y_, dx_;
   // x and dY rounded once for the products that read them alike.
   RoundedCopy xRounded_, dyRounded_;

@@ -2,13 +2,16 @@
 // (StepContext::inputStoredAs), which lets a conv under gpu-amp-* read its bf16-stored input as
 // the already rounded operand it is. Sequential must say so only for inputs it stored itself (or
 // that its own input was), never for a model's input, and restore the caller's value afterwards.
-// That reading it as rounded changes no bit is pinned by resnet18_pinned_steps_test (gpu-amp-bf16).
+// That reading it as rounded changes no bit is pinned by resnet18_pinned_steps_test (gpu-amp-bf16)
+// for convolutions, and below for a linear layer (a transformer's projections and MLP).
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "core/backends/precision_policy.h"
+#include "core/nn/gemm.h"
+#include "core/nn/linear.h"
 #include "core/nn/sequential.h"
 #include "nn_test_support.h"
 
@@ -59,6 +62,54 @@ TEST(StoredInput, SequentialSaysWhichInputsWentThroughTheStoreStep) {
   // cpu-fp32 and gpu-tf32 keep activations in fp32: nothing is stored, nothing is said.
   for (const char* preset : {"cpu-fp32", "gpu-tf32"})
     EXPECT_EQ(probe(preset), (std::vector<std::string>{"", "", ""})) << preset;
+}
+
+struct LinearPass {
+  std::vector<float> y, dx, dw, db;
+  bool operator==(const LinearPass&) const = default;
+};
+
+// One forward and backward of a linear layer under gpu-amp-bf16 on input x, told (or not) that x
+// went through the store step as bf16.
+LinearPass linearPass(const Tensor& x, bool toldStored) {
+  testing::Fixture f;
+  f.policy = backends::presetPolicy("gpu-amp-bf16");
+  Linear layer(f.builder, "fc", 24, 10);
+  f.params.finalize(false);
+  RandomStream rng(7);
+  layer.init(f.params, rng);
+  StepContext ctx = f.ctx();
+  ctx.inputStoredAs = toldStored ? &*f.policy.storage.activations : nullptr;
+  const Tensor& y = layer.forward(x, ctx);
+  LinearPass out;
+  out.y.assign(y.data(), y.data() + y.size());
+  const Tensor dy = testing::randomTensor(y.shape(), 11);
+  const Tensor& dx = layer.backward(dy, ctx);
+  out.dx.assign(dx.data(), dx.data() + dx.size());
+  const float* dw = f.params.grad(layer.weightId());
+  out.dw.assign(dw, dw + f.params.info(layer.weightId()).size);
+  const float* db = f.params.grad(layer.biasId());
+  out.db.assign(db, db + f.params.info(layer.biasId()).size);
+  return out;
+}
+
+TEST(StoredInput, ALinearLayerReadsItsStoredInputAsItIsWithTheBitsOfRoundingIt) {
+  ASSERT_TRUE(backends::presetPolicy("gpu-amp-bf16").storage.activations.has_value());
+  Tensor x = testing::randomTensor({3, 5, 24}, 5);
+  const LinearPass raw = linearPass(x, false);
+  // As the store step leaves it: bf16 values.
+  storeTensor(backends::presetPolicy("gpu-amp-bf16").storage.activations, x.data(), x.size());
+  const LinearPass rounded = linearPass(x, false);
+  EXPECT_EQ(rounded, raw) << "the products round x to bf16 themselves: the same bits";
+  EXPECT_EQ(linearPass(x, true), rounded)
+      << "told that x was stored as bf16, the products read it as it is: the same bits";
+}
+
+TEST(StoredInput, ALinearLayerToldItsInputWasStoredDoesNotRoundItAgain) {
+  // An input that was not in fact stored, said to be: the forward product reads its fp32 values
+  // as they are, so the output differs from the one that rounds them (the claim is what decides).
+  const Tensor x = testing::randomTensor({3, 5, 24}, 5);
+  EXPECT_NE(linearPass(x, true).y, linearPass(x, false).y);
 }
 
 }  // namespace
