@@ -231,7 +231,12 @@ void StudyDialog::buildForm() {
     sweep_.emplace_back(name, edit);
     connect(edit, &QLineEdit::textChanged, this, &StudyDialog::revalidate);
   }
-  grid->setRowStretch(1 + (at + 1) / 2, 1);
+  policySweepLabel_ = new QLabel;
+  policySweepLabel_->setWordWrap(true);
+  policySweepLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  policySweepLabel_->hide();
+  grid->addWidget(policySweepLabel_, 1 + (at + 1) / 2, 0, 1, 4);
+  grid->setRowStretch(2 + (at + 1) / 2, 1);
   grid->setColumnStretch(1, 1);
   grid->setColumnStretch(3, 1);
   bottomTabs_ = new QTabWidget;
@@ -404,6 +409,17 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
       if (QString::fromStdString(factor.field) == name)
         edit->setText(sweepValuesText(factor.values));
   }
+  policySweep_.clear();
+  QStringList policyFactors;
+  for (const study::SweepFactor& factor : f.sweep)
+    if (study::isPolicyField(factor.field)) {
+      policySweep_.push_back(factor);
+      policyFactors << tr("%1 = %2").arg(q(factor.field), sweepValuesText(factor.values));
+    }
+  policySweepLabel_->setText(
+      tr("Also swept, as the spec gives them (edit them in the spec file): %1")
+          .arg(policyFactors.join(QStringLiteral("; "))));
+  policySweepLabel_->setVisible(!policySweep_.empty());
   const QSignalBlocker block(backends_);
   for (int i = 0; i < backends_->count(); ++i) backends_->item(i)->setCheckState(Qt::Unchecked);
   for (const json& entry : f.backends) {
@@ -497,6 +513,7 @@ QString StudyDialog::specJson() const {
     if (parseSweepValues(edit->text(), &factor.values, nullptr) && !factor.values.empty())
       f.sweep.push_back(std::move(factor));
   }
+  f.sweep.insert(f.sweep.end(), policySweep_.begin(), policySweep_.end());
   for (int i = 0; i < backends_->count(); ++i)
     if (backends_->item(i)->checkState() == Qt::Checked)
       f.backends.push_back(
@@ -529,7 +546,7 @@ bool StudyDialog::validate(QString* reason) const {
     checked += backends_->item(i)->checkState() == Qt::Checked ? 1 : 0;
   if (checked == 0) problems << tr("Backends: check at least one backend");
   for (const auto& [name, edit] : sweep_) {
-    std::vector<double> values;
+    std::vector<nlohmann::json> values;
     QString valueError;
     if (!parseSweepValues(edit->text(), &values, &valueError))
       problems << tr("Sweep %1: %2").arg(name, valueError);
@@ -563,6 +580,7 @@ void StudyDialog::revalidate() {
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(ok);
   int factors = 0;
   for (const auto& [name, edit] : sweep_) factors += edit->text().trimmed().isEmpty() ? 0 : 1;
+  factors += int(policySweep_.size());
   bottomTabs_->setTabText(1, factors == 0   ? tr("Sweep")
                              : factors == 1 ? tr("Sweep (1 factor)")
                                             : tr("Sweep (%1 factors)").arg(factors));

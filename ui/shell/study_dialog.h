@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/study/spec/study_sweep.h"
+
 class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
@@ -57,6 +59,8 @@ class StudyDialog : public QDialog {
   QLineEdit* sweepEdit(const QString& name) const;
   // The study's size and, once timed, its time: "24 runs (4 cells x 2 backends x 3 seeds); ...".
   QLabel* sizeLabel() const { return size_; }
+  // The spec's swept policy fields, as the Sweep tab shows them (hidden when there are none).
+  QLabel* policySweepLabel() const { return policySweepLabel_; }
   StudyTimeEstimator* timeEstimator() const { return estimator_; }
   QTabWidget* bottomTabs() const { return bottomTabs_; }
   QString errorText() const;
@@ -108,6 +112,10 @@ class StudyDialog : public QDialog {
   QLineEdit* name_;
   QTabWidget* bottomTabs_;                             // backends | sweep
   std::vector<std::pair<QString, QLineEdit*>> sweep_;  // one per hyperparameter, core's order
+  // The spec's factors that are fields of the backends' policies: kept as the spec gives them
+  // (the form edits hyperparameters only) and shown in policySweep_.
+  std::vector<paritylab::study::SweepFactor> policySweep_;
+  QLabel* policySweepLabel_;
   QLabel* size_;
   StudyTimeEstimator* estimator_;
   QLabel* error_;

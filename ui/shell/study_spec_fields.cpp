@@ -49,7 +49,7 @@ bool parseSeeds(const QString& text, std::vector<std::uint64_t>* seeds, QString*
   return true;
 }
 
-bool parseSweepValues(const QString& text, std::vector<double>* values, QString* reason) {
+bool parseSweepValues(const QString& text, std::vector<nlohmann::json>* values, QString* reason) {
   values->clear();
   const QStringList parts =
       text.trimmed().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts);
@@ -65,9 +65,9 @@ bool parseSweepValues(const QString& text, std::vector<double>* values, QString*
   return true;
 }
 
-QString sweepValuesText(const std::vector<double>& values) {
+QString sweepValuesText(const std::vector<nlohmann::json>& values) {
   QStringList parts;
-  for (double v : values) parts << QString::fromStdString(study::sweptValueText(v));
+  for (const nlohmann::json& v : values) parts << QString::fromStdString(study::sweptValueText(v));
   return parts.join(QStringLiteral(", "));
 }
 

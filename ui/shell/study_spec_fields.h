@@ -46,9 +46,9 @@ void writeSpecFields(const SpecFields& fields, nlohmann::json* spec);
 bool parseSeeds(const QString& text, std::vector<std::uint64_t>* seeds, QString* reason);
 // A sweep factor's values as typed, "0.1, 0.01" (commas or spaces between): empty text gives no
 // values; a value that is not a number is refused with the reason naming it.
-bool parseSweepValues(const QString& text, std::vector<double>* values, QString* reason);
-// A factor's values as the form shows them: "0.1, 0.01".
-QString sweepValuesText(const std::vector<double>& values);
+bool parseSweepValues(const QString& text, std::vector<nlohmann::json>* values, QString* reason);
+// A factor's values as the form shows them: "0.1, 0.01" (a policy field's: "bf16, none").
+QString sweepValuesText(const std::vector<nlohmann::json>& values);
 // A backend entry checks out with core/backends' policy parser.
 bool validateBackendEntry(const nlohmann::json& entry, QString* reason);
 std::string backendEntryName(const nlohmann::json& entry);

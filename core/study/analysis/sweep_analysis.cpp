@@ -136,12 +136,12 @@ void findLearningRateRanges(SweepAnalysis& s) {
       const double v = meanAt[level];
       if (!std::isfinite(v)) continue;
       if (!std::isfinite(range.bestValue) || (lower ? v < range.bestValue : v > range.bestValue))
-        range.bestValue = v, range.bestLr = lr->values[level];
+        range.bestValue = v, range.bestLr = lr->values[level].get<double>();
     }
     for (std::size_t level = 0; level < meanAt.size(); ++level) {
       const double v = meanAt[level];
       if (!std::isfinite(v) || std::abs(v - range.bestValue) > s.lrDistance) continue;
-      const double rate = lr->values[level];
+      const double rate = lr->values[level].get<double>();
       ++range.usable;
       range.low = std::isfinite(range.low) ? std::min(range.low, rate) : rate;
       range.high = std::isfinite(range.high) ? std::max(range.high, rate) : rate;

@@ -123,7 +123,8 @@ std::vector<std::string> writeSweepCsv(const SweepAnalysis& s, const std::string
   const std::vector<std::vector<SweptValue>> grid = sweepCells(s.factors);
   for (const SweepCell& c : s.cells) {
     std::vector<std::string> row = {metric, s.backends[c.backend], s.cellNames[c.cell]};
-    for (const SweptValue& v : grid[c.cell]) row.push_back(csvCell(v.value));
+    for (const SweptValue& v : grid[c.cell])
+      row.push_back(v.value.is_number() ? csvCell(v.number()) : sweptValueText(v.value));
     for (double v : {double(c.runs), double(c.finished), c.mean, c.sd, c.ciLow, c.ciHigh})
       row.push_back(csvCell(v));
     const stats::SimpleEffect* e = c.backend == s.a ? effectAt(s, c.cell) : nullptr;

@@ -371,7 +371,19 @@ void readSweep(const json& j, StudySpec& s, const std::string& file) {
     if (f.field == "warmup_epochs" && t.schedule.warmupSteps > 0)
       fail("sweep.warmup_epochs", "the study's schedule warms up over warmup_steps (" +
                                       std::to_string(t.schedule.warmupSteps) + ")");
-    for (std::size_t i = 0; i < s.backends.size(); ++i)
+    // A policy field: each value on its own, against each backend, so that a value no policy
+    // takes is named where it is written.
+    for (std::size_t v = 0; isPolicyField(f.field) && v < f.values.size(); ++v)
+      for (const BackendEntry& b : s.backends) {
+        try {
+          backends::policyFromJson(policyWithFields(b.policyJson, {{f.field, f.values[v]}}));
+        } catch (const std::invalid_argument& ex) {
+          const std::string field = "sweep." + f.field + "[" + std::to_string(v) + "]";
+          fail(field, "backend '" + b.name + "' does not take " + sweptValueText(f.values[v]) +
+                          ": " + ex.what());
+        }
+      }
+    for (std::size_t i = 0; !isPolicyField(f.field) && i < s.backends.size(); ++i)
       if (s.backends[i].overrides.get(f.field))
         fail(
             "backends[" + std::to_string(i) + "].overrides." + f.field,
@@ -672,7 +684,21 @@ std::vector<BackendEntry> sweptEntries(const std::vector<BackendEntry>& bases,
       e.name = base.name + " " + cellName(cell);
       e.sweptFrom = base.name;
       e.cell = cell;
-      for (const SweptValue& v : cell) e.overrides.set(v.field, v.value);
+      bool policyField = false;
+      for (const SweptValue& v : cell) {
+        if (isPolicyField(v.field))
+          policyField = true;
+        else
+          e.overrides.set(v.field, v.number());
+      }
+      // The cell's own policy; policyJson stays the backend's as written (sweepBases).
+      if (policyField) {
+        try {
+          e.policy = backends::policyFromJson(policyWithFields(base.policyJson, cell));
+        } catch (const std::invalid_argument& ex) {
+          throw SpecError("sweep: '" + e.name + "': " + ex.what(), "sweep");
+        }
+      }
       out.push_back(std::move(e));
     }
   }
@@ -692,7 +718,14 @@ std::vector<BackendEntry> sweepBases(const StudySpec& spec) {
       continue;
     BackendEntry base = e;
     base.name = e.sweptFrom;
-    for (const SweptValue& v : e.cell) base.overrides.reset(v.field);
+    bool policyField = false;
+    for (const SweptValue& v : e.cell) {
+      if (isPolicyField(v.field))
+        policyField = true;
+      else
+        base.overrides.reset(v.field);
+    }
+    if (policyField) base.policy = backends::policyFromJson(base.policyJson);
     base.sweptFrom.clear();
     base.cell.clear();
     out.push_back(std::move(base));
@@ -872,7 +905,7 @@ bool extendsStudy(const StudySpec& stored, const StudySpec& next) {
   for (std::size_t f = 0; f < stored.sweep.size(); ++f) {
     const SweepFactor &was = stored.sweep[f], &now = next.sweep[f];
     if (was.field != now.field) return false;
-    for (double v : was.values)
+    for (const json& v : was.values)
       if (std::find(now.values.begin(), now.values.end(), v) == now.values.end()) return false;
   }
   for (std::uint64_t seed : stored.seeds)

@@ -11,6 +11,27 @@
 namespace paritylab::study {
 using nlohmann::json;
 
+bool isPolicyField(std::string_view field) {
+  return field.starts_with(kPolicyFieldPrefix);
+}
+
+namespace {
+
+// A policy field's path after "policy.": names of letters, digits and '_' joined by '.'.
+bool isFieldPath(std::string_view path) {
+  if (path.empty() || path.front() == '.' || path.back() == '.') return false;
+  char previous = 0;
+  for (const char c : path) {
+    const bool name =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!name && !(c == '.' && previous != '.')) return false;
+    previous = c;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool isIntegerHyperparameter(std::string_view name) {
   return name == "batch_size" || name == "epochs";
 }
@@ -86,18 +107,24 @@ std::vector<SweepFactor> parseSweep(const json& j, const std::string& file) {
   };
   if (!j.is_object() || j.empty())
     fail("sweep",
-         "expected an object of hyperparameters, each with a list of values (e.g. "
-         "{\"weight_decay\": [0.0005, 0.000125]}), got " +
+         "expected an object of hyperparameters or policy fields, each with a list of values "
+         "(e.g. {\"weight_decay\": [0.0005, 0.000125]}), got " +
              input::jsonExcerpt(j));
   std::vector<SweepFactor> factors;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string path = "sweep." + input::excerpt(it.key());
-    if (std::find(kHyperparameterNames.begin(), kHyperparameterNames.end(), it.key()) ==
-        kHyperparameterNames.end()) {
+    const bool policyField = isPolicyField(it.key());
+    if (policyField && !isFieldPath(std::string_view(it.key()).substr(kPolicyFieldPrefix.size())))
+      fail(path,
+           "not a policy field's path (\"policy.\" and the field's names joined by dots, e.g. "
+           "\"policy.replicas\" or \"policy.storage.activations\")");
+    if (!policyField && std::find(kHyperparameterNames.begin(), kHyperparameterNames.end(),
+                                  it.key()) == kHyperparameterNames.end()) {
       std::string names;
       for (std::string_view n : kHyperparameterNames)
         names += (names.empty() ? "" : ", ") + std::string(n);
-      fail(path, "not a hyperparameter a sweep can vary (one of: " + names + ")");
+      fail(path, "not a hyperparameter a sweep can vary (one of: " + names +
+                     "; or a field of the backends' policies, \"policy.replicas\")");
     }
     const json& list = it.value();
     if (!list.is_array() || list.empty() || list.size() > std::size_t(input::kMaxSweepValues))
@@ -106,12 +133,16 @@ std::vector<SweepFactor> parseSweep(const json& j, const std::string& file) {
     SweepFactor factor{it.key(), {}};
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string field = path + "[" + std::to_string(i) + "]";
-      const double v = readHyperparameter(it.key(), list[i], field, file);
+      json v = list[i];
+      if (!policyField) {
+        const double number = readHyperparameter(it.key(), v, field, file);
+        v = isIntegerHyperparameter(it.key()) ? json(std::int64_t(number)) : json(number);
+      }
       for (std::size_t k = 0; k < factor.values.size(); ++k)
         if (sweptValueText(factor.values[k]) == sweptValueText(v))
           fail(field, sweptValueText(v) + " is listed twice (at " + std::to_string(k) + " and " +
                           std::to_string(i) + "; each value once)");
-      factor.values.push_back(v);
+      factor.values.push_back(std::move(v));
     }
     factors.push_back(std::move(factor));
   }
@@ -121,14 +152,7 @@ std::vector<SweepFactor> parseSweep(const json& j, const std::string& file) {
 json sweepToJson(const std::vector<SweepFactor>& factors) {
   json j = json::object();
   for (const SweepFactor& f : factors) {
-    json values = json::array();
-    for (double v : f.values) {
-      if (isIntegerHyperparameter(f.field))
-        values.push_back(std::int64_t(v));
-      else
-        values.push_back(v);
-    }
-    j[f.field] = values;
+    j[f.field] = f.values;
   }
   return j;
 }
@@ -160,6 +184,30 @@ std::string sweptValueText(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.10g", value);
   return buffer;
+}
+
+std::string sweptValueText(const json& value) {
+  if (value.is_number()) return sweptValueText(value.get<double>());
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "none";
+  return value.dump();
+}
+
+json policyWithFields(const json& base, const std::vector<SweptValue>& cell) {
+  json policy = base.is_string() ? json{{"preset", base}} : base;
+  for (const SweptValue& v : cell) {
+    if (!isPolicyField(v.field)) continue;
+    json* at = &policy;
+    std::string_view path = std::string_view(v.field).substr(kPolicyFieldPrefix.size());
+    for (std::size_t dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.')) {
+      json& next = (*at)[std::string(path.substr(0, dot))];
+      if (!next.is_object()) next = json::object();
+      at = &next;
+      path.remove_prefix(dot + 1);
+    }
+    (*at)[std::string(path)] = v.value;
+  }
+  return policy;
 }
 
 std::string cellName(const std::vector<SweptValue>& cell) {

@@ -2,7 +2,9 @@
 // values, one entry per cell with the cell's hyperparameters; written back as the backends and
 // the sweep (the same study read again); extended by more values; refused, naming the field,
 // for an unknown hyperparameter, an empty or repeated list, a backend that overrides a swept
-// field, a grid past the run limit, and epochs swept in a study that counts steps.
+// field, a grid past the run limit, and epochs swept in a study that counts steps. A factor may
+// be a field of the backends' own policies ("policy.replicas"): each cell's policy is its
+// backend's adjusted by the field, and a value a backend's policy does not take is named.
 
 #include <gtest/gtest.h>
 
@@ -96,10 +98,74 @@ TEST(SweepSpec, ALockstepMayNameTheBackendASweepWasMadeFrom) {
   EXPECT_EQ(lockstepPolicy(s, "tpu-bf16").name, "tpu-bf16");
 }
 
+TEST(SweepSpec, APolicyFieldSetsTheFieldInEachCellsPolicy) {
+  const StudySpec s = parseStudySpec(
+      spec(R"({"policy.replicas": [1, 8], "lr": [0.01]})", R"(, "chaos_floor": false)"));
+  ASSERT_EQ(s.sweep.size(), 2u);
+  EXPECT_EQ(s.sweep[1].field, "policy.replicas");
+  ASSERT_EQ(s.backends.size(), 4u);
+  EXPECT_EQ(s.backends[0].name, "gpu-tf32 lr=0.01 policy.replicas=1");
+  EXPECT_EQ(s.backends[3].name, "tpu-bf16 lr=0.01 policy.replicas=8");
+  EXPECT_EQ(s.backends[0].policy.topology.replicas, 1);
+  EXPECT_EQ(s.backends[1].policy.topology.replicas, 8);
+  EXPECT_EQ(s.backends[2].policy.topology.replicas, 1);
+  EXPECT_EQ(s.backends[3].policy.topology.replicas, 8);
+  // Everything else is the preset's: the cell's products are tpu-bf16's.
+  const backends::PrecisionPolicy tpu = backends::presetPolicy("tpu-bf16");
+  EXPECT_EQ(backends::policyToJson(s.backends[2].policy)["linear"],
+            backends::policyToJson(tpu)["linear"]);
+  EXPECT_EQ(trainConfigFor(s, s.backends[2]).optimizer.lr, 0.01);
+  // Written back: the backends as written, the sweep with the field's values as given.
+  const nlohmann::json j = studySpecToJson(s);
+  EXPECT_EQ(j["backends"][1]["policy"], "tpu-bf16");
+  EXPECT_EQ(j["sweep"]["policy.replicas"], nlohmann::json::parse("[1, 8]"));
+  const StudySpec again = parseStudySpec(j.dump(), "written.json");
+  EXPECT_EQ(studySpecToJson(again), j);
+  EXPECT_EQ(again.backends[3].policy.topology.replicas, 8);
+}
+
+TEST(SweepSpec, APolicyFieldsPathSetsANestedFieldAndNullMeansNoRounding) {
+  const StudySpec s = parseStudySpec(
+      R"({"version": 1, "name": "s", "backends": ["gpu-amp-bf16"], "seeds": 2, "model": "mlp",
+          "dataset": {"source": "synthetic"}, "chaos_floor": false,
+          "sweep": {"policy.storage.activations": ["bf16", null]}})");
+  ASSERT_EQ(s.backends.size(), 2u);
+  EXPECT_EQ(s.backends[0].name, "gpu-amp-bf16 policy.storage.activations=bf16");
+  EXPECT_EQ(s.backends[1].name, "gpu-amp-bf16 policy.storage.activations=none");
+  ASSERT_TRUE(s.backends[0].policy.storage.activations.has_value());
+  EXPECT_EQ(s.backends[0].policy.storage.activations->format.name, "bf16");
+  EXPECT_FALSE(s.backends[1].policy.storage.activations.has_value());
+  // The rest of storage is the preset's (the path sets one field, not the whole object).
+  const backends::PrecisionPolicy amp = backends::presetPolicy("gpu-amp-bf16");
+  EXPECT_EQ(backends::policyToJson(s.backends[1].policy)["storage"]["weights"],
+            backends::policyToJson(amp)["storage"]["weights"]);
+  EXPECT_EQ(backends::policyToJson(s.backends[1].policy)["linear"],
+            backends::policyToJson(amp)["linear"]);
+}
+
+TEST(SweepSpec, APolicyFieldsValueABackendDoesNotTakeIsNamed) {
+  EXPECT_NE(messageOf(spec(R"({"policy.replicas": [1, 0]})"))
+                .find("sweep.policy.replicas[1]: backend 'gpu-tf32' does not take 0: "),
+            std::string::npos);
+  EXPECT_NE(messageOf(spec(R"({"policy.storage.activations": ["bf17"]})"))
+                .find("sweep.policy.storage.activations[0]: backend 'gpu-tf32' does not take bf17"),
+            std::string::npos);
+  EXPECT_NE(messageOf(spec(R"({"policy.": [1]})")).find("sweep.policy.: not a policy field's path"),
+            std::string::npos);
+  EXPECT_NE(messageOf(spec(R"({"policy.a..b": [1]})")).find("not a policy field's path"),
+            std::string::npos);
+  EXPECT_NE(messageOf(spec(R"({"policy.replicas": [8, 8]})"))
+                .find("sweep.policy.replicas[1]: 8 is listed twice"),
+            std::string::npos);
+  EXPECT_NE(messageOf(spec(R"({"policy.replicaz": [8]})")).find("sweep.policy.replicaz[0]"),
+            std::string::npos);
+}
+
 TEST(SweepSpec, RefusalsNameTheField) {
   EXPECT_NE(messageOf(spec(R"({"momentum": [0.9]})"))
                 .find("sweep.momentum: not a hyperparameter a sweep can vary (one of: lr, "
-                      "weight_decay, batch_size, epochs, warmup_epochs, grad_clip)"),
+                      "weight_decay, batch_size, epochs, warmup_epochs, grad_clip; or a field of "
+                      "the backends' policies, \"policy.replicas\")"),
             std::string::npos);
   EXPECT_NE(messageOf(spec(R"({"lr": []})")).find("sweep.lr: expected a list of 1 to 1000 values"),
             std::string::npos);

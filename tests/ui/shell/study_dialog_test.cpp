@@ -256,9 +256,9 @@ class StudyDialogTest : public QObject {
         paritylab::study::parseStudySpec(dialog.specJson().toStdString());
     QCOMPARE(spec.sweep.size(), std::size_t(2));
     QCOMPARE(spec.sweep[0].field, std::string("batch_size"));
-    QVERIFY(spec.sweep[0].values == (std::vector<double>{64, 512}));
+    QVERIFY(spec.sweep[0].values == (std::vector<nlohmann::json>{64, 512}));
     QCOMPARE(spec.sweep[1].field, std::string("weight_decay"));
-    QVERIFY(spec.sweep[1].values == (std::vector<double>{5e-4, 1.25e-4}));
+    QVERIFY(spec.sweep[1].values == (std::vector<nlohmann::json>{5e-4, 1.25e-4}));
     const int backends =
         int(paritylab::study::parseStudySpec(quickSpec().toStdString()).backends.size()) -
         2;  // the chaos floor's two entries
@@ -276,6 +276,31 @@ class StudyDialogTest : public QObject {
     dialog.sweepEdit(QStringLiteral("weight_decay"))->clear();
     dialog.sweepEdit(QStringLiteral("batch_size"))->clear();
     QVERIFY(paritylab::study::parseStudySpec(dialog.specJson().toStdString()).sweep.empty());
+  }
+
+  // A spec's sweep of a backend field ("policy.replicas") is not a form field: the Sweep tab shows
+  // it and counts it, and the spec the dialog writes keeps it beside the form's own factors.
+  void keepsASweptPolicyFieldItDoesNotEdit() {
+    nlohmann::json j = nlohmann::json::parse(quickSpec().toStdString());
+    j["sweep"] = {{"policy.replicas", {1, 8}}};
+    StudyDialog dialog(QString::fromStdString(j.dump()));
+    QVERIFY(!dialog.policySweepLabel()->isHidden());
+    QVERIFY2(dialog.policySweepLabel()->text().contains(QStringLiteral("policy.replicas = 1, 8")),
+             qPrintable(dialog.policySweepLabel()->text()));
+    QCOMPARE(dialog.bottomTabs()->tabText(1), QStringLiteral("Sweep (1 factor)"));
+    dialog.sweepEdit(QStringLiteral("lr"))->setText(QStringLiteral("0.1, 0.01"));
+    QString reason;
+    QVERIFY2(dialog.validate(&reason), qPrintable(reason));
+    const paritylab::study::StudySpec spec =
+        paritylab::study::parseStudySpec(dialog.specJson().toStdString());
+    QCOMPARE(spec.sweep.size(), std::size_t(2));
+    QCOMPARE(spec.sweep[0].field, std::string("lr"));
+    QCOMPARE(spec.sweep[1].field, std::string("policy.replicas"));
+    QVERIFY(spec.sweep[1].values == (std::vector<nlohmann::json>{1, 8}));
+    QCOMPARE(dialog.bottomTabs()->tabText(1), QStringLiteral("Sweep (2 factors)"));
+    // A spec without one hides the line again.
+    StudyDialog plain(quickSpec());
+    QVERIFY(plain.policySweepLabel()->isHidden());
   }
 
   // A value that is not a number, or one core refuses (a batch size of 0.5), is named.
