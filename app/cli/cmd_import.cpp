@@ -1,6 +1,7 @@
 // `paritylab-cli import PATH --db FILE [options]`: results measured on real hardware become
-// first-class runs (source "imported") of a results database. PATH is a results CSV or TensorBoard
-// event files (import_sources.h); --dry-run reads and reports without writing anything.
+// first-class runs (source "imported") of a results database. PATH is a results CSV, TensorBoard
+// event files or a tracker's CSV export (import_sources.h); --dry-run reads and reports without
+// writing anything.
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "core/input/csv.h"
 #include "core/study/files/results_import.h"
 #include "core/study/files/tensorboard_import.h"
+#include "core/study/files/tracker_import.h"
 
 namespace paritylab::cli {
 namespace {
@@ -26,6 +28,13 @@ struct ImportArgs {
   bool dryRun = false;
   bool dbGiven = false;  // --db "" is given, and refused as no plain file path
 };
+
+std::map<std::string, ImportFormat> formatChoices() {
+  std::map<std::string, ImportFormat> choices{{"auto", ImportFormat::Auto}};
+  for (const ImportFormat format : study::namedFormats())
+    choices.emplace(study::formatName(format), format);
+  return choices;
+}
 
 std::string tagChoices(const std::vector<std::string>& tags) {
   std::string text;
@@ -62,7 +71,8 @@ void runImport(const ImportArgs& a) {
       std::cout << summary.present
                 << " runs already present (imported before), kept as they were\n";
     if (!input.tags.empty()) std::cout << "Tags read: " << input.tags << "\n";
-    printSkipped(std::cout, input.skipped);
+    if (!input.metrics.empty()) std::cout << "Metrics read: " << input.metrics << "\n";
+    printSkipped(std::cout, input);
     for (const std::string& note : input.notes) std::cout << "Note: " << note << "\n";
     for (const std::string& note : study::identicalRunNotes(runs))
       std::cout << "Note: " << note << "\n";
@@ -77,42 +87,51 @@ const CommandRegistration reg{
     "import", 80, [](CLI::App& root) {
       auto* cmd = root.add_subcommand(
           "import",
-          "Import measured results (a CSV, or TensorBoard event files) into a results database");
+          "Import measured results (a CSV, TensorBoard event files, or a W&B, MLflow, Lightning "
+          "or TensorBoard CSV export) into a results database");
       auto a = std::make_shared<ImportArgs>();
       cmd->add_option("path", a->path,
-                      "CSV file (torchprime metrics, long or wide), or TensorBoard logs: a folder "
-                      "of runs or one events.out.tfevents.* file")
+                      "CSV file (torchprime metrics, long or wide, or a tracker's export), "
+                      "TensorBoard logs (a folder of runs or one events.out.tfevents.* file), or "
+                      "a folder of a tracker's CSVs (Lightning logs, per-run downloads)")
           ->required();
       auto* db = cmd->add_option("--db", a->db, "Results database (created if missing)");
       cmd->add_flag("--dry-run", a->dryRun,
                     "Read PATH and print the runs found (backend, seed, epochs, final metric) and "
                     "what was skipped and why; write nothing");
       cmd->add_option("--format", a->format,
-                      "csv, tensorboard, or auto (the default: tensorboard for a folder or an "
-                      "events.out.tfevents.* file, else csv)")
-          ->transform(CLI::CheckedTransformer(
-              std::map<std::string, ImportFormat>{{"auto", ImportFormat::Auto},
-                                                  {"csv", ImportFormat::Csv},
-                                                  {"tensorboard", ImportFormat::TensorBoard}},
-              CLI::ignore_case));
+                      "auto (the default: told by the path and its header), csv, tensorboard, "
+                      "wandb-runs, wandb-history, mlflow-runs, mlflow-history, lightning or "
+                      "tensorboard-csv (docs/import.md)")
+          ->transform(CLI::CheckedTransformer(formatChoices(), CLI::ignore_case));
       cmd->add_option("--backend-from", a->tensorboard.backendRule,
-                      "TensorBoard: backend and seed from each run folder's path, e.g. "
-                      "'path:{backend}/seed{seed}' (default: the run folder's parent folder is "
-                      "the backend, seeds 0..n-1)");
+                      "TensorBoard and trackers: backend (and seed) of each run, "
+                      "'path:{backend}/seed{seed}' on its path; trackers also 'column:NAME' "
+                      "(e.g. column:config.device) and 'hparam:NAME' (hparams.yaml, W&B config, "
+                      "MLflow params.NAME). Default: TensorBoard the run folder's parent folder, "
+                      "trackers a 'backend' or 'device' hyperparameter or column");
       cmd->add_option("--accuracy-tag", a->tensorboard.accuracyTag,
                       "TensorBoard: the tag holding accuracy (default: the first logged of " +
-                          tagChoices(study::defaultAccuracyTags()) + ")");
+                          tagChoices(study::defaultAccuracyTags()) +
+                          "); trackers: the metric (default: the first logged of " +
+                          tagChoices(study::defaultTrackerAccuracyMetrics()) + ")");
       cmd->add_option("--test-loss-tag", a->tensorboard.testLossTag,
                       "TensorBoard: the tag holding test loss (default: the first logged of " +
-                          tagChoices(study::defaultTestLossTags()) + ")");
+                          tagChoices(study::defaultTestLossTags()) +
+                          "); trackers: the metric (default: the first logged of " +
+                          tagChoices(study::defaultTrackerTestLossMetrics()) + ")");
       cmd->add_option("--train-loss-tag", a->tensorboard.trainLossTag,
                       "TensorBoard: the tag holding train loss (default: the first logged of " +
-                          tagChoices(study::defaultTrainLossTags()) + ")");
+                          tagChoices(study::defaultTrainLossTags()) +
+                          "); trackers: the metric (default: the first logged of " +
+                          tagChoices(study::defaultTrackerTrainLossMetrics()) + ")");
       cmd->add_option("--run-col", a->options.runColumn, "Long CSV: column naming the run");
       cmd->add_option("--backend-col", a->options.backendColumn, "Column naming the backend");
       cmd->add_option("--epoch-col", a->options.epochColumn,
                       "Long CSV: epoch column (\"\" = wide)");
-      cmd->add_option("--seed-col", a->options.seedColumn, "Wide CSV: seed column");
+      cmd->add_option("--seed-col", a->options.seedColumn,
+                      "Wide CSV: seed column; trackers: the hyperparameter or column of the seed "
+                      "(default seed, when a run has it)");
       cmd->add_option("--accuracy-col", a->options.accuracyColumn,
                       "Accuracy column (fraction or %)");
       cmd->add_option(

@@ -16,27 +16,32 @@ std::string number(double value) {
 
 }  // namespace
 
-void printSkipped(std::ostream& out, const std::vector<study::SkippedRun>& skipped) {
+void printSkipped(std::ostream& out, const ImportInput& input) {
+  const std::vector<study::SkippedRun>& skipped = input.skipped;
   if (skipped.empty()) return;
-  out << "Skipped " << skipped.size() << (skipped.size() == 1 ? " run folder" : " run folders")
-      << ":\n";
+  const bool folders = input.format == ImportFormat::TensorBoard;
+  out << "Skipped " << skipped.size() << (folders ? " run folder" : " run")
+      << (skipped.size() == 1 ? "" : "s") << ":\n";
   for (const study::SkippedRun& s : skipped) out << "  " << s.folder << ": " << s.why << "\n";
 }
 
 void printDryRun(std::ostream& out, const std::string& path, const ImportInput& input) {
   const bool tensorboard = input.format == ImportFormat::TensorBoard;
   out << "Dry run: nothing is written. " << path << " read as "
-      << (tensorboard ? "TensorBoard event files" : "a results CSV") << "\n";
+      << study::formatDescription(input.format) << "\n";
   if (!input.tags.empty()) out << "Tags read: " << input.tags << "\n";
+  if (!input.metrics.empty()) out << "Metrics read: " << input.metrics << "\n";
   const bool accuracy = std::any_of(input.runs.begin(), input.runs.end(),
                                     [](const auto& r) { return !std::isnan(r.run.finalAccuracy); });
   std::vector<std::vector<std::string>> rows = {
       {"backend", "seed", tensorboard ? "steps" : "epochs",
        accuracy ? "final accuracy" : "final test loss", "run"}};
   for (const study::ImportedRun& r : input.runs) {
+    const bool diverged = r.run.status == study::RunState::Diverged;
     rows.push_back({r.run.backend, std::to_string(r.run.seed) + (r.run.seedGiven ? "" : "*"),
                     std::to_string(r.epochs.size()),
-                    number(accuracy ? r.run.finalAccuracy : r.run.finalTestLoss), r.run.message});
+                    number(accuracy ? r.run.finalAccuracy : r.run.finalTestLoss),
+                    r.run.message + (diverged ? " (diverged)" : "")});
   }
   out << input.runs.size() << (input.runs.size() == 1 ? " run" : " runs")
       << " would be imported (* a seed numbered by ParityLab, the source names none):\n";
@@ -51,7 +56,7 @@ void printDryRun(std::ostream& out, const std::string& path, const ImportInput& 
     }
     out << "\n";
   }
-  printSkipped(out, input.skipped);
+  printSkipped(out, input);
   for (const std::string& note : input.notes) out << "Note: " << note << "\n";
   for (const std::string& note : study::identicalRunNotes(input.runs))
     out << "Note: " << note << "\n";

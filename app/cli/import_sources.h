@@ -17,7 +17,8 @@ using study::readImportInput;
 // The runs found (backend, seed, epochs, final metric, run), what was skipped and why, the notes.
 void printDryRun(std::ostream& out, const std::string& path, const ImportInput& input);
 
-// "Skipped 2 run folders:" and one line each (nothing when none was skipped).
-void printSkipped(std::ostream& out, const std::vector<study::SkippedRun>& skipped);
+// "Skipped 2 run folders:" (TensorBoard; "runs" for the others) and one line each (nothing when
+// none was skipped).
+void printSkipped(std::ostream& out, const ImportInput& input);
 
 }  // namespace paritylab::cli

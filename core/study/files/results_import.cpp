@@ -337,6 +337,15 @@ void finishImportedRun(ImportedRun& r) {
   }
 }
 
+void markImportedRunDiverged(ImportedRun& r, int epoch) {
+  r.run.status = RunState::Diverged;
+  r.run.divergedEpoch = epoch;
+  if (r.epochs.empty()) {
+    const double unknown = std::numeric_limits<double>::quiet_NaN();
+    r.run.finalTrainLoss = r.run.finalTestLoss = r.run.finalAccuracy = unknown;
+  }
+}
+
 std::vector<std::string> identicalRunNotes(const std::vector<ImportedRun>& runs) {
   std::vector<RunCurve> curves;
   curves.reserve(runs.size());

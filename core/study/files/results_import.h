@@ -54,6 +54,11 @@ std::vector<ImportedRun> readResultsCsv(const std::string& path, const CsvImport
 // Marks a run read from a file as imported and completed, its epochs sorted, its final values
 // those of its last epoch (every reader of measured results ends a run with this).
 void finishImportedRun(ImportedRun& run);
+// Marks a finished run (finishImportedRun) as diverged, as an emulated run that diverged is
+// stored: status diverged, `epoch` the epoch it diverged in (1-based; 0 when the source does not
+// say, a run of final values), its epochs those before it and its final values those of its last
+// epoch (unknown, NaN, when it has none). The statistics leave it out, the tables list it.
+void markImportedRunDiverged(ImportedRun& run, int epoch);
 
 // One line per backend holding identical runs (same curve and final accuracy to the last digit):
 // "xla: 2 pairs of identical runs (prod_42 and prod_42; prod_3 and prod_3); n would be 12 without

@@ -105,9 +105,7 @@ void resolveAccuracies(std::vector<ImportedRun>& runs, const std::vector<Cell>& 
       },
       [](const std::string& message) { throw EventFileError(message); });
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    const Cell& c = cells[i];
-    if (!std::isfinite(c.value.point.value))
-      refuseValue(*c.scalars, tag, c.value, "an accuracy must be a finite number");
+    const Cell& c = cells[i];  // finite: a run ends before a NaN or an infinity
     runs[c.run].epochs[c.epoch].testAccuracy = c.value.point.value;
     column.add(c.run, c.epoch, int(i), c.value.point.value);
   }
@@ -122,9 +120,32 @@ double lossAt(const RunScalars& run, const std::string& tag, std::int64_t step) 
   const auto at = steps->second.find(step);
   if (at == steps->second.end()) return kNaN;
   const double v = at->second.point.value;
-  if (!std::isfinite(v) || std::fabs(v) > kMaxLoss)
+  if (std::fabs(v) > kMaxLoss)  // NaN and infinities end the run before (divergenceOf)
     refuseValue(run, tag, at->second, "a loss must be a finite number within [-1e6, 1e6]");
   return v;
+}
+
+// The first step at which a tag read logs NaN or an infinity: the run diverged there.
+struct Divergence {
+  std::int64_t step = std::numeric_limits<std::int64_t>::max();
+  const LoggedScalar* value = nullptr;
+  std::string tag;
+};
+
+Divergence divergenceOf(const RunScalars& run, const std::vector<std::string>& tags) {
+  Divergence d;
+  for (const std::string& tag : tags) {
+    const auto steps = tag.empty() ? run.tags.end() : run.tags.find(tag);
+    if (steps == run.tags.end()) continue;
+    for (const auto& [step, value] : steps->second) {
+      if (step >= d.step) break;
+      if (!std::isfinite(value.point.value)) {
+        d = {step, &value, tag};
+        break;
+      }
+    }
+  }
+  return d;
 }
 
 // Seeds 0..n-1 per backend, in the order of the run folders, for runs whose path names none.
@@ -265,7 +286,10 @@ TensorBoardRuns readTensorBoardRuns(const std::string& path,
     const RunScalars& run = *kept[i];
     ImportedRun& r = out.runs[i];
     bool trainLossSeen = false;
+    const Divergence diverged =
+        divergenceOf(run, {out.accuracyTag, out.testLossTag, out.trainLossTag});
     for (const auto& [step, value] : run.tags.at(primary)) {
+      if (step >= diverged.step) break;
       if (step + shift > input::kMaxEpochs) {
         throw EventFileError(fileOf(run, value) + ": tag " + shownValue(primary) + " step " +
                              std::to_string(step) + ": beyond the " +
@@ -279,12 +303,26 @@ TensorBoardRuns readTensorBoardRuns(const std::string& path,
       if (!out.accuracyTag.empty()) accuracies.push_back({i, r.epochs.size(), &run, value});
       r.epochs.push_back(e);
     }
-    if (!out.trainLossTag.empty() && run.tags.count(out.trainLossTag) > 0 && !trainLossSeen)
+    if (!out.trainLossTag.empty() && run.tags.count(out.trainLossTag) > 0 && !trainLossSeen &&
+        !diverged.value)
       ++lossesAtOtherSteps;
     const auto& steps = run.tags.at(primary);
     const double seconds =
         steps.rbegin()->second.point.wallTime - steps.begin()->second.point.wallTime;
     r.run.wallSeconds = std::isfinite(seconds) && seconds > 0.0 ? seconds : 0.0;
+    if (diverged.value) {
+      char text[40];
+      std::snprintf(text, sizeof text, "%.17g", diverged.value->point.value);
+      const std::size_t before = r.epochs.size();
+      out.notes.push_back(fileOf(run, *diverged.value) + ": tag " + shownValue(diverged.tag) +
+                          " step " + std::to_string(diverged.step) + ": " + text + ": run " +
+                          shownValue(r.run.message) + " diverged; imported as diverged with its " +
+                          std::to_string(before) + (before == 1 ? " epoch" : " epochs") +
+                          " before it");
+      r.run.divergedEpoch = diverged.step + shift <= input::kMaxEpochs
+                                ? int(std::max<std::int64_t>(1, diverged.step + shift))
+                                : (r.epochs.empty() ? 1 : r.epochs.back().epoch + 1);
+    }
   }
   if (lossesAtOtherSteps > 0) {
     out.notes.push_back("tag " + shownValue(out.trainLossTag) +
@@ -294,7 +332,11 @@ TensorBoardRuns readTensorBoardRuns(const std::string& path,
   }
   if (!out.accuracyTag.empty())
     resolveAccuracies(out.runs, accuracies, out.accuracyTag, options.accuracyUnit, out.notes);
-  for (ImportedRun& r : out.runs) finishImportedRun(r);
+  for (ImportedRun& r : out.runs) {
+    const int divergedEpoch = r.run.divergedEpoch;
+    finishImportedRun(r);
+    if (divergedEpoch > 0) markImportedRunDiverged(r, divergedEpoch);
+  }
   if (rule && rule->hasSeed()) requireDistinctSeeds(out.runs);
   numberSeeds(out.runs);
   if (!rule && !out.runs.empty()) {

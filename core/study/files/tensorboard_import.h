@@ -11,7 +11,9 @@
 // per epoch with the epoch as the step. Steps from 0 are stored from 1 (step + 1, with a note).
 // The losses are those logged at the same steps (unknown where none is). Values are checked as in
 // the CSV import: accuracies are fractions in [0, 1] or, when every one lies within (1, 100],
-// percent (noted); NaN, infinities and losses beyond 1e6 are refused, naming file, tag and step.
+// percent (noted); losses beyond 1e6 are refused, naming file, tag and step. NaN or an infinity
+// in a tag read is a diverged run: its epochs before that step are kept and it is stored as
+// diverged (markImportedRunDiverged), with a note naming file, tag, step and value.
 
 #include <string>
 #include <vector>

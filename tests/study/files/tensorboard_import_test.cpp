@@ -1,7 +1,8 @@
 // TensorBoard logs imported as measured runs: run folders found in a tree, backend and seed from a
 // rule on the path or from the parent folder (with a note), files of one run merged by step, the
-// tags chosen, refused values named; and the torchprime reference runs, written as event files by
-// make_tensorboard_fixtures.py, give the published Welch test exactly as their CSV does.
+// tags chosen, refused values named, NaN a diverged run; and the torchprime reference runs, written
+// as event files by make_tensorboard_fixtures.py, give the published Welch test exactly as their
+// CSV does.
 
 #include "core/study/files/tensorboard_import.h"
 
@@ -215,6 +216,26 @@ TEST(TensorBoardImport, ARuleGivingTwoRunsOneSeedIsRefused) {
   const TensorBoardRuns read = readTensorBoardRuns(kSeeds, o);
   EXPECT_EQ(read.runs.size(), 6u);
   EXPECT_TRUE(hasNoteContaining(read.notes, "names no {seed}"));
+}
+
+TEST(TensorBoardImport, NanInALogIsADivergedRunWithItsStepsBefore) {
+  // A run folder whose event file logs accuracy 0.5 and test_loss NaN at step 1.
+  const std::string logs = freshTempPath("tensorboard-nan");
+  const std::string run = logs + "/tpu/run0";
+  std::filesystem::create_directories(run);
+  std::filesystem::copy_file(PARITYLAB_SOURCE_DIR "/tests/fuzz/corpus/tensorboard_events/nan-loss",
+                             run + "/" + testing::kEventFileName);
+  const TensorBoardRuns input = readTensorBoardRuns(logs, {});
+  ASSERT_EQ(input.runs.size(), 1u);
+  const ImportedRun& r = input.runs[0];
+  EXPECT_EQ(r.run.status, RunState::Diverged);
+  EXPECT_EQ(r.run.divergedEpoch, 1);
+  EXPECT_TRUE(r.epochs.empty());
+  EXPECT_TRUE(std::isnan(r.run.finalAccuracy));
+  EXPECT_TRUE(
+      hasNoteContaining(input.notes, run + "/" + testing::kEventFileName +
+                                         ": tag 'test_loss' step 1: nan: run 'tpu/run0' diverged"))
+      << ::testing::PrintToString(input.notes);
 }
 
 }  // namespace
