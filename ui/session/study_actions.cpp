@@ -29,9 +29,10 @@ StudyActions::StudyActions(QObject* parent)
       importCsv(make(this, ":/icons/import.svg", tr("&Import CSV from real hardware…"),
                      tr("Import runs measured on real hardware into a results database"),
                      QStringLiteral("importCsv"))),
-      importLogs(make(this, ":/icons/import.svg", tr("Import &TensorBoard logs…"),
-                      tr("Import runs measured on real hardware from a folder of TensorBoard "
-                         "event files (one subfolder per run) into a results database"),
+      importLogs(make(this, ":/icons/import.svg", tr("Import &logs and tracker exports…"),
+                      tr("Import runs measured on real hardware from TensorBoard logs or the "
+                         "CSV exports of W&B, MLflow or Lightning, previewed before anything "
+                         "is written"),
                       QStringLiteral("importLogs"))),
       exportPng(make(this, nullptr, tr("Current chart as PNG…"), tr("Save the current chart"),
                      QStringLiteral("exportPng"))),

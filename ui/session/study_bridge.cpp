@@ -150,13 +150,18 @@ bool runsAddedByEdit(const QString& storedJson, const QString& nextJson,
 }
 
 bool readImportedResults(const QString& path, ResultsImport* out, QString* error) {
+  return readImportedResults(path, ImportChoices{}, out, error);
+}
+
+bool readImportedResults(const QString& path, const ImportChoices& choices, ResultsImport* out,
+                         QString* error) {
   return guarded(error, [&] {
-    // A CSV (the reference torchprime file detected by its header, else the generic long-format
-    // columns run, backend, epoch, accuracy) or TensorBoard logs, with the command line's defaults.
-    study::ImportInput input = study::readImportInput(path.toStdString());
+    study::ImportInput input =
+        study::readImportInput(path.toStdString(), choices.format, choices.csv, choices.logs);
     for (const std::string& note : study::identicalRunNotes(input.runs))
       input.notes.push_back(note);
     out->path = path;
+    out->format = QString::fromStdString(study::formatDescription(input.format));
     out->runs = std::move(input.runs);
     out->skipped.clear();
     for (const study::SkippedRun& s : input.skipped)
@@ -164,6 +169,8 @@ bool readImportedResults(const QString& path, ResultsImport* out, QString* error
     out->notes.clear();
     if (!input.tags.empty())
       out->notes << QObject::tr("tags read: %1").arg(QString::fromStdString(input.tags));
+    if (!input.metrics.empty())
+      out->notes << QObject::tr("metrics read: %1").arg(QString::fromStdString(input.metrics));
     for (const std::string& note : input.notes) out->notes << QString::fromStdString(note);
     return true;
   });
@@ -173,6 +180,7 @@ QString importPreview(const ResultsImport& import) {
   struct Backend {
     std::vector<std::uint64_t> seeds;
     std::size_t fewest = SIZE_MAX, most = 0;  // epochs
+    int diverged = 0;
   };
   std::map<std::string, Backend> backends;
   for (const study::ImportedRun& r : import.runs) {
@@ -180,6 +188,7 @@ QString importPreview(const ResultsImport& import) {
     b.seeds.push_back(r.run.seed);
     b.fewest = std::min(b.fewest, r.epochs.size());
     b.most = std::max(b.most, r.epochs.size());
+    b.diverged += r.run.status == study::RunState::Diverged ? 1 : 0;
   }
   QStringList parts;
   for (const auto& [name, b] : backends) {
@@ -189,10 +198,12 @@ QString importPreview(const ResultsImport& import) {
     const QString epochs = b.fewest == b.most
                                ? QObject::tr("%1 epochs each").arg(b.most)
                                : QObject::tr("%1 to %2 epochs").arg(b.fewest).arg(b.most);
-    parts << QObject::tr("%1 %2 (%3, %4)")
+    const QString diverged =
+        b.diverged == 0 ? QString() : QObject::tr(", %1 diverged").arg(b.diverged);
+    parts << QObject::tr("%1 %2 (%3, %4%5)")
                  .arg(QString::fromStdString(name))
                  .arg(b.seeds.size())
-                 .arg(seeds, epochs);
+                 .arg(seeds, epochs, diverged);
   }
   QString text = (import.runs.size() == 1 ? QObject::tr("1 run: %1.")
                                           : QObject::tr("%1 runs: %2.").arg(import.runs.size()))

@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <vector>
 
+#include "core/study/files/import_input.h"
 #include "core/study/files/results_import.h"
 #include "core/study/files/study_report.h"
 #include "ui/session/run_data.h"
@@ -32,16 +33,29 @@ bool plannedRuns(const QString& specJson, std::vector<ShownRun>* out, QString* e
 bool runsAddedByEdit(const QString& storedJson, const QString& nextJson,
                      const std::vector<ShownRun>& present, std::vector<ShownRun>* added);
 // Results from real hardware, read and checked whole before anything is written: a results CSV,
-// or TensorBoard event files (a folder of runs, or one events.out.tfevents.* file), read as
-// `paritylab-cli import` reads them (core/study/files/import_input.h).
+// TensorBoard event files (a folder of runs, or one events.out.tfevents.* file), or a tracker's
+// CSV export (W&B, MLflow, Lightning, TensorBoard downloads), read as `paritylab-cli import`
+// reads them (core/study/files/import_input.h).
 struct ResultsImport {
   QString path;
+  QString format;  // what it was read as ("a W&B history export (CSV)")
   std::vector<study::ImportedRun> runs;
   QStringList skipped;  // "run folder: why", left out of the import
   QStringList notes;    // what reading found (a percent column, identical runs, tags read)
 };
+// How an import reads its input: the command line's --format, and the options of the readers
+// (--backend-from, --accuracy-tag and the others: `logs` for event files and trackers' exports,
+// `csv` for the generic results CSV). Defaults: the format told by the header, the defaults of
+// `paritylab-cli import`.
+struct ImportChoices {
+  study::ImportFormat format = study::ImportFormat::Auto;
+  study::CsvImportOptions csv;
+  study::TensorBoardImportOptions logs;
+};
 // Reads and checks every row or record at `path`; false with the reader's reason (file, line or
 // byte offset, column or tag).
+bool readImportedResults(const QString& path, const ImportChoices& choices, ResultsImport* out,
+                         QString* error);
 bool readImportedResults(const QString& path, ResultsImport* out, QString* error);
 // What an import would add, said before anything is written: the runs per backend with their
 // seeds and epochs, what was skipped and why ("28 runs: cuda 14 (seeds 0-13, 10 epochs each),

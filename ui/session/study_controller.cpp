@@ -275,13 +275,23 @@ bool StudyController::importResults(const QString& path, const QString& target) 
     emit errorOccurred(tr("Cannot import %1 (nothing was written)").arg(sourceName), read.error);
     return false;
   }
-  ResultsImport& import = read.import;
-  QString error;
-  QString db = target;
-  if (db.isEmpty() && !acceptImport(import)) {
+  if (target.isEmpty() && !acceptImport(read.import)) {
     emit statusMessage(tr("Import cancelled: nothing was written"));
     return false;
   }
+  return storeImport(std::move(read.import), target);
+}
+
+bool StudyController::storeImport(ResultsImport import, const QString& target) {
+  const QString path = import.path;
+  const QString sourceName = QFileInfo(path).fileName();
+  if (isRunning()) {
+    emit errorOccurred(tr("Cannot import %1").arg(sourceName),
+                       tr("A study is running; cancel it first."));
+    return false;
+  }
+  QString error;
+  QString db = target;
   if (db.isEmpty()) {
     db = chooseDatabase(tr("Save the imported results as"),
                         unusedDatabaseName(databaseFolder(), QFileInfo(path).completeBaseName()),

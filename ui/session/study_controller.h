@@ -59,6 +59,9 @@ class StudyController : public QObject {
   // accepted, where the user chooses (a name not taken yet is suggested). An existing file is
   // replaced only after a confirmation naming it and its run count; a failure leaves it as it was.
   bool importResults(const QString& path, const QString& target = {});
+  // Stores results already read and shown (the Import dialog's preview): asks where the new
+  // database goes when `target` is "", and before replacing a file, as importResults does.
+  bool storeImport(ResultsImport import, const QString& target = {});
   void setEditedSpec(const QString& json);  // the Study dialog's (valid) spec
   bool start();                             // acts on what is shown
   bool resume();

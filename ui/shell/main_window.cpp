@@ -39,6 +39,7 @@
 #include "ui/session/study_controller.h"
 #include "ui/session/study_hint.h"
 #include "ui/session/study_session.h"
+#include "ui/shell/import_dialog.h"
 #include "ui/shell/study_dialog.h"
 
 namespace paritylab::ui {
@@ -148,11 +149,7 @@ void MainWindow::buildMenus() {
         QFileDialog::getOpenFileName(this, tr("Import results CSV"), {}, tr("CSV (*.csv)"));
     if (!path.isEmpty()) importResultsFile(path);
   });
-  connect(a->importLogs, &QAction::triggered, this, [this] {
-    const QString path = QFileDialog::getExistingDirectory(
-        this, tr("Import TensorBoard logs: the folder of runs (one subfolder per run)"));
-    if (!path.isEmpty()) importResultsFile(path);
-  });
+  connect(a->importLogs, &QAction::triggered, this, [this] { importWithPreview(); });
   connect(a->exportPng, &QAction::triggered, this, [this] { exportCurrent("png"); });
   connect(a->exportSvg, &QAction::triggered, this, [this] { exportCurrent("svg"); });
   connect(a->exportReport, &QAction::triggered, this, &MainWindow::exportReport);
@@ -325,6 +322,12 @@ void MainWindow::editStudy() {
 
 bool MainWindow::openDatabase(const QString& path) {
   return controller_->openDatabase(path);
+}
+
+bool MainWindow::importWithPreview(const QString& path) {
+  ImportDialog dialog(path, this);
+  if (dialog.exec() != QDialog::Accepted) return false;
+  return controller_->storeImport(dialog.previewed());
 }
 
 bool MainWindow::importResultsFile(const QString& csvPath, const QString& target) {

@@ -38,6 +38,9 @@ class MainWindow : public QMainWindow {
   bool openDatabase(const QString& path);
   // `target` = "" asks where the new database goes (see StudyController::importResults).
   bool importResultsFile(const QString& csvPath, const QString& target = {});
+  // File > Import logs and tracker exports…: the Import dialog (its path `path`), its preview,
+  // then the runs stored as importResultsFile stores them.
+  bool importWithPreview(const QString& path = {});
   bool loadStudySpec(const QString& path);  // a spec JSON file (or ":/studies/quick.json")
   // Writes every chart and report into `dir`; `written` receives the files' names, `notes` what
   // was not written and why (no divergence charts without stored predictions). A chart that
