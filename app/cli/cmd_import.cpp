@@ -8,10 +8,12 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "app/cli/command_registry.h"
 #include "app/cli/import_sources.h"
 #include "core/input/csv.h"
+#include "core/study/files/prediction_files.h"
 #include "core/study/files/results_import.h"
 #include "core/study/files/tensorboard_import.h"
 #include "core/study/files/tracker_import.h"
@@ -26,7 +28,8 @@ struct ImportArgs {
   study::TensorBoardImportOptions tensorboard;
   bool addToStudy = false;
   bool dryRun = false;
-  bool dbGiven = false;  // --db "" is given, and refused as no plain file path
+  bool dbGiven = false;             // --db "" is given, and refused as no plain file path
+  std::string predictions, labels;  // per-example predictions (prediction_files.h)
 };
 
 std::map<std::string, ImportFormat> formatChoices() {
@@ -50,16 +53,35 @@ void runImport(const ImportArgs& a) {
   if (!a.dryRun && !a.dbGiven)                        // as CLI11 says it of a required option
     throw CLI::RequiredError("--db (or --dry-run, which writes nothing)");
   try {
+    if (a.predictions.empty() != a.labels.empty())
+      throw CLI::ValidationError(
+          "--predictions and --labels go together (the runs' files and "
+          "the test set's labels)");
+    if (!a.dryRun) study::requireDatabaseFilePath(a.db, "--db");
+    ImportInput input = readImportInput(a.path, a.format, a.options, tensorboard);
+    std::optional<study::RunsPredictions> predictions;
+    if (!a.predictions.empty()) {
+      predictions = study::readRunsPredictions(a.predictions, a.labels, input.runs);
+      std::size_t attached = 0;
+      for (const auto& p : predictions->perRun) attached += p ? 1 : 0;
+      input.notes.insert(input.notes.begin(),
+                         "predictions: " + std::to_string(attached) + " of " +
+                             std::to_string(input.runs.size()) + " runs, " +
+                             std::to_string(predictions->testSet.labels.size()) +
+                             " test examples of " +
+                             std::to_string(predictions->testSet.classNames.size()) + " classes");
+      input.notes.insert(input.notes.end(), predictions->notes.begin(), predictions->notes.end());
+    }
     if (a.dryRun) {
-      printDryRun(std::cout, a.path, readImportInput(a.path, a.format, a.options, tensorboard));
+      printDryRun(std::cout, a.path, input);
       return;
     }
-    study::requireDatabaseFilePath(a.db, "--db");
-    ImportInput input = readImportInput(a.path, a.format, a.options, tensorboard);
     auto& runs = input.runs;
     created = !std::filesystem::exists(a.db);
     store = study::ResultsStore::open(a.db, true);
+    if (predictions) study::requireSameTestSet(*store, predictions->testSet);
     const study::ImportSummary summary = study::importRuns(*store, a.path, runs, a.addToStudy);
+    if (predictions) study::storeRunsPredictions(*store, *predictions, runs);
     std::map<std::string, int> perBackend;
     for (auto& r : runs)
       if (r.run.id != 0) ++perBackend[r.run.backend];
@@ -146,6 +168,13 @@ const CommandRegistration reg{
               CLI::ignore_case));
       cmd->add_option("--train-loss-col", a->options.trainLossColumn, "Training-loss column");
       cmd->add_option("--test-loss-col", a->options.testLossColumn, "Test-loss column");
+      cmd->add_option("--predictions", a->predictions,
+                      "Per-example predictions of each run, a CSV (index,predicted"
+                      "[,true_class_probability]) or .npy file named by its {backend} and {seed}, "
+                      "e.g. 'preds/{backend}/seed{seed}.csv' (docs/import.md); with --labels");
+      cmd->add_option("--labels", a->labels,
+                      "The test set's labels for --predictions: a CSV (index,label[,class_name]) "
+                      "or .npy file");
       cmd->add_flag("--add-to-study", a->addToStudy,
                     "Add the runs to the study the database holds although it is another one "
                     "(an emulated study, or another file's import); by default refused");

@@ -8,9 +8,11 @@
 namespace paritylab::nn {
 
 struct TestPredictions {
-  std::vector<std::int32_t> predicted;      // [test examples]: argmax of the logits (the class
-                                            // counted as correct or not by the accuracy)
-  std::vector<float> trueClassProbability;  // [test examples]: softmax probability of the label
+  std::vector<std::int32_t> predicted;  // [test examples]: argmax of the logits (the class
+                                        // counted as correct or not by the accuracy)
+  // [test examples]: softmax probability of the label; empty when not known (predictions imported
+  // from real hardware without it).
+  std::vector<float> trueClassProbability;
 };
 
 }  // namespace paritylab::nn

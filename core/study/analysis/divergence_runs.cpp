@@ -30,7 +30,12 @@ std::vector<BackendRuns> collectBackendRuns(const ResultsStore& store,
       if (r.backend != backend.name) continue;
       if (r.status == RunState::Completed && !std::isnan(r.finalAccuracy))
         backend.allFinalAccuracies.push_back(r.finalAccuracy);
-      if (r.source == "imported") {
+      // An imported run takes part when predictions were imported with it (prediction_files.h);
+      // without them only its final accuracy counts.
+      const auto p = predictions.find(r.id);
+      const bool predicted =
+          p != predictions.end() && p->second.predicted.size() == testExamples && testExamples > 0;
+      if (r.source == "imported" && !(predicted && r.status == RunState::Completed)) {
         ++imported;
         continue;
       }
@@ -48,9 +53,7 @@ std::vector<BackendRuns> collectBackendRuns(const ResultsStore& store,
       }
       if (r.status != RunState::Completed) continue;  // pending, running, cancelled: not yet
       backend.completed.push_back(r);
-      const auto p = predictions.find(r.id);
-      if (p == predictions.end() || p->second.predicted.size() != testExamples ||
-          testExamples == 0) {
+      if (!predicted) {
         ++withoutPredictions;
         continue;
       }
@@ -61,8 +64,8 @@ std::vector<BackendRuns> collectBackendRuns(const ResultsStore& store,
     std::sort(backend.withPredictions.begin(), backend.withPredictions.end(), bySeed);
     if (imported > 0)
       notes.push_back(backend.name + ": " + std::to_string(imported) +
-                      " imported run(s) carry no per-example predictions or weights (their final "
-                      "accuracies count in the Welch test only)");
+                      " imported run(s) carry no per-example predictions (their final accuracies "
+                      "count in the Welch test only; import --predictions attaches them)");
     if (withoutPredictions > 0)
       notes.push_back(backend.name + ": " + std::to_string(withoutPredictions) +
                       " completed run(s) have no stored predictions (trained before ParityLab "

@@ -78,14 +78,17 @@ std::optional<ResultsStore::TestSet> ResultsStore::loadTestSet() const {
 }
 
 void ResultsStore::addPredictions(std::int64_t runId, const nn::TestPredictions& predictions) {
-  if (predictions.predicted.size() != predictions.trueClassProbability.size()) {
+  if (!predictions.trueClassProbability.empty() &&
+      predictions.predicted.size() != predictions.trueClassProbability.size()) {
     throw std::invalid_argument("predictions of run " + std::to_string(runId) + ": " +
                                 std::to_string(predictions.predicted.size()) + " classes but " +
                                 std::to_string(predictions.trueClassProbability.size()) +
                                 " probabilities");
   }
   const std::string predicted = encodeClasses(predictions.predicted);
-  const std::string probability = encodeProbabilities(predictions.trueClassProbability);
+  const std::string probability = predictions.trueClassProbability.empty()
+                                      ? std::string()
+                                      : encodeProbabilities(predictions.trueClassProbability);
   std::lock_guard lock(mutex_);
   Statement s(db_,
               "INSERT OR REPLACE INTO predictions (run_id, examples, predicted, "
@@ -109,7 +112,8 @@ std::map<std::int64_t, nn::TestPredictions> ResultsStore::loadPredictions() cons
     try {
       nn::TestPredictions& p = out[s.i64(0)];
       p.predicted = decodeClasses(s.blob(2), count, what);
-      p.trueClassProbability = decodeProbabilities(s.blob(3), count, what);
+      // An empty blob: no probabilities were given (imported predictions without them).
+      if (!s.blob(3).empty()) p.trueClassProbability = decodeProbabilities(s.blob(3), count, what);
     } catch (const std::runtime_error& e) {
       throw StoreError(e.what());
     }

@@ -47,9 +47,9 @@ QString missingPredictions(const study::DivergenceReport& r) {
         "complete.");
   if (r.backends.empty())
     return tr(
-        "These runs carry no per-example predictions (runs imported from real hardware, "
-        "or trained before ParityLab stored them): nothing to compare example by "
-        "example.");
+        "These runs carry no per-example predictions (runs imported from real hardware "
+        "without their predictions files, or trained before ParityLab stored them): nothing to "
+        "compare example by example.");
   QStringList missing;
   for (const std::string& name : {r.a, r.b})
     if (!name.empty() && !hasBackend(r, name) && !missing.contains(qs(name))) missing << qs(name);
