@@ -9,6 +9,7 @@
 #include <map>
 
 #include "core/input/atomic_file.h"
+#include "core/input/number_input.h"
 #include "core/study/files/curves_export.h"
 #include "core/study/files/import_input.h"
 #include "core/study/files/report_files.h"
@@ -156,8 +157,18 @@ bool readImportedResults(const QString& path, ResultsImport* out, QString* error
 bool readImportedResults(const QString& path, const ImportChoices& choices, ResultsImport* out,
                          QString* error) {
   return guarded(error, [&] {
+    if (choices.predictions.empty() != choices.labels.empty())
+      throw input::InputError(
+          "predictions and labels go together (each run's file, and the test set's labels)");
     study::ImportInput input =
         study::readImportInput(path.toStdString(), choices.format, choices.csv, choices.logs);
+    out->predictions.reset();
+    if (!choices.predictions.empty()) {
+      out->predictions =
+          study::readRunsPredictions(choices.predictions, choices.labels, input.runs);
+      input.notes.insert(input.notes.end(), out->predictions->notes.begin(),
+                         out->predictions->notes.end());
+    }
     for (const std::string& note : study::identicalRunNotes(input.runs))
       input.notes.push_back(note);
     out->path = path;
@@ -221,6 +232,7 @@ bool writeImportedDatabase(ResultsImport& import, const QString& dbPath, QString
     {
       const auto store = study::ResultsStore::open(build.path(), true);
       study::importRuns(*store, import.path.toStdString(), import.runs);
+      if (import.predictions) study::storeRunsPredictions(*store, *import.predictions, import.runs);
     }  // closed: the last connection folds the -wal into the file
     build.commit();
     return true;

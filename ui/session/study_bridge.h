@@ -4,9 +4,11 @@
 
 #include <QString>
 #include <QStringList>
+#include <optional>
 #include <vector>
 
 #include "core/study/files/import_input.h"
+#include "core/study/files/prediction_files.h"
 #include "core/study/files/results_import.h"
 #include "core/study/files/study_report.h"
 #include "ui/session/run_data.h"
@@ -42,6 +44,8 @@ struct ResultsImport {
   std::vector<study::ImportedRun> runs;
   QStringList skipped;  // "run folder: why", left out of the import
   QStringList notes;    // what reading found (a percent column, identical runs, tags read)
+  // Per-example predictions read with the runs (ImportChoices::predictions), one per run.
+  std::optional<study::RunsPredictions> predictions;
 };
 // How an import reads its input: the command line's --format, and the options of the readers
 // (--backend-from, --accuracy-tag and the others: `logs` for event files and trackers' exports,
@@ -51,6 +55,8 @@ struct ImportChoices {
   study::ImportFormat format = study::ImportFormat::Auto;
   study::CsvImportOptions csv;
   study::TensorBoardImportOptions logs;
+  // --predictions and --labels (prediction_files.h): both, or neither.
+  std::string predictions, labels;
 };
 // Reads and checks every row or record at `path`; false with the reader's reason (file, line or
 // byte offset, column or tag).

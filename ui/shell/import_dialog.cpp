@@ -106,15 +106,35 @@ ImportDialog::ImportDialog(const QString& path, QWidget* parent) : QDialog(paren
   unit_->addItem(tr("fractions in [0, 1]"), int(study::AccuracyUnit::Fraction));
   unit_->addItem(tr("percent in [0, 100]"), int(study::AccuracyUnit::Percent));
   form->addRow(tr("Accuracy unit"), unit_);
+
+  predictions_ = new QLineEdit;
+  predictions_->setPlaceholderText(tr("optional: preds/{backend}/seed{seed}.csv (or .npy)"));
+  predictions_->setToolTip(
+      tr("Each run's answer on every test example (--predictions): a CSV index,predicted"
+         "[,true_class_probability] or a .npy of classes, named by the run's {backend} and "
+         "{seed}; churn, McNemar and the per-class table then work on these runs."));
+  labels_ = new QLineEdit;
+  labels_->setPlaceholderText(tr("the test set's labels: labels.csv (or .npy)"));
+  auto* chooseLabels = new QPushButton(tr("Labels…"));
+  connect(chooseLabels, &QPushButton::clicked, this, [this] {
+    const QString chosen = QFileDialog::getOpenFileName(
+        this, tr("The test set's labels"), labels_->text(), tr("Labels (*.csv *.npy)"));
+    if (!chosen.isEmpty()) labels_->setText(chosen);
+  });
+  auto* predictionsRow = new QHBoxLayout;
+  predictionsRow->addWidget(predictions_, 3);
+  predictionsRow->addWidget(labels_, 2);
+  predictionsRow->addWidget(chooseLabels);
+  form->addRow(tr("Predictions"), predictionsRow);
   layout->addLayout(form);
 
   summary_ = new QLabel;
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(summary_);
-  runs_ = new QTableWidget(0, 6);
-  runs_->setHorizontalHeaderLabels(
-      {tr("backend"), tr("seed"), tr("epochs"), tr("final"), tr("status"), tr("run")});
+  runs_ = new QTableWidget(0, 7);
+  runs_->setHorizontalHeaderLabels({tr("backend"), tr("seed"), tr("epochs"), tr("final"),
+                                    tr("status"), tr("predictions"), tr("run")});
   runs_->verticalHeader()->hide();
   runs_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   runs_->setSelectionMode(QAbstractItemView::NoSelection);
@@ -145,7 +165,7 @@ ImportDialog::ImportDialog(const QString& path, QWidget* parent) : QDialog(paren
       show(failed);
     }
   });
-  for (QLineEdit* e : {path_, rule_, accuracy_, testLoss_, trainLoss_})
+  for (QLineEdit* e : {path_, rule_, accuracy_, testLoss_, trainLoss_, predictions_, labels_})
     connect(e, &QLineEdit::textChanged, this, &ImportDialog::choicesChanged);
   for (QComboBox* c : {format_, unit_})
     connect(c, &QComboBox::currentIndexChanged, this, &ImportDialog::choicesChanged);
@@ -176,6 +196,8 @@ ImportChoices ImportDialog::choices() const {
   c.csv.testLossColumn = c.logs.testLossTag;
   c.csv.trainLossColumn = c.logs.trainLossTag;
   c.csv.accuracyUnit = c.logs.accuracyUnit;
+  c.predictions = predictions_->text().trimmed().toStdString();
+  c.labels = labels_->text().trimmed().toStdString();
   return c;
 }
 
@@ -228,6 +250,10 @@ void ImportDialog::show(const Read& read) {
         QString::number(runs[std::size_t(i)].epochs.size()),
         shownNumber(accuracy ? r.finalAccuracy : r.finalTestLoss, accuracy),
         diverged ? tr("diverged at epoch %1").arg(r.divergedEpoch) : tr("finished"),
+        !previewed_.predictions ? QStringLiteral("-")
+        : previewed_.predictions->perRun[std::size_t(i)]
+            ? tr("%1 examples").arg(previewed_.predictions->testSet.labels.size())
+            : tr("no file"),
         q(r.message)};
     for (int c = 0; c < cells.size(); ++c) runs_->setItem(i, c, new QTableWidgetItem(cells[c]));
   }

@@ -6,7 +6,8 @@
 // and the accuracy's unit: the same choices as `paritylab-cli import`. Every change reads the input
 // again off the GUI thread and shows what the import would add: each run's backend, seed, epochs
 // and final metric, what was skipped and why, and the notes; Import is enabled only when the
-// preview shown is of the choices shown.
+// preview shown is of the choices shown. Optionally each run's per-example predictions, from a
+// file pattern and the test set's labels (--predictions, --labels).
 
 #include <QDialog>
 #include <QString>
@@ -45,6 +46,8 @@ class ImportDialog : public QDialog {
   QLineEdit* testLossEdit() const { return testLoss_; }
   QLineEdit* trainLossEdit() const { return trainLoss_; }
   QComboBox* unitBox() const { return unit_; }
+  QLineEdit* predictionsEdit() const { return predictions_; }
+  QLineEdit* labelsEdit() const { return labels_; }
   QTableWidget* runsTable() const { return runs_; }
   QLabel* summaryLabel() const { return summary_; }
   QPushButton* importButton() const;
@@ -64,6 +67,7 @@ class ImportDialog : public QDialog {
   QLineEdit* rule_;
   QLineEdit *accuracy_, *testLoss_, *trainLoss_;
   QComboBox* unit_;
+  QLineEdit *predictions_, *labels_;
   QLabel* summary_;
   QTableWidget* runs_;
   QLabel* notes_;

@@ -5,6 +5,9 @@
 #include "ui/shell/import_dialog.h"
 
 #include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -96,6 +99,39 @@ class ImportDialogTest : public QObject {
     QVERIFY(!dialog.importButton()->isEnabled());
     dialog.settle();
     QVERIFY(dialog.importButton()->isEnabled());
+  }
+
+  // Per-example predictions found by the pattern come along: the table says which run has a file,
+  // the store holds them with the test set; a pattern without labels reads nothing.
+  void predictionsComeAlongWithTheirRuns() {
+    QTemporaryDir dir;
+    const auto write = [&](const QString& name, const QByteArray& text) {
+      QDir().mkpath(QFileInfo(dir.filePath(name)).path());
+      QFile f(dir.filePath(name));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(text);
+    };
+    write(QStringLiteral("labels.csv"), "index,label\n0,0\n1,1\n2,1\n");
+    write(QStringLiteral("gpu/seed0.csv"), "index,predicted\n0,0\n1,1\n2,0\n");
+    write(QStringLiteral("tpu/seed1.csv"), "index,predicted\n2,1\n1,1\n0,0\n");
+    ImportDialog dialog(kLightning);
+    dialog.ruleEdit()->setText(QStringLiteral("path:{backend}/lightning_logs/version_{seed}"));
+    dialog.predictionsEdit()->setText(dir.filePath(QStringLiteral("{backend}/seed{seed}.csv")));
+    dialog.settle();
+    QVERIFY(!dialog.importButton()->isEnabled());
+    QVERIFY2(dialog.summaryLabel()->text().contains(QStringLiteral("go together")),
+             qPrintable(dialog.summaryLabel()->text()));
+    dialog.labelsEdit()->setText(dir.filePath(QStringLiteral("labels.csv")));
+    dialog.settle();
+    QVERIFY2(dialog.importButton()->isEnabled(), qPrintable(dialog.summaryLabel()->text()));
+    QCOMPARE(column(dialog.runsTable(), 5),
+             (QStringList{"3 examples", "no file", "no file", "3 examples"}));
+    paritylab::ui::MainWindow window;
+    const QString db = dir.filePath(QStringLiteral("measured.db"));
+    QVERIFY(window.controller()->storeImport(dialog.previewed(), db));
+    const auto store = paritylab::study::ResultsStore::openReadOnly(db.toStdString());
+    QCOMPARE(store->loadPredictions().size(), std::size_t(2));
+    QCOMPARE(store->loadTestSet()->labels, (std::vector<std::int32_t>{0, 1, 1}));
   }
 
   // The previewed runs stored by the window's controller: a new database with exactly them.
