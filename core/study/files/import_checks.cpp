@@ -17,6 +17,19 @@ std::string shownValue(std::string_view value) {
   return shown + " (" + std::to_string(value.size()) + " characters)";
 }
 
+std::string shownList(const std::set<std::string>& names, std::size_t listed, const char* noun) {
+  std::string list;
+  std::size_t shown = 0;
+  for (const std::string& name : names) {
+    if (shown++ == listed) {
+      list += ", ... (" + std::to_string(names.size()) + " " + noun + ")";
+      break;
+    }
+    list += (list.empty() ? "" : ", ") + shownValue(name);
+  }
+  return list.empty() ? "none" : list;
+}
+
 std::string where(const std::string& file, int line, int col, const std::string& column) {
   return file + ":" + std::to_string(line) + ": column " + std::to_string(col + 1) + " (" + column +
          ")";

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,9 @@ namespace paritylab::study::import_checks {
 
 // A value quoted in a message, cut to a readable length.
 std::string shownValue(std::string_view value);
+// Names quoted in a message, the first `listed` of them ("'val/acc', 'loss', ... (40 tags)", the
+// count named by `noun`); "none" when there are none.
+std::string shownList(const std::set<std::string>& names, std::size_t listed, const char* noun);
 // "FILE:LINE: column N (NAME)"
 std::string where(const std::string& file, int line, int col, const std::string& column);
 // The value of the 'device' entry of a torchprime hyperparameters cell, a Python dict literal such

@@ -72,13 +72,8 @@ TrackedRuns readLightningLogs(const std::string& path, const std::vector<Tracker
   for (const TrackerFile& file : files) {
     TrackerTable table(file.path, file.path);
     table.require("step", "a Lightning CSVLogger metrics.csv has step");
-    const int cEpoch = table.column("epoch");
-    const std::string indexName = cEpoch >= 0 ? "epoch" : "step";
-    if (!out.indexName.empty() && out.indexName != indexName) {
-      throw input::CsvError(file.path + ":1: logs by " + indexName + ", the files before it by " +
-                            out.indexName + " (import the runs of one kind together)");
-    }
-    out.indexName = indexName;
+    const std::string indexName = table.column("epoch") >= 0 ? "epoch" : "step";
+    out.logsBy(indexName, file.path);
     const int cIndex = table.column(indexName);
     TrackedRun run;
     run.path = runFolderOf(path, file);

@@ -26,16 +26,7 @@ constexpr double kMaxLoss = 1e6;             // as a CSV's losses
 constexpr std::size_t kListedTags = 12;      // tags named in a message
 
 std::string tagList(const std::set<std::string>& tags) {
-  std::string list;
-  std::size_t shown = 0;
-  for (const std::string& tag : tags) {
-    if (shown++ == kListedTags) {
-      list += ", ... (" + std::to_string(tags.size()) + " tags)";
-      break;
-    }
-    list += (list.empty() ? "" : ", ") + shownValue(tag);
-  }
-  return list.empty() ? "none" : list;
+  return import_checks::shownList(tags, kListedTags, "tags");
 }
 
 std::set<std::string> tagsOf(const RunScalars& run) {

@@ -78,6 +78,15 @@ struct TrackedRuns {
   std::set<std::string> loggedNames;  // metric columns or keys seen (for messages; bounded)
   ImportNotes notes;
 
+  // What `file` logs its values by ("epoch", or the format's step): one kind for every file of
+  // an import, refused naming the file otherwise.
+  void logsBy(const std::string& index, const std::string& file) {
+    if (!indexName.empty() && indexName != index)
+      throw input::CsvError(file + ":1: logs by " + index + ", the files before it by " +
+                            indexName + " (import the files of one kind together)");
+    indexName = index;
+  }
+
   void sawMetric(const std::string& name) {
     if (loggedNames.size() < 1000) loggedNames.insert(name);
   }

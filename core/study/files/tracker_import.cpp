@@ -31,16 +31,7 @@ std::vector<std::string> withFirst(std::vector<std::string> first,
 }
 
 std::string nameList(const std::set<std::string>& names) {
-  std::string list;
-  std::size_t shown = 0;
-  for (const std::string& name : names) {
-    if (shown++ == kListed) {
-      list += ", ... (" + std::to_string(names.size()) + " names)";
-      break;
-    }
-    list += (list.empty() ? "" : ", ") + shownValue(name);
-  }
-  return list.empty() ? "none" : list;
+  return import_checks::shownList(names, kListed, "names");
 }
 
 bool logs(const TrackedRun& run, const std::string& metric) {

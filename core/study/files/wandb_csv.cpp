@@ -106,13 +106,8 @@ TrackedRuns readWandbHistory(const std::vector<TrackerFile>& files, const Tracke
   for (const TrackerFile& file : files) {
     TrackerTable table(file.path, file.path);
     table.require("_step", "a W&B history export has _step");
-    const int cEpoch = table.column("epoch");
-    const std::string indexName = cEpoch >= 0 ? "epoch" : "_step";
-    if (!out.indexName.empty() && out.indexName != indexName) {
-      throw input::CsvError(file.path + ":1: logs by " + indexName + ", the files before it by " +
-                            out.indexName + " (import the files of one kind together)");
-    }
-    out.indexName = indexName;
+    const std::string indexName = table.column("epoch") >= 0 ? "epoch" : "_step";
+    out.logsBy(indexName, file.path);
     const int cIndex = table.column(indexName);
     int cRun = -1;
     for (const char* name : {"Name", "name", "run", "run_name", "run_id"})
