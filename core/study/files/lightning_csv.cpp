@@ -99,9 +99,8 @@ TrackedRuns readLightningLogs(const std::string& path, const std::vector<Tracker
         if (!v) continue;
         logged = true;
         if (!index) break;
-        if (!std::isfinite(*index) || *index != std::floor(*index) || std::fabs(*index) > 9e15)
-          table.refuse(cIndex, "not a whole " + indexName);
-        run.log(metric, std::int64_t(*index), {*v, table.where(col)});
+        const std::int64_t at = table.wholeNumber(cIndex, *index, indexName);
+        run.log(metric, at, {*v, table.where(col)});
       }
       if (logged && !index) ++run.withoutIndex;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 
 #include "core/input/number_input.h"
@@ -99,6 +100,12 @@ void TrackerTable::refuse(int col, const std::string& why) const {
 
 std::vector<std::string> csvHeaderOf(const std::string& path) {
   return TrackerTable(path, path).header();
+}
+
+std::int64_t TrackerTable::wholeNumber(int col, double value, const std::string& what) const {
+  if (!std::isfinite(value) || value != std::floor(value) || std::fabs(value) > 9e15)
+    refuse(col, "not a whole " + what);
+  return std::int64_t(value);
 }
 
 }  // namespace paritylab::study

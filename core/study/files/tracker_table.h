@@ -40,6 +40,8 @@ class TrackerTable {
   const std::string& cell(int col) const;
   // The cell as a number: nullopt when empty; NaN or an infinity as written; else refused.
   std::optional<double> number(int col) const;
+  // A number that must be whole (a logged step or epoch): refused as "not a whole `what`".
+  std::int64_t wholeNumber(int col, double value, const std::string& what) const;
   // "FILE:LINE: column N (NAME)" of the current row.
   std::string where(int col) const;
   [[noreturn]] void refuse(int col, const std::string& why) const;

@@ -140,11 +140,10 @@ TrackedRuns readWandbHistory(const std::vector<TrackerFile>& files, const Tracke
         if (!v) continue;
         logged = true;
         if (!index) break;
-        if (!std::isfinite(*index) || *index != std::floor(*index) || std::fabs(*index) > 9e15)
-          table.refuse(cIndex, "not a whole " + indexName);
+        const std::int64_t at = table.wholeNumber(cIndex, *index, indexName);
         TrackedValue value{*v, table.where(col)};
         if (const auto s = table.number(cSeconds); s && std::isfinite(*s)) value.seconds = *s;
-        run.log(metric, std::int64_t(*index), std::move(value));
+        run.log(metric, at, std::move(value));
       }
       if (logged && !index) ++run.withoutIndex;
     }
