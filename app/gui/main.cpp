@@ -41,8 +41,9 @@ AppOptions addAppOptions(QCommandLineParser& parser) {
                                 QStringLiteral("FILE"));
   const QCommandLineOption import(
       QStringLiteral("import"),
-      QStringLiteral("Results from real hardware to import: a CSV, or TensorBoard logs (a folder "
-                     "of runs or an event file)."),
+      QStringLiteral("Results from real hardware to import, as `paritylab-cli import` reads "
+                     "them by default: a results CSV, TensorBoard logs (a folder of runs or an "
+                     "event file), or a W&B, MLflow, Lightning or TensorBoard CSV export."),
       QStringLiteral("FILE"));
   const QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("Tab to show: curves, distributions, statistics, "

@@ -32,7 +32,13 @@ std::pair<QString, QString> defaultBackendPair(const QStringList& backends,
   for (const QString& name : backends) names.push_back(name.toStdString());
   const QString b = QString::fromStdString(study::referenceBackend(names));
   // The last backend that is not the reference: studies list their backends from the widest
-  // format to the most reduced, the one most likely to change the model.
+  // format to the most reduced, the one most likely to change the model. In a sweep, of the
+  // reference's cell ("tpu-bf16 lr=0.01" against "cpu-fp32 lr=0.01"): two cells would differ in
+  // more than the backend.
+  const qsizetype space = b.indexOf(QLatin1Char(' '));
+  const QString cell = space < 0 ? QString() : b.mid(space);
+  for (auto it = backends.crbegin(); !cell.isEmpty() && it != backends.crend(); ++it)
+    if (*it != b && !notExamined.contains(*it) && it->endsWith(cell)) return {*it, b};
   for (auto it = backends.crbegin(); it != backends.crend(); ++it)
     if (*it != b && !notExamined.contains(*it)) return {*it, b};
   for (auto it = backends.crbegin(); it != backends.crend(); ++it)

@@ -14,9 +14,10 @@ namespace paritylab::ui {
 bool relistBackendPair(QComboBox& a, QComboBox& b, const QStringList& names);
 
 // The pair shown when nothing else chose one: A = the last backend that is not the reference nor
-// one of `notExamined` (the chaos floor's perturbed reference runs), B = the reference
-// (study::referenceBackend: "cpu-fp32" when present, else the first). With a single backend both
-// are that backend, which the tabs show as nothing to compare.
+// one of `notExamined` (the chaos floor's perturbed reference runs), of the reference's sweep cell
+// when there is one, B = the reference (study::referenceBackend: "cpu-fp32" when present, else
+// cpu-fp32's first cell in a sweep, else the first). With a single backend both are that backend,
+// which the tabs show as nothing to compare.
 std::pair<QString, QString> defaultBackendPair(const QStringList& backends,
                                                const QStringList& notExamined = {});
 

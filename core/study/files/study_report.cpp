@@ -53,6 +53,8 @@ std::vector<double> samplesOf(
 
 std::string referenceBackend(const std::vector<std::string>& backends) {
   if (std::find(backends.begin(), backends.end(), "cpu-fp32") != backends.end()) return "cpu-fp32";
+  for (const std::string& name : backends)  // a sweep's cells: "cpu-fp32 lr=0.01"
+    if (name.starts_with("cpu-fp32 ")) return name;
   return backends.empty() ? "" : backends.front();
 }
 

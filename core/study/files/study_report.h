@@ -34,7 +34,8 @@ struct ReportOptions {
   std::optional<ComparedMetric> metric;
 };
 
-// The reference backend: "cpu-fp32" when present, else the first backend.
+// The reference backend: "cpu-fp32" when present, else its first sweep cell ("cpu-fp32 lr=0.01"),
+// else the first backend.
 std::string referenceBackend(const std::vector<std::string>& backends);
 // Writes runsCsvPath and, beside it, <stem>-summary.csv; returns the summary's path.
 // per-backend summary and the comparisons the Statistics tab shows for the same choices: a pair
