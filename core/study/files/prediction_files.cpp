@@ -38,7 +38,8 @@ std::int64_t integerCell(const std::string& text, const std::string& place, std:
                         std::to_string(low) + ", " + std::to_string(high) + "]");
 }
 
-// A CSV of `index` and the named columns: rows by index (every index 0..n-1 once).
+// A CSV of `index` and the named columns: rows by index (every index 0..n-1 once). Memory is
+// bounded by the rows the file holds, whatever index a row claims.
 struct IndexedCsv {
   std::vector<std::vector<std::string>> byIndex;  // [n][columns asked]
   std::vector<std::vector<std::string>> places;   // where each cell was read
@@ -65,39 +66,45 @@ IndexedCsv readIndexedCsv(const std::string& path, const std::vector<std::string
     if (at[k] < 0)
       throw input::CsvError(path + ":1: no column '" + (k == 0 ? "index" : columns[k - 1]) +
                             "' (expected the header " + expected + ")");
-  IndexedCsv out;
-  for (std::size_t k = 0; k < columns.size(); ++k) out.present.push_back(at[k + 1] >= 0);
-  std::vector<int> lineOf;
+  struct Row {
+    int line;
+    std::vector<std::string> cells, places;
+  };
+  std::map<std::int64_t, Row> rows;
+  const int widest = *std::max_element(at.begin(), at.end());
   while (reader.next(row)) {
     if (row.fields.size() == 1 && row.fields[0].empty()) continue;  // a blank line
-    if (int(row.fields.size()) <= *std::max_element(at.begin(), at.end()))
+    if (int(row.fields.size()) <= widest)
       throw input::CsvError(path + ":" + std::to_string(row.line) + ": " +
                             std::to_string(row.fields.size()) + " fields, fewer than the header's");
     const std::int64_t index = integerCell(row.fields[std::size_t(at[0])],
                                            cellPlace(path, row, std::size_t(at[0]), "index"), 0,
                                            std::int64_t(kMaxExamples) - 1);
-    if (std::size_t(index) >= out.byIndex.size()) {
-      out.byIndex.resize(std::size_t(index) + 1);
-      out.places.resize(std::size_t(index) + 1);
-      lineOf.resize(std::size_t(index) + 1, 0);
-    }
-    if (lineOf[std::size_t(index)] != 0)
-      throw input::CsvError(path + ":" + std::to_string(row.line) + ": index " +
-                            std::to_string(index) + " given twice (also at line " +
-                            std::to_string(lineOf[std::size_t(index)]) + ")");
-    lineOf[std::size_t(index)] = row.line;
+    Row r{row.line, {}, {}};
     for (std::size_t k = 0; k < columns.size(); ++k) {
       const int c = at[k + 1];
-      out.byIndex[std::size_t(index)].push_back(c >= 0 ? row.fields[std::size_t(c)] : "");
-      out.places[std::size_t(index)].push_back(
-          c >= 0 ? cellPlace(path, row, std::size_t(c), columns[k]) : "");
+      r.cells.push_back(c >= 0 ? row.fields[std::size_t(c)] : "");
+      r.places.push_back(c >= 0 ? cellPlace(path, row, std::size_t(c), columns[k]) : "");
     }
+    const auto [it, added] = rows.try_emplace(index, std::move(r));
+    if (!added)
+      throw input::CsvError(path + ":" + std::to_string(row.line) + ": index " +
+                            std::to_string(index) + " given twice (also at line " +
+                            std::to_string(it->second.line) + ")");
   }
-  for (std::size_t i = 0; i < lineOf.size(); ++i)
-    if (lineOf[i] == 0)
-      throw input::CsvError(path + ": index " + std::to_string(i) + " is missing (every index 0.." +
-                            std::to_string(lineOf.size() - 1) + " once)");
-  if (out.byIndex.empty()) throw input::CsvError(path + ": no examples (only a header)");
+  if (rows.empty()) throw input::CsvError(path + ": no examples (only a header)");
+  IndexedCsv out;
+  for (std::size_t k = 0; k < columns.size(); ++k) out.present.push_back(at[k + 1] >= 0);
+  std::int64_t expectedIndex = 0;
+  for (auto& [index, r] : rows) {
+    if (index != expectedIndex)
+      throw input::CsvError(path + ": index " + std::to_string(expectedIndex) +
+                            " is missing (every index 0.." + std::to_string(rows.rbegin()->first) +
+                            " once)");
+    ++expectedIndex;
+    out.byIndex.push_back(std::move(r.cells));
+    out.places.push_back(std::move(r.places));
+  }
   return out;
 }
 
