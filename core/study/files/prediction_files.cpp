@@ -12,6 +12,7 @@
 #include "core/input/input_limits.h"
 #include "core/input/npy_file.h"
 #include "core/input/number_input.h"
+#include "core/study/files/import_checks.h"
 #include "core/study/store/store_error.h"
 
 namespace paritylab::study {
@@ -20,22 +21,14 @@ namespace {
 // More examples than any test set a study reads (the datasets' own limit).
 constexpr std::size_t kMaxExamples = std::size_t(input::kMaxDatasetImages);
 
+// A cell that must be an integer in [low, high] (an index, a class): refused naming `place`.
+std::int64_t wholeNumber(const std::string& text, const std::string& place, std::int64_t low,
+                         std::int64_t high) {
+  return input::requireInteger(input::trimmed(text), place, {low, high});
+}
+
 bool isNpy(const std::string& path) {
   return std::filesystem::path(path).extension() == ".npy";
-}
-
-std::string cellPlace(const std::string& path, const input::CsvRow& row, std::size_t column,
-                      const std::string& name) {
-  return path + ":" + std::to_string(row.line) + ": column " + std::to_string(column + 1) + " (" +
-         name + ")";
-}
-
-std::int64_t integerCell(const std::string& text, const std::string& place, std::int64_t low,
-                         std::int64_t high) {
-  const std::optional<double> v = input::parseDecimal(input::trimmed(text));
-  if (v && *v == std::floor(*v) && *v >= double(low) && *v <= double(high)) return std::int64_t(*v);
-  throw input::CsvError(place + ": '" + text.substr(0, 32) + "' is not an integer in [" +
-                        std::to_string(low) + ", " + std::to_string(high) + "]");
 }
 
 // A CSV of `index` and the named columns: rows by index (every index 0..n-1 once). Memory is
@@ -77,14 +70,14 @@ IndexedCsv readIndexedCsv(const std::string& path, const std::vector<std::string
     if (int(row.fields.size()) <= widest)
       throw input::CsvError(path + ":" + std::to_string(row.line) + ": " +
                             std::to_string(row.fields.size()) + " fields, fewer than the header's");
-    const std::int64_t index = integerCell(row.fields[std::size_t(at[0])],
-                                           cellPlace(path, row, std::size_t(at[0]), "index"), 0,
+    const std::int64_t index = wholeNumber(row.fields[std::size_t(at[0])],
+                                           import_checks::where(path, row.line, at[0], "index"), 0,
                                            std::int64_t(kMaxExamples) - 1);
     Row r{row.line, {}, {}};
     for (std::size_t k = 0; k < columns.size(); ++k) {
       const int c = at[k + 1];
       r.cells.push_back(c >= 0 ? row.fields[std::size_t(c)] : "");
-      r.places.push_back(c >= 0 ? cellPlace(path, row, std::size_t(c), columns[k]) : "");
+      r.places.push_back(c >= 0 ? import_checks::where(path, row.line, c, columns[k]) : "");
     }
     const auto [it, added] = rows.try_emplace(index, std::move(r));
     if (!added)
@@ -128,7 +121,7 @@ ImportedTestSet readLabelsFile(const std::string& path) {
     std::vector<std::string> names;
     for (std::size_t i = 0; i < csv.byIndex.size(); ++i) {
       const std::int64_t v =
-          integerCell(csv.byIndex[i][0], csv.places[i][0], 0, input::kMaxClasses - 1);
+          wholeNumber(csv.byIndex[i][0], csv.places[i][0], 0, input::kMaxClasses - 1);
       set.labels.push_back(std::int32_t(v));
       highest = std::max(highest, v);
       if (!csv.present[1]) continue;
@@ -173,7 +166,7 @@ nn::TestPredictions readPredictionsFile(const std::string& path, const ImportedT
   checkCount(csv.byIndex.size());
   for (std::size_t i = 0; i < csv.byIndex.size(); ++i) {
     p.predicted.push_back(
-        std::int32_t(integerCell(csv.byIndex[i][0], csv.places[i][0], 0, classes - 1)));
+        std::int32_t(wholeNumber(csv.byIndex[i][0], csv.places[i][0], 0, classes - 1)));
     if (!csv.present[1]) continue;
     const std::optional<double> parsed = input::parseDecimal(input::trimmed(csv.byIndex[i][1]));
     const double probability = parsed.value_or(std::numeric_limits<double>::quiet_NaN());
