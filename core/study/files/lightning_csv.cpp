@@ -92,17 +92,7 @@ TrackedRuns readLightningLogs(const std::string& path, const std::vector<Tracker
       for (const std::string& name : wanted.columns)
         if (const int col = table.column(name); col >= 0)
           TrackedRun::keep(run.columns, name, table.cell(col), table.where(col));
-      const auto index = table.number(cIndex);
-      bool logged = false;
-      for (const auto& [metric, col] : metricColumns) {
-        const auto v = table.number(col);
-        if (!v) continue;
-        logged = true;
-        if (!index) break;
-        const std::int64_t at = table.wholeNumber(cIndex, *index, indexName);
-        run.log(metric, at, {*v, table.where(col)});
-      }
-      if (logged && !index) ++run.withoutIndex;
+      logRowMetrics(table, metricColumns, cIndex, indexName, -1, run);
     }
     out.runs.push_back(std::move(run));
   }

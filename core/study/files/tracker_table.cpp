@@ -8,6 +8,7 @@
 #include "core/input/number_input.h"
 #include "core/input/text_file.h"
 #include "core/study/files/import_checks.h"
+#include "core/study/files/tracked_runs.h"
 
 namespace paritylab::study {
 namespace {
@@ -106,6 +107,24 @@ std::int64_t TrackerTable::wholeNumber(int col, double value, const std::string&
   if (!std::isfinite(value) || value != std::floor(value) || std::fabs(value) > 9e15)
     refuse(col, "not a whole " + what);
   return std::int64_t(value);
+}
+
+void logRowMetrics(const TrackerTable& table,
+                   const std::vector<std::pair<std::string, int>>& metricColumns, int cIndex,
+                   const std::string& indexName, int cSeconds, TrackedRun& run) {
+  const auto index = table.number(cIndex);
+  bool logged = false;
+  for (const auto& [metric, col] : metricColumns) {
+    const auto v = table.number(col);
+    if (!v) continue;
+    logged = true;
+    if (!index) break;
+    const std::int64_t at = table.wholeNumber(cIndex, *index, indexName);
+    TrackedValue value{*v, table.where(col)};
+    if (const auto s = table.number(cSeconds); s && std::isfinite(*s)) value.seconds = *s;
+    run.log(metric, at, std::move(value));
+  }
+  if (logged && !index) ++run.withoutIndex;
 }
 
 }  // namespace paritylab::study

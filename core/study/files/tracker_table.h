@@ -12,6 +12,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/input/csv.h"
@@ -56,5 +57,14 @@ class TrackerTable {
 
 // The header of a CSV file (trimmed names), for telling its format. Throws input::CsvError.
 std::vector<std::string> csvHeaderOf(const std::string& path);
+
+struct TrackedRun;  // tracked_runs.h
+
+// The current row's values of `metricColumns` (metric, column) logged into `run` at the row's
+// index (column cIndex, a whole `indexName`), with the seconds of column cSeconds when it has
+// any (-1: none). A row that logs a value but has no index is counted in run.withoutIndex.
+void logRowMetrics(const TrackerTable& table,
+                   const std::vector<std::pair<std::string, int>>& metricColumns, int cIndex,
+                   const std::string& indexName, int cSeconds, TrackedRun& run);
 
 }  // namespace paritylab::study

@@ -133,19 +133,7 @@ TrackedRuns readWandbHistory(const std::vector<TrackerFile>& files, const Tracke
       }
       TrackedRun& run = out.runs[it->second];
       keepAttributes(run, table, wanted);
-      const auto index = table.number(cIndex);
-      bool logged = false;
-      for (const auto& [metric, col] : metricColumns) {
-        const auto v = table.number(col);
-        if (!v) continue;
-        logged = true;
-        if (!index) break;
-        const std::int64_t at = table.wholeNumber(cIndex, *index, indexName);
-        TrackedValue value{*v, table.where(col)};
-        if (const auto s = table.number(cSeconds); s && std::isfinite(*s)) value.seconds = *s;
-        run.log(metric, at, std::move(value));
-      }
-      if (logged && !index) ++run.withoutIndex;
+      logRowMetrics(table, metricColumns, cIndex, indexName, cSeconds, run);
     }
   }
   if (out.indexName.empty()) out.indexName = "_step";
