@@ -2,7 +2,8 @@
 // a study on 3 MPI ranks stores runs, epochs, steps and X-ray samples bit-identical to the single
 // process run (wall times aside); killing the whole job after the first run is stored loses at
 // most the runs in flight and `--resume` (under mpirun or not) completes the study without
-// duplicates; SIGTERM (a batch system's time limit) ends the job with the database consistent.
+// duplicates; SIGTERM (a batch system's time limit) ends the job with the database consistent;
+// a sequential study stops at the same look with the same runs as in one process.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -217,6 +218,14 @@ const char* kLongerStudy = R"({"version": 1, "name": "stopped-mpi",
   "model": "mlp", "epochs": 3, "batch_size": 50,
   "chaos_floor": false, "backends": ["cpu-fp32", "tpu-bf16", "gpu-tf32"], "seeds": 3, "threads": 1})";
 
+// A sequential study (rounds of 3 seeds, a look after each) that shows equivalence at its second
+// look: gpu-tf32 trains the mlp as cpu-fp32 does.
+const char* kSequentialStudy = R"({"version": 1, "name": "sequential-mpi",
+  "dataset": {"source": "synthetic", "train_size": 512, "test_size": 256},
+  "model": "mlp", "epochs": 1, "batch_size": 64, "chaos_floor": false, "serve": false,
+  "backends": ["cpu-fp32", "gpu-tf32"], "threads": 1,
+  "sequential": {"margin": 0.015, "max_seeds": 9, "look_every": 3}})";
+
 // The same study on 3 ranks and in one process.
 TEST(MpiRun, ThreeRanksStoreTheSingleProcessResults) {
   const TempFolder dir("equal");
@@ -231,6 +240,24 @@ TEST(MpiRun, ThreeRanksStoreTheSingleProcessResults) {
   EXPECT_NE(out.find("Runs trained by the MPI workers: rank 1: "), std::string::npos) << out;
   EXPECT_EQ(countRuns(dir.file("mpi.db"), RunState::Completed), 6);
   EXPECT_FALSE(ResultsStore::openReadOnly(dir.file("mpi.db"))->loadXray().empty());
+  expectSameResults(dir.file("single.db"), dir.file("mpi.db"));
+}
+
+// On 3 ranks a sequential study trains its rounds across the ranks, looks between them on rank 0
+// and stops at the same look with the same runs, bit for bit, as in one process.
+TEST(MpiRun, SequentialStudyStopsAtTheSameLookWithTheSingleProcessRuns) {
+  const TempFolder dir("sequential");
+  const std::string study = dir.write("seq.json", kSequentialStudy);
+  ASSERT_EQ(run(cli("'" + study + "' --db '" + dir.file("single.db") + "'"), dir.file("1.log")), 0)
+      << readAll(dir.file("1.log"));
+  ASSERT_EQ(
+      run(onThreeRanks("'" + study + "' --db '" + dir.file("mpi.db") + "'"), dir.file("3.log")), 0)
+      << readAll(dir.file("3.log"));
+  const std::string out = readAll(dir.file("3.log"));
+  EXPECT_NE(out.find("Stopped at look 2 of 3 (6 seeds each)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Runs trained by the MPI workers: rank 1: 0, rank 2: 0"), std::string::npos)
+      << out;
+  EXPECT_EQ(countRuns(dir.file("mpi.db"), RunState::Completed), 12);  // 2 backends x 6 seeds
   expectSameResults(dir.file("single.db"), dir.file("mpi.db"));
 }
 

@@ -113,9 +113,13 @@ void MpiSession::abort(int code) const {
 }
 
 MpiWorkers::~MpiWorkers() {
-  if (started_) return;
   try {
-    for (int worker = 1; worker < session_.size(); ++worker) send(worker, kStart, {});
+    if (!started_) {
+      for (int worker = 1; worker < session_.size(); ++worker) send(worker, kStart, {});
+    } else if (activeWorkers_ > 0) {  // the runner stopped on an error before finish()
+      sendCancelOnce();
+      finish();
+    }
   } catch (const std::exception&) {
   }
 }
@@ -128,46 +132,62 @@ void MpiWorkers::start(const StudySpec& spec, const std::string& backboneCheckpo
   started_ = true;
 }
 
+void MpiWorkers::sendCancelOnce() {
+  if (cancelSent_) return;
+  for (int worker = 1; worker < session_.size(); ++worker)
+    if (active_[std::size_t(worker)]) send(worker, kCancel, {});
+  cancelSent_ = true;
+}
+
+void MpiWorkers::stopped(int worker) {
+  send(worker, kBye, {});
+  active_[std::size_t(worker)] = false;
+  --activeWorkers_;
+}
+
 void MpiWorkers::serve(RunScheduler& scheduler, StudyCommitter& committer,
                        const std::atomic<bool>& cancel,
                        const std::function<void(std::exception_ptr)>& reportStoreError) {
-  std::vector<bool> active(std::size_t(session_.size()), true);
-  int activeWorkers = session_.size() - 1;
-  bool cancelSent = false, storeFailed = false;
+  int running = 0;  // runs handed to workers in this round whose final record has not arrived
   const auto failed = [&](std::exception_ptr error) {
-    storeFailed = true;
+    storeFailed_ = true;
     reportStoreError(std::move(error));  // cancels: the workers are told below
   };
-  while (activeWorkers > 0) {
-    if (cancel && !cancelSent) {
-      for (int worker = 1; worker < session_.size(); ++worker)
-        if (active[std::size_t(worker)]) send(worker, kCancel, {});
-      cancelSent = true;
+  // A waiting worker thread gets the round's next run; false when the round has none left.
+  const auto handOut = [&](int worker) {
+    std::optional<RunJob> job;
+    try {
+      if (!storeFailed_) job = scheduler.next(cancel);
+      if (job) committer.runStarted(*job);
+    } catch (const StoreError&) {
+      failed(std::current_exception());
+      job.reset();
     }
+    if (!job) return false;
+    ++handedOut_[std::size_t(worker)];
+    ++running;
+    send(worker, kAssign,
+         json::to_cbor({{"run", job->runId},
+                        {"backend", job->planned.backendIndex},
+                        {"seed", job->planned.seed}}));
+    return true;
+  };
+  const auto roundOver = [&] {
+    return (cancel || storeFailed_ || scheduler.handedOutAll()) && running == 0;
+  };
+  while (!waiting_.empty() && handOut(waiting_.front())) waiting_.pop_front();
+  while (activeWorkers_ > 0 && !roundOver()) {
+    if (cancel) sendCancelOnce();
     std::optional<Message> m = poll(MPI_ANY_SOURCE);
     if (!m) {
       std::this_thread::sleep_for(kPollInterval);
       continue;
     }
     if (m->tag == kRequest) {
-      std::optional<RunJob> job;
-      try {
-        if (!storeFailed) job = scheduler.next(cancel);
-        if (job) {
-          committer.runStarted(*job);
-          ++handedOut_[std::size_t(m->source)];
-        }
-      } catch (const StoreError&) {
-        failed(std::current_exception());
-        job.reset();
-      }
-      send(m->source, kAssign,
-           job ? json::to_cbor({{"run", job->runId},
-                                {"backend", job->planned.backendIndex},
-                                {"seed", job->planned.seed}})
-               : Bytes{});
+      if (!waiting_.empty() || !handOut(m->source)) waiting_.push_back(m->source);
     } else if (isRecordKind(m->tag)) {
-      if (storeFailed) continue;  // nothing more can be recorded
+      if (RecordKind(m->tag) == RecordKind::Final) --running;
+      if (storeFailed_) continue;  // nothing more can be recorded
       try {
         replayRecord({RecordKind(m->tag), std::move(m->body)}, committer);
       } catch (const StoreError&) {
@@ -177,10 +197,28 @@ void MpiWorkers::serve(RunScheduler& scheduler, StudyCommitter& committer,
             StoreError("MPI rank " + std::to_string(m->source) + ": " + e.what())));
       }
     } else if (m->tag == kDone) {
-      send(m->source, kBye, {});
-      active[std::size_t(m->source)] = false;
-      --activeWorkers;
+      stopped(m->source);
     }
+  }
+  if (cancel) sendCancelOnce();
+}
+
+void MpiWorkers::finish() {
+  for (int worker : waiting_) send(worker, kAssign, {});
+  waiting_.clear();
+  while (activeWorkers_ > 0) {
+    std::optional<Message> m = poll(MPI_ANY_SOURCE);
+    if (!m) {
+      std::this_thread::sleep_for(kPollInterval);
+      continue;
+    }
+    if (m->tag == kRequest) {
+      send(m->source, kAssign, {});  // no more runs
+    } else if (m->tag == kDone) {
+      stopped(m->source);
+    }
+    // Records arrive here only when the runner stopped on an error with runs in flight: they
+    // are not committed, and those runs stay unfinished in the database for a resume to redo.
   }
 }
 

@@ -10,6 +10,7 @@
 // blocking call, so they leave the cores to training.
 
 #include <atomic>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -37,24 +38,39 @@ class MpiSession {
   int rank_ = 0, size_ = 1, ranksOnThisNode_ = 1;
 };
 
-// Rank 0's side: serves the workers of ranks 1..size-1 from the runner's scheduler.
+// Rank 0's side: serves the workers of ranks 1..size-1 from the runner's scheduler, round by
+// round. A worker thread that asks for a run when the round has none left waits for the next
+// round (its request is answered then) or for finish() (answered with "no more runs").
 class MpiWorkers final : public RemoteWorkers {
  public:
   explicit MpiWorkers(const MpiSession& session)
-      : session_(session), handedOut_(std::size_t(session.size()), 0) {}
+      : session_(session),
+        handedOut_(std::size_t(session.size()), 0),
+        active_(std::size_t(session.size()), true),
+        activeWorkers_(session.size() - 1) {}
   // When start() was never called (the study failed before its first run), tells every worker
-  // that there is nothing to do, so that they end.
+  // that there is nothing to do; when finish() was not (the runner stopped on an error), cancels
+  // them; either way they end.
   ~MpiWorkers() override;
   void start(const StudySpec& spec, const std::string& backboneCheckpoint) override;
   void serve(RunScheduler& scheduler, StudyCommitter& committer, const std::atomic<bool>& cancel,
              const std::function<void(std::exception_ptr)>& reportStoreError) override;
+  void finish() override;
   // How many runs each rank was handed ([rank]; rank 0's own threads are not counted).
   const std::vector<int>& runsHandedOut() const { return handedOut_; }
 
  private:
+  void sendCancelOnce();
+  void stopped(int worker);  // a worker said every thread has stopped (kDone)
+
   const MpiSession& session_;
   bool started_ = false;
   std::vector<int> handedOut_;
+  std::vector<bool> active_;  // [rank]: still running (has not said kDone)
+  int activeWorkers_;         // ranks 1..size-1 still running
+  std::deque<int> waiting_;   // ranks of worker threads waiting for a run, one entry each
+  bool cancelSent_ = false;
+  bool storeFailed_ = false;  // nothing more is recorded or handed out
 };
 
 // A worker rank (1..size-1): waits for the study from rank 0, loads its dataset, trains the runs

@@ -190,6 +190,11 @@ std::optional<RunJob> RunScheduler::next(const std::atomic<bool>& cancel) {
   return std::nullopt;
 }
 
+bool RunScheduler::handedOutAll() const {
+  std::lock_guard lock(mutex_);
+  return nextIndex_ >= todo_.size();
+}
+
 std::vector<RunJob> RunScheduler::remaining() const {
   std::lock_guard lock(mutex_);
   return {todo_.begin() + std::ptrdiff_t(nextIndex_), todo_.end()};

@@ -81,6 +81,8 @@ class RunScheduler {
   std::optional<RunJob> next(const std::atomic<bool>& cancel);
   // The runs never handed out (after a cancel): they stay pending in the store.
   std::vector<RunJob> remaining() const;
+  // Every planned run was handed out (or found claimed elsewhere). Thread-safe.
+  bool handedOutAll() const;
 
  private:
   const StudySpec& spec_;

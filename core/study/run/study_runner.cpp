@@ -53,10 +53,11 @@ void StudyRunner::recordStoreFailure(std::exception_ptr error) {
 
 RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
   requireDistinctRuns(spec_);
-  if (spec_.sequential && (!shard_.whole() || remote))
+  if (spec_.sequential && !shard_.whole())
     throw SpecError(
-        "sequential: a study that looks at its runs between rounds trains in one process (not "
-        "in shards, not on MPI ranks)",
+        "sequential: a study that looks at its runs between rounds cannot be split into shards "
+        "(a shard cannot see the other shards' runs to know when to stop); train it in one "
+        "process or on MPI ranks",
         "sequential");
   RunScheduler scheduler(spec_, store_, owner_, shard_);
   scheduler.adoptSpec(resume);
@@ -121,6 +122,7 @@ RunnerSummary StudyRunner::run(bool resume, RemoteWorkers* remote) {
     scheduler.setSeedLimit(*seeds);
     scheduler.planRuns(true, false);
   }
+  if (remote) remote->finish();
   if (storeError_) {
     throw StoreError(messageOf(storeError_) +
                      " (the study stopped: its results cannot be recorded; runs finished before "

@@ -30,18 +30,25 @@ struct RunnerSummary {
 };
 
 // Workers in other processes that train runs of this study (the MPI ranks other than 0). The
-// runner calls start() once the study is planned, then serve() on its own thread while its pool
-// trains: serve hands runs out from the same scheduler and commits what the workers record
-// through the same committer, and returns once every worker has stopped.
+// runner calls start() once the study is planned, then serve() on its own thread for each round
+// of runs while its pool trains (a sequential study has several rounds, any other study one), and
+// finish() after the last round.
 class RemoteWorkers {
  public:
   virtual ~RemoteWorkers() = default;
   // What every worker needs before its first run: the study as adopted, the backbone checkpoint.
   virtual void start(const StudySpec& spec, const std::string& backboneCheckpoint) = 0;
-  // reportStoreError: a record could not be committed (StoreError); the runner then cancels.
+  // Hands the round's runs out from the scheduler and commits what the workers record through
+  // the committer; returns once every run was handed out (or the study was cancelled) and every
+  // run handed to a worker has ended. Workers that ask for a run meanwhile wait for the next
+  // round. reportStoreError: a record could not be committed (StoreError); the runner then
+  // cancels.
   virtual void serve(RunScheduler& scheduler, StudyCommitter& committer,
                      const std::atomic<bool>& cancel,
                      const std::function<void(std::exception_ptr)>& reportStoreError) = 0;
+  // No round follows: tells every worker there is nothing more to train and returns once every
+  // worker has stopped.
+  virtual void finish() = 0;
 };
 
 class StudyRunner {
