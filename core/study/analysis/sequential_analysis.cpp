@@ -64,6 +64,28 @@ void sayWords(SequentialAnalysis& s) {
       "TOST p = " + pText(l.tost.p_value) + " against the boundary " + pText(l.equivalenceP);
   const std::string diffSaid =
       "Welch p = " + pText(l.pDifference) + " against the boundary " + pText(l.differenceP);
+  // Why a look could not test: no run-to-run variation, or too few completed runs.
+  std::string untested;
+  if (!l.tost.defined) {
+    const double diff = l.tost.mean_diff;
+    untested = "every run of each gave the same " + w.name +
+               (diff == 0.0 ? ", the same for both"
+                            : ", " + s.a + " " + w.difference(std::abs(diff)) +
+                                  (diff < 0 ? " lower" : " higher") + " than " + s.b) +
+               ", so there is no run-to-run variation to test against";
+  } else if (std::isnan(l.tost.p_value)) {
+    untested = "fewer than 2 runs of each completed (the others diverged)";
+  }
+  if (!untested.empty() && l.decision == stats::SequentialDecision::Inconclusive) {
+    s.words.push_back("Ended at the last look, " + at + ", with nothing shown: " + untested + ".");
+    return;
+  }
+  if (!untested.empty() && l.decision == stats::SequentialDecision::Continue) {
+    s.words.push_back("After " + at + ": nothing tested yet, " + untested +
+                      "; the next look at " + std::to_string(s.plan.looks[l.look + 1]) +
+                      " seeds.");
+    return;
+  }
   switch (l.decision) {
     case stats::SequentialDecision::Equivalent:
       s.words.push_back("Stopped at " + at + ": " + s.a + " is equivalent to " + s.b +
