@@ -3,6 +3,7 @@
 
 #include "core/nn/gemm.h"
 #include "core/nn/optimizer.h"
+#include "core/nn/optimizer_update_impl.h"
 #include "core/nn/training_choices.h"
 
 namespace paritylab::nn {
@@ -14,27 +15,25 @@ void AdamW::step(ParamStore& params, const std::vector<ParamStore::Range>& range
     v_.assign(params.totalSize(), 0.0f);
   }
   ++t_;
-  const float b1 = float(config_.beta1), b2 = float(config_.beta2);
-  const double bc1 = 1.0 - std::pow(config_.beta1, double(t_));
-  const double bc2 = 1.0 - std::pow(config_.beta2, double(t_));
-  const float decay = float(1.0 - lr * config_.weightDecay);
-  const float stepSize = float(lr / bc1);
-  const float bc2Sqrt = float(std::sqrt(bc2));
-  const float eps = float(config_.eps);
+  const detail::AdamWUpdate<float> update(config_, t_, lr);
   for (const auto& r : ranges) {
-    using Map = Eigen::Map<Eigen::ArrayXf>;
+    using Map = detail::ArrayMap<float>;
     const Eigen::Index n = Eigen::Index(r.size);
     Map p(params.masterData().data() + r.offset, n);
     Map g(params.gradData().data() + r.offset, n);
     Map m(m_.data() + r.offset, n);
     Map v(v_.data() + r.offset, n);
-    if (config_.weightDecay != 0.0) p *= decay;
-    m = b1 * m + (1.0f - b1) * g;
-    v = b2 * v + (1.0f - b2) * g.square();
+    update.moments(p, g, m, v);
     storeTensor(stateFormat, m.data(), r.size);
     storeTensor(stateFormat, v.data(), r.size);
-    p -= stepSize * (m / (v.sqrt() / bc2Sqrt + eps));
+    update.apply(p, m, v);
   }
+}
+
+void AdamW::assignRounded(const Fp64OptimizerState& state) {
+  t_ = state.t;
+  m_.assign(state.m.begin(), state.m.end());  // each value rounded to nearest fp32
+  v_.assign(state.v.begin(), state.v.end());
 }
 
 std::unique_ptr<Optimizer> makeOptimizer(const OptimizerConfig& config) {

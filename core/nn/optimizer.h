@@ -11,6 +11,14 @@
 
 namespace paritylab::nn {
 
+// An optimizer's state held in double: the fp64 reference's (fp64_training.h).
+struct Fp64OptimizerState {
+  std::int64_t t = 0;        // AdamW: the steps taken
+  bool first = true;         // Sgd: no step taken yet
+  std::vector<double> m, v;  // AdamW: the moments [param] (empty before the first step)
+  std::vector<double> buf;   // Sgd: the momentum buffer [param] (empty without momentum)
+};
+
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
@@ -23,6 +31,9 @@ class Optimizer {
   // Takes `other`'s state (an optimizer of the same kind), reusing this one's buffers: a lockstep
   // run's re-synchronisation continues the reference's optimizer at every step.
   virtual void assign(const Optimizer& other) = 0;
+  // Takes the fp64 reference's state, each value rounded to fp32: a lockstep comparison with the
+  // fp64 reference re-synchronises A from it.
+  virtual void assignRounded(const Fp64OptimizerState& state) = 0;
 };
 
 // torch.optim.AdamW: decoupled weight decay p -= lr*wd*p, bias-corrected moments.
@@ -33,6 +44,7 @@ class AdamW : public Optimizer {
             const std::optional<numerics::RoundingSpec>& stateFormat) override;
   std::unique_ptr<Optimizer> clone() const override { return std::make_unique<AdamW>(*this); }
   void assign(const Optimizer& other) override { *this = dynamic_cast<const AdamW&>(other); }
+  void assignRounded(const Fp64OptimizerState& state) override;
 
  private:
   OptimizerConfig config_;
@@ -49,6 +61,7 @@ class Sgd : public Optimizer {
             const std::optional<numerics::RoundingSpec>& stateFormat) override;
   std::unique_ptr<Optimizer> clone() const override { return std::make_unique<Sgd>(*this); }
   void assign(const Optimizer& other) override { *this = dynamic_cast<const Sgd&>(other); }
+  void assignRounded(const Fp64OptimizerState& state) override;
 
  private:
   OptimizerConfig config_;

@@ -1,36 +1,34 @@
 #include "core/nn/gemm.h"
 #include "core/nn/optimizer.h"
+#include "core/nn/optimizer_update_impl.h"
 
 namespace paritylab::nn {
 
 void Sgd::step(ParamStore& params, const std::vector<ParamStore::Range>& ranges, double lr,
                const std::optional<numerics::RoundingSpec>& stateFormat) {
-  const float mu = float(config_.momentum);
-  const float wd = float(config_.weightDecay);
-  const float rate = float(lr);
-  if (mu != 0.0f && buf_.empty()) buf_.assign(params.totalSize(), 0.0f);
+  const detail::SgdUpdate<float> update(config_, lr);
+  if (update.hasMomentum() && buf_.empty()) buf_.assign(params.totalSize(), 0.0f);
   for (const auto& r : ranges) {
-    using Map = Eigen::Map<Eigen::ArrayXf>;
+    using Map = detail::ArrayMap<float>;
     const Eigen::Index n = Eigen::Index(r.size);
     Map p(params.masterData().data() + r.offset, n);
     Map g(params.gradData().data() + r.offset, n);
-    if (wd != 0.0f) g += wd * p;
-    if (mu == 0.0f) {
-      p -= rate * g;
+    if (!update.hasMomentum()) {
+      update.decayAndStep(p, g);
       continue;
     }
+    update.decay(p, g);
     Map b(buf_.data() + r.offset, n);
-    if (first_)
-      b = g;
-    else
-      b = mu * b + g;
+    update.momentum(g, b, first_);
     storeTensor(stateFormat, b.data(), r.size);
-    if (config_.nesterov)
-      p -= rate * (g + mu * b);
-    else
-      p -= rate * b;
+    update.apply(p, g, b);
   }
   first_ = false;
+}
+
+void Sgd::assignRounded(const Fp64OptimizerState& state) {
+  first_ = state.first;
+  buf_.assign(state.buf.begin(), state.buf.end());  // each value rounded to nearest fp32
 }
 
 }  // namespace paritylab::nn
