@@ -21,6 +21,9 @@ class Linear : public Layer {
 
   int weightId() const { return weight_; }
   int biasId() const { return bias_; }
+  int site() const { return site_; }
+  int inFeatures() const { return in_; }
+  int outFeatures() const { return out_; }
 
  private:
   // Rows of the product for an input of shape `in` (throws when it does not fit).
