@@ -238,7 +238,9 @@ void runLockstepCommand(const LockstepArgs& a) {
   if (a.backend.empty())
     throw CommandError("--backend is required (or --from DB for a study's stored comparison)");
   const backends::PrecisionPolicy policy = loadBackendArgument(a.backend);
-  const backends::PrecisionPolicy reference = loadBackendArgument(a.reference);
+  const bool fp64 = a.reference == nn::kFp64Reference;
+  const backends::PrecisionPolicy reference =
+      fp64 ? backends::PrecisionPolicy{} : loadBackendArgument(a.reference);
   study::StudySpec spec;
   try {
     spec = buildSpec(a);
@@ -259,7 +261,8 @@ void runLockstepCommand(const LockstepArgs& a) {
   options.attribute = a.attribute;
   nn::LockstepResult result;
   try {
-    result = nn::runLockstep(spec.train, policy, reference, data, options);
+    result = fp64 ? nn::runLockstepAgainstFp64(spec.train, policy, data, options)
+                  : nn::runLockstep(spec.train, policy, reference, data, options);
   } catch (const std::invalid_argument& e) {
     throw CommandError(e.what());
   }
@@ -267,7 +270,7 @@ void runLockstepCommand(const LockstepArgs& a) {
   std::snprintf(heading, sizeof heading, "%s (%s) on %s, batch %d, seed %llu",
                 spec.train.model.c_str(), policy.name.c_str(), spec.dataset.source.c_str(),
                 spec.train.batchSize, static_cast<unsigned long long>(spec.train.seed));
-  show(result, options, policy.name, reference.name, heading, a);
+  show(result, options, policy.name, fp64 ? a.reference : reference.name, heading, a);
 }
 
 const CommandRegistration reg{
@@ -285,7 +288,9 @@ const CommandRegistration reg{
       cmd->add_option("--from", a->from,
                       "A results database whose study ran \"lockstep\": print its stored "
                       "comparison (--mode chooses which) instead of training");
-      cmd->add_option("--reference", a->reference, "Preset or policy file compared against")
+      cmd->add_option("--reference", a->reference,
+                      "Preset or policy file compared against, or fp64: every product, sum and "
+                      "update in binary64 (models of linear and ReLU layers: the mlp)")
           ->capture_default_str();
       addIntegerOption(cmd, "--steps", a->steps, {1, input::kMaxSteps}, "Steps both runs train");
       cmd->add_option("--mode", a->mode,

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <iomanip>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 
 #include "core/nn/activation_probe.h"
+#include "core/nn/fp64_training.h"
 #include "core/nn/lr_schedule.h"
 #include "core/nn/optimizer.h"
 #include "core/nn/run_start.h"
@@ -59,7 +61,8 @@ class StepCapture : public ActivationProbe {
   std::vector<std::vector<float>> outputs_, gradients_;  // [site][values]
 };
 
-double compared(const std::vector<float>& a, const std::vector<float>& reference) {
+template <typename Reference>
+double compared(const std::vector<float>& a, const std::vector<Reference>& reference) {
   if (reference.empty() || a.size() != reference.size()) return kNaN;
   return relativeRmsDifference(a.data(), reference.data(), a.size());
 }
@@ -169,7 +172,10 @@ std::string_view toString(LockstepQuantity quantity) {
   return "?";
 }
 
-double relativeRmsDifference(const float* a, const float* reference, std::size_t n) {
+namespace {
+
+template <typename Reference>
+double relativeRms(const float* a, const Reference* reference, std::size_t n) {
   // Four partial sums (independent chains the CPU overlaps); a NaN or infinity on either side
   // makes a sum non-finite, and only then are the values looked at one by one.
   double error[4] = {}, energy[4] = {};
@@ -197,10 +203,143 @@ double relativeRmsDifference(const float* a, const float* reference, std::size_t
   return std::sqrt(e / r);
 }
 
-LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionPolicy& a,
-                           const backends::PrecisionPolicy& reference, const data::DataSplit& data,
-                           const LockstepOptions& options, const LockstepCallbacks& callbacks) {
-  const auto start = std::chrono::steady_clock::now();
+}  // namespace
+
+double relativeRmsDifference(const float* a, const float* reference, std::size_t n) {
+  return relativeRms(a, reference, n);
+}
+
+double relativeRmsDifference(const float* a, const double* reference, std::size_t n) {
+  return relativeRms(a, reference, n);
+}
+
+namespace {
+
+// What A is compared with: a session under a backend's policy, or the fp64 reference. Both start
+// from the run's starting weights and train on the batches A trains on.
+class ReferenceSide {
+ public:
+  virtual ~ReferenceSide() = default;
+  // One training step; with `compare`, its layers' tensors are kept for the differences below.
+  virtual StepOutcome step(const float* items, const std::int32_t* labels, int count,
+                           std::uint64_t step, double lr, bool compare) = 0;
+  // The relative RMS difference of A's tensor from the reference's: the output of the layer at
+  // GEMM call site `site`, the gradient it passed back, parameter `id`'s gradient and weight.
+  virtual double outputDifference(int site, const std::vector<float>& a) const = 0;
+  virtual double gradientDifference(int site, const std::vector<float>& a) const = 0;
+  virtual bool passesGradient(int site) const = 0;  // after a compared step
+  virtual double weightGradientDifference(int id, const float* a) const = 0;
+  virtual double weightDifference(int id, const float* a) const = 0;
+  // Re-synchronisation: A takes the reference's master weights and optimizer state.
+  virtual void copyInto(TrainingSession& a, Optimizer& optimizer, std::uint64_t step) const = 0;
+};
+
+class PolicyReference final : public ReferenceSide {
+ public:
+  PolicyReference(const ModelSpec& spec, const backends::PrecisionPolicy& policy,
+                  const TrainConfig& config)
+      : session_(spec, policy, config.seed),
+        capture_(session_.model().gemmSites),
+        optimizer_(makeOptimizer(config.optimizer)),
+        ranges_(session_.model().params.weightRanges(false)),
+        clipNorm_(config.gradClipNorm) {
+    applyStartingWeights(config, session_);
+  }
+  StepOutcome step(const float* items, const std::int32_t* labels, int count, std::uint64_t step,
+                   double lr, bool compare) override {
+    capture_.clear();
+    session_.setProbe(compare ? &capture_ : nullptr);
+    return session_.step(items, labels, count, step, *optimizer_, lr, ranges_, clipNorm_);
+  }
+  double outputDifference(int site, const std::vector<float>& a) const override {
+    return compared(a, capture_.output(site));
+  }
+  double gradientDifference(int site, const std::vector<float>& a) const override {
+    return compared(a, capture_.gradient(site));
+  }
+  bool passesGradient(int site) const override { return !capture_.gradient(site).empty(); }
+  double weightGradientDifference(int id, const float* a) const override {
+    return relativeRmsDifference(a, params().grad(id), params().info(id).size);
+  }
+  double weightDifference(int id, const float* a) const override {
+    return relativeRmsDifference(a, params().master(id), params().info(id).size);
+  }
+  void copyInto(TrainingSession& a, Optimizer& optimizer, std::uint64_t step) const override {
+    a.model().params.masterData() = params().masterData();
+    a.weightsChanged(step);
+    optimizer.assign(*optimizer_);
+  }
+  // What an attribution's redone step starts from (before a step) and compares with (after it).
+  const std::vector<float>& master() const { return params().masterData(); }
+  const Optimizer& optimizer() const { return *optimizer_; }
+  const std::vector<float>& grads() const { return params().gradData(); }
+
+ private:
+  const ParamStore& params() const { return session_.model().params; }
+  TrainingSession session_;
+  StepCapture capture_;
+  std::unique_ptr<Optimizer> optimizer_;
+  std::vector<ParamStore::Range> ranges_;
+  double clipNorm_;
+};
+
+// Every product, sum and update in binary64 (fp64_training.h), from the starting weights a
+// cpu-fp32 session of the run gets.
+class Fp64Reference final : public ReferenceSide {
+ public:
+  Fp64Reference(const ModelSpec& spec, const TrainConfig& config)
+      : training_(startingModel(spec, config), config.optimizer), clipNorm_(config.gradClipNorm) {}
+  StepOutcome step(const float* items, const std::int32_t* labels, int count, std::uint64_t,
+                   double lr, bool) override {
+    StepOutcome out;
+    out.loss = training_.step(items, labels, count, lr, clipNorm_);
+    out.finite = std::isfinite(out.loss);
+    out.diverged = !out.finite;
+    return out;
+  }
+  double outputDifference(int site, const std::vector<float>& a) const override {
+    return compared(a, training_.output(site));
+  }
+  double gradientDifference(int site, const std::vector<float>& a) const override {
+    return compared(a, training_.inputGradient(site));
+  }
+  bool passesGradient(int site) const override { return !training_.inputGradient(site).empty(); }
+  double weightGradientDifference(int id, const float* a) const override {
+    return relativeRmsDifference(a, training_.grads().data() + offsets_.at(std::size_t(id)),
+                                 sizes_.at(std::size_t(id)));
+  }
+  double weightDifference(int id, const float* a) const override {
+    return relativeRmsDifference(a, training_.master().data() + offsets_.at(std::size_t(id)),
+                                 sizes_.at(std::size_t(id)));
+  }
+  void copyInto(TrainingSession& a, Optimizer& optimizer, std::uint64_t step) const override {
+    // each value rounded to the nearest fp32
+    a.model().params.masterData().assign(training_.master().begin(), training_.master().end());
+    a.weightsChanged(step);
+    optimizer.assignRounded(training_.optimizerState());
+  }
+
+ private:
+  const Model& startingModel(const ModelSpec& spec, const TrainConfig& config) {
+    start_ =
+        std::make_unique<TrainingSession>(spec, backends::presetPolicy("cpu-fp32"), config.seed);
+    applyStartingWeights(config, *start_);
+    for (const ParamInfo& info : start_->model().params.infos()) {
+      offsets_.push_back(info.offset);
+      sizes_.push_back(info.size);
+    }
+    return start_->model();
+  }
+  std::unique_ptr<TrainingSession> start_;    // only for the starting weights
+  std::vector<std::size_t> offsets_, sizes_;  // [param id]
+  Fp64Training training_;
+  double clipNorm_;
+};
+
+using ReferenceFactory = std::function<std::unique_ptr<ReferenceSide>(const ModelSpec&)>;
+
+void validateLockstep(const TrainConfig& config, const data::DataSplit& data,
+                      const LockstepOptions& options) {
   validateTrainConfig(config, data);
   if (options.steps < 1)
     throw std::invalid_argument("lockstep: steps must be >= 1, got " +
@@ -215,6 +354,15 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
     throw std::invalid_argument(
         "lockstep: freeze_epochs is not compared yet (the head-only phase); set it to 0");
   makeOptimizer(config.optimizer);  // validates before any work
+}
+
+// The comparison with the reference `makeReference` builds; `attributeAgainst`: the reference's
+// policy when it is a backend (an attribution redoes A's step with its products).
+LockstepResult runWith(const TrainConfig& config, const backends::PrecisionPolicy& a,
+                       const data::DataSplit& data, const LockstepOptions& options,
+                       const LockstepCallbacks& callbacks, const ReferenceFactory& makeReference,
+                       const backends::PrecisionPolicy* attributeAgainst) {
+  const auto start = std::chrono::steady_clock::now();
   const ModelSpec spec = modelSpecFor(config, data.train);
   const std::int64_t perEpoch = stepsPerEpoch(config, data);
   const std::int64_t planned = plannedSteps(config, data);
@@ -222,17 +370,14 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
   const LrSchedule schedule(config.schedule, config.optimizer.lr, perEpoch, epochs, planned);
   const std::int64_t total = std::min(options.steps, planned);
 
-  TrainingSession runA(spec, a, config.seed), runRef(spec, reference, config.seed);
+  TrainingSession runA(spec, a, config.seed);
   applyStartingWeights(config, runA);
-  applyStartingWeights(config, runRef);
-  const Model& model = runRef.model();
-  StepCapture captureA(model.gemmSites), captureRef(model.gemmSites);
-  runA.setProbe(&captureA);
-  runRef.setProbe(&captureRef);
+  const std::unique_ptr<ReferenceSide> reference = makeReference(spec);
+  auto* policyReference = dynamic_cast<PolicyReference*>(reference.get());
+  const Model& model = runA.model();
+  StepCapture captureA(model.gemmSites);
   std::unique_ptr<Optimizer> optA = makeOptimizer(config.optimizer);
-  std::unique_ptr<Optimizer> optRef = makeOptimizer(config.optimizer);
   const std::vector<ParamStore::Range> rangesA = runA.model().params.weightRanges(false);
-  const std::vector<ParamStore::Range> rangesRef = runRef.model().params.weightRanges(false);
   TrainingBatches batches(config, data, model);
 
   LockstepResult result;
@@ -254,27 +399,22 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
       }
       const int count = batches.fill(epoch, inEpoch, step);
       const double lr = schedule.at(std::int64_t(step));
-      if (options.mode == LockstepMode::Resynchronised && step > 0) {
-        runA.model().params.masterData() = runRef.model().params.masterData();
-        runA.weightsChanged(step);
-        optA->assign(*optRef);
-      }
+      if (options.mode == LockstepMode::Resynchronised && step > 0)
+        reference->copyInto(runA, *optA, step);
       const bool compare = std::int64_t(step) % options.everySteps == 0;
-      if (options.attribute && compare && !result.firstCrossing) {  // the state a redo starts from
-        startMaster = runRef.model().params.masterData();
+      if (attributeAgainst && compare && !result.firstCrossing) {  // what a redo starts from
+        startMaster = policyReference->master();
         if (startOptimizer)
-          startOptimizer->assign(*optRef);
+          startOptimizer->assign(policyReference->optimizer());
         else
-          startOptimizer = optRef->clone();
+          startOptimizer = policyReference->optimizer().clone();
       }
       captureA.clear();
-      captureRef.clear();
       runA.setProbe(compare ? &captureA : nullptr);
-      runRef.setProbe(compare ? &captureRef : nullptr);
       const StepOutcome outA = runA.step(batches.items(), batches.labels(), count, step, *optA, lr,
                                          rangesA, config.gradClipNorm);
-      const StepOutcome outRef = runRef.step(batches.items(), batches.labels(), count, step,
-                                             *optRef, lr, rangesRef, config.gradClipNorm);
+      const StepOutcome outRef =
+          reference->step(batches.items(), batches.labels(), count, step, lr, compare);
       ++step;
       result.stepsTrained = std::int64_t(step);
       if (compare) {
@@ -283,20 +423,18 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
         s.lossA = outA.loss;
         s.lossReference = outRef.loss;
         ParamStore& pa = runA.model().params;
-        ParamStore& pr = runRef.model().params;
         for (std::size_t l = 0; l < sites.size(); ++l) {
           const int site = sites[l];
           std::array<double, kLockstepQuantities> d{};
-          d[0] = compared(captureA.output(site), captureRef.output(site));
-          d[1] = compared(captureA.gradient(site), captureRef.gradient(site));
-          if (captureRef.gradient(site).empty()) result.layers[l].hasInputGradient = false;
+          d[0] = reference->outputDifference(site, captureA.output(site));
+          d[1] = reference->gradientDifference(site, captureA.gradient(site));
+          if (!reference->passesGradient(site)) result.layers[l].hasInputGradient = false;
           const int weight = std::size_t(site) < model.siteWeights.size()
                                  ? model.siteWeights[std::size_t(site)]
                                  : -1;
           if (weight >= 0) {
-            const std::size_t n = pr.info(weight).size;
-            d[2] = relativeRmsDifference(pa.grad(weight), pr.grad(weight), n);
-            d[3] = relativeRmsDifference(pa.master(weight), pr.master(weight), n);
+            d[2] = reference->weightGradientDifference(weight, pa.grad(weight));
+            d[3] = reference->weightDifference(weight, pa.master(weight));
           } else {
             d[2] = d[3] = kNaN;
           }
@@ -308,12 +446,12 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
         result.steps.push_back(s);
         if (callbacks.onStep) callbacks.onStep(result.steps.back());
         const bool last = std::int64_t(step) + options.everySteps > total;
-        if (options.attribute && !result.attribution && (result.firstCrossing || last)) {
-          const StepStart start{
+        if (attributeAgainst && !result.attribution && (result.firstCrossing || last)) {
+          const StepStart from{
               spec,  config,   startMaster, *startOptimizer, batches.items(), batches.labels(),
               count, step - 1, lr};
-          result.attribution =
-              attributeStep(a, reference, places, result.layers, start, pr.gradData());
+          result.attribution = attributeStep(a, *attributeAgainst, places, result.layers, from,
+                                             policyReference->grads());
         }
       }
       if (outA.diverged || outRef.diverged) {
@@ -326,6 +464,35 @@ LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionP
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+}  // namespace
+
+LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionPolicy& a,
+                           const backends::PrecisionPolicy& reference, const data::DataSplit& data,
+                           const LockstepOptions& options, const LockstepCallbacks& callbacks) {
+  validateLockstep(config, data, options);
+  return runWith(
+      config, a, data, options, callbacks,
+      [&](const ModelSpec& spec) {
+        return std::make_unique<PolicyReference>(spec, reference, config);
+      },
+      options.attribute ? &reference : nullptr);
+}
+
+LockstepResult runLockstepAgainstFp64(const TrainConfig& config, const backends::PrecisionPolicy& a,
+                                      const data::DataSplit& data, const LockstepOptions& options,
+                                      const LockstepCallbacks& callbacks) {
+  validateLockstep(config, data, options);
+  if (options.attribute)
+    throw std::invalid_argument(
+        "lockstep: an attribution redoes A's step with each product computed as the reference "
+        "computes it, which needs a backend as the reference, not fp64");
+  Fp64Training(*makeModel(modelSpecFor(config, data.train), false), config.optimizer);  // refuses
+  return runWith(
+      config, a, data, options, callbacks,
+      [&](const ModelSpec& spec) { return std::make_unique<Fp64Reference>(spec, config); },
+      nullptr);
 }
 
 std::string describeLockstep(const LockstepResult& result, const LockstepOptions& options,

@@ -43,6 +43,7 @@ std::string_view toString(LockstepQuantity quantity);
 // is all zeros and A is not, or when A holds a NaN or infinity where the reference is finite;
 // NaN when the reference is not finite.
 double relativeRmsDifference(const float* a, const float* reference, std::size_t n);
+double relativeRmsDifference(const float* a, const double* reference, std::size_t n);
 
 struct LockstepOptions {
   std::int64_t steps = 100;  // at most the run's planned steps
@@ -119,6 +120,18 @@ struct LockstepCallbacks {
 LockstepResult runLockstep(const TrainConfig& config, const backends::PrecisionPolicy& a,
                            const backends::PrecisionPolicy& reference, const data::DataSplit& data,
                            const LockstepOptions& options, const LockstepCallbacks& callbacks = {});
+
+// The name of the fp64 reference, as `lockstep --reference` and a study's lockstep take it.
+inline constexpr std::string_view kFp64Reference = "fp64";
+
+// The same comparison against the fp64 reference (fp64_training.h): every product, sum and update
+// of the reference in binary64, from the starting weights of the run under cpu-fp32. Re-
+// synchronised, A starts each step from the reference's weights and optimizer state rounded to
+// fp32. Throws std::invalid_argument as runLockstep, for a model the fp64 reference does not
+// compute (naming what it computes), and for options.attribute (which needs a backend).
+LockstepResult runLockstepAgainstFp64(const TrainConfig& config, const backends::PrecisionPolicy& a,
+                                      const data::DataSplit& data, const LockstepOptions& options,
+                                      const LockstepCallbacks& callbacks = {});
 
 // The result in plain words: where the tolerance is first crossed, how the difference of the
 // first compared step grows with depth going forward and going back, and which product adds most

@@ -47,10 +47,12 @@ class ParamStore {
     return (working_.empty() ? master_.data() : working_.data()) + infos_[std::size_t(id)].offset;
   }
   float* grad(int id) { return grads_.data() + infos_[std::size_t(id)].offset; }
+  const float* grad(int id) const { return grads_.data() + infos_[std::size_t(id)].offset; }
 
   std::vector<float>& masterData() { return master_; }
   const std::vector<float>& masterData() const { return master_; }
   std::vector<float>& gradData() { return grads_; }
+  const std::vector<float>& gradData() const { return grads_; }
 
   // Re-derives the working copy after the master weights changed (init, load, optimizer step):
   // rounds Weight entries to `format` (stochastically with `seed` if its mode says so).

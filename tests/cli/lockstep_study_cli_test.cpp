@@ -1,7 +1,8 @@
 // A study spec with "lockstep" through the built CLI: `run` stores the comparisons,
 // `lockstep --from DB` prints the stored one of each mode as the live command prints its own
 // (--json with the first crossing), and says what a database holds when the mode asked for is
-// not there.
+// not there; the fp64 reference, live and in a study, and a study whose model it does not compute
+// refused at the field.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,37 @@ TEST(LockstepStudyCli, AStudysStoredComparisonPrintsLikeTheLiveOne) {
   EXPECT_NE(missing.err.find("holds no resync lockstep comparison (it holds: free)"),
             std::string::npos)
       << missing.err;
+}
+
+TEST(LockstepStudyCli, TheFp64ReferenceRunsLiveAndInAStudyAndRefusesOtherModelsAtTheField) {
+  const TempFolder dir("lockstep-fp64");
+  const std::string spec = dir.write("l.json", R"({"version": 1, "name": "l",
+    "dataset": {"source": "synthetic", "train_size": 64, "test_size": 32}, "model": "mlp",
+    "epochs": 1, "batch_size": 16, "backends": ["cpu-fp32"], "seeds": 1,
+    "chaos_floor": false, "serve": false,
+    "lockstep": {"backend": "cpu-fp32", "reference": "fp64", "steps": 3}})");
+  const std::string db = dir.file("l.db");
+  const auto run = runCli({"run", spec, "--db", db});
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const auto stored = runCli({"lockstep", "--from", db, "--json"});
+  ASSERT_EQ(stored.exitCode, 0) << stored.err;
+  const nlohmann::json j = nlohmann::json::parse(stored.out);
+  EXPECT_EQ(j["reference"], "fp64");
+  ASSERT_EQ(j["steps"].size(), 3u);
+  const auto live = runCli(
+      {"lockstep", spec, "--backend", "cpu-fp32", "--reference", "fp64", "--steps", "3", "--json"});
+  ASSERT_EQ(live.exitCode, 0) << live.err;
+  EXPECT_EQ(nlohmann::json::parse(live.out)["steps"], j["steps"]);
+
+  const std::string cnn = dir.write("c.json", R"({"version": 1, "name": "c",
+    "dataset": {"source": "synthetic", "train_size": 64, "test_size": 32}, "model": "small-cnn",
+    "epochs": 1, "batch_size": 16, "backends": ["cpu-fp32", "tpu-bf16"], "seeds": 1,
+    "lockstep": {"backend": "tpu-bf16", "reference": "fp64"}})");
+  const auto refused = runCli({"run", cnn, "--db", dir.file("c.db")});
+  EXPECT_NE(refused.exitCode, 0);
+  EXPECT_NE(refused.err.find("lockstep.reference"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("model 'small-cnn' has other layers"), std::string::npos)
+      << refused.err;
 }
 
 }  // namespace

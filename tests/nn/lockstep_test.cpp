@@ -267,3 +267,83 @@ TEST(Lockstep, BadOptionsAreRefusedNamingThem) {
 
 }  // namespace
 }  // namespace paritylab::nn
+
+namespace paritylab::nn {
+namespace {
+
+TrainConfig syntheticMlp() {
+  TrainConfig config;
+  config.model = "mlp";
+  config.batchSize = 16;
+  config.evalBatchSize = 16;
+  config.epochs = 1;
+  config.seed = 2;
+  return config;
+}
+
+// Against the fp64 reference, cpu-fp32 differs by fp32's rounding errors: nonzero, far below
+// bf16's (every difference under 1e-5 at every step in both modes), and tpu-bf16 differs from it
+// about as it differs from cpu-fp32 (fp32's own error is negligible beside bf16's).
+TEST(Lockstep, Fp64ReferenceShowsFp32sOwnErrorFarBelowBf16s) {
+  const data::DataSplit split = syntheticSplit();
+  const backends::PrecisionPolicy fp32 = backends::presetPolicy("cpu-fp32");
+  for (LockstepMode mode : {LockstepMode::Resynchronised, LockstepMode::FreeRunning}) {
+    LockstepOptions o;
+    o.steps = 4;
+    o.mode = mode;
+    const LockstepResult r = runLockstepAgainstFp64(syntheticMlp(), fp32, split, o);
+    ASSERT_EQ(r.steps.size(), 4u);
+    EXPECT_FALSE(r.layers.front().hasInputGradient);
+    for (const LockstepStep& s : r.steps) {
+      EXPECT_NEAR(s.lossA, s.lossReference, 1e-5) << "step " << s.step;
+      for (std::size_t l = 0; l < r.layers.size(); ++l)
+        for (std::size_t q = 0; q < kLockstepQuantities; ++q) {
+          const double d = s.difference[l][q];
+          if (l == 0 && q == 1) {
+            EXPECT_TRUE(std::isnan(d));  // the first layer passes no gradient back
+            continue;
+          }
+          EXPECT_GT(d, 0.0) << toString(mode) << " step " << s.step << " " << r.layers[l].name
+                            << " " << toString(LockstepQuantity(q));
+          EXPECT_LT(d, 1e-5) << toString(mode) << " step " << s.step << " " << r.layers[l].name
+                             << " " << toString(LockstepQuantity(q));
+        }
+    }
+  }
+  LockstepOptions o;
+  o.steps = 1;
+  const backends::PrecisionPolicy bf16 = backends::presetPolicy("tpu-bf16");
+  const LockstepResult exact = runLockstepAgainstFp64(syntheticMlp(), bf16, split, o);
+  const LockstepResult single = runLockstep(syntheticMlp(), bf16, fp32, split, o);
+  for (std::size_t l = 0; l < exact.layers.size(); ++l) {
+    const double a = exact.steps[0].difference[l][0], b = single.steps[0].difference[l][0];
+    EXPECT_GT(a, 1e-4) << exact.layers[l].name;
+    EXPECT_NEAR(a, b, 0.01 * b) << exact.layers[l].name;
+  }
+}
+
+TEST(Lockstep, Fp64ReferenceRefusesOtherLayersAndAttribution) {
+  const data::DataSplit split = syntheticSplit();
+  const backends::PrecisionPolicy fp32 = backends::presetPolicy("cpu-fp32");
+  LockstepOptions o;
+  o.steps = 1;
+  try {
+    runLockstepAgainstFp64(smallCnn(), fp32, split, o);
+    FAIL() << "small-cnn accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("model 'small-cnn' has other layers"), std::string::npos)
+        << e.what();
+  }
+  o.attribute = true;
+  try {
+    runLockstepAgainstFp64(syntheticMlp(), fp32, split, o);
+    FAIL() << "an attribution against fp64 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a backend as the reference, not fp64"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace paritylab::nn

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/nn/lockstep.h"
+
 namespace paritylab::study {
 
 std::vector<std::string> runStudyLockstep(
@@ -14,7 +16,9 @@ std::vector<std::string> runStudyLockstep(
   for (const LockstepRecord& r : store.loadLockstep())
     if (r.backend == l.backend && r.reference == l.reference) have.push_back(r.mode);
   const backends::PrecisionPolicy policy = lockstepPolicy(spec, l.backend);
-  const backends::PrecisionPolicy reference = lockstepPolicy(spec, l.reference);
+  const bool fp64 = l.reference == nn::kFp64Reference;
+  const backends::PrecisionPolicy reference =
+      fp64 ? backends::PrecisionPolicy{} : lockstepPolicy(spec, l.reference);
   nn::TrainConfig config = spec.train;
   config.seed = spec.seeds.front();
   config.xrayEverySteps = 0;
@@ -30,9 +34,13 @@ std::vector<std::string> runStudyLockstep(
     nn::LockstepCallbacks callbacks;
     callbacks.shouldCancel = [&cancel] { return cancel.load(); };
     LockstepRecord record{
-        name,        l.backend,
-        l.reference, config.seed,
-        l.tolerance, nn::runLockstep(config, policy, reference, data, options, callbacks)};
+        name,
+        l.backend,
+        l.reference,
+        config.seed,
+        l.tolerance,
+        fp64 ? nn::runLockstepAgainstFp64(config, policy, data, options, callbacks)
+             : nn::runLockstep(config, policy, reference, data, options, callbacks)};
     if (cancel) break;  // cut short: not kept
     store.saveLockstep(record);
     stored.push_back(name);

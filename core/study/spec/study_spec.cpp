@@ -14,6 +14,7 @@
 #include "core/input/input_limits.h"
 #include "core/input/json_input.h"
 #include "core/input/text_file.h"
+#include "core/nn/fp64_training.h"
 #include "core/nn/lockstep.h"
 #include "core/nn/site_policies.h"
 #include "core/nn/training_choices.h"
@@ -451,10 +452,20 @@ void readLockstep(const json& object, StudySpec& s, const std::string& file) {
   r.read("reference", l.reference);
   for (const auto& [field, name] :
        {std::pair{"lockstep.backend", l.backend}, std::pair{"lockstep.reference", l.reference}}) {
+    if (name == nn::kFp64Reference && name == l.reference) continue;  // not a backend
     try {
       lockstepPolicy(s, name);
     } catch (const SpecError& e) {
       r.fail(field, e.what());
+    }
+  }
+  if (l.reference == nn::kFp64Reference) {
+    nn::ModelSpec model;  // which layers the model has; its input size does not matter here
+    model.name = s.train.model;
+    try {
+      nn::Fp64Training(*nn::makeModel(model, false), s.train.optimizer);
+    } catch (const std::invalid_argument& e) {
+      r.fail("lockstep.reference", e.what());
     }
   }
   if (l.backend == l.reference)
