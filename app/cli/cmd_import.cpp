@@ -147,6 +147,12 @@ const CommandRegistration reg{
                           tagChoices(study::defaultTrainLossTags()) +
                           "); trackers: the metric (default: the first logged of " +
                           tagChoices(study::defaultTrackerTrainLossMetrics()) + ")");
+      cmd->add_option("--perplexity-tag", a->tensorboard.perplexityTag,
+                      "TensorBoard and trackers: the tag or metric holding the perplexity, read "
+                      "as the test loss ln(perplexity) when no test loss is read (default: the "
+                      "first logged of " +
+                          tagChoices(study::defaultPerplexityTags()) +
+                          ", when no test-loss tag is logged); not with --test-loss-tag");
       cmd->add_option("--run-col", a->options.runColumn, "Long CSV: column naming the run");
       cmd->add_option("--backend-col", a->options.backendColumn, "Column naming the backend");
       cmd->add_option("--epoch-col", a->options.epochColumn,
