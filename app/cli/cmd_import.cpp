@@ -123,8 +123,8 @@ const CommandRegistration reg{
                     "what was skipped and why; write nothing");
       cmd->add_option("--format", a->format,
                       "auto (the default: told by the path and its header), csv, tensorboard, "
-                      "wandb-runs, wandb-history, mlflow-runs, mlflow-history, lightning or "
-                      "tensorboard-csv (docs/import.md)")
+                      "wandb-runs, wandb-history, wandb-chart, mlflow-runs, mlflow-history, "
+                      "lightning or tensorboard-csv (docs/import.md)")
           ->transform(CLI::CheckedTransformer(formatChoices(), CLI::ignore_case));
       cmd->add_option("--backend-from", a->tensorboard.backendRule,
                       "TensorBoard and trackers: backend (and seed) of each run, "

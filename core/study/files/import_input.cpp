@@ -120,6 +120,9 @@ ImportInput readTrackerInput(const std::string& path, ImportFormat format,
     case ImportFormat::WandbHistory:
       tracked = readWandbHistory(files, wanted);
       break;
+    case ImportFormat::WandbChart:
+      tracked = readWandbChart(files, wanted);
+      break;
     case ImportFormat::MlflowRuns:
       tracked = readMlflowRuns(files, wanted);
       break;
