@@ -123,8 +123,8 @@ const CommandRegistration reg{
                     "what was skipped and why; write nothing");
       cmd->add_option("--format", a->format,
                       "auto (the default: told by the path and its header), csv, tensorboard, "
-                      "wandb-runs, wandb-history, mlflow-runs, mlflow-history, lightning or "
-                      "tensorboard-csv (docs/import.md)")
+                      "wandb-runs, wandb-history, wandb-chart, mlflow-runs, mlflow-history, "
+                      "lightning or tensorboard-csv (docs/import.md)")
           ->transform(CLI::CheckedTransformer(formatChoices(), CLI::ignore_case));
       cmd->add_option("--backend-from", a->tensorboard.backendRule,
                       "TensorBoard and trackers: backend (and seed) of each run, "
@@ -147,6 +147,12 @@ const CommandRegistration reg{
                           tagChoices(study::defaultTrainLossTags()) +
                           "); trackers: the metric (default: the first logged of " +
                           tagChoices(study::defaultTrackerTrainLossMetrics()) + ")");
+      cmd->add_option("--perplexity-tag", a->tensorboard.perplexityTag,
+                      "TensorBoard and trackers: the tag or metric holding the perplexity, read "
+                      "as the test loss ln(perplexity) when no test loss is read (default: the "
+                      "first logged of " +
+                          tagChoices(study::defaultPerplexityTags()) +
+                          ", when no test-loss tag is logged); not with --test-loss-tag");
       cmd->add_option("--run-col", a->options.runColumn, "Long CSV: column naming the run");
       cmd->add_option("--backend-col", a->options.backendColumn, "Column naming the backend");
       cmd->add_option("--epoch-col", a->options.epochColumn,

@@ -1,11 +1,14 @@
 // `paritylab-cli import` of trackers' CSV exports as a user runs it: the format told by the header
 // (or named with --format), --dry-run listing runs, backend, seed, epochs, final metric, what was
-// skipped and why, a diverged run marked, a re-import that adds nothing, and a file that matches
-// no format refused with what each format needs, leaving no database behind.
+// skipped and why, a diverged run marked, a re-import that adds nothing, a file that matches no
+// format refused with what each format needs, leaving no database behind, and a language model's
+// logs of perplexity compared on their test loss, ln(perplexity).
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_runner.h"
 
@@ -74,6 +77,60 @@ TEST(ImportTrackers, FormatIsNamedAndAFileOfNoFormatListsWhatEachNeeds) {
   EXPECT_FALSE(fs::exists(dir.file("x.db")));
   const CliResult unknown = runCli({"import", csv, "--dry-run", "--format", "excel"});
   EXPECT_NE(unknown.exitCode, 0);
+}
+
+// The final perplexities of fixtures/trackers/perplexity, per backend (three runs each).
+constexpr double kGpuPerplexity[] = {24.77, 24.61, 25.03};
+constexpr double kTpuPerplexity[] = {25.48, 25.36, 25.8};
+
+double meanLog(const double (&values)[3]) {
+  return (std::log(values[0]) + std::log(values[1]) + std::log(values[2])) / 3.0;
+}
+
+TEST(ImportTrackers, LogsOfPerplexityOnlyAreComparedOnTheirTestLoss) {
+  const TempFolder dir("perplexity-import");
+  const std::string db = dir.file("lm.db");
+  const std::string rule = "path:{backend}/lightning_logs/version_{seed}";
+  const CliResult dry =
+      runCli({"import", kTrackers + "/perplexity", "--dry-run", "--backend-from", rule});
+  ASSERT_EQ(dry.exitCode, 0) << dry.err;
+  EXPECT_NE(dry.out.find("Metrics read: accuracy none, test loss ln of perplexity 'val_ppl', "
+                         "train loss 'train_loss'"),
+            std::string::npos)
+      << dry.out;
+  EXPECT_EQ(lineStartingWith(dry.out, "backend"), "  backend seed epochs final test loss run");
+  EXPECT_EQ(lineStartingWith(dry.out, "gpu     0"),
+            "  gpu     0    3      3.2096          gpu/lightning_logs/version_0");  // ln 24.77
+  const CliResult imported =
+      runCli({"import", kTrackers + "/perplexity", "--db", db, "--backend-from", rule});
+  ASSERT_EQ(imported.exitCode, 0) << imported.err;
+  EXPECT_NE(imported.out.find("Imported 6 runs"), std::string::npos) << imported.out;
+
+  const CliResult loss =
+      runCli({"stats", db, "--a", "tpu", "--b", "gpu", "--metric", "test_loss", "--json"});
+  ASSERT_EQ(loss.exitCode, 0) << loss.err;
+  const nlohmann::json l = nlohmann::json::parse(loss.out);
+  EXPECT_EQ(l["metric"], "test_loss");
+  EXPECT_EQ(l["n_a"], 3);
+  EXPECT_NEAR(l["mean_a"].get<double>(), meanLog(kTpuPerplexity), 1e-12);
+  EXPECT_NEAR(l["mean_b"].get<double>(), meanLog(kGpuPerplexity), 1e-12);
+  const CliResult perplexity =
+      runCli({"stats", db, "--a", "tpu", "--b", "gpu", "--metric", "perplexity", "--json"});
+  ASSERT_EQ(perplexity.exitCode, 0) << perplexity.err;
+  const nlohmann::json p = nlohmann::json::parse(perplexity.out);
+  EXPECT_NEAR(p["mean_b"].get<double>(), (24.77 + 24.61 + 25.03) / 3.0, 1e-9);  // exp(ln x) = x
+}
+
+TEST(ImportTrackers, ATestLossAndAPerplexityBothNamedAreRefused) {
+  const TempFolder dir("perplexity-both");
+  const CliResult r = runCli({"import", kTrackers + "/perplexity", "--db", dir.file("x.db"),
+                              "--test-loss-tag", "val_loss", "--perplexity-tag", "val_ppl"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("--test-loss-tag 'val_loss' and --perplexity-tag 'val_ppl' both name the "
+                       "test loss"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("x.db")));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Fuzz target: a Lightning CSVLogger run folder, as `paritylab-cli import LOGS --format lightning`
 // reads it: metrics.csv (sparse rows, epoch and step) and, after a line "#hparams" in the input,
-// hparams.yaml beside it (the documented YAML subset), then the import's rules.
+// hparams.yaml beside it (the documented YAML subset, nested keys too), then the import's rules.
 #include <filesystem>
 #include <fstream>
 
@@ -28,6 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   study::TensorBoardImportOptions rule;
   rule.backendRule = "path:{backend}/lightning_logs/version_{seed}";
+  try {
+    study::readImportInput(root, study::ImportFormat::Lightning, {}, rule);
+  } catch (const Error&) {
+  }
+  rule.backendRule = "hparam:model.device";  // a nested key (hparams_yaml.h)
   try {
     study::readImportInput(root, study::ImportFormat::Lightning, {}, rule);
   } catch (const Error&) {

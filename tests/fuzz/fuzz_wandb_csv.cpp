@@ -1,6 +1,7 @@
-// Fuzz target: a Weights & Biases CSV export, as `paritylab-cli import FILE --format wandb-runs`
-// and `--format wandb-history` read it: the header, the cells as numbers, the runs and their
-// attributes, then the import's rules (metrics, backend and seed, epochs, divergence).
+// Fuzz target: a Weights & Biases CSV export, as `paritylab-cli import FILE --format wandb-runs`,
+// `--format wandb-history` and `--format wandb-chart` read it: the header, the cells as numbers,
+// the runs and their attributes, then the import's rules (metrics, backend and seed, epochs,
+// divergence).
 #include "core/input/error.h"
 #include "core/study/files/import_input.h"
 #include "fuzz_target.h"
@@ -8,7 +9,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace paritylab;
   const std::string path = fuzz::scratchFile("wandb.csv", fuzz::asText(data, size));
-  for (const auto format : {study::ImportFormat::WandbRuns, study::ImportFormat::WandbHistory}) {
+  for (const auto format : {study::ImportFormat::WandbRuns, study::ImportFormat::WandbHistory,
+                            study::ImportFormat::WandbChart}) {
     try {
       study::readImportInput(path, format);
     } catch (const Error&) {

@@ -174,6 +174,7 @@ bool readImportedResults(const QString& path, const ImportChoices& choices, Resu
     out->path = path;
     out->format = QString::fromStdString(study::formatDescription(input.format));
     out->runs = std::move(input.runs);
+    out->perplexity = QString::fromStdString(input.perplexity);
     out->skipped.clear();
     for (const study::SkippedRun& s : input.skipped)
       out->skipped << QString::fromStdString(s.folder + ": " + s.why);

@@ -44,6 +44,7 @@ struct ResultsImport {
   std::vector<study::ImportedRun> runs;
   QStringList skipped;  // "run folder: why", left out of the import
   QStringList notes;    // what reading found (a percent column, identical runs, tags read)
+  QString perplexity;   // the tag or metric whose ln is the test loss ("" when a loss is read)
   // Per-example predictions read with the runs (ImportChoices::predictions), one per run.
   std::optional<study::RunsPredictions> predictions;
 };

@@ -87,10 +87,16 @@ ImportDialog::ImportDialog(const QString& path, QWidget* parent) : QDialog(paren
   testLoss_->setPlaceholderText(defaultsHint(study::defaultTrackerTestLossMetrics()));
   trainLoss_ = new QLineEdit;
   trainLoss_->setPlaceholderText(defaultsHint(study::defaultTrackerTrainLossMetrics()));
+  perplexity_ = new QLineEdit;
+  perplexity_->setPlaceholderText(defaultsHint(study::defaultPerplexityTags()));
   for (QLineEdit* e : {accuracy_, testLoss_, trainLoss_})
     e->setToolTip(
         tr("The tag, column or metric key that holds it (--accuracy-tag, "
            "--test-loss-tag, --train-loss-tag); empty: the first default logged."));
+  perplexity_->setToolTip(
+      tr("The tag or metric key holding the perplexity (--perplexity-tag): read as the test loss "
+         "ln(perplexity) when no test loss is read; empty: the first default logged when no "
+         "test loss is. Not with a test loss named."));
   auto* metrics = new QHBoxLayout;
   metrics->addWidget(new QLabel(tr("accuracy")));
   metrics->addWidget(accuracy_, 1);
@@ -98,6 +104,8 @@ ImportDialog::ImportDialog(const QString& path, QWidget* parent) : QDialog(paren
   metrics->addWidget(testLoss_, 1);
   metrics->addWidget(new QLabel(tr("train loss")));
   metrics->addWidget(trainLoss_, 1);
+  metrics->addWidget(new QLabel(tr("perplexity")));
+  metrics->addWidget(perplexity_, 1);
   form->addRow(tr("Metrics"), metrics);
 
   unit_ = new QComboBox;
@@ -165,7 +173,8 @@ ImportDialog::ImportDialog(const QString& path, QWidget* parent) : QDialog(paren
       show(failed);
     }
   });
-  for (QLineEdit* e : {path_, rule_, accuracy_, testLoss_, trainLoss_, predictions_, labels_})
+  for (QLineEdit* e :
+       {path_, rule_, accuracy_, testLoss_, trainLoss_, perplexity_, predictions_, labels_})
     connect(e, &QLineEdit::textChanged, this, &ImportDialog::choicesChanged);
   for (QComboBox* c : {format_, unit_})
     connect(c, &QComboBox::currentIndexChanged, this, &ImportDialog::choicesChanged);
@@ -190,6 +199,7 @@ ImportChoices ImportDialog::choices() const {
   c.logs.accuracyTag = accuracy_->text().trimmed().toStdString();
   c.logs.testLossTag = testLoss_->text().trimmed().toStdString();
   c.logs.trainLossTag = trainLoss_->text().trimmed().toStdString();
+  c.logs.perplexityTag = perplexity_->text().trimmed().toStdString();
   c.logs.accuracyUnit = study::AccuracyUnit(unit_->currentData().toInt());
   // A generic results CSV names its metrics by column: the same names, when given.
   if (!c.logs.accuracyTag.empty()) c.csv.accuracyColumn = c.logs.accuracyTag;
@@ -239,7 +249,11 @@ void ImportDialog::show(const Read& read) {
   const bool accuracy = std::any_of(runs.begin(), runs.end(), [](const study::ImportedRun& r) {
     return !std::isnan(r.run.finalAccuracy);
   });
-  runs_->horizontalHeaderItem(3)->setText(accuracy ? tr("final accuracy") : tr("final test loss"));
+  runs_->horizontalHeaderItem(3)->setText(
+      accuracy ? tr("final accuracy")
+      : previewed_.perplexity.isEmpty()
+          ? tr("final test loss")
+          : tr("final test loss (ln of %1)").arg(previewed_.perplexity));
   runs_->setRowCount(int(runs.size()));
   for (int i = 0; i < int(runs.size()); ++i) {
     const study::RunRecord& r = runs[std::size_t(i)].run;

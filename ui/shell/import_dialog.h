@@ -2,8 +2,9 @@
 // File > Import runs…: results measured on real hardware, chosen and previewed before anything is
 // written. The path (a results CSV, a tracker's CSV export, a folder of TensorBoard logs or of
 // Lightning/W&B/MLflow exports), the format (told by the header unless chosen), the rule that
-// says each run's backend and seed (--backend-from), the metrics that hold accuracy and the losses,
-// and the accuracy's unit: the same choices as `paritylab-cli import`. Every change reads the input
+// says each run's backend and seed (--backend-from), the metrics that hold accuracy, the losses and
+// the perplexity (read as the test loss ln(perplexity) when no test loss is), and the accuracy's
+// unit: the same choices as `paritylab-cli import`. Every change reads the input
 // again off the GUI thread and shows what the import would add: each run's backend, seed, epochs
 // and final metric, what was skipped and why, and the notes; Import is enabled only when the
 // preview shown is of the choices shown. Optionally each run's per-example predictions, from a
@@ -45,6 +46,7 @@ class ImportDialog : public QDialog {
   QLineEdit* accuracyEdit() const { return accuracy_; }
   QLineEdit* testLossEdit() const { return testLoss_; }
   QLineEdit* trainLossEdit() const { return trainLoss_; }
+  QLineEdit* perplexityEdit() const { return perplexity_; }
   QComboBox* unitBox() const { return unit_; }
   QLineEdit* predictionsEdit() const { return predictions_; }
   QLineEdit* labelsEdit() const { return labels_; }
@@ -65,7 +67,7 @@ class ImportDialog : public QDialog {
   QLineEdit* path_;
   QComboBox* format_;
   QLineEdit* rule_;
-  QLineEdit *accuracy_, *testLoss_, *trainLoss_;
+  QLineEdit *accuracy_, *testLoss_, *trainLoss_, *perplexity_;
   QComboBox* unit_;
   QLineEdit *predictions_, *labels_;
   QLabel* summary_;

@@ -17,6 +17,7 @@ enum class ImportFormat {
   TensorBoard,     // events.out.tfevents.* files
   WandbRuns,       // W&B run table: one row per run (Name, State, config and summary columns)
   WandbHistory,    // W&B history: one row per logged step (_step, metric columns)
+  WandbChart,      // W&B chart panel export: Step, then a "RUN - METRIC" column per run
   MlflowRuns,      // mlflow.search_runs: one row per run (run_id, experiment_id, metrics.X)
   MlflowHistory,   // MLflow metric history: one row per metric and step (key, value, step)
   Lightning,       // Lightning CSVLogger: version_N/metrics.csv (step, epoch, metric columns)

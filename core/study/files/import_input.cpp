@@ -25,9 +25,11 @@ std::string quoted(const std::string& tag) {
 }
 
 std::string metricsRead(const std::string& accuracy, const std::string& testLoss,
-                        const std::string& trainLoss) {
+                        const std::string& trainLoss, const std::string& perplexity) {
   std::string text = "accuracy " + (accuracy.empty() ? "none" : quoted(accuracy));
-  text += ", test loss " + (testLoss.empty() ? "none" : quoted(testLoss));
+  text += ", test loss " + (!perplexity.empty() ? "ln of perplexity " + quoted(perplexity)
+                            : testLoss.empty()  ? "none"
+                                                : quoted(testLoss));
   text += ", train loss " + (trainLoss.empty() ? "none" : quoted(trainLoss));
   return text;
 }
@@ -97,9 +99,11 @@ ImportInput readTrackerInput(const std::string& path, ImportFormat format,
   options.accuracy = tb.accuracyTag;
   options.testLoss = tb.testLossTag;
   options.trainLoss = tb.trainLossTag;
+  options.perplexity = tb.perplexityTag;
   options.accuracyUnit = tb.accuracyUnit;
   options.seed = csv.seedColumn;
-  if (!options.backendRule.empty()) RunBackendRule::parse(options.backendRule);  // before reading
+  requireOneTestLossSource(options.testLoss, options.perplexity);  // before reading
+  if (!options.backendRule.empty()) RunBackendRule::parse(options.backendRule);
   const TrackerWanted wanted = trackerWanted(options);
   const bool lightning = format == ImportFormat::Lightning;
   const std::vector<TrackerFile> files = findTrackerFiles(path, lightning ? "metrics.csv" : "");
@@ -115,6 +119,9 @@ ImportInput readTrackerInput(const std::string& path, ImportFormat format,
       break;
     case ImportFormat::WandbHistory:
       tracked = readWandbHistory(files, wanted);
+      break;
+    case ImportFormat::WandbChart:
+      tracked = readWandbChart(files, wanted);
       break;
     case ImportFormat::MlflowRuns:
       tracked = readMlflowRuns(files, wanted);
@@ -135,7 +142,8 @@ ImportInput readTrackerInput(const std::string& path, ImportFormat format,
   input.runs = std::move(runs.runs);
   input.skipped = std::move(runs.skipped);
   input.notes = std::move(runs.notes);
-  input.metrics = metricsRead(runs.accuracy, runs.testLoss, runs.trainLoss);
+  input.metrics = metricsRead(runs.accuracy, runs.testLoss, runs.trainLoss, runs.perplexity);
+  input.perplexity = runs.perplexity;
   return input;
 }
 
@@ -173,7 +181,9 @@ ImportInput readImportInput(const std::string& path, ImportFormat format,
   input.runs = std::move(runs.runs);
   input.skipped = std::move(runs.skipped);
   input.notes = std::move(runs.notes);
-  input.tags = metricsRead(runs.accuracyTag, runs.testLossTag, runs.trainLossTag);
+  input.tags =
+      metricsRead(runs.accuracyTag, runs.testLossTag, runs.trainLossTag, runs.perplexityTag);
+  input.perplexity = runs.perplexityTag;
   return input;
 }
 

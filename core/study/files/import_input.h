@@ -21,6 +21,7 @@ struct ImportInput {
   ImportNotes notes;
   std::string tags;     // TensorBoard: which tag held which metric ("accuracy 'val/acc', ...")
   std::string metrics;  // a tracker's export: which metric held which ("accuracy 'val_acc', ...")
+  std::string perplexity;  // the tag or metric whose ln is the test loss ("" when a loss is read)
 };
 
 // The format of `path` by its kind and header (import_format.h): a folder holding event files,

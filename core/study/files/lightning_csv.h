@@ -8,17 +8,15 @@
 // folder's own name when it is the path) is the run's path and identity. The index is the epoch
 // column when the file has one, else step; a metric logged at several steps of an epoch keeps the
 // last (noted). hparams.yaml is read for the hyperparameters asked for (hparam:NAME, the seed),
-// in a documented subset of YAML: top-level `key: value` lines, the value trimmed and unquoted
-// ('...' or "..."), `null` and `~` as no value; indented lines, list items, comments and
-// documents markers are skipped. A run without hparams.yaml has no hyperparameters.
+// nested keys named with dots (hparams_yaml.h). A run without hparams.yaml has no
+// hyperparameters.
 //
 // Throws input::CsvError naming file:line and column.
 
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "core/study/files/hparams_yaml.h"
 #include "core/study/files/tracked_runs.h"
 #include "core/study/files/tracker_files.h"
 
@@ -27,10 +25,5 @@ namespace paritylab::study {
 // `files` are the metrics.csv files of the import (tracker_files.h).
 TrackedRuns readLightningLogs(const std::string& path, const std::vector<TrackerFile>& files,
                               const TrackerWanted& wanted);
-
-// The keys of hparams.yaml (the subset above) that are among `keys`, each with its place
-// ("FILE:LINE: key"). A file larger than 16 MiB is refused (CsvError): no Lightning writes one.
-std::map<std::string, TrackedAttribute> readHparamsYaml(const std::string& file,
-                                                        const std::set<std::string>& keys);
 
 }  // namespace paritylab::study

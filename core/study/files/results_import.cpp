@@ -68,10 +68,11 @@ void requireField(const std::string& file, const input::CsvRow& row, int col,
   }
 }
 
-// A finite decimal number; "" is unknown (NaN) when allowEmpty. nan/inf and out-of-range values
-// are refused with the row and column (they were once stored as NULL without a word).
+// A finite decimal number; "" is unknown (NaN) when allowEmpty. nan/inf (unless `nonFinite`) and
+// out-of-range values are refused with the row and column (they were once stored as NULL without
+// a word).
 double numberField(const std::string& file, const input::CsvRow& row, int col,
-                   const std::string& name, bool allowEmpty = true) {
+                   const std::string& name, bool allowEmpty = true, bool nonFinite = false) {
   if (col < 0) return kNaN;
   requireField(file, row, col, name);
   const std::string& s = row.fields[std::size_t(col)];
@@ -81,16 +82,77 @@ double numberField(const std::string& file, const input::CsvRow& row, int col,
   if (r.ec == std::errc::result_out_of_range) badField(file, row, col, name, "number out of range");
   if (r.ec != std::errc() || r.ptr != s.data() + s.size())
     badField(file, row, col, name, "not a number");
-  if (!std::isfinite(v)) badField(file, row, col, name, "not a finite number");
+  if (!std::isfinite(v) && !nonFinite) badField(file, row, col, name, "not a finite number");
+  return v;
+}
+
+// Where a run's metrics first are NaN or an infinity: the run diverged there (docs/import.md).
+struct Divergence {
+  int epoch = std::numeric_limits<int>::max();  // 0 for a run of final values
+  std::string place, value;                     // "FILE:LINE: column N (NAME)", "NAME nan"
+  bool seen() const { return !place.empty(); }
+};
+
+// A metric's cell (a loss or the accuracy): a number, "" unknown (NaN), or NaN or an infinity as
+// written (a diverged run), which is kept in `diverged` as the row's first such cell.
+double metricField(const std::string& file, const input::CsvRow& row, int col,
+                   const std::string& name, Divergence& diverged) {
+  const double v = numberField(file, row, col, name, true, true);
+  if (col >= 0 && !row.fields[std::size_t(col)].empty() && !std::isfinite(v) && !diverged.seen()) {
+    diverged = {0, where(file, row.line, col, name),
+                name + (std::isnan(v) ? " nan"
+                        : v > 0       ? " inf"
+                                      : " -inf")};
+  }
   return v;
 }
 
 double lossField(const std::string& file, const input::CsvRow& row, int col,
-                 const std::string& name) {
-  const double v = numberField(file, row, col, name);
-  if (std::fabs(v) > kMaxLoss)
+                 const std::string& name, Divergence& diverged) {
+  const double v = metricField(file, row, col, name, diverged);
+  if (std::isfinite(v) && std::fabs(v) > kMaxLoss)
     badField(file, row, col, name, "a loss outside [-1e6, 1e6] is not a measured loss");
   return v;
+}
+
+// Keeps a row's divergence at `epoch` as its run's when it is the run's earliest.
+void keepDivergence(std::vector<Divergence>& runs, std::size_t run, Divergence row, int epoch) {
+  if (!row.seen()) return;
+  if (run >= runs.size()) runs.resize(run + 1);
+  if (epoch < runs[run].epoch) {
+    row.epoch = epoch;
+    runs[run] = std::move(row);
+  }
+}
+
+// A run whose metrics become NaN or an infinity is stored as diverged with its epochs before that
+// epoch (none for a run of final values), noted with the cell and the value. The runs are
+// finished (finishImportedRun) here; `finalOnly` runs keep no epochs.
+void finishRuns(std::vector<ImportedRun>& runs, const std::vector<Divergence>& diverged,
+                bool finalOnly, ImportNotes* notes) {
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    ImportedRun& r = runs[i];
+    const Divergence* d = i < diverged.size() && diverged[i].seen() ? &diverged[i] : nullptr;
+    if (d) {
+      std::erase_if(r.epochs, [&](const EpochRecord& e) { return e.epoch >= d->epoch; });
+    }
+    finishImportedRun(r);
+    if (finalOnly) {
+      r.run.epochsDone = 0;  // a final value only
+      r.epochs.clear();
+    }
+    if (!d) continue;
+    markImportedRunDiverged(r, d->epoch);
+    if (!notes) continue;
+    const std::size_t before = r.epochs.size();
+    notes->push_back(d->place + ": " + d->value +
+                     (finalOnly ? std::string() : " at epoch " + std::to_string(d->epoch)) +
+                     ": run " + shownValue(r.run.message) + " (backend " +
+                     shownValue(r.run.backend) + ") diverged; imported as diverged" +
+                     (finalOnly ? std::string(" (a run of final values: none kept)")
+                                : " with its " + std::to_string(before) +
+                                      (before == 1 ? " epoch" : " epochs") + " before it"));
+  }
 }
 
 std::string textField(const std::string& file, const input::CsvRow& row, int col,
@@ -197,6 +259,7 @@ std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes*
   std::map<std::string, std::size_t> byKey;
   AccuracyColumn accuracy(path, "accuracy_top1", cAcc, unit);
   EpochLines epochLines;
+  std::vector<Divergence> diverged;  // per run
   input::CsvRow row;
   while (reader.next(row)) {
     trimFields(row);
@@ -223,14 +286,17 @@ std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes*
     const int epoch = epochField(path, row, cEpoch, "epoch");
     epochLines.add(path, it->second, key, epoch, row.line);
     ImportedRun& run = runs[it->second];
-    run.epochs.push_back({epoch, lossField(path, row, cTrain, "train_loss"),
-                          lossField(path, row, cTest, "test_loss"),
-                          numberField(path, row, cAcc, "accuracy_top1"), kNaN});
-    accuracy.add(it->second, run.epochs.size() - 1, row.line, run.epochs.back().testAccuracy);
+    Divergence cells;
+    run.epochs.push_back({epoch, lossField(path, row, cTrain, "train_loss", cells),
+                          lossField(path, row, cTest, "test_loss", cells),
+                          metricField(path, row, cAcc, "accuracy_top1", cells), kNaN});
+    keepDivergence(diverged, it->second, std::move(cells), epoch);
+    if (std::isfinite(run.epochs.back().testAccuracy))
+      accuracy.add(it->second, run.epochs.size() - 1, row.line, run.epochs.back().testAccuracy);
   }
   const std::string note = accuracy.resolve(runs);
   if (notes && !note.empty()) notes->push_back(note);
-  for (auto& r : runs) finishImportedRun(r);
+  finishRuns(runs, diverged, false, notes);
   assignSeeds(runs);
   return runs;
 }
@@ -255,14 +321,17 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
   std::map<std::string, int> keyLine;        // wide: where an identity first appeared
   AccuracyColumn accuracy(path, accName, cAcc, o.accuracyUnit);
   EpochLines epochLines;
+  std::vector<Divergence> diverged;  // per run
   input::CsvRow row;
   while (reader.next(row)) {
     trimFields(row);
     if (row.fields.size() == 1 && row.fields[0].empty()) continue;
     std::string backend = nameField(path, row, cBackend, o.backendColumn);
-    EpochRecord e{1, lossField(path, row, cTrain, o.trainLossColumn),
-                  lossField(path, row, cTest, o.testLossColumn),
-                  numberField(path, row, cAcc, accName), kNaN};
+    Divergence cells;
+    EpochRecord e{1, lossField(path, row, cTrain, o.trainLossColumn, cells),
+                  lossField(path, row, cTest, o.testLossColumn, cells),
+                  metricField(path, row, cAcc, accName, cells), kNaN};
+    const bool accuracyRead = std::isfinite(e.testAccuracy);
     // An empty seed cell: the source gives no seed for this run (a report of imported runs).
     const bool hasSeed = cSeed >= 0 && !textField(path, row, cSeed, o.seedColumn).empty();
     const std::uint64_t seed = hasSeed ? seedField(path, row, cSeed, o.seedColumn) : 0;
@@ -281,7 +350,8 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
       }
       r.epochs.push_back(e);
       runs.push_back(std::move(r));
-      accuracy.add(runs.size() - 1, 0, row.line, e.testAccuracy);
+      keepDivergence(diverged, runs.size() - 1, std::move(cells), 0);
+      if (accuracyRead) accuracy.add(runs.size() - 1, 0, row.line, e.testAccuracy);
       continue;
     }
     e.epoch = epochField(path, row, cEpoch, o.epochColumn);
@@ -300,17 +370,13 @@ std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImport
     }
     epochLines.add(path, it->second, name, e.epoch, row.line);
     runs[it->second].epochs.push_back(e);
-    accuracy.add(it->second, runs[it->second].epochs.size() - 1, row.line, e.testAccuracy);
+    keepDivergence(diverged, it->second, std::move(cells), e.epoch);
+    if (accuracyRead)
+      accuracy.add(it->second, runs[it->second].epochs.size() - 1, row.line, e.testAccuracy);
   }
   const std::string note = accuracy.resolve(runs);
   if (notes && !note.empty()) notes->push_back(note);
-  for (auto& r : runs) finishImportedRun(r);
-  if (wide) {
-    for (auto& r : runs) {
-      r.run.epochsDone = 0;  // a final value only
-      r.epochs.clear();
-    }
-  }
+  finishRuns(runs, diverged, wide, notes);
   assignSeeds(runs);
   return runs;
 }

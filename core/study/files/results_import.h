@@ -41,8 +41,11 @@ using ImportNotes = std::vector<std::string>;
 // accuracy_top1): a run is run_name + datetime (its run name, e.g. "prod_42", is kept; the file
 // gives no seeds, so runs get 0..n-1 per backend); the backend is the 'device' in
 // hyperparameters. Every value is checked: accuracies are fractions in [0, 1] or, for a whole
-// column within (1, 100], percent (noted); nan/inf, out-of-range values and a run's epoch given
-// twice are refused. Throws CsvError naming file:line and the column.
+// column within (1, 100], percent (noted); out-of-range values and a run's epoch given twice are
+// refused. Throws CsvError naming file:line and the column. NaN or an infinity in a run's metric
+// (accuracy, train or test loss) is a run that diverged, not an error: it keeps its epochs before
+// the first such epoch (a wide file's run: none) and is stored as diverged
+// (markImportedRunDiverged), with a note naming the row, the column and the value.
 std::vector<ImportedRun> readTorchprimeCsv(const std::string& path, ImportNotes* notes = nullptr,
                                            AccuracyUnit unit = AccuracyUnit::Inferred);
 std::vector<ImportedRun> readGenericCsv(const std::string& path, const CsvImportOptions& options,

@@ -104,13 +104,24 @@ void resolveAccuracies(std::vector<ImportedRun>& runs, const std::vector<Cell>& 
   if (!note.empty()) notes.push_back(note);
 }
 
-double lossAt(const RunScalars& run, const std::string& tag, std::int64_t step) {
+// The loss logged at `step`, or ln of the perplexity logged there when `perplexity`.
+double lossAt(const RunScalars& run, const std::string& tag, std::int64_t step,
+              bool perplexity = false) {
   if (tag.empty()) return kNaN;
   const auto steps = run.tags.find(tag);
   if (steps == run.tags.end()) return kNaN;
   const auto at = steps->second.find(step);
   if (at == steps->second.end()) return kNaN;
   const double v = at->second.point.value;
+  if (perplexity) {  // NaN and infinities end the run before (divergenceOf)
+    if (!(v > 0.0)) {
+      const std::string folder = run.folder.relative == "." ? run.folder.name : run.folder.relative;
+      refuseValue(run, tag, at->second,
+                  "run " + shownValue(folder) +
+                      ": a perplexity must be positive (the test loss is its natural log)");
+    }
+    return std::log(v);
+  }
   if (std::fabs(v) > kMaxLoss)  // NaN and infinities end the run before (divergenceOf)
     refuseValue(run, tag, at->second, "a loss must be a finite number within [-1e6, 1e6]");
   return v;
@@ -182,8 +193,31 @@ const std::vector<std::string>& defaultTrainLossTags() {
   return tags;
 }
 
+const std::vector<std::string>& defaultPerplexityTags() {
+  static const std::vector<std::string> tags = {
+      "val_perplexity",  "val/perplexity",  "eval/perplexity",
+      "test_perplexity", "test/perplexity", "validation/perplexity",
+      "perplexity",      "val_ppl",         "val/ppl",
+      "eval/ppl",        "test_ppl",        "ppl"};
+  return tags;
+}
+
+void requireOneTestLossSource(const std::string& testLoss, const std::string& perplexity) {
+  if (testLoss.empty() || perplexity.empty()) return;
+  throw input::InputError("--test-loss-tag " + shownValue(testLoss) + " and --perplexity-tag " +
+                          shownValue(perplexity) +
+                          " both name the test loss (a perplexity is read as the test loss "
+                          "ln(perplexity)); give one of them");
+}
+
+std::string perplexityNote(const std::string& kind, const std::string& tag) {
+  return "no test loss read: the test loss of each epoch is ln of the perplexity " + kind + " " +
+         shownValue(tag) + " (nats)";
+}
+
 TensorBoardRuns readTensorBoardRuns(const std::string& path,
                                     const TensorBoardImportOptions& options) {
+  requireOneTestLossSource(options.testLossTag, options.perplexityTag);
   std::optional<RunPathRule> rule;
   if (!options.backendRule.empty()) rule = RunPathRule::parse(options.backendRule);
   TensorBoardRuns out;
@@ -195,18 +229,28 @@ TensorBoardRuns readTensorBoardRuns(const std::string& path,
   }
   out.accuracyTag =
       chooseTag(path, options.accuracyTag, defaultAccuracyTags(), "--accuracy-tag", logged);
-  out.testLossTag =
-      chooseTag(path, options.testLossTag, defaultTestLossTags(), "--test-loss-tag", logged);
+  if (options.perplexityTag.empty()) {
+    out.testLossTag =
+        chooseTag(path, options.testLossTag, defaultTestLossTags(), "--test-loss-tag", logged);
+  }
+  if (out.testLossTag.empty()) {
+    out.perplexityTag =
+        chooseTag(path, options.perplexityTag, defaultPerplexityTags(), "--perplexity-tag", logged);
+  }
   out.trainLossTag =
       chooseTag(path, options.trainLossTag, defaultTrainLossTags(), "--train-loss-tag", logged);
-  if (out.accuracyTag.empty() && out.testLossTag.empty()) {
+  // The tag the test loss is read from: a loss, or a perplexity (its log).
+  const bool perplexity = !out.perplexityTag.empty();
+  const std::string& lossTag = perplexity ? out.perplexityTag : out.testLossTag;
+  if (out.accuracyTag.empty() && lossTag.empty()) {
     throw EventFileError(path +
-                         ": no run logs an accuracy or a test loss under a tag tried by "
-                         "default; name the tags with --accuracy-tag and --test-loss-tag "
-                         "(the scalar tags logged: " +
+                         ": no run logs an accuracy, a test loss or a perplexity under a tag "
+                         "tried by default; name the tags with --accuracy-tag, --test-loss-tag "
+                         "or --perplexity-tag (the scalar tags logged: " +
                          tagList(logged) + ")");
   }
-  const std::string& primary = out.accuracyTag.empty() ? out.testLossTag : out.accuracyTag;
+  if (perplexity) out.notes.push_back(perplexityNote("tag", out.perplexityTag));
+  const std::string& primary = out.accuracyTag.empty() ? lossTag : out.accuracyTag;
 
   // Which runs are read, with their backend and seed.
   std::vector<const RunScalars*> kept;
@@ -277,8 +321,7 @@ TensorBoardRuns readTensorBoardRuns(const std::string& path,
     const RunScalars& run = *kept[i];
     ImportedRun& r = out.runs[i];
     bool trainLossSeen = false;
-    const Divergence diverged =
-        divergenceOf(run, {out.accuracyTag, out.testLossTag, out.trainLossTag});
+    const Divergence diverged = divergenceOf(run, {out.accuracyTag, lossTag, out.trainLossTag});
     for (const auto& [step, value] : run.tags.at(primary)) {
       if (step >= diverged.step) break;
       if (step + shift > input::kMaxEpochs) {
@@ -289,7 +332,7 @@ TensorBoardRuns readTensorBoardRuns(const std::string& path,
                              "the metrics once per epoch with the epoch as the step)");
       }
       EpochRecord e{int(step + shift), lossAt(run, out.trainLossTag, step),
-                    lossAt(run, out.testLossTag, step), kNaN, 0.0};
+                    lossAt(run, lossTag, step, perplexity), kNaN, 0.0};
       trainLossSeen = trainLossSeen || !std::isnan(e.trainLoss);
       if (!out.accuracyTag.empty()) accuracies.push_back({i, r.epochs.size(), &run, value});
       r.epochs.push_back(e);

@@ -14,6 +14,12 @@
 // percent (noted); losses beyond 1e6 are refused, naming file, tag and step. NaN or an infinity
 // in a tag read is a diverged run: its epochs before that step are kept and it is stored as
 // diverged (markImportedRunDiverged), with a note naming file, tag, step and value.
+//
+// A language model often logs its perplexity, not its loss: when no test-loss tag is read (none
+// named and none of the defaults logged) or a perplexity tag is named, the perplexity tag is read
+// and the test loss stored is ln(perplexity) (noted, naming the tag). A perplexity that is not
+// positive is refused naming file, tag, step and value; NaN or an infinity is a diverged run as
+// above. A test-loss tag and a perplexity tag both named are refused.
 
 #include <string>
 #include <vector>
@@ -29,6 +35,9 @@ struct TensorBoardImportOptions {
   std::string backendRule;
   // The tags holding each metric; "": the first of the defaults below that any run logs.
   std::string accuracyTag, testLossTag, trainLossTag;
+  // The tag holding the perplexity, read as the test loss ln(perplexity) when no test loss is;
+  // "": the first of defaultPerplexityTags() logged, when no test-loss tag is read.
+  std::string perplexityTag;
   AccuracyUnit accuracyUnit = AccuracyUnit::Inferred;
 };
 
@@ -36,6 +45,13 @@ struct TensorBoardImportOptions {
 const std::vector<std::string>& defaultAccuracyTags();
 const std::vector<std::string>& defaultTestLossTags();
 const std::vector<std::string>& defaultTrainLossTags();
+// For TensorBoard and the trackers alike (tracker_import.h).
+const std::vector<std::string>& defaultPerplexityTags();
+
+// Refuses (input::InputError) a test-loss tag and a perplexity tag both named, naming both.
+void requireOneTestLossSource(const std::string& testLoss, const std::string& perplexity);
+// The note an import gives when its test loss is read from perplexity `tag` ("tag" or "metric").
+std::string perplexityNote(const std::string& kind, const std::string& tag);
 
 struct SkippedRun {
   std::string folder;  // relative to the imported path
@@ -47,10 +63,12 @@ struct TensorBoardRuns {
   std::vector<SkippedRun> skipped;
   ImportNotes notes;
   std::string accuracyTag, testLossTag, trainLossTag;  // the tags read ("" when none)
+  std::string perplexityTag;  // the test loss read as ln of this tag ("" when testLossTag is read)
 };
 
 // Throws EventFileError (a file or folder named, with the tag, step and value where a value is
-// refused) and input::InputError (a malformed rule, naming --backend-from).
+// refused) and input::InputError (a malformed rule, naming --backend-from; a test-loss tag and a
+// perplexity tag both named).
 TensorBoardRuns readTensorBoardRuns(const std::string& path,
                                     const TensorBoardImportOptions& options);
 

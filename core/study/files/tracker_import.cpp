@@ -174,9 +174,22 @@ const TrackedValue* valueAt(const TrackedRun& run, const std::string& metric, st
   return at == it->second.end() ? nullptr : &at->second;
 }
 
-double lossAt(const TrackedRun& run, const std::string& metric, std::int64_t index) {
+// The loss logged at `index`, or ln of the perplexity logged there when `perplexity` (NaN and
+// infinities end the run before: divergenceOf).
+double lossAt(const TrackedRun& run, const std::string& metric, std::int64_t index,
+              const std::string& indexName = "", bool perplexity = false) {
   const TrackedValue* v = valueAt(run, metric, index);
   if (!v) return kNaN;
+  if (perplexity) {
+    if (!(v->value > 0.0)) {
+      throw input::CsvError(
+          v->place + ": perplexity " + number(v->value) +
+          (run.finalOnly ? std::string() : " at " + indexName + " " + std::to_string(index)) +
+          " of run " + shownValue(run.identity) +
+          ": a perplexity must be positive (the test loss is its natural log)");
+    }
+    return std::log(v->value);
+  }
   if (std::fabs(v->value) > kMaxLoss) {
     throw input::CsvError(
         v->place + ": a loss outside [-1e6, 1e6] is not a measured loss: " + number(v->value));
@@ -247,6 +260,7 @@ TrackerWanted trackerWanted(const TrackerImportOptions& o) {
   add(o.accuracy, defaultTrackerAccuracyMetrics());
   add(o.testLoss, defaultTrackerTestLossMetrics());
   add(o.trainLoss, defaultTrackerTrainLossMetrics());
+  add(o.perplexity, defaultPerplexityTags());
   if (o.backendRule.empty()) {
     wanted.columns = {"backend", "device"};
     wanted.hparams = {"backend", "device"};
@@ -264,24 +278,35 @@ TrackerWanted trackerWanted(const TrackerImportOptions& o) {
 
 TrackerRuns importTrackedRuns(const std::string& path, TrackedRuns tracked,
                               const TrackerImportOptions& options) {
+  requireOneTestLossSource(options.testLoss, options.perplexity);
   std::optional<RunBackendRule> rule;
   if (!options.backendRule.empty()) rule = RunBackendRule::parse(options.backendRule);
   TrackerRuns out;
   out.notes = std::move(tracked.notes);
   out.accuracy = chooseMetric(path, options.accuracy, defaultTrackerAccuracyMetrics(),
                               "--accuracy-tag", tracked);
-  out.testLoss = chooseMetric(path, options.testLoss, defaultTrackerTestLossMetrics(),
-                              "--test-loss-tag", tracked);
+  if (options.perplexity.empty()) {
+    out.testLoss = chooseMetric(path, options.testLoss, defaultTrackerTestLossMetrics(),
+                                "--test-loss-tag", tracked);
+  }
+  if (out.testLoss.empty()) {
+    out.perplexity = chooseMetric(path, options.perplexity, defaultPerplexityTags(),
+                                  "--perplexity-tag", tracked);
+  }
   out.trainLoss = chooseMetric(path, options.trainLoss, defaultTrackerTrainLossMetrics(),
                                "--train-loss-tag", tracked);
-  if (out.accuracy.empty() && out.testLoss.empty()) {
+  // The metric the test loss is read from: a loss, or a perplexity (its log).
+  const bool perplexity = !out.perplexity.empty();
+  const std::string& lossMetric = perplexity ? out.perplexity : out.testLoss;
+  if (out.accuracy.empty() && lossMetric.empty()) {
     throw input::CsvError(path +
-                          ": no run logs an accuracy or a test loss under a name tried by "
-                          "default; name the metrics with --accuracy-tag and --test-loss-tag "
-                          "(the metrics logged: " +
+                          ": no run logs an accuracy, a test loss or a perplexity under a name "
+                          "tried by default; name the metrics with --accuracy-tag, "
+                          "--test-loss-tag or --perplexity-tag (the metrics logged: " +
                           nameList(tracked.loggedNames) + ")");
   }
-  const std::string& primary = out.accuracy.empty() ? out.testLoss : out.accuracy;
+  if (perplexity) out.notes.push_back(perplexityNote("metric", out.perplexity));
+  const std::string& primary = out.accuracy.empty() ? lossMetric : out.accuracy;
 
   std::map<std::string, const TrackedRun*> identities;
   for (const TrackedRun& run : tracked.runs) {
@@ -369,7 +394,7 @@ TrackerRuns importTrackedRuns(const std::string& path, TrackedRuns tracked,
   for (std::size_t i = 0; i < kept.size(); ++i) {
     const TrackedRun& run = *kept[i];
     ImportedRun& r = out.runs[i];
-    const Divergence diverged = divergenceOf(run, {out.accuracy, out.testLoss, out.trainLoss});
+    const Divergence diverged = divergenceOf(run, {out.accuracy, lossMetric, out.trainLoss});
     bool trainLossSeen = false;
     double firstSeconds = kNaN, lastSeconds = kNaN;
     for (const auto& [index, value] : run.metrics.at(primary)) {
@@ -382,8 +407,8 @@ TrackerRuns importTrackedRuns(const std::string& path, TrackedRuns tracked,
                               " is stored as the epoch: log the metrics once per epoch with "
                               "the epoch as the step)");
       }
-      EpochRecord e{int(epoch), lossAt(run, out.trainLoss, index), lossAt(run, out.testLoss, index),
-                    kNaN, 0.0};
+      EpochRecord e{int(epoch), lossAt(run, out.trainLoss, index),
+                    lossAt(run, lossMetric, index, tracked.indexName, perplexity), kNaN, 0.0};
       trainLossSeen = trainLossSeen || !std::isnan(e.trainLoss);
       if (!out.accuracy.empty()) {
         e.testAccuracy = value.value;
@@ -431,7 +456,7 @@ TrackerRuns importTrackedRuns(const std::string& path, TrackedRuns tracked,
     ImportedRun& r = out.runs[i];
     const int divergedEpoch = r.run.divergedEpoch;
     const bool diverged =
-        divergenceOf(*kept[i], {out.accuracy, out.testLoss, out.trainLoss}).value != nullptr;
+        divergenceOf(*kept[i], {out.accuracy, lossMetric, out.trainLoss}).value != nullptr;
     finishImportedRun(r);
     if (diverged) markImportedRunDiverged(r, divergedEpoch);
     if (kept[i]->finalOnly) {

@@ -16,6 +16,11 @@
 //   within [-1e6, 1e6]; a value out of range is refused naming its cell. NaN or an infinity is a
 //   diverged run: it keeps its epochs before that index and is stored as diverged (status and
 //   epoch, as an emulated run that diverged), with a note naming the cell and the value.
+// - perplexity: when no test loss is read (none named and no default logged) or a perplexity
+//   metric is named, the perplexity metric (named, else the first of defaultPerplexityTags()
+//   logged) is read and the test loss is ln(perplexity), noted; a perplexity that is not positive
+//   is refused naming its cell, the run, the index and the value. A test-loss metric and a
+//   perplexity metric both named are refused.
 //
 // Throws input::CsvError (a value refused, no metric, no run left) and input::InputError (a
 // malformed rule, naming --backend-from).
@@ -32,6 +37,7 @@ namespace paritylab::study {
 struct TrackerImportOptions {
   std::string backendRule;  // path:PATTERN, column:NAME, hparam:NAME; "": backend or device
   std::string accuracy, testLoss, trainLoss;  // metric names; "": the first default logged
+  std::string perplexity;                     // read as the test loss ln(perplexity)
   std::string seed = "seed";                  // hyperparameter or column of the seed
   AccuracyUnit accuracyUnit = AccuracyUnit::Inferred;
 };
@@ -50,6 +56,7 @@ struct TrackerRuns {
   std::vector<SkippedRun> skipped;
   ImportNotes notes;
   std::string accuracy, testLoss, trainLoss;  // the metrics read ("" when none)
+  std::string perplexity;  // the test loss read as ln of this metric ("" when testLoss is read)
 };
 
 // `path` names the import in messages.

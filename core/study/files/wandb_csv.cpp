@@ -54,7 +54,19 @@ void keepAttributes(TrackedRun& run, const TrackerTable& table, const TrackerWan
   }
 }
 
+bool endsWith(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
 }  // namespace
+
+std::optional<ChartColumn> wandbChartColumn(const std::string& name, bool* band) {
+  if (band) *band = endsWith(name, "__MIN") || endsWith(name, "__MAX");
+  const auto dash = name.rfind(" - ");
+  if (dash == std::string::npos || dash == 0 || dash + 3 >= name.size()) return std::nullopt;
+  if (endsWith(name, "__MIN") || endsWith(name, "__MAX")) return std::nullopt;
+  return ChartColumn{name.substr(0, dash), name.substr(dash + 3)};
+}
 
 TrackedRuns readWandbRunTable(const std::vector<TrackerFile>& files, const TrackerWanted& wanted) {
   TrackedRuns out;
@@ -137,6 +149,49 @@ TrackedRuns readWandbHistory(const std::vector<TrackerFile>& files, const Tracke
     }
   }
   if (out.indexName.empty()) out.indexName = "_step";
+  return out;
+}
+
+TrackedRuns readWandbChart(const std::vector<TrackerFile>& files, const TrackerWanted& wanted) {
+  TrackedRuns out;
+  out.indexName = "Step";
+  std::map<std::string, std::size_t> byName;  // run path -> index in out.runs
+  for (const TrackerFile& file : files) {
+    TrackerTable table(file.path, file.path);
+    const int cStep = table.require("Step", "a W&B chart export has Step and RUN - METRIC columns");
+    // Per run of the file, the metrics asked for and their columns.
+    std::map<std::size_t, std::vector<std::pair<std::string, int>>> series;
+    for (int col = 0; col < int(table.header().size()); ++col) {
+      if (col == cStep) continue;
+      const std::string& name = table.header()[std::size_t(col)];
+      bool band = false;
+      const std::optional<ChartColumn> column = wandbChartColumn(name, &band);
+      if (band) continue;
+      if (!column) {
+        throw input::CsvError(file.path + ":1: column " + std::to_string(col + 1) + " (" + name +
+                              "): not a 'RUN - METRIC' column of a W&B chart export");
+      }
+      if (column->run.size() > 200)
+        throw input::CsvError(file.path + ":1: column " + std::to_string(col + 1) +
+                              ": a run name longer than 200 characters");
+      out.sawMetric(column->metric);
+      if (wanted.metrics.count(column->metric) == 0) continue;
+      const std::string path = folderPrefix(file) + column->run;
+      auto [it, added] = byName.try_emplace(path, out.runs.size());
+      if (added) {
+        TrackedRun run;
+        run.name = column->run;
+        run.path = path;
+        run.identity = path;
+        run.folder = file.path;
+        out.runs.push_back(std::move(run));
+      }
+      series[it->second].push_back({column->metric, col});
+    }
+    while (table.next())
+      for (const auto& [run, columns] : series)
+        logRowMetrics(table, columns, cStep, "Step", -1, out.runs[run]);
+  }
   return out;
 }
 

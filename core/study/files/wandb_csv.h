@@ -11,10 +11,18 @@
 //   index is the epoch column when the file has one, else _step. One file per run (the run is the
 //   file, named by its path without .csv), or many runs in one file told apart by a Name, name,
 //   run, run_name or run_id column.
+// - a chart panel's export (a line plot's CSV download): a Step column, then a column per run and
+//   metric named "RUN - METRIC" (split at the last " - "), with "RUN - METRIC__MIN" and
+//   "RUN - METRIC__MAX" beside it for a smoothed or grouped line: those bands are not values
+//   logged, and are ignored. Each run's values are read by Step. The files of several panels (one
+//   per metric) are merged by run name; a run is identified by its folder and name, and holds no
+//   config (name its backend with a path: rule on the run's name).
 //
 // `files` are the CSVs of the import (tracker_files.h). Throws input::CsvError naming
 // file:line and column (a missing identifying column, a cell that is not a number).
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/study/files/tracked_runs.h"
@@ -24,5 +32,13 @@ namespace paritylab::study {
 
 TrackedRuns readWandbRunTable(const std::vector<TrackerFile>& files, const TrackerWanted& wanted);
 TrackedRuns readWandbHistory(const std::vector<TrackerFile>& files, const TrackerWanted& wanted);
+TrackedRuns readWandbChart(const std::vector<TrackerFile>& files, const TrackerWanted& wanted);
+
+// The run and metric of a chart export's column "RUN - METRIC"; nullopt for a column that is not
+// one, or is the __MIN or __MAX band of one (`band` set).
+struct ChartColumn {
+  std::string run, metric;
+};
+std::optional<ChartColumn> wandbChartColumn(const std::string& name, bool* band = nullptr);
 
 }  // namespace paritylab::study

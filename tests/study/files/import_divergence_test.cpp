@@ -1,15 +1,17 @@
 // NaN or an infinity in a log is a diverged run, not an error: the run is imported with its
 // epochs up to there and stored as diverged, as an emulated run that diverged is (status and
-// epoch), with a note naming file, line and value, in every tracker's export (TensorBoard event
-// files alike: tensorboard_import_test.cpp). Values simply out of range are still refused, naming
-// their cell.
+// epoch), with a note naming file, line and value, in every tracker's export and in the torchprime
+// and generic results CSVs (TensorBoard event files alike: tensorboard_import_test.cpp). Values
+// simply out of range are still refused, naming their cell.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 
+#include "core/study/analysis/compared_metric.h"
 #include "core/study/files/import_input.h"
+#include "core/study/files/results_import.h"
 #include "tests/study/files/tracker_fixtures.h"
 
 namespace paritylab::study {
@@ -80,6 +82,88 @@ TEST(ImportDivergence, InfinityAsAFinalValueMarksARunOfFinalValuesDiverged) {
   EXPECT_TRUE(hasNote(input.notes, folder + "/runs.csv:3: column 5 (val_loss): val_loss inf: "
                                             "run 'b' diverged; imported as diverged"));
   EXPECT_EQ(runNamed(input, "a")->run.status, RunState::Completed);
+}
+
+TEST(ImportDivergence, NanInAResultsCsvIsADivergedRunWithItsEpochsBefore) {
+  const std::string folder = testing::writeTree("diverged-long", "long.csv",
+                                                "run,backend,epoch,accuracy,test_loss\n"
+                                                "r1,cpu,1,0.5,1.5\n"
+                                                "r1,cpu,3,0.25,nan\n"
+                                                "r1,cpu,2,0.55,1.25\n"
+                                                "r1,cpu,4,-inf,inf\n"
+                                                "r2,cpu,1,0.5,1.5\n"
+                                                "r2,cpu,2,0.6,1.2\n");
+  const std::string file = folder + "/long.csv";
+  CsvImportOptions o;
+  o.testLossColumn = "test_loss";
+  ImportNotes notes;
+  const std::vector<ImportedRun> runs = readResultsCsv(file, o, &notes);
+  ASSERT_EQ(runs.size(), 2u);
+  const ImportedRun& r1 = runs[0];
+  EXPECT_EQ(r1.run.message, "r1");
+  EXPECT_EQ(r1.run.status, RunState::Diverged);
+  EXPECT_EQ(r1.run.divergedEpoch, 3);
+  ASSERT_EQ(r1.epochs.size(), 2u);  // epochs 1 and 2, the rows in any order
+  EXPECT_EQ(r1.epochs[1].epoch, 2);
+  EXPECT_EQ(r1.run.epochsDone, 2);
+  EXPECT_EQ(r1.run.finalAccuracy, 0.55);
+  EXPECT_EQ(r1.run.finalTestLoss, 1.25);
+  EXPECT_TRUE(hasNote(notes, file + ":3: column 5 (test_loss): test_loss nan at epoch 3: run 'r1' "
+                                    "(backend 'cpu') diverged; imported as diverged with its 2 "
+                                    "epochs before it"))
+      << ::testing::PrintToString(notes);
+  EXPECT_EQ(runs[1].run.status, RunState::Completed);
+
+  // Stored as diverged: the statistics leave it out, as an emulated run that diverged.
+  const std::string db = freshTempPath("diverged-csv.db");
+  auto store = ResultsStore::open(db, true);
+  std::vector<ImportedRun> stored = runs;
+  EXPECT_EQ(importRuns(*store, file, stored).added, 2);
+  const auto finals = finalMetricByBackend(*store, ComparedMetric::Accuracy);
+  ASSERT_EQ(finals.size(), 1u);
+  EXPECT_EQ(finals[0].second, std::vector<double>{0.6});
+  std::vector<ImportedRun> again = readResultsCsv(file, o);
+  EXPECT_EQ(importRuns(*store, file, again).added, 0);
+}
+
+TEST(ImportDivergence, InfinityInAWideResultsCsvIsADivergedRunOfFinalValues) {
+  const std::string folder = testing::writeTree("diverged-wide", "wide.csv",
+                                                "backend,seed,final_accuracy\n"
+                                                "tpu,0,0.61\n"
+                                                "tpu,1,inf\n");
+  const std::string file = folder + "/wide.csv";
+  CsvImportOptions o;
+  o.epochColumn = "";
+  ImportNotes notes;
+  const std::vector<ImportedRun> runs = readResultsCsv(file, o, &notes);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].run.status, RunState::Completed);
+  EXPECT_EQ(runs[1].run.status, RunState::Diverged);
+  EXPECT_EQ(runs[1].run.divergedEpoch, 0);  // a run of final values: the epoch is not known
+  EXPECT_TRUE(std::isnan(runs[1].run.finalAccuracy));
+  EXPECT_TRUE(runs[1].epochs.empty());
+  EXPECT_TRUE(hasNote(notes, file + ":3: column 3 (final_accuracy): final_accuracy inf: run "
+                                    "'seed 1' (backend 'tpu') diverged; imported as diverged (a "
+                                    "run of final values: none kept)"))
+      << ::testing::PrintToString(notes);
+}
+
+TEST(ImportDivergence, NanInTheTorchprimeCsvIsADivergedRun) {
+  const std::string folder = testing::writeTree(
+      "diverged-torchprime", "metrics.csv",
+      "run_name,datetime,hyperparameters,epoch,train_loss,test_loss,accuracy_top1\n"
+      "prod_1,2025-07-22 19:30:47,{'device': 'xla'},1,2.1,1.9,0.41\n"
+      "prod_1,2025-07-22 19:30:47,{'device': 'xla'},2,NaN,1.7,0.52\n");
+  const std::string file = folder + "/metrics.csv";
+  ImportNotes notes;
+  const std::vector<ImportedRun> runs = readResultsCsv(file, {}, &notes);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run.status, RunState::Diverged);
+  EXPECT_EQ(runs[0].run.divergedEpoch, 2);
+  ASSERT_EQ(runs[0].epochs.size(), 1u);
+  EXPECT_EQ(runs[0].run.finalAccuracy, 0.41);
+  EXPECT_TRUE(hasNote(notes, file + ":3: column 5 (train_loss): train_loss nan at epoch 2"))
+      << ::testing::PrintToString(notes);
 }
 
 TEST(ImportDivergence, OutOfRangeValuesAreStillRefused) {

@@ -1,7 +1,7 @@
 // PyTorch Lightning CSVLogger folders imported as measured runs: each version_N/metrics.csv a
 // run, its sparse rows merged by epoch, the backend and seed from hparams.yaml beside it (the
-// documented subset of YAML), and the torchprime reference runs rewritten as Lightning logs give
-// the Welch test of their CSV.
+// documented subset of YAML, nested keys named with dots), and the torchprime reference runs
+// rewritten as Lightning logs give the Welch test of their CSV.
 
 #include <gtest/gtest.h>
 
@@ -50,24 +50,129 @@ TEST(LightningImport, VersionFoldersAreRunsWithBackendAndSeedFromHparams) {
   EXPECT_TRUE(hasNote(input.notes, "the epochs of metric 'val_acc' count from 0"));
 }
 
-TEST(LightningImport, HparamsYamlSubsetReadsTopLevelKeysOnly) {
+TEST(LightningImport, HparamsYamlReadsNestedMappingsAsDottedNames) {
   const std::string folder = testing::writeTree("hparams", "hparams.yaml",
                                                 "# a comment\n"
                                                 "---\n"
                                                 "device: 'tpu v5'\n"
                                                 "optimizer:\n"
                                                 "  device: nested\n"
+                                                "  betas:\n"
+                                                "  - 0.9\n"
+                                                "  schedule:\n"
+                                                "    warmup: 100  # steps\n"
                                                 "- item\n"
                                                 "seed: ~\n"
                                                 "name: \"run: 1\"\n");
-  const auto h = readHparamsYaml(folder + "/hparams.yaml", {"device", "seed", "name", "lr"});
+  const auto h = readHparamsYaml(
+      folder + "/hparams.yaml",
+      {"device", "seed", "name", "lr", "optimizer.device", "optimizer.schedule.warmup"});
   ASSERT_EQ(h.count("device"), 1u);
   EXPECT_EQ(h.at("device").value, "tpu v5");
   EXPECT_EQ(h.at("device").place, folder + "/hparams.yaml:3: device");
-  EXPECT_EQ(h.at("seed").value, "");  // null
+  EXPECT_EQ(h.at("optimizer.device").value, "nested");
+  EXPECT_EQ(h.at("optimizer.device").place, folder + "/hparams.yaml:5: optimizer.device");
+  EXPECT_EQ(h.at("optimizer.schedule.warmup").value, "100");  // the comment cut
+  EXPECT_EQ(h.at("seed").value, "");                          // null
   EXPECT_EQ(h.at("name").value, "run: 1");
   EXPECT_EQ(h.count("lr"), 0u);
   EXPECT_TRUE(readHparamsYaml(folder + "/none.yaml", {"device"}).empty());
+}
+
+// Quoted values as YAML reads them: '' in single quotes, escapes in double quotes (yaml.dump
+// writes a non-ASCII character as \xE9 or \u2028 unless allow_unicode).
+TEST(LightningImport, HparamsYamlUnquotesAndUnescapesValuesAsYamlDoes) {
+  const std::string folder = testing::writeTree("hparams-quoted", "hparams.yaml",
+                                                "a: 'it''s'\n"
+                                                "b: \"caf\\xE9 \\u00e9\\t\\\"x\\\"\"\n"
+                                                "'c d': plain text # comment\n"
+                                                "e: url://host:80/x#frag\n"
+                                                "f:\n"
+                                                "g: Null\n");
+  const auto h = readHparamsYaml(folder + "/hparams.yaml", {"a", "b", "c d", "e", "f", "g"});
+  EXPECT_EQ(h.at("a").value, "it's");
+  EXPECT_EQ(h.at("b").value, "caf\xC3\xA9 \xC3\xA9\t\"x\"");
+  EXPECT_EQ(h.at("c d").value, "plain text");
+  EXPECT_EQ(h.at("e").value, "url://host:80/x#frag");
+  EXPECT_EQ(h.at("f").value, "");  // no value: an empty mapping
+  EXPECT_EQ(h.at("g").value, "");
+}
+
+// What the subset does not read is skipped when nothing asked for is in it, and refused, naming
+// the file, the line, the key and what it is, when a key asked for is it or lies in it.
+TEST(LightningImport, HparamsYamlRefusesAKeyAskedForThatItDoesNotRead) {
+  const std::string folder = testing::writeTree("hparams-unread", "hparams.yaml",
+                                                "layers:\n"
+                                                "- 64\n"
+                                                "- 128\n"
+                                                "trainer: {accelerator: gpu}\n"
+                                                "base: &defaults\n"
+                                                "  device: gpu\n"
+                                                "copy: *defaults\n"
+                                                "args: !!python/object:argparse.Namespace\n"
+                                                "  device: gpu\n"
+                                                "notes: |\n"
+                                                "  device: not a key\n"
+                                                "description: a long line\n"
+                                                "  continued\n"
+                                                "model:\n"
+                                                "  device: xla\n");
+  const std::string file = folder + "/hparams.yaml";
+  const auto h = readHparamsYaml(file, {"model.device", "seed", "other.device"});
+  ASSERT_EQ(h.size(), 1u);  // everything else skipped
+  EXPECT_EQ(h.at("model.device").value, "xla");
+  const std::string why =
+      ", which is not read (hparams.yaml is read as nested 'key: value' mappings of plain or "
+      "quoted values; docs/import.md)";
+  const auto refusal = [&](const std::string& key) {
+    return testing::errorOf([&] { readHparamsYaml(file, {key}); });
+  };
+  EXPECT_EQ(refusal("layers"), file + ":1: hyperparameter 'layers' is a list" + why);
+  EXPECT_EQ(refusal("trainer.accelerator"),
+            file +
+                ":4: hyperparameter 'trainer.accelerator' lies in 'trainer', a flow "
+                "collection ({...} or [...])" +
+                why);
+  EXPECT_EQ(refusal("base.device"), file +
+                                        ":5: hyperparameter 'base.device' lies in 'base', an "
+                                        "anchor (&NAME)" +
+                                        why);
+  EXPECT_EQ(refusal("copy"), file + ":7: hyperparameter 'copy' is an alias (*NAME)" + why);
+  EXPECT_EQ(refusal("args.device"),
+            file +
+                ":8: hyperparameter 'args.device' lies in 'args', a tagged value "
+                "(!!python/object:argparse.Namespace)" +
+                why);
+  EXPECT_EQ(refusal("notes"),
+            file + ":10: hyperparameter 'notes' is a block scalar (| or >)" + why);
+  EXPECT_EQ(
+      refusal("description"),
+      file + ":12: hyperparameter 'description' is a value continued on the next lines" + why);
+  EXPECT_EQ(refusal("model"), file +
+                                  ":14: hyperparameter 'model' is a mapping of keys, not a value "
+                                  "(name one of its keys: model.KEY)");
+}
+
+// yaml.dump of nested hyperparameters (lists and a long description among them, as PyYAML writes
+// them): hparam:model.device names each run's backend.
+TEST(LightningImport, ANestedHyperparameterNamesTheBackend) {
+  TensorBoardImportOptions o;
+  o.backendRule = "hparam:model.device";
+  const ImportInput input =
+      readImportInput(kTrackerFixtures + "/nested-hparams", ImportFormat::Auto, {}, o);
+  ASSERT_EQ(input.runs.size(), 4u);
+  const ImportedRun* run = runNamed(input, "tpu/lightning_logs/version_1");
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->run.backend, "xla");
+  EXPECT_EQ(run->run.seed, 1u);  // the top-level seed
+  EXPECT_TRUE(run->run.seedGiven);
+  EXPECT_EQ(runNamed(input, "gpu/lightning_logs/version_0")->run.backend, "cuda");
+  EXPECT_EQ(run->run.finalAccuracy, 0.58);
+  o.backendRule = "hparam:data.augment";
+  const std::string e = testing::errorOf(
+      [&] { readImportInput(kTrackerFixtures + "/nested-hparams", ImportFormat::Auto, {}, o); });
+  EXPECT_NE(e.find("hparams.yaml:2: hyperparameter 'data.augment' is a list"), std::string::npos)
+      << e;
 }
 
 // resources/reference/torchprime-resnet18-metrics.csv written as Lightning logs, one

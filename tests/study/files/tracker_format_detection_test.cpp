@@ -39,6 +39,8 @@ TEST(TrackerFormatDetection, FilesAndFoldersAreReadAsTheirFormat) {
   EXPECT_EQ(detect(kTrackerFixtures + "/wandb/runs.csv"), ImportFormat::WandbRuns);
   EXPECT_EQ(detect(kTrackerFixtures + "/wandb/history"), ImportFormat::WandbHistory);
   EXPECT_EQ(detect(kTrackerFixtures + "/wandb/history-many.csv"), ImportFormat::WandbHistory);
+  EXPECT_EQ(detect(kTrackerFixtures + "/wandb-chart"), ImportFormat::WandbChart);
+  EXPECT_EQ(detect(kTrackerFixtures + "/wandb-chart/val_loss.csv"), ImportFormat::WandbChart);
   EXPECT_EQ(detect(kTrackerFixtures + "/mlflow/runs.csv"), ImportFormat::MlflowRuns);
   EXPECT_EQ(detect(kTrackerFixtures + "/mlflow/history"), ImportFormat::MlflowHistory);
   EXPECT_EQ(detect(kTrackerFixtures + "/lightning"), ImportFormat::Lightning);
@@ -58,8 +60,9 @@ TEST(TrackerFormatDetection, AFileMatchingNoFormatListsWhatEachNeeds) {
             std::string::npos)
       << e;
   for (const char* needs :
-       {"W&B run table (Name, State)", "W&B history (_step)", "MLflow runs (run_id, experiment_id)",
-        "MLflow metric history (key, value, step)",
+       {"W&B run table (Name, State)", "W&B history (_step)",
+        "W&B chart export (Step, then 'RUN - METRIC' columns)",
+        "MLflow runs (run_id, experiment_id)", "MLflow metric history (key, value, step)",
         "Lightning CSVLogger (a file named metrics.csv with step)",
         "TensorBoard CSV download (Wall time, Step, Value)", "a results CSV (backend",
         "--format csv|tensorboard|wandb-runs"})
@@ -96,6 +99,7 @@ TEST(TrackerFormatDetection, AnExplicitFormatChecksTheColumnsItNeeds) {
             std::string::npos)
       << e;
   EXPECT_EQ(formatNamed("wandb-history"), ImportFormat::WandbHistory);
+  EXPECT_EQ(formatNamed("wandb-chart"), ImportFormat::WandbChart);
   EXPECT_EQ(formatName(ImportFormat::TensorBoardCsv), "tensorboard-csv");
   EXPECT_EQ(formatNamed("excel"), std::nullopt);
 }

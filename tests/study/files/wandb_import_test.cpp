@@ -1,6 +1,7 @@
 // Weights & Biases exports imported as measured runs: the run table's finished runs with their
 // summary metrics as final values (others skipped with their state), the history's logged steps
-// as epochs, one file per run or many runs in one file, and a re-import that adds nothing.
+// as epochs, one file per run or many runs in one file, a chart panel's export (each run's series,
+// its __MIN/__MAX bands ignored), and a re-import that adds nothing.
 
 #include <gtest/gtest.h>
 
@@ -95,6 +96,55 @@ TEST(WandbImport, ReimportAddsNothing) {
   EXPECT_EQ(second.added, 0);
   EXPECT_EQ(second.present, 3);
   EXPECT_EQ(store->loadRuns().size(), 3u);
+}
+
+// A line plot's CSV download, one file per panel: "RUN - METRIC" columns by Step, the bands of a
+// smoothed line beside them not read, the runs of both panels merged by name.
+TEST(WandbImport, ChartPanelExportsGiveEachRunsSeriesByStep) {
+  const std::string charts = kTrackerFixtures + "/wandb-chart";
+  const ImportInput input =
+      readImportInput(charts, ImportFormat::Auto, {}, rule("path:{backend}-seed{seed}"));
+  EXPECT_EQ(input.format, ImportFormat::WandbChart);
+  EXPECT_EQ(input.metrics, "accuracy 'val_acc', test loss 'val_loss', train loss none");
+  ASSERT_EQ(input.runs.size(), 4u);
+  const ImportedRun* tpu = runNamed(input, "tpu-seed1");
+  ASSERT_NE(tpu, nullptr);
+  EXPECT_EQ(tpu->run.backend, "tpu");
+  EXPECT_EQ(tpu->run.seed, 1u);
+  ASSERT_EQ(tpu->epochs.size(), 3u);
+  EXPECT_EQ(tpu->epochs[0].epoch, 1);             // Step 0, stored from 1
+  EXPECT_EQ(tpu->epochs[0].testAccuracy, 0.405);  // not its band, 0.385 to 0.425
+  EXPECT_EQ(tpu->epochs[1].testLoss, 1.73);       // from the val_loss panel
+  EXPECT_EQ(tpu->run.finalAccuracy, 0.598);
+  const ImportedRun* gpu = runNamed(input, "gpu-seed1");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_TRUE(std::isnan(gpu->epochs[1].testLoss));  // an empty cell: not logged at Step 1
+  EXPECT_EQ(gpu->run.finalTestLoss, 1.52);
+  EXPECT_TRUE(hasNote(input.notes, "the steps of metric 'val_acc' (Step) start at 0"));
+}
+
+TEST(WandbImport, AChartExportIsToldByItsHeaderAndAnOddColumnIsNamed) {
+  const std::string one =
+      testing::writeTree("chart-one", "panel.csv", "\"Step\",\"a run - val/acc\"\n1,0.5\n2,0.75\n");
+  TensorBoardImportOptions named = rule("path:{backend}");
+  named.accuracyTag = "val/acc";
+  const ImportInput input = readImportInput(one + "/panel.csv", ImportFormat::Auto, {}, named);
+  EXPECT_EQ(input.format, ImportFormat::WandbChart);
+  ASSERT_EQ(input.runs.size(), 1u);
+  EXPECT_EQ(input.runs[0].run.backend, "a run");  // split at the last " - "
+  EXPECT_EQ(input.runs[0].run.finalAccuracy, 0.75);
+  // Step with another column is no chart export (and no other format).
+  const std::string other = testing::writeTree("chart-other", "panel.csv", "Step,val_acc\n1,0.5\n");
+  EXPECT_NE(testing::errorOf([&] {
+              readImportInput(other + "/panel.csv");
+            }).find("matches no format ParityLab reads"),
+            std::string::npos);
+  const std::string e = testing::errorOf([&] {
+    readImportInput(other + "/panel.csv", ImportFormat::WandbChart, {}, rule("path:{backend}"));
+  });
+  EXPECT_EQ(e, other +
+                   "/panel.csv:1: column 2 (val_acc): not a 'RUN - METRIC' column of a W&B "
+                   "chart export");
 }
 
 }  // namespace

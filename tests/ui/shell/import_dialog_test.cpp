@@ -1,7 +1,7 @@
 // The Import dialog shows what an import would add before anything is written, read as
 // `paritylab-cli import` reads it with the same choices: the format told by the header, the runs'
-// backends from the rule, the metrics named; a choice that reads nothing says why and disables
-// Import; what is stored is the preview shown.
+// backends from the rule, the metrics named (a perplexity read as the test loss it gives); a choice
+// that reads nothing says why and disables Import; what is stored is the preview shown.
 #include "ui/shell/import_dialog.h"
 
 #include <QComboBox>
@@ -14,6 +14,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 
 #include "core/study/files/import_format.h"
 #include "core/study/store/results_store.h"
@@ -26,6 +27,8 @@ namespace {
 
 const QString kLightning =
     QStringLiteral(PARITYLAB_SOURCE_DIR "/tests/study/files/fixtures/trackers/lightning");
+const QString kLightningPerplexity =
+    QStringLiteral(PARITYLAB_SOURCE_DIR "/tests/study/files/fixtures/trackers/perplexity");
 
 QStringList column(const QTableWidget* table, int c) {
   QStringList values;
@@ -132,6 +135,33 @@ class ImportDialogTest : public QObject {
     const auto store = paritylab::study::ResultsStore::openReadOnly(db.toStdString());
     QCOMPARE(store->loadPredictions().size(), std::size_t(2));
     QCOMPARE(store->loadTestSet()->labels, (std::vector<std::int32_t>{0, 1, 1}));
+  }
+
+  // A language model's logs of perplexity only: the preview shows the test loss that would be
+  // stored, ln(perplexity), and says which tag it is the log of; a perplexity named beside a test
+  // loss is refused naming both, and nothing can be imported.
+  void perplexityIsPreviewedAsTheTestLossItGives() {
+    ImportDialog dialog(kLightningPerplexity);
+    dialog.ruleEdit()->setText(QStringLiteral("path:{backend}/lightning_logs/version_{seed}"));
+    dialog.settle();
+    QVERIFY2(dialog.importButton()->isEnabled(), qPrintable(dialog.summaryLabel()->text()));
+    QCOMPARE(dialog.runsTable()->horizontalHeaderItem(3)->text(),
+             QStringLiteral("final test loss (ln of val_ppl)"));
+    QCOMPARE(dialog.runsTable()->item(0, 6)->text(),
+             QStringLiteral("gpu/lightning_logs/version_0"));
+    QCOMPARE(dialog.runsTable()->item(0, 3)->text(), QString::number(std::log(24.77), 'g', 5));
+    QVERIFY(std::fabs(dialog.previewed().runs[0].run.finalTestLoss - std::log(24.77)) < 1e-12);
+
+    dialog.perplexityEdit()->setText(QStringLiteral("val_ppl"));
+    dialog.testLossEdit()->setText(QStringLiteral("val_loss"));
+    dialog.settle();
+    QVERIFY(!dialog.importButton()->isEnabled());
+    QVERIFY2(dialog.summaryLabel()->text().contains(
+                 QStringLiteral("--test-loss-tag 'val_loss' and --perplexity-tag 'val_ppl'")),
+             qPrintable(dialog.summaryLabel()->text()));
+    dialog.testLossEdit()->clear();
+    dialog.settle();
+    QVERIFY2(dialog.importButton()->isEnabled(), qPrintable(dialog.summaryLabel()->text()));
   }
 
   // The previewed runs stored by the window's controller: a new database with exactly them.
