@@ -1,6 +1,6 @@
 // Fuzz target: a Lightning CSVLogger run folder, as `paritylab-cli import LOGS --format lightning`
 // reads it: metrics.csv (sparse rows, epoch and step) and, after a line "#hparams" in the input,
-// hparams.yaml beside it (the documented YAML subset, nested keys too), then the import's rules.
+// hparams.yaml beside it (read with yaml-cpp, nested keys too), then the import's rules.
 #include <filesystem>
 #include <fstream>
 
