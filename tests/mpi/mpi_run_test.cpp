@@ -226,16 +226,21 @@ const char* kSequentialStudy = R"({"version": 1, "name": "sequential-mpi",
   "backends": ["cpu-fp32", "gpu-tf32"], "threads": 1,
   "sequential": {"margin": 0.015, "max_seeds": 9, "look_every": 3}})";
 
+// Runs `spec` in one process (single.db) and on 3 ranks (mpi.db) in `dir`; the 3 ranks' output.
+std::string inOneProcessAndOnThreeRanks(const TempFolder& dir, const char* spec) {
+  const std::string study = dir.write("study.json", spec);
+  EXPECT_EQ(run(cli("'" + study + "' --db '" + dir.file("single.db") + "'"), dir.file("1.log")), 0)
+      << readAll(dir.file("1.log"));
+  EXPECT_EQ(
+      run(onThreeRanks("'" + study + "' --db '" + dir.file("mpi.db") + "'"), dir.file("3.log")), 0)
+      << readAll(dir.file("3.log"));
+  return readAll(dir.file("3.log"));
+}
+
 // The same study on 3 ranks and in one process.
 TEST(MpiRun, ThreeRanksStoreTheSingleProcessResults) {
   const TempFolder dir("equal");
-  const std::string study = dir.write("tiny.json", kTinyStudy);
-  ASSERT_EQ(run(cli("'" + study + "' --db '" + dir.file("single.db") + "'"), dir.file("1.log")), 0)
-      << readAll(dir.file("1.log"));
-  ASSERT_EQ(
-      run(onThreeRanks("'" + study + "' --db '" + dir.file("mpi.db") + "'"), dir.file("3.log")), 0)
-      << readAll(dir.file("3.log"));
-  const std::string out = readAll(dir.file("3.log"));
+  const std::string out = inOneProcessAndOnThreeRanks(dir, kTinyStudy);
   EXPECT_NE(out.find("3 MPI ranks"), std::string::npos) << out;
   EXPECT_NE(out.find("Runs trained by the MPI workers: rank 1: "), std::string::npos) << out;
   EXPECT_EQ(countRuns(dir.file("mpi.db"), RunState::Completed), 6);
@@ -247,13 +252,7 @@ TEST(MpiRun, ThreeRanksStoreTheSingleProcessResults) {
 // and stops at the same look with the same runs, bit for bit, as in one process.
 TEST(MpiRun, SequentialStudyStopsAtTheSameLookWithTheSingleProcessRuns) {
   const TempFolder dir("sequential");
-  const std::string study = dir.write("seq.json", kSequentialStudy);
-  ASSERT_EQ(run(cli("'" + study + "' --db '" + dir.file("single.db") + "'"), dir.file("1.log")), 0)
-      << readAll(dir.file("1.log"));
-  ASSERT_EQ(
-      run(onThreeRanks("'" + study + "' --db '" + dir.file("mpi.db") + "'"), dir.file("3.log")), 0)
-      << readAll(dir.file("3.log"));
-  const std::string out = readAll(dir.file("3.log"));
+  const std::string out = inOneProcessAndOnThreeRanks(dir, kSequentialStudy);
   EXPECT_NE(out.find("Stopped at look 2 of 3 (6 seeds each)"), std::string::npos) << out;
   EXPECT_EQ(out.find("Runs trained by the MPI workers: rank 1: 0, rank 2: 0"), std::string::npos)
       << out;
