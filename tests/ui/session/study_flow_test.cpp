@@ -386,7 +386,7 @@ class StudyFlowTest : public QObject {
     QCOMPARE(store->loadRuns().size(), std::size_t(28));
   }
 
-  // A CSV that fails to parse (a NaN accuracy) is refused before any database is chosen or
+  // A CSV that fails to parse (a negative accuracy) is refused before any database is chosen or
   // touched: the file the import would have replaced is still whole.
   void failedImportLeavesTheDatabaseWhole() {
     MainWindow w;
@@ -404,7 +404,7 @@ class StudyFlowTest : public QObject {
     const QString csv = writeFile(own, "bad.csv",
                                   "run,backend,epoch,accuracy\n"
                                   "r1,xla,1,0.5\n"
-                                  "r1,xla,2,nan\n");
+                                  "r1,xla,2,-3\n");
     QVERIFY(!w.importResultsFile(csv));
     QVERIFY(asked_.isEmpty());  // refused before the question of where
     QVERIFY(!asked);
