@@ -144,14 +144,11 @@ void finishRuns(std::vector<ImportedRun>& runs, const std::vector<Divergence>& d
     if (!d) continue;
     markImportedRunDiverged(r, d->epoch);
     if (!notes) continue;
-    const std::size_t before = r.epochs.size();
-    notes->push_back(d->place + ": " + d->value +
-                     (finalOnly ? std::string() : " at epoch " + std::to_string(d->epoch)) +
-                     ": run " + shownValue(r.run.message) + " (backend " +
-                     shownValue(r.run.backend) + ") diverged; imported as diverged" +
-                     (finalOnly ? std::string(" (a run of final values: none kept)")
-                                : " with its " + std::to_string(before) +
-                                      (before == 1 ? " epoch" : " epochs") + " before it"));
+    notes->push_back(divergedRunNote(
+        d->place + ": " + d->value +
+            (finalOnly ? std::string() : " at epoch " + std::to_string(d->epoch)),
+        "run " + shownValue(r.run.message) + " (backend " + shownValue(r.run.backend) + ")",
+        finalOnly ? std::nullopt : std::optional<std::size_t>(r.epochs.size())));
   }
 }
 
@@ -410,6 +407,14 @@ void markImportedRunDiverged(ImportedRun& r, int epoch) {
     const double unknown = std::numeric_limits<double>::quiet_NaN();
     r.run.finalTrainLoss = r.run.finalTestLoss = r.run.finalAccuracy = unknown;
   }
+}
+
+std::string divergedRunNote(const std::string& where, const std::string& what,
+                            std::optional<std::size_t> kept) {
+  return where + ": " + what + " diverged; imported as diverged" +
+         (!kept ? std::string(" (a run of final values: none kept)")
+                : " with its " + std::to_string(*kept) + (*kept == 1 ? " epoch" : " epochs") +
+                      " before it");
 }
 
 std::vector<std::string> identicalRunNotes(const std::vector<ImportedRun>& runs) {

@@ -2,6 +2,7 @@
 // Imports results measured elsewhere (real hardware) as first-class runs: status completed,
 // source "imported", the study spec recording the origin file.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,11 @@ void finishImportedRun(ImportedRun& run);
 // say, a run of final values), its epochs those before it and its final values those of its last
 // epoch (unknown, NaN, when it has none). The statistics leave it out, the tables list it.
 void markImportedRunDiverged(ImportedRun& run, int epoch);
+// Its note: "WHERE: WHAT diverged; imported as diverged with its N epochs before it", `where`
+// the cell or tag and the value read there, `what` the run ("run 'seed 1' (backend 'tpu')");
+// `kept` the epochs kept, none for a run of final values only.
+std::string divergedRunNote(const std::string& where, const std::string& what,
+                            std::optional<std::size_t> kept);
 
 // One line per backend holding identical runs (same curve and final accuracy to the last digit):
 // "xla: 2 pairs of identical runs (prod_42 and prod_42; prod_3 and prod_3); n would be 12 without

@@ -347,12 +347,10 @@ TensorBoardRuns readTensorBoardRuns(const std::string& path,
     if (diverged.value) {
       char text[40];
       std::snprintf(text, sizeof text, "%.17g", diverged.value->point.value);
-      const std::size_t before = r.epochs.size();
-      out.notes.push_back(fileOf(run, *diverged.value) + ": tag " + shownValue(diverged.tag) +
-                          " step " + std::to_string(diverged.step) + ": " + text + ": run " +
-                          shownValue(r.run.message) + " diverged; imported as diverged with its " +
-                          std::to_string(before) + (before == 1 ? " epoch" : " epochs") +
-                          " before it");
+      out.notes.push_back(divergedRunNote(fileOf(run, *diverged.value) + ": tag " +
+                                              shownValue(diverged.tag) + " step " +
+                                              std::to_string(diverged.step) + ": " + text,
+                                          "run " + shownValue(r.run.message), r.epochs.size()));
       r.run.divergedEpoch = diverged.step + shift <= input::kMaxEpochs
                                 ? int(std::max<std::int64_t>(1, diverged.step + shift))
                                 : (r.epochs.empty() ? 1 : r.epochs.back().epoch + 1);

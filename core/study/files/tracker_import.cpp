@@ -430,15 +430,12 @@ TrackerRuns importTrackedRuns(const std::string& path, TrackedRuns tracked,
                             ? int(std::max<std::int64_t>(1, diverged.index + shift))
                         : r.epochs.empty() ? 1
                                            : r.epochs.back().epoch + 1;
-      const std::size_t before = r.epochs.size();
-      out.notes.push_back(
+      out.notes.push_back(divergedRunNote(
           diverged.value->place + ": " + diverged.metric + " " + number(diverged.value->value) +
-          (run.finalOnly ? std::string()
-                         : " at " + tracked.indexName + " " + std::to_string(diverged.index)) +
-          ": run " + shownValue(run.identity) + " diverged; imported as diverged" +
-          (run.finalOnly ? std::string()
-                         : " with its " + std::to_string(before) +
-                               (before == 1 ? " epoch" : " epochs") + " before it"));
+              (run.finalOnly ? std::string()
+                             : " at " + tracked.indexName + " " + std::to_string(diverged.index)),
+          "run " + shownValue(run.identity),
+          run.finalOnly ? std::nullopt : std::optional<std::size_t>(r.epochs.size())));
       r.run.divergedEpoch = epoch;
     }
   }

@@ -54,17 +54,14 @@ void keepAttributes(TrackedRun& run, const TrackerTable& table, const TrackerWan
   }
 }
 
-bool endsWith(const std::string& text, const std::string& end) {
-  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
-}
-
 }  // namespace
 
 std::optional<ChartColumn> wandbChartColumn(const std::string& name, bool* band) {
-  if (band) *band = endsWith(name, "__MIN") || endsWith(name, "__MAX");
+  const bool isBand = name.ends_with("__MIN") || name.ends_with("__MAX");
+  if (band) *band = isBand;
   const auto dash = name.rfind(" - ");
   if (dash == std::string::npos || dash == 0 || dash + 3 >= name.size()) return std::nullopt;
-  if (endsWith(name, "__MIN") || endsWith(name, "__MAX")) return std::nullopt;
+  if (isBand) return std::nullopt;
   return ChartColumn{name.substr(0, dash), name.substr(dash + 3)};
 }
 
@@ -168,8 +165,8 @@ TrackedRuns readWandbChart(const std::vector<TrackerFile>& files, const TrackerW
       const std::optional<ChartColumn> column = wandbChartColumn(name, &band);
       if (band) continue;
       if (!column) {
-        throw input::CsvError(file.path + ":1: column " + std::to_string(col + 1) + " (" + name +
-                              "): not a 'RUN - METRIC' column of a W&B chart export");
+        throw input::CsvError(import_checks::where(file.path, 1, col, name) +
+                              ": not a 'RUN - METRIC' column of a W&B chart export");
       }
       if (column->run.size() > 200)
         throw input::CsvError(file.path + ":1: column " + std::to_string(col + 1) +
