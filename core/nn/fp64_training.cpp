@@ -29,7 +29,7 @@ Fp64Training::Fp64Training(const Model& model, const OptimizerConfig& optimizer)
       inputSize_(int(model.input.itemSize())),
       master_(model.params.masterData().begin(), model.params.masterData().end()),
       grads_(master_.size(), 0.0),
-      outputs_(std::size_t(model.gemmSites)),
+      outputAt_(std::size_t(model.gemmSites), 0),
       inputGradients_(std::size_t(model.gemmSites)) {
   if (config_.kind != "adamw" && config_.kind != "sgd")
     throw std::invalid_argument("the fp64 reference: unknown optimizer '" + config_.kind + "'");
@@ -61,6 +61,7 @@ Fp64Training::Fp64Training(const Model& model, const OptimizerConfig& optimizer)
             model.name + "' has other layers: compare it with a backend as the reference instead");
       }
       steps_.push_back(s);
+      if (s.kind == Kind::Linear) outputAt_[std::size_t(s.site)] = steps_.size();  // its output
     }
   };
   walk(*model.net, walk);
@@ -69,7 +70,9 @@ Fp64Training::Fp64Training(const Model& model, const OptimizerConfig& optimizer)
 }
 
 const std::vector<double>& Fp64Training::output(int site) const {
-  return site >= 0 && std::size_t(site) < outputs_.size() ? outputs_[std::size_t(site)] : kNone;
+  const bool known =
+      site >= 0 && std::size_t(site) < outputAt_.size() && outputAt_[std::size_t(site)];
+  return known ? values_[outputAt_[std::size_t(site)]] : kNone;
 }
 
 const std::vector<double>& Fp64Training::inputGradient(int site) const {
@@ -100,7 +103,6 @@ void Fp64Training::forward(int n) {
         out.noalias() = ConstMatrix(x.data(), n, s.in) * w.transpose();
         if (s.bias >= 0)
           out.rowwise() += ConstRow(master_.data() + offsets_[std::size_t(s.bias)], s.out);
-        outputs_[std::size_t(s.site)] = y;
         width = s.out;
         break;
       }

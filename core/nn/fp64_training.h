@@ -58,8 +58,9 @@ class Fp64Training {
   std::vector<double> master_, grads_;
   // [layer + 1]: the values entering layer i (values_[0] the input) and leaving the last
   std::vector<std::vector<double>> values_;
-  std::vector<double> gradient_, nextGradient_;                // the gradient going back, per layer
-  std::vector<std::vector<double>> outputs_, inputGradients_;  // [site]
+  std::vector<double> gradient_, nextGradient_;  // the gradient going back, per layer
+  std::vector<std::size_t> outputAt_;  // [site]: the index in values_ of its output (0: none)
+  std::vector<std::vector<double>> inputGradients_;  // [site]
 };
 
 }  // namespace paritylab::nn
