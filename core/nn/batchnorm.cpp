@@ -1,5 +1,6 @@
 #include "core/nn/batchnorm.h"
 
+#include <Eigen/Core>
 #include <cmath>
 #include <stdexcept>
 

@@ -1,5 +1,6 @@
 #include "core/nn/gelu.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 
 namespace paritylab::nn {

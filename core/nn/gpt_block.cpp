@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/nn/gemm_xray.h"
+#include "core/nn/tensor_array.h"
 
 namespace paritylab::nn {
 
@@ -43,7 +44,7 @@ Tensor& GptBlock::forward(const Tensor& x, StepContext& ctx) {
   Tensor& a = attn_.forward(h1, ctx);
   storeLayerOutput(a, &attn_, site_ * 64 + 1, ctx);
   x1_.resize(x.shape());
-  x1_.array() = x.array() + a.array();
+  asArray(x1_) = asArray(x) + asArray(a);
   storeResidual(x1_, site_ * 64 + 2, ctx, residualXray_, "attn");
   Tensor& h2 = ln2_.forward(x1_, ctx);
   storeLayerOutput(h2, &ln2_, site_ * 64 + 3, ctx);
@@ -54,7 +55,7 @@ Tensor& GptBlock::forward(const Tensor& x, StepContext& ctx) {
   Tensor& m = proj_.forward(g, ctx);
   storeLayerOutput(m, &proj_, site_ * 64 + 6, ctx);
   y_.resize(x.shape());
-  y_.array() = x1_.array() + m.array();
+  asArray(y_) = asArray(x1_) + asArray(m);
   storeResidual(y_, site_ * 64 + 7, ctx, residualXray_, "mlp");
   ctx.inputStoredAs = inputStoredAs;
   return y_;
@@ -67,7 +68,7 @@ const Tensor& GptBlock::backward(const Tensor& dy, StepContext& ctx) {
   const Tensor& dh2 = fc_.backward(df, ctx);
   const Tensor& dMlp = ln2_.backward(dh2, ctx);
   dx1_.resize(dy.shape());
-  dx1_.array() = dy.array() + dMlp.array();
+  asArray(dx1_) = asArray(dy) + asArray(dMlp);
   ctx.storeGradient(dx1_.data(), dx1_.size(), site_ * 64 + 2);
   // Attention branch.
   const Tensor& dh1 = attn_.backward(dx1_, ctx);
@@ -75,7 +76,7 @@ const Tensor& GptBlock::backward(const Tensor& dy, StepContext& ctx) {
   const Tensor& dAttn = ln1_.backward(dh1, ctx);
   if (!needInputGrad_) return dx_;
   dx_.resize(dy.shape());
-  dx_.array() = dx1_.array() + dAttn.array();
+  asArray(dx_) = asArray(dx1_) + asArray(dAttn);
   ctx.storeGradient(dx_.data(), dx_.size(), site_ * 64);
   return dx_;
 }

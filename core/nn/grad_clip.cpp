@@ -1,5 +1,6 @@
 #include "core/nn/grad_clip.h"
 
+#include <Eigen/Core>
 #include <cmath>
 
 #include "core/nn/reductions.h"

@@ -1,16 +1,18 @@
 #include "core/nn/relu.h"
 
+#include "core/nn/tensor_array.h"
+
 namespace paritylab::nn {
 
 Tensor& ReLU::forward(const Tensor& x, StepContext& /*ctx*/) {
   y_.resize(x.shape());
-  y_.array() = x.array().max(0.0f);
+  asArray(y_) = asArray(x).max(0.0f);
   return y_;
 }
 
 const Tensor& ReLU::backward(const Tensor& dy, StepContext& /*ctx*/) {
   dx_.resize(dy.shape());
-  dx_.array() = (y_.array() > 0.0f).select(dy.array(), 0.0f);
+  asArray(dx_) = (asArray(y_) > 0.0f).select(asArray(dy), 0.0f);
   return dx_;
 }
 

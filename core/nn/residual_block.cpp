@@ -2,6 +2,7 @@
 
 #include "core/nn/batchnorm.h"
 #include "core/nn/conv2d.h"
+#include "core/nn/tensor_array.h"
 
 namespace paritylab::nn {
 
@@ -56,7 +57,7 @@ Tensor& BasicBlock::forward(const Tensor& x, StepContext& ctx) {
   ctx.storeActivation(a, main_->site() * 64 + 3);
   const Tensor& b = shortcut_ ? shortcut_->forward(x, ctx) : x;
   y_.resize(a.shape());
-  y_.array() = (a.array() + b.array()).max(0.0f);
+  asArray(y_) = (asArray(a) + asArray(b)).max(0.0f);
   return y_;
 }
 
@@ -74,13 +75,13 @@ const Tensor& BasicBlock::backward(const Tensor& dy, StepContext& ctx) {
     const Tensor& dShort = shortcut_->layers()[0]->backward(dDown, ctx);
     if (!needInputGrad_) return dx_;
     dx_.resize(x_->shape());
-    dx_.array() = dMain.array() + dShort.array();
+    asArray(dx_) = asArray(dMain) + asArray(dShort);
   } else {
     if (!needInputGrad_) return dx_;
     // dx = dMain + (dy where y > 0): the identity's share masked in the same pass.
     dx_.resize(x_->shape());
     Eigen::Map<const Eigen::ArrayXf> y(mask, Eigen::Index(y_.size()));
-    dx_.array() = dMain.array() + (y > 0.0f).select(dy.array(), 0.0f);
+    asArray(dx_) = asArray(dMain) + (y > 0.0f).select(asArray(dy), 0.0f);
   }
   ctx.storeGradient(dx_.data(), dx_.size(), 0x30000);
   return dx_;

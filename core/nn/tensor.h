@@ -3,7 +3,7 @@
 // resize() never shrinks capacity, so after the first (largest) batch a training step allocates
 // nothing.
 
-#include <Eigen/Core>
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstddef>
@@ -64,9 +64,6 @@ class Tensor {
   const float* data() const { return data_.data(); }
   float& operator[](std::size_t i) { return data_[i]; }
   float operator[](std::size_t i) const { return data_[i]; }
-
-  Eigen::Map<Eigen::ArrayXf> array() { return {data_.data(), Eigen::Index(size_)}; }
-  Eigen::Map<const Eigen::ArrayXf> array() const { return {data_.data(), Eigen::Index(size_)}; }
 
  private:
   Shape shape_;

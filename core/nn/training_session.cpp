@@ -1,5 +1,6 @@
 #include "core/nn/training_session.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
