@@ -20,7 +20,7 @@ namespace {
 
 using namespace paritylab;
 
-const char* kBackends[] = {"cpu-fp32", "gpu-tf32", "tpu-bf16", "gpu-amp-bf16"};
+const char* kResnetBackends[] = {"cpu-fp32", "gpu-tf32", "tpu-bf16", "gpu-amp-bf16"};
 constexpr int kBatch = 128;
 
 // One layer with its parameters, a random input and a fixed output gradient.
@@ -72,7 +72,7 @@ struct LayerBench {
 // Args: width (16, 64), backend, backward (0, 1).
 void benchStride2Conv(benchmark::State& state, int kernel) {
   const int w = int(state.range(0));
-  const char* backend = kBackends[state.range(1)];
+  const char* backend = kResnetBackends[state.range(1)];
   const bool backward = state.range(2) == 1;
   LayerBench<nn::Conv2d> b(backend, {kBatch, w, 28, 28}, kernel == 1 ? "downsample.0" : "conv1", w,
                            2 * w, kernel, 2, kernel / 2, false, nn::ConvInit::KaimingNormalOut);
@@ -116,7 +116,7 @@ BENCHMARK(BM_ResNetBnAddRelu)->ArgsProduct({{16, 64}, {0, 1}})->Unit(benchmark::
 // stride 2, on 28x28). Args: width, backend, projection (0, 1), backward (0, 1).
 void BM_ResNetBlock(benchmark::State& state) {
   const int w = int(state.range(0));
-  const char* backend = kBackends[state.range(1)];
+  const char* backend = kResnetBackends[state.range(1)];
   const bool projection = state.range(2) == 1;
   const bool backward = state.range(3) == 1;
   const nn::Shape input =

@@ -17,7 +17,7 @@
 #include "core/nn/training_choices.h"
 
 namespace paritylab::cli {
-namespace {
+namespace backends_command {
 
 struct BackendsArgs {
   std::string name;
@@ -141,5 +141,5 @@ const CommandRegistration reg{
       cmd->callback([a] { listBackends(*a); });
     }};
 
-}  // namespace
+}  // namespace backends_command
 }  // namespace paritylab::cli

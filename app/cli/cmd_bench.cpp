@@ -25,7 +25,7 @@
 #include "core/study/run/training_benchmark.h"
 
 namespace paritylab::cli {
-namespace {
+namespace bench_command {
 
 struct BenchArgs {
   // dataset: "" = fashion-mnist for an image model, the example corpus for the language model.
@@ -237,5 +237,5 @@ const CommandRegistration reg{
       cmd->callback([a] { runBench(*a); });
     }};
 
-}  // namespace
+}  // namespace bench_command
 }  // namespace paritylab::cli

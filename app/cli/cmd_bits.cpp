@@ -19,7 +19,7 @@
 #include "core/numerics/fp32_input.h"
 
 namespace paritylab::cli {
-namespace {
+namespace bits_command {
 
 using numerics::BitAnatomy;
 
@@ -157,5 +157,5 @@ const CommandRegistration reg{
       });
     }};
 
-}  // namespace
+}  // namespace bits_command
 }  // namespace paritylab::cli

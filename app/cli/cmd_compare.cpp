@@ -19,7 +19,7 @@
 #include "core/study/store/results_store.h"
 
 namespace paritylab::cli {
-namespace {
+namespace compare_command {
 
 struct CompareArgs {
   std::string db, a, b, tail = "two-sided";
@@ -247,5 +247,5 @@ const CommandRegistration reg{
       cmd->callback([a] { runCompare(*a); });
     }};
 
-}  // namespace
+}  // namespace compare_command
 }  // namespace paritylab::cli

@@ -13,7 +13,7 @@
 #include "core/study/files/run_start_export.h"
 
 namespace paritylab::cli {
-namespace {
+namespace export_init_command {
 
 struct ExportInitArgs {
   std::string db, out;
@@ -66,5 +66,5 @@ const CommandRegistration reg{
       cmd->callback([a] { runExportInit(*a); });
     }};
 
-}  // namespace
+}  // namespace export_init_command
 }  // namespace paritylab::cli

@@ -9,7 +9,7 @@
 #include "core/numerics/float_format.h"
 
 namespace paritylab::cli {
-namespace {
+namespace formats_command {
 
 using numerics::FloatFormat;
 
@@ -73,5 +73,5 @@ const CommandRegistration reg{"formats", 10, [](CLI::App& root) {
                                 });
                               }};
 
-}  // namespace
+}  // namespace formats_command
 }  // namespace paritylab::cli

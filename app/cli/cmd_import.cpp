@@ -19,7 +19,7 @@
 #include "core/study/files/tracker_import.h"
 
 namespace paritylab::cli {
-namespace {
+namespace import_command {
 
 struct ImportArgs {
   std::string path, db;
@@ -190,5 +190,5 @@ const CommandRegistration reg{
       });
     }};
 
-}  // namespace
+}  // namespace import_command
 }  // namespace paritylab::cli

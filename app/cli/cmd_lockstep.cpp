@@ -31,7 +31,7 @@
 #include "core/study/store/results_store.h"
 
 namespace paritylab::cli {
-namespace {
+namespace lockstep_command {
 
 struct LockstepArgs : TrainingFlags {
   std::string study, backend, reference = "cpu-fp32", mode = "resync", csv, from;
@@ -331,5 +331,5 @@ const CommandRegistration reg{
       cmd->callback([a] { runLockstepCommand(*a); });
     }};
 
-}  // namespace
+}  // namespace lockstep_command
 }  // namespace paritylab::cli

@@ -20,7 +20,7 @@
 #include "core/playground/product_compare.h"
 
 namespace paritylab::cli {
-namespace {
+namespace matmul_command {
 
 struct Options {
   std::string backend = "cpu-fp32", a, b, product = "forward", layer = "linear";
@@ -98,5 +98,5 @@ void setup(CLI::App& root) {
 
 const CommandRegistration reg{"matmul", 40, setup};
 
-}  // namespace
+}  // namespace matmul_command
 }  // namespace paritylab::cli

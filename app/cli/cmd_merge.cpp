@@ -9,7 +9,7 @@
 #include "core/study/cluster/results_merge.h"
 
 namespace paritylab::cli {
-namespace {
+namespace merge_command {
 
 struct MergeArgs {
   std::vector<std::string> inputs;
@@ -71,5 +71,5 @@ const CommandRegistration reg{
       cmd->callback([a] { merge(*a); });
     }};
 
-}  // namespace
+}  // namespace merge_command
 }  // namespace paritylab::cli

@@ -6,7 +6,7 @@
 #include "app/cli/command_registry.h"
 
 namespace paritylab::cli {
-namespace {
+namespace playground_command {
 
 void setup(CLI::App& root) {
   auto* group = root.add_subcommand(
@@ -18,5 +18,5 @@ void setup(CLI::App& root) {
 
 const CommandRegistration reg{"playground", 45, setup};
 
-}  // namespace
+}  // namespace playground_command
 }  // namespace paritylab::cli

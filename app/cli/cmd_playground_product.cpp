@@ -16,7 +16,7 @@
 #include "core/playground/product_compare.h"
 
 namespace paritylab::cli {
-namespace {
+namespace playground_product_command {
 
 struct Options {
   std::vector<std::string> backends;
@@ -89,5 +89,5 @@ void setup(CLI::App& root) {
 
 const CommandRegistration reg{"playground product", 48, setup};
 
-}  // namespace
+}  // namespace playground_product_command
 }  // namespace paritylab::cli

@@ -16,7 +16,7 @@
 #include "core/playground/reduction.h"
 
 namespace paritylab::cli {
-namespace {
+namespace playground_reduction_command {
 
 constexpr std::int64_t kMaxTrials = 10'000;
 
@@ -111,5 +111,5 @@ void setup(CLI::App& root) {
 
 const CommandRegistration reg{"playground reduction", 47, setup};
 
-}  // namespace
+}  // namespace playground_reduction_command
 }  // namespace paritylab::cli

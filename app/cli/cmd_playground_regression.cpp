@@ -16,7 +16,7 @@
 #include "core/playground/regression.h"
 
 namespace paritylab::cli {
-namespace {
+namespace playground_regression_command {
 
 using playground::Matrix;
 
@@ -171,5 +171,5 @@ void setup(CLI::App& root) {
 
 const CommandRegistration reg{"playground regression", 46, setup};
 
-}  // namespace
+}  // namespace playground_regression_command
 }  // namespace paritylab::cli

@@ -27,7 +27,7 @@
 #endif
 
 namespace paritylab::cli {
-namespace {
+namespace report_command {
 
 struct ReportArgs {
   std::string db, csv, charts, curves, signalsCsv, xray;
@@ -183,5 +183,5 @@ const CommandRegistration reg{
       cmd->callback([a] { runReport(*a); });
     }};
 
-}  // namespace
+}  // namespace report_command
 }  // namespace paritylab::cli

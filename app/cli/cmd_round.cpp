@@ -18,7 +18,7 @@
 #include "core/numerics/rounding.h"
 
 namespace paritylab::cli {
-namespace {
+namespace round_command {
 
 struct RoundOptions {
   std::string format;
@@ -161,5 +161,5 @@ const CommandRegistration reg{
       cmd->callback([o] { runRound(*o); });
     }};
 
-}  // namespace
+}  // namespace round_command
 }  // namespace paritylab::cli

@@ -15,7 +15,7 @@
 #include "core/study/store/results_store.h"
 
 namespace paritylab::cli {
-namespace {
+namespace samples_command {
 
 struct SamplesArgs {
   std::string db, b;
@@ -154,5 +154,5 @@ const CommandRegistration reg{
       cmd->callback([a] { runSamples(*a); });
     }};
 
-}  // namespace
+}  // namespace samples_command
 }  // namespace paritylab::cli

@@ -17,7 +17,7 @@
 #include "core/study/store/results_store.h"
 
 namespace paritylab::cli {
-namespace {
+namespace serve_command {
 
 struct ServeArgs {
   std::string db;
@@ -98,5 +98,5 @@ const CommandRegistration reg{
       cmd->callback([a] { runServe(*a); });
     }};
 
-}  // namespace
+}  // namespace serve_command
 }  // namespace paritylab::cli

@@ -24,7 +24,7 @@
 #include "core/study/files/results_import.h"
 
 namespace paritylab::cli {
-namespace {
+namespace stats_command {
 
 struct StatsArgs {
   std::string input, a, b, test = "welch", tail = "two-sided", metric;
@@ -288,5 +288,5 @@ const CommandRegistration reg{
       cmd->callback([a] { runStats(*a); });
     }};
 
-}  // namespace
+}  // namespace stats_command
 }  // namespace paritylab::cli

@@ -19,7 +19,7 @@
 #include "core/study/store/results_store.h"
 
 namespace paritylab::cli {
-namespace {
+namespace warnings_command {
 
 struct WarningsArgs {
   std::string db;
@@ -123,5 +123,5 @@ const CommandRegistration reg{
       cmd->callback([a] { runWarnings(*a); });
     }};
 
-}  // namespace
+}  // namespace warnings_command
 }  // namespace paritylab::cli

@@ -16,7 +16,7 @@
 #include "core/study/analysis/xray_findings.h"
 
 namespace paritylab::cli {
-namespace {
+namespace xray_command {
 
 struct XrayArgs {
   std::string db;
@@ -130,5 +130,5 @@ const CommandRegistration reg{
       cmd->callback([a] { runXray(*a); });
     }};
 
-}  // namespace
+}  // namespace xray_command
 }  // namespace paritylab::cli

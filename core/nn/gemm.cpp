@@ -130,9 +130,9 @@ void addBiasAndRound(const float* bias, const Rounder& output, float* C, int m, 
   }
 }
 
-// Product [m,n] (ld `ldo`, n unless said; chunked accumulation: n) of dense packed operands,
-// honouring the chunked accumulation.
-struct Product {
+// PackedProduct: the product [m,n] (ld `ldo`, n unless said; chunked accumulation: n) of dense
+// packed operands, honouring the chunked accumulation.
+struct PackedProduct {
   const backends::GemmPolicy& policy;
   const Rounder* accumulation;  // null: fp32 partial sums
   CBLAS_TRANSPOSE ta, tb;
@@ -350,7 +350,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     const auto [pa, lda2] =
         preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, roundB, seedB, ws.b);
-    const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2, ldc};
+    const PackedProduct product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2, ldc};
     product(pa, pb, C, chunked ? grow(ws.accumulator, mn) : nullptr);
     if (extras.bias) {
       const float* bias = extras.bias;
@@ -375,10 +375,10 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     const auto [pa, lda2] =
         preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, roundB, seedB, ws.b);
-    const Product product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
+    const PackedProduct product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
     product(pa, pb, sum, chunk);
   } else {
-    const Product product{policy, accumulation, ta, tb, m, n, k, sa.cols, sb.cols};
+    const PackedProduct product{policy, accumulation, ta, tb, m, n, k, sa.cols, sb.cols};
     const bool six = policy.passes == backends::MultiPass::Bf16x6;
     const Rounder& bf16 =
         policy.operands ? cachedRounder(*policy.operands) : cachedRounder(bf16Nearest());

@@ -13,7 +13,7 @@ namespace {
 using numerics::BlockAxis;
 
 // A stored operand [rows, cols] (leading dimension ld) and the axis its K runs along.
-struct StoredOperand {
+struct ScaledOperand {
   const float* data;
   int rows, cols, ld;
   BlockAxis kAxis;
@@ -40,7 +40,7 @@ std::string scaleFormatName(const numerics::BlockScaling& scaling) {
 
 // Packs `src` densely into `buffer`, transforms and quantizes it; returns the packed values (and,
 // on a measured step, adds the operand's scales to *scales).
-const float* prepare(const StoredOperand& src, const std::optional<numerics::BlockScaling>& scaling,
+const float* prepare(const ScaledOperand& src, const std::optional<numerics::BlockScaling>& scaling,
                      const std::optional<numerics::RoundingSpec>& rounding, bool hadamard,
                      std::uint64_t hadamardSeed, std::uint64_t seed, std::vector<float>& buffer,
                      std::vector<float>& before, numerics::TensorXray* xray,
@@ -87,9 +87,9 @@ void gemmBlockScaled(const backends::GemmPolicy& policy, Trans transA, Trans tra
   if (extras.scaleA != 1.0f || extras.scaleB != 1.0f)
     throw std::invalid_argument(
         "a block-scaled product takes no per-tensor fp8 scales (fp8.enabled with scaling)");
-  const StoredOperand sa{A, transA == Trans::No ? m : k, transA == Trans::No ? k : m, lda,
+  const ScaledOperand sa{A, transA == Trans::No ? m : k, transA == Trans::No ? k : m, lda,
                          transA == Trans::No ? BlockAxis::Row : BlockAxis::Column};
-  const StoredOperand sb{B, transB == Trans::No ? k : n, transB == Trans::No ? n : k, ldb,
+  const ScaledOperand sb{B, transB == Trans::No ? k : n, transB == Trans::No ? n : k, ldb,
                          transB == Trans::No ? BlockAxis::Column : BlockAxis::Row};
   const std::optional<numerics::RoundingSpec>& roundingB =
       policy.operandsB ? policy.operandsB : policy.operands;

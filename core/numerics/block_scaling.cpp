@@ -31,7 +31,7 @@ namespace {
 
 using input::InputError;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kQuietNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kFloatMax = std::numeric_limits<float>::max();
 constexpr int kE8M0MinExponent = -127;  // E8M0 holds 2^-127 .. 2^127 (0xFF is NaN)
 constexpr int kE8M0MaxExponent = 127;
@@ -412,7 +412,7 @@ BlockScaling parseBlockScaling(std::string_view recipe, std::string_view element
 }
 
 double BlockScalingStats::sqnrDb() const {
-  if (signalEnergy == 0.0) return kNaN;
+  if (signalEnergy == 0.0) return kQuietNaN;
   if (errorEnergy == 0.0) return std::numeric_limits<double>::infinity();
   return 10.0 * std::log10(signalEnergy / errorEnergy);
 }
@@ -800,7 +800,7 @@ class LineQuantizer {
         const GroupScale& s = scales[g];
         withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
           if (s.nan)
-            std::fill_n(y + p0, count, static_cast<float>(kNaN));
+            std::fill_n(y + p0, count, static_cast<float>(kQuietNaN));
           else if (s.zero)
             signedZeros(x + p0, y + p0, count);
           else
@@ -871,7 +871,7 @@ class LineQuantizer {
       const GroupScale& s = scales[g];
       withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
         if (s.nan) {
-          std::fill_n(out + p0, count, static_cast<float>(kNaN));
+          std::fill_n(out + p0, count, static_cast<float>(kQuietNaN));
         } else if (s.zero) {
           signedZeros(x + p0, out + p0, count);
         } else if (exact[g] != 0) {

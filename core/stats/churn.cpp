@@ -10,7 +10,7 @@
 namespace paritylab::stats {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 std::map<std::uint64_t, std::size_t> indexBySeed(const char* side,
                                                  std::span<const SeededPredictions> runs) {
@@ -25,7 +25,7 @@ std::map<std::uint64_t, std::size_t> indexBySeed(const char* side,
 }
 
 double meanOf(const std::vector<double>& v) {
-  if (v.empty()) return kNaN;
+  if (v.empty()) return kNoValue;
   double sum = 0.0;
   for (double x : v) sum += x;
   return sum / static_cast<double>(v.size());
@@ -84,7 +84,7 @@ ChurnEstimate precisionChurn(std::span<const SeededPredictions> a,
   e.pairs = e.values.size();
   e.mean = meanOf(e.values);
   if (e.pairs == 0) {
-    e.ci.ci_low = e.ci.ci_high = e.ci.estimate = kNaN;
+    e.ci.ci_low = e.ci.ci_high = e.ci.estimate = kNoValue;
     return e;
   }
   e.ci = bootstrapMeanCi(e.values, options);
@@ -93,7 +93,7 @@ ChurnEstimate precisionChurn(std::span<const SeededPredictions> a,
 
 ChurnEstimate seedChurn(std::span<const SeededPredictions> runs, const BootstrapOptions& options) {
   const std::size_t n = runs.size();
-  std::vector<double> matrix(n * n, kNaN);  // churn of runs i, j with different seeds
+  std::vector<double> matrix(n * n, kNoValue);  // churn of runs i, j with different seeds
   ChurnEstimate e;
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = i + 1; j < n; ++j) {
@@ -106,7 +106,7 @@ ChurnEstimate seedChurn(std::span<const SeededPredictions> runs, const Bootstrap
   e.pairs = e.values.size();
   e.mean = meanOf(e.values);
   if (e.pairs == 0) {
-    e.ci.ci_low = e.ci.ci_high = e.ci.estimate = kNaN;
+    e.ci.ci_low = e.ci.ci_high = e.ci.estimate = kNoValue;
     return e;
   }
   e.ci = bootstrapCi(
@@ -120,7 +120,7 @@ ChurnEstimate seedChurn(std::span<const SeededPredictions> runs, const Bootstrap
             if (!std::isnan(c)) sum += c, ++count;
           }
         }
-        return count == 0 ? kNaN : sum / static_cast<double>(count);
+        return count == 0 ? kNoValue : sum / static_cast<double>(count);
       },
       options);
   return e;
@@ -135,7 +135,7 @@ ChurnComparison compareChurn(const std::string& name_a, std::span<const SeededPr
   c.precision = precisionChurn(a, b, options);
   c.seed_floor = seedChurn(b, options);
   if (c.precision.pairs == 0) {
-    c.seed_to_precision_ratio = kNaN;
+    c.seed_to_precision_ratio = kNoValue;
     c.headline = "No run of " + name_a + " shares a seed with a run of " + name_b +
                  ": precision churn needs seed-matched runs.";
     return c;
@@ -143,7 +143,7 @@ ChurnComparison compareChurn(const std::string& name_a, std::span<const SeededPr
   std::string s = name_a + " changes " + churnPercent(c.precision.mean) + " of " + predictions +
                   " against " + name_b + " at the same seed";
   if (c.seed_floor.pairs == 0) {
-    c.seed_to_precision_ratio = kNaN;
+    c.seed_to_precision_ratio = kNoValue;
     c.headline = s + "; " + name_b +
                  " has no two runs with different seeds, so there is no seed "
                  "noise floor to compare with.";
@@ -151,7 +151,7 @@ ChurnComparison compareChurn(const std::string& name_a, std::span<const SeededPr
   }
   c.seed_to_precision_ratio = c.precision.mean > 0.0 ? c.seed_floor.mean / c.precision.mean
                                                      : std::numeric_limits<double>::infinity();
-  if (c.seed_floor.mean == 0.0 && c.precision.mean == 0.0) c.seed_to_precision_ratio = kNaN;
+  if (c.seed_floor.mean == 0.0 && c.precision.mean == 0.0) c.seed_to_precision_ratio = kNoValue;
   s += "; two " + name_b + " runs with different seeds disagree on " +
        churnPercent(c.seed_floor.mean);
   if (std::isnan(c.seed_to_precision_ratio)) {

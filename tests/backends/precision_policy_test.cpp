@@ -11,7 +11,7 @@ namespace {
 using namespace paritylab::backends;
 using nlohmann::json;
 
-std::string errorOf(const auto& f) {
+std::string policyErrorOf(const auto& f) {
   try {
     f();
   } catch (const std::invalid_argument& e) {
@@ -91,7 +91,7 @@ TEST(Presets, WhereEachBackendRounds) {
 }
 
 TEST(Presets, UnknownNameListsPresets) {
-  const std::string msg = errorOf([] { presetPolicy("tpu-fp64"); });
+  const std::string msg = policyErrorOf([] { presetPolicy("tpu-fp64"); });
   EXPECT_NE(msg.find("'tpu-fp64'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpu-amp-bf16"), std::string::npos) << msg;
 }
@@ -145,29 +145,30 @@ TEST(PolicyJson, BiasCastIsWrittenOnlyWhereAProductRoundsIt) {
 }
 
 TEST(PolicyJson, ErrorsNameFieldPathAndValue) {
-  auto msg = errorOf([] {
+  auto msg = policyErrorOf([] {
     policyFromJson(json::parse(R"({"preset":"gpu-tf32","conv":{"forward":{"operands":"bf17"}}})"));
   });
   EXPECT_NE(msg.find("conv.forward.operands"), std::string::npos) << msg;
   EXPECT_NE(msg.find("bf17"), std::string::npos) << msg;
 
-  msg = errorOf([] { policyFromJson(json::parse(R"({"replicas": 0})")); });
+  msg = policyErrorOf([] { policyFromJson(json::parse(R"({"replicas": 0})")); });
   EXPECT_NE(msg.find("'replicas'"), std::string::npos) << msg;
 
-  msg = errorOf([] { policyFromJson(json::parse(R"({"linear": {"fwd": {}}})")); });
+  msg = policyErrorOf([] { policyFromJson(json::parse(R"({"linear": {"fwd": {}}})")); });
   EXPECT_NE(msg.find("linear.fwd"), std::string::npos) << msg;
 
-  msg = errorOf([] { policyFromJson(json::parse(R"({"lossScaling": {"kind": "sometimes"}})")); });
+  msg = policyErrorOf(
+      [] { policyFromJson(json::parse(R"({"lossScaling": {"kind": "sometimes"}})")); });
   EXPECT_NE(msg.find("lossScaling.kind"), std::string::npos) << msg;
   EXPECT_NE(msg.find("sometimes"), std::string::npos) << msg;
 
-  msg = errorOf([] {
+  msg = policyErrorOf([] {
     policyFromJson(json::parse(R"({"conv": {"forward": {"operands": {"format": "bf16",
         "rounding": "nearest-odd"}}}})"));
   });
   EXPECT_NE(msg.find("conv.forward.operands.rounding"), std::string::npos) << msg;
 
-  msg = errorOf([] { policyFromJson(json::parse(R"({"preset": "gpu-v100"})")); });
+  msg = policyErrorOf([] { policyFromJson(json::parse(R"({"preset": "gpu-v100"})")); });
   EXPECT_NE(msg.find("gpu-v100"), std::string::npos) << msg;
 }
 
@@ -194,7 +195,7 @@ TEST(PolicyJson, BlockScalingIsReadWrittenAndRefusedByField) {
   EXPECT_EQ(policyToJson(again), policyToJson(p));
 
   const auto refused = [](const char* text) {
-    return errorOf([&] { policyFromJson(nlohmann::json::parse(text)); });
+    return policyErrorOf([&] { policyFromJson(nlohmann::json::parse(text)); });
   };
   EXPECT_NE(
       refused(R"({"linear": {"forward": {"scaling": "mx9"}}})").find("linear.forward.scaling"),

@@ -13,7 +13,7 @@
 namespace paritylab::cli::testing {
 namespace {
 
-const char* kStudy = R"({"version": 1, "name": "seq",
+const char* kSequentialStudy = R"({"version": 1, "name": "seq",
   "dataset": {"source": "synthetic", "train_size": 512, "test_size": 256},
   "model": "mlp", "epochs": 1, "batch_size": 64, "chaos_floor": false, "serve": false,
   "backends": ["cpu-fp32", "gpu-tf32"], "threads": 1,
@@ -21,7 +21,7 @@ const char* kStudy = R"({"version": 1, "name": "seq",
 
 TEST(SequentialCli, StopsAtTheLookThatShowsEquivalenceWithTheRunsItNeeded) {
   const TempFolder dir("sequential");
-  const std::string study = dir.write("seq.json", kStudy);
+  const std::string study = dir.write("seq.json", kSequentialStudy);
   const CliResult run = runCli({"run", study, "--db", dir.file("q.db")});
   ASSERT_EQ(run.exitCode, 0) << run.err;
   // The size and the progress count the most the study may train (9 seeds x 2 backends).

@@ -9,14 +9,14 @@
 namespace paritylab::cli::testing {
 namespace {
 
-const char* kStudy = R"({"version": 1, "name": "tiny",
+const char* kShardedStudy = R"({"version": 1, "name": "tiny",
   "dataset": {"source": "synthetic", "train_size": 100, "test_size": 50},
   "model": "mlp", "epochs": 1, "batch_size": 50, "chaos_floor": false, "backends": ["cpu-fp32", "tpu-bf16"],
   "seeds": 2, "threads": 1})";
 
 TEST(ShardCli, ShardOutOfRangeIsRefusedSayingHowToCount) {
   const TempFolder dir("shard-range");
-  const std::string study = dir.write("tiny.json", kStudy);
+  const std::string study = dir.write("tiny.json", kShardedStudy);
   const CliResult zero = runCli({"run", study, "--shard", "0/2", "--db", dir.file("p.db")});
   EXPECT_EQ(zero.exitCode, 1);
   EXPECT_NE(zero.err.find("--shard '0/2': K counts from 1 (1..2)"), std::string::npos) << zero.err;
@@ -27,7 +27,7 @@ TEST(ShardCli, ShardOutOfRangeIsRefusedSayingHowToCount) {
 
 TEST(ShardCli, TwoShardsMergeIntoTheWholeStudyAndAMissingOneIsReported) {
   const TempFolder dir("shard-merge");
-  const std::string study = dir.write("tiny.json", kStudy);
+  const std::string study = dir.write("tiny.json", kShardedStudy);
   for (const char* k : {"1", "2"}) {
     const CliResult r = runCli({"run", study, "--shard", std::string(k) + "/2", "--db",
                                 dir.file(std::string("part-") + k + ".db")});

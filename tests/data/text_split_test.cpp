@@ -17,7 +17,7 @@ namespace {
 using testing::expectDataError;
 using testing::TempDir;
 
-std::string writeText(const TempDir& dir, const std::string& text) {
+std::string writeTextFile(const TempDir& dir, const std::string& text) {
   const std::string path = (dir / "corpus.txt").string();
   testing::writeFile(path, testing::Bytes(text.begin(), text.end()), false);
   return path;
@@ -30,7 +30,7 @@ TEST(TextSplit, TheTestLabelsAreTheValidationTargetsAndTheClassesTheSymbols) {
   std::string text(90, 'a');
   text += "0123456789";
   DatasetSpec spec;
-  spec.source = "text:" + writeText(dir, text);
+  spec.source = "text:" + writeTextFile(dir, text);
   spec.blockSize = 3;
   const DataSplit split = loadDataset(spec);
   ASSERT_TRUE(split.text);
@@ -49,7 +49,7 @@ TEST(TextSplit, TheTestLabelsAreTheValidationTargetsAndTheClassesTheSymbols) {
 TEST(TextSplit, TestSizeCapsTheValidationWindows) {
   TempDir dir;
   DatasetSpec spec;
-  spec.source = "text:" + writeText(dir, std::string(1000, 'x') + std::string(1000, 'y'));
+  spec.source = "text:" + writeTextFile(dir, std::string(1000, 'x') + std::string(1000, 'y'));
   spec.blockSize = 4;
   EXPECT_EQ(loadDataset(spec).text->validationWindows(), 49u);  // (200 - 1) / 4
   spec.testSize = 7;
@@ -68,7 +68,7 @@ TEST(TextSplit, SymbolsAreNamedSoThatATableCanShowThem) {
 TEST(TextSplit, WhatDoesNotApplyToTextIsRefusedNamingTheSource) {
   TempDir dir;
   DatasetSpec spec;
-  spec.source = "text:" + writeText(dir, std::string(500, 'z') + "abc");
+  spec.source = "text:" + writeTextFile(dir, std::string(500, 'z') + "abc");
   expectDataError([&] { loadDataset(spec); }, {spec.source, "block size 0"});
   spec.blockSize = 4;
   DatasetSpec classes = spec;

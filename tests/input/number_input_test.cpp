@@ -14,7 +14,7 @@
 namespace paritylab::input {
 namespace {
 
-std::string errorOf(const auto& f) {
+std::string numberErrorOf(const auto& f) {
   try {
     f();
   } catch (const InputError& e) {
@@ -54,12 +54,12 @@ TEST(RequireInteger, RefusesFractionsOverflowAndNegativeSeedsNamingFieldAndLimit
   // Each refused, none wrapped or truncated.
   for (const char* bad : {"18446744073709551615", "9223372036854775808", "1e300", "1e30", "-1",
                           "1.5", "nan", "inf", "", "seven"}) {
-    const std::string e = errorOf([&] { requireInteger(bad, "--seed", seeds); });
+    const std::string e = numberErrorOf([&] { requireInteger(bad, "--seed", seeds); });
     EXPECT_EQ(e, std::string("--seed: expected an integer in [0, 9223372036854775807], got '") +
                      bad + "'")
         << bad;
   }
-  EXPECT_EQ(errorOf([] {
+  EXPECT_EQ(numberErrorOf([] {
               requireInteger("0", "--seeds", {1, kMaxSeeds});
             }),
             "--seeds: expected an integer in [1, 10000], got '0'");
@@ -70,10 +70,10 @@ TEST(RequireInteger, DoubleValuesNeverConvertOutOfRange) {
   const IntegerLimits all{INT64_MIN, INT64_MAX};
   EXPECT_EQ(requireInteger(-9223372036854775808.0, "x", all), INT64_MIN);
   EXPECT_EQ(requireInteger(9223372036854774784.0, "x", all), 9223372036854774784);  // 2^63-1024
-  EXPECT_NE(errorOf([&] { requireInteger(9223372036854775808.0, "x", all); }), "(no error)");
-  EXPECT_NE(errorOf([&] { requireInteger(-1e300, "x", all); }), "(no error)");
-  EXPECT_NE(errorOf([&] { requireInteger(std::nan(""), "x", all); }), "(no error)");
-  EXPECT_EQ(errorOf([] {
+  EXPECT_NE(numberErrorOf([&] { requireInteger(9223372036854775808.0, "x", all); }), "(no error)");
+  EXPECT_NE(numberErrorOf([&] { requireInteger(-1e300, "x", all); }), "(no error)");
+  EXPECT_NE(numberErrorOf([&] { requireInteger(std::nan(""), "x", all); }), "(no error)");
+  EXPECT_EQ(numberErrorOf([] {
               requireInteger(2.5, "width", {1, 256});
             }),
             "width: expected an integer in [1, 256], got 2.5");
@@ -82,11 +82,11 @@ TEST(RequireInteger, DoubleValuesNeverConvertOutOfRange) {
 TEST(RequireReal, FiniteAndWithinBounds) {
   const RealLimits lr{0, kMaxHyperparameter, true};
   EXPECT_EQ(requireReal("0.001", "--lr", lr), 0.001);
-  EXPECT_EQ(errorOf([&] { requireReal("nan", "--lr", lr); }),
+  EXPECT_EQ(numberErrorOf([&] { requireReal("nan", "--lr", lr); }),
             "--lr: expected a finite number in (0, 1000000], got 'nan'");
   for (const char* bad : {"inf", "-inf", "0", "-1", "1e7", "x"})
-    EXPECT_NE(errorOf([&] { requireReal(bad, "--lr", lr); }), "(no error)") << bad;
-  EXPECT_EQ(errorOf([] {
+    EXPECT_NE(numberErrorOf([&] { requireReal(bad, "--lr", lr); }), "(no error)") << bad;
+  EXPECT_EQ(numberErrorOf([] {
               requireReal(1.0, "beta1", {0, 1, false, true});
             }),
             "beta1: expected a finite number in [0, 1), got 1");

@@ -33,7 +33,7 @@ GptConfig tinyConfig(bool tied) {
 
 // Every trained parameter uniform in [-bound, bound]: far from GPT-2's gentle start, so that
 // attention, LayerNorm's affine part and both residual branches all matter.
-void randomiseParameters(Fixture& f, double bound, std::uint64_t seed) {
+void randomiseGptParameters(Fixture& f, double bound, std::uint64_t seed) {
   for (std::size_t id = 0; id < f.params.infos().size(); ++id)
     testing::fillUniform(f.params.master(int(id)), f.params.infos()[id].size, seed + id, -bound,
                          bound);
@@ -59,7 +59,7 @@ TEST(GptModel, FiniteDifferenceGradientOfEveryParameterWithTiedHead) {
   f.params.finalize(false);
   RandomStream rng(5);
   model.init(f.params, rng);
-  randomiseParameters(f, 0.5, 41);
+  randomiseGptParameters(f, 0.5, 41);
   checkLayerGradients(model, f, tokenIds(2, 5, 7, 3), "tied gpt", 1e-2f, {}, 12);
 }
 
@@ -69,7 +69,7 @@ TEST(GptModel, FiniteDifferenceGradientOfEveryParameterWithSeparateHead) {
   f.params.finalize(false);
   RandomStream rng(6);
   model.init(f.params, rng);
-  randomiseParameters(f, 0.5, 43);
+  randomiseGptParameters(f, 0.5, 43);
   checkLayerGradients(model, f, tokenIds(2, 4, 7, 4), "untied gpt", 1e-2f, {}, 12);
 }
 
@@ -81,7 +81,7 @@ TEST(GptModel, TiedWeightGradientSumsTheEmbeddingAndHeadShares) {
   GptModel b(untied.builder, tinyConfig(false));
   tied.params.finalize(false);
   untied.params.finalize(false);
-  randomiseParameters(tied, 0.5, 51);
+  randomiseGptParameters(tied, 0.5, 51);
   for (std::size_t id = 0; id < tied.params.infos().size(); ++id)
     std::copy_n(tied.params.master(int(id)), tied.params.infos()[id].size,
                 untied.params.master(paramId(untied.params, tied.params.infos()[id].name)));
@@ -122,7 +122,7 @@ TEST(GptModel, ChangingATokenNeverChangesEarlierLogits) {
   Fixture f;
   GptModel model(f.builder, tinyConfig(true));
   f.params.finalize(false);
-  randomiseParameters(f, 0.5, 61);
+  randomiseGptParameters(f, 0.5, 61);
   const int t = 5, v = 7;
   const Tensor ids = tokenIds(2, t, v, 10);
   StepContext ctx = f.ctx();
@@ -187,7 +187,7 @@ TEST(GptModel, LogitsGoThroughTheActivationStoreStep) {
   ASSERT_TRUE(f.policy.storage.activations);
   GptModel model(f.builder, tinyConfig(true));
   f.params.finalize(false);
-  randomiseParameters(f, 0.5, 71);
+  randomiseGptParameters(f, 0.5, 71);
   StepContext ctx = f.ctx();
   const Tensor ids = tokenIds(2, 5, 7, 12);
   const Tensor& y = model.forward(ids, ctx);

@@ -20,14 +20,14 @@ namespace {
 
 using testing::Trace;
 
-struct PinnedCase {
+struct SmallCnnPinnedCase {
   const char* backend;
   Trace haswell, skylakeX, zen;
 };
 
 // Each row: backend, then the bits of each kernel set (laid out by hand: each set on its own).
 // clang-format off
-const PinnedCase kCases[] = {
+const SmallCnnPinnedCase kSmallCnnCases[] = {
     {"cpu-fp32",
      {{0x40028899b3800000ull, 0x400082ce82c00000ull, 0x3ffb73648e400000ull},
       0x64abd309963ba0b7ull},  // Haswell
@@ -132,15 +132,15 @@ const PinnedCase kCases[] = {
 TEST(SmallCnnPinnedSteps, EveryPresetTrainsBitForBitAsPinned) {
   configureBlas();
   const std::string core = blasCoreName();
-  const Trace PinnedCase::*pinned = core == "Haswell"    ? &PinnedCase::haswell
-                                    : core == "SkylakeX" ? &PinnedCase::skylakeX
-                                    : core == "Zen"      ? &PinnedCase::zen
-                                                         : nullptr;
+  const Trace SmallCnnPinnedCase::*pinned = core == "Haswell"    ? &SmallCnnPinnedCase::haswell
+                                            : core == "SkylakeX" ? &SmallCnnPinnedCase::skylakeX
+                                            : core == "Zen"      ? &SmallCnnPinnedCase::zen
+                                                                 : nullptr;
   if (!pinned)
     GTEST_SKIP() << "pinned with OpenBLAS's Haswell, SkylakeX and Zen kernels; this machine uses "
                  << core;
-  ASSERT_EQ(std::size(kCases), backends::presetNames().size()) << "a preset without pins";
-  for (const PinnedCase& p : kCases) {
+  ASSERT_EQ(std::size(kSmallCnnCases), backends::presetNames().size()) << "a preset without pins";
+  for (const SmallCnnPinnedCase& p : kSmallCnnCases) {
     const Trace& pins = p.*pinned;
     const Trace t = testing::trainThreeSteps({"small-cnn", 1, 28, 28, 10, 16, {}}, p.backend);
     for (int i = 0; i < 3; ++i)

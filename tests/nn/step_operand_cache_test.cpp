@@ -16,7 +16,7 @@
 namespace paritylab::nn {
 namespace {
 
-std::vector<float> randomValues(std::size_t n, unsigned seed) {
+std::vector<float> operandValues(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<float> v(n);
@@ -26,8 +26,8 @@ std::vector<float> randomValues(std::size_t n, unsigned seed) {
 
 TEST(StepOperandCache, AProductReadingTheSharedWeightsGivesTheSameBitsAsRoundingThemItself) {
   const int m = 37, n = 24, k = 19;
-  const std::vector<float> x = randomValues(std::size_t(m) * k, 1);
-  const std::vector<float> w = randomValues(std::size_t(n) * k, 2);  // [n, k], read transposed
+  const std::vector<float> x = operandValues(std::size_t(m) * k, 1);
+  const std::vector<float> w = operandValues(std::size_t(n) * k, 2);  // [n, k], read transposed
   for (const char* preset : {"gpu-amp-bf16", "tpu-bf16", "pure-bf16", "gpu-amp-fp16"}) {
     const backends::GemmPolicy& policy = backends::presetPolicy(preset).gemmFor(
         backends::LayerKind::Linear, backends::Product::Forward);
@@ -49,7 +49,7 @@ TEST(StepOperandCache, AProductReadingTheSharedWeightsGivesTheSameBitsAsRounding
 }
 
 TEST(StepOperandCache, RoundingsThatCannotBeSharedAreLeftToTheProduct) {
-  const std::vector<float> w = randomValues(64, 3);
+  const std::vector<float> w = operandValues(64, 3);
   StepOperandCache cache;
   backends::GemmPolicy policy = backends::presetPolicy("tpu-bf16").linear.forward;
   GemmExtras scaled;
@@ -67,7 +67,7 @@ TEST(StepOperandCache, RoundingsThatCannotBeSharedAreLeftToTheProduct) {
 }
 
 TEST(StepOperandCache, AfterClearTheNextStepRoundsTheUpdatedWeights) {
-  std::vector<float> w = randomValues(32, 4);
+  std::vector<float> w = operandValues(32, 4);
   const backends::GemmPolicy policy = backends::presetPolicy("tpu-bf16").linear.forward;
   const numerics::Rounder bf16(*policy.operands);
   StepOperandCache cache;

@@ -16,10 +16,13 @@
 
 #include "core/numerics/bit_anatomy.h"
 #include "core/numerics/rounding.h"
+#include "tests/numerics/block_reference.h"
 #include "tests/numerics/format_reference.h"
 
 namespace paritylab::numerics {
 namespace {
+
+using testing::sameValue;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -60,11 +63,6 @@ double decodeCode(const Definition& d, std::uint32_t code) {
       field == 0 ? mantissa * scale * std::ldexp(1.0, 1 - d.bias)
                  : (1.0 + mantissa * scale) * std::ldexp(1.0, static_cast<int>(field) - d.bias);
   return (code & signBit) != 0 ? -magnitude : magnitude;
-}
-
-bool sameValue(double got, double want) {
-  if (std::isnan(want)) return std::isnan(got);
-  return got == want && std::signbit(got) == std::signbit(want);
 }
 
 // One code and its value, for neighbour and tie checks.

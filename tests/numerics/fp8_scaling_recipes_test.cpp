@@ -63,7 +63,7 @@ void expectSame(const RefMatrix& got, const RefMatrix& want, const std::string& 
 }
 
 // Every recipe x scale format x fp8 element.
-std::vector<BlockScaling> recipes() {
+std::vector<BlockScaling> scalingRecipes() {
   std::vector<BlockScaling> list;
   for (auto kind :
        {BlockScalingKind::PerTensor, BlockScalingKind::Rowwise, BlockScalingKind::Blockwise}) {
@@ -83,24 +83,24 @@ std::vector<BlockScaling> recipes() {
   return list;
 }
 
-std::string nameOf(const BlockScaling& spec) {
+std::string recipeNameOf(const BlockScaling& spec) {
   return std::string(toString(spec.kind)) + (spec.squareBlocks ? " 128x128 " : " ") +
          spec.element.name + " " + std::string(toString(spec.scale));
 }
 
 TEST(Fp8Recipes, RandomTensorsMatchTheEquations) {
-  for (const BlockScaling& spec : recipes()) {
+  for (const BlockScaling& spec : scalingRecipes()) {
     for (double magnitude : {1e-38, 1e-5, 1.0, 1e6, 1e37}) {
       for (int spread : {0, 12}) {
         const RefMatrix m = randomMatrix(130, 300, 17, magnitude, spread);  // partial tiles
         BlockScalingStats stats;
         expectSame(quantize(m, spec, &stats), refRecipe(m, spec),
-                   nameOf(spec) + " magnitude " + std::to_string(magnitude));
+                   recipeNameOf(spec) + " magnitude " + std::to_string(magnitude));
         const std::int64_t groups = spec.kind == BlockScalingKind::PerTensor ? 1
                                     : spec.kind == BlockScalingKind::Rowwise ? 130
                                     : spec.squareBlocks                      ? 2 * 3
                                                                              : 130 * 3;
-        EXPECT_EQ(stats.blocks, groups) << nameOf(spec);
+        EXPECT_EQ(stats.blocks, groups) << recipeNameOf(spec);
       }
     }
   }
@@ -119,16 +119,16 @@ TEST(Fp8Recipes, ZerosNonFiniteAndTinyAmax) {
   m.at(2, 200) = -inf;
   m.at(3, 0) = inf;
   for (double& x : m.v) x = static_cast<float>(x);
-  for (const BlockScaling& spec : recipes()) {
+  for (const BlockScaling& spec : scalingRecipes()) {
     BlockScalingStats stats;
     const RefMatrix got = quantize(m, spec, &stats);
-    expectSame(got, refRecipe(m, spec), nameOf(spec) + " specials");
+    expectSame(got, refRecipe(m, spec), recipeNameOf(spec) + " specials");
     EXPECT_EQ(stats.nanBlocks, 0);
     EXPECT_TRUE(std::isnan(got.at(2, 3)));
     EXPECT_LT(got.at(2, 200), -1.0);  // saturated, not NaN
     if (spec.kind != BlockScalingKind::PerTensor && !spec.squareBlocks &&
         spec.scale == ScaleFormat::Fp32) {
-      EXPECT_GE(stats.saturatedScales, 1) << nameOf(spec);  // 448 / 2^-147 is past fp32
+      EXPECT_GE(stats.saturatedScales, 1) << recipeNameOf(spec);  // 448 / 2^-147 is past fp32
     }
   }
 }
@@ -140,7 +140,7 @@ TEST(Fp8Recipes, ColumnAxisEqualsTransposedRows) {
   for (std::int64_t r = 0; r < 300; ++r)
     for (std::int64_t c = 0; c < 5; ++c)
       transposed[static_cast<std::size_t>(c * 300 + r)] = static_cast<float>(b.at(r, c));
-  for (const BlockScaling& spec : recipes()) {
+  for (const BlockScaling& spec : scalingRecipes()) {
     std::vector<float> byColumn(strided.size()), byRow(transposed.size());
     quantizeBlocks(strided, byColumn, 300, 5, 5, BlockAxis::Column, spec);
     quantizeBlocks(transposed, byRow, 5, 300, 300, BlockAxis::Row, spec);
@@ -148,7 +148,7 @@ TEST(Fp8Recipes, ColumnAxisEqualsTransposedRows) {
       for (std::int64_t c = 0; c < 5; ++c)
         ASSERT_EQ(std::bit_cast<std::uint32_t>(byColumn[static_cast<std::size_t>(r * 5 + c)]),
                   std::bit_cast<std::uint32_t>(byRow[static_cast<std::size_t>(c * 300 + r)]))
-            << nameOf(spec);
+            << recipeNameOf(spec);
   }
 }
 

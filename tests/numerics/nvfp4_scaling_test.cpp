@@ -59,7 +59,7 @@ RefMatrix quantize(const RefMatrix& m, const BlockScaling& spec, BlockScalingSta
   return RefMatrix{m.rows, m.cols, std::vector<double>(buffer.begin(), buffer.end())};
 }
 
-void expectSame(const RefMatrix& got, const RefMatrix& want, const std::string& what) {
+void expectSameNvfp4(const RefMatrix& got, const RefMatrix& want, const std::string& what) {
   int failures = 0;
   for (std::size_t i = 0; i < want.v.size() && failures < 5; ++i) {
     if (!sameValue(got.v[i], want.v[i])) {
@@ -82,10 +82,10 @@ TEST(Nvfp4, RandomTensorsMatchTheRecipe) {
         for (int spread : {0, 5, 30}) {
           const RefMatrix m = randomMatrix(37, 53, seed, magnitude, spread);  // partial blocks
           BlockScalingStats stats;
-          expectSame(quantize(m, nvfp4(square), &stats), refNvfp4(m, square),
-                     std::string(square ? "16x16" : "1x16") + " seed " + std::to_string(seed) +
-                         " magnitude " + std::to_string(magnitude) + " spread " +
-                         std::to_string(spread));
+          expectSameNvfp4(quantize(m, nvfp4(square), &stats), refNvfp4(m, square),
+                          std::string(square ? "16x16" : "1x16") + " seed " + std::to_string(seed) +
+                              " magnitude " + std::to_string(magnitude) + " spread " +
+                              std::to_string(spread));
           EXPECT_EQ(stats.blocks, square ? 3 * 4 : 37 * 4);
           EXPECT_EQ(stats.tensorScale, testing::refNvfp4TensorScale(m));
         }
@@ -111,23 +111,23 @@ TEST(Nvfp4, AdversarialBlocksMatchTheRecipe) {
   for (int c = 0; c < 16; ++c) m.at(7, c) = 3e38 / (c + 1);
   for (double& x : m.v) x = static_cast<float>(x);
   BlockScalingStats stats;
-  expectSame(quantize(m, nvfp4(), &stats), refNvfp4(m, false), "adversarial");
+  expectSameNvfp4(quantize(m, nvfp4(), &stats), refNvfp4(m, false), "adversarial");
   EXPECT_EQ(stats.nanBlocks, 2);
   EXPECT_GE(stats.underflowedScales, 2);  // rows 1 and 3 vanish beside 3e38
   // A tensor of zeros; a tensor whose amax is an fp32 subnormal (s_t clamps to 2^-149).
   RefMatrix zeros{2, 20, std::vector<double>(40, 0.0)};
   zeros.v[3] = -0.0;
-  expectSame(quantize(zeros, nvfp4()), refNvfp4(zeros, false), "zeros");
+  expectSameNvfp4(quantize(zeros, nvfp4()), refNvfp4(zeros, false), "zeros");
   RefMatrix subnormal{1, 16, {}};
   for (int c = 0; c < 16; ++c) subnormal.v.push_back(tiny * c * (c % 3 ? 1 : -1));
-  expectSame(quantize(subnormal, nvfp4()), refNvfp4(subnormal, false), "subnormal tensor");
+  expectSameNvfp4(quantize(subnormal, nvfp4()), refNvfp4(subnormal, false), "subnormal tensor");
   // Values at exactly the block max: 6 x block scale x s_t comes back exactly when the block
   // scale is exact in E4M3.
   RefMatrix exact{1, 16, {}};
   for (int c = 0; c < 16; ++c) exact.v.push_back(c == 0 ? 2688.0 : (c % 7) * 64.0);
   const RefMatrix got = quantize(exact, nvfp4());
   EXPECT_EQ(got.v[0], 2688.0);  // s_t = 1, block scale 448
-  expectSame(got, refNvfp4(exact, false), "exact max");
+  expectSameNvfp4(got, refNvfp4(exact, false), "exact max");
   // Every midpoint between E2M1 values, exactly: s_t = 1 (the tensor's amax 2688), the second
   // block's scale 4 (its amax 24), so x / scale = 0.25, 0.75, ..., 5, each a tie.
   RefMatrix ties{1, 32, std::vector<double>(32, 0.0)};
@@ -140,7 +140,7 @@ TEST(Nvfp4, AdversarialBlocksMatchTheRecipe) {
   }
   ties.v[31] = 2.0;  // x / scale = 0.5, on the grid
   const RefMatrix tied = quantize(ties, nvfp4());
-  expectSame(tied, refNvfp4(ties, false), "ties");
+  expectSameNvfp4(tied, refNvfp4(ties, false), "ties");
   const double even[] = {0, 4, 4, 8, 8, 16, 16};  // each tie to the even code
   for (int i = 0; i < 7; ++i) {
     EXPECT_EQ(tied.v[17 + i], even[i]) << "tie at " << midpoints[i];

@@ -15,7 +15,7 @@ namespace paritylab::playground {
 namespace {
 
 // bf16 round-to-nearest-even by bit manipulation (finite values), independent of core/numerics.
-float bf16(float x) {
+float toBf16(float x) {
   std::uint32_t u = std::bit_cast<std::uint32_t>(x);
   u += 0x7fffu + ((u >> 16) & 1u);
   return std::bit_cast<float>(u & 0xffff0000u);
@@ -89,7 +89,7 @@ TEST(OperandRoundings, PresetsShareOperandRoundingsAndProductsGoThroughTheirPoli
   const auto x6 = roundedProducts(rounding(all, "bf16x6"), a, b);
   for (std::size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(fp32[i], a[i] * b[i]) << i;
-    EXPECT_EQ(bf[i], bf16(a[i]) * bf16(b[i])) << i;
+    EXPECT_EQ(bf[i], toBf16(a[i]) * toBf16(b[i])) << i;
     EXPECT_NEAR(x6[i], a[i] * b[i], 2e-7 * std::fabs(a[i] * b[i])) << i;
   }
 }

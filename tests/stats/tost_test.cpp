@@ -26,7 +26,7 @@ struct TostCase {
 //   for uv in ['unequal', 'pooled']:
 //     p, lo, up = ttost_ind(A, B, -m, m, usevar=uv)   # lo/up = (t, p, df)
 // CompareMeans.from_data(np.array(A), np.array(B)).tconfint_diff(alpha=0.10, usevar=uv)
-const TostCase kCases[] = {
+const TostCase kTostCases[] = {
     {0.005, TTestKind::Welch, 0.9726674280187686, 5.012876031473683, 4.4459959568818104e-05,
      2.054457389948266, 0.9726674280187686, 18.095219739494368, 0.006084660521799706,
      0.017804228367089586, false},
@@ -42,7 +42,7 @@ const TostCase kCases[] = {
 };
 
 TEST(Tost, MatchesStatsmodelsTtostInd) {
-  for (const TostCase& c : kCases) {
+  for (const TostCase& c : kTostCases) {
     SCOPED_TRACE(std::string(kindName(c.kind)) + " margin " + std::to_string(c.margin));
     const TostResult r = tost(kA, kB, c.margin, 0.05, c.kind);
     EXPECT_TRUE(r.defined);

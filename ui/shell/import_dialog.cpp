@@ -22,14 +22,10 @@
 namespace paritylab::ui {
 namespace {
 
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 // "val_acc, val_accuracy, accuracy, …": the first names tried when none is given.
 QString defaultsHint(const std::vector<std::string>& names) {
   QStringList shown;
-  for (std::size_t i = 0; i < names.size() && i < 3; ++i) shown << q(names[i]);
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i) shown << QString::fromStdString(names[i]);
   if (names.size() > 3) shown << QStringLiteral("…");
   return QObject::tr("first logged of %1").arg(shown.join(QStringLiteral(", ")));
 }
@@ -70,7 +66,7 @@ ImportDialog::ImportDialog(const QString& path, QWidget* parent) : QDialog(paren
   format_ = new QComboBox;
   format_->addItem(tr("told by the header"), int(study::ImportFormat::Auto));
   for (const study::ImportFormat f : study::namedFormats())
-    format_->addItem(q(study::formatDescription(f)), int(f));
+    format_->addItem(QString::fromStdString(study::formatDescription(f)), int(f));
   form->addRow(tr("Format"), format_);
 
   rule_ = new QLineEdit;
@@ -259,7 +255,7 @@ void ImportDialog::show(const Read& read) {
     const study::RunRecord& r = runs[std::size_t(i)].run;
     const bool diverged = r.status == study::RunState::Diverged;
     const QStringList cells = {
-        q(r.backend),
+        QString::fromStdString(r.backend),
         QString::number(r.seed) + (r.seedGiven ? QString() : QStringLiteral("*")),
         QString::number(runs[std::size_t(i)].epochs.size()),
         shownNumber(accuracy ? r.finalAccuracy : r.finalTestLoss, accuracy),
@@ -268,7 +264,7 @@ void ImportDialog::show(const Read& read) {
         : previewed_.predictions->perRun[std::size_t(i)]
             ? tr("%1 examples").arg(previewed_.predictions->testSet.labels.size())
             : tr("no file"),
-        q(r.message)};
+        QString::fromStdString(r.message)};
     for (int c = 0; c < cells.size(); ++c) runs_->setItem(i, c, new QTableWidgetItem(cells[c]));
   }
   runs_->resizeColumnsToContents();

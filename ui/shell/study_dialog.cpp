@@ -41,10 +41,6 @@ namespace {
 using nlohmann::json;
 constexpr int kEntryRole = Qt::UserRole + 1;  // the backend's spec entry as JSON text
 
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 // One item per name, shown as written (the names of the spec file), in core's order.
 void addNames(QComboBox* box, std::span<const std::string_view> names) {
   for (std::string_view name : names) {
@@ -133,11 +129,11 @@ void StudyDialog::buildForm() {
   backends_ = new QListWidget;
   backends_->setMinimumWidth(260);
   for (const auto& p : backends::presetPolicies()) {
-    auto* item = new QListWidgetItem(q(p.name));
+    auto* item = new QListWidgetItem(QString::fromStdString(p.name));
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(Qt::Unchecked);
-    item->setToolTip(q(p.description));
-    item->setData(kEntryRole, q(json(p.name).dump()));
+    item->setToolTip(QString::fromStdString(p.description));
+    item->setData(kEntryRole, QString::fromStdString(json(p.name).dump()));
     backends_->addItem(item);
   }
   // Read-only text of a fixed height (four lines, scrolling beyond): a word-wrapped label's
@@ -317,7 +313,8 @@ void StudyDialog::onBackendSelected() {
   if (!item) return;
   backendDescription_->setPlainText(item->toolTip());
   const json entry = json::parse(item->data(kEntryRole).toString().toStdString(), nullptr, false);
-  backendJson_->setPlainText(q(entry.is_discarded() ? std::string() : entry.dump(2)));
+  backendJson_->setPlainText(
+      QString::fromStdString(entry.is_discarded() ? std::string() : entry.dump(2)));
 }
 
 void StudyDialog::storeBackendEdit() {
@@ -336,8 +333,8 @@ void StudyDialog::storeBackendEdit() {
     setError(tr("Backend %1: %2").arg(item->text(), reason));
     return;
   }
-  item->setData(kEntryRole, q(entry.dump()));
-  item->setText(q(backendEntryName(entry)));
+  item->setData(kEntryRole, QString::fromStdString(entry.dump()));
+  item->setText(QString::fromStdString(backendEntryName(entry)));
   item->setCheckState(Qt::Checked);
   revalidate();
 }
@@ -354,7 +351,7 @@ void StudyDialog::addCustomBackend() {
   item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
   item->setCheckState(Qt::Checked);
   item->setToolTip(tr("Custom policy (edit its JSON on the right)"));
-  item->setData(kEntryRole, q(entry.dump()));
+  item->setData(kEntryRole, QString::fromStdString(entry.dump()));
   backends_->addItem(item);
   backends_->setCurrentItem(item);
 }
@@ -374,12 +371,12 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   SpecFields f;
   if (!readSpecFields(spec, &f, reason)) return false;
   extraJson_ = text;
-  name_->setText(q(f.name));
-  dataset_->setCurrentIndex(std::max(0, dataset_->findData(q(f.dataset))));
-  datasetDir_->setText(q(f.datasetDir));
+  name_->setText(QString::fromStdString(f.name));
+  dataset_->setCurrentIndex(std::max(0, dataset_->findData(QString::fromStdString(f.dataset))));
+  datasetDir_->setText(QString::fromStdString(f.datasetDir));
   trainSize_->setValue(f.trainSize);
   testSize_->setValue(f.testSize);
-  model_->setCurrentIndex(std::max(0, model_->findData(q(f.model))));
+  model_->setCurrentIndex(std::max(0, model_->findData(QString::fromStdString(f.model))));
   shownModel_ = f.model;
   width_->setValue(f.width);
   nLayer_->setValue(f.nLayer);
@@ -390,16 +387,17 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   steps_->setValue(f.steps);
   batch_->setValue(f.batch);
   evalBatch_->setValue(f.evalBatch);
-  optimizer_->setCurrentIndex(std::max(0, optimizer_->findData(q(f.optimizer))));
+  optimizer_->setCurrentIndex(
+      std::max(0, optimizer_->findData(QString::fromStdString(f.optimizer))));
   lr_->setValue(f.lr);
   weightDecay_->setValue(f.weightDecay);
   momentum_->setValue(f.momentum);
-  schedule_->setCurrentIndex(std::max(0, schedule_->findData(q(f.schedule))));
+  schedule_->setCurrentIndex(std::max(0, schedule_->findData(QString::fromStdString(f.schedule))));
   warmup_->setValue(f.warmupEpochs);
   stepEpochs_->setValue(f.stepEpochs);
   gamma_->setValue(f.gamma);
   freeze_->setValue(f.freezeEpochs);
-  seeds_->setText(q(f.seeds));
+  seeds_->setText(QString::fromStdString(f.seeds));
   threads_->setValue(f.threads);
   chaosFloor_->setChecked(f.chaosFloor);
   for (auto& [name, edit] : sweep_) {
@@ -414,7 +412,8 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   for (const study::SweepFactor& factor : f.sweep)
     if (study::isPolicyField(factor.field)) {
       policySweep_.push_back(factor);
-      policyFactors << tr("%1 = %2").arg(q(factor.field), sweepValuesText(factor.values));
+      policyFactors << tr("%1 = %2").arg(QString::fromStdString(factor.field),
+                                         sweepValuesText(factor.values));
     }
   policySweepLabel_->setText(
       tr("Also swept, as the spec gives them (edit them in the spec file): %1")
@@ -423,7 +422,7 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
   const QSignalBlocker block(backends_);
   for (int i = 0; i < backends_->count(); ++i) backends_->item(i)->setCheckState(Qt::Unchecked);
   for (const json& entry : f.backends) {
-    const QString name = q(backendEntryName(entry));
+    const QString name = QString::fromStdString(backendEntryName(entry));
     QListWidgetItem* item = nullptr;
     for (int i = 0; i < backends_->count(); ++i)
       if (backends_->item(i)->text() == name) item = backends_->item(i);
@@ -434,7 +433,7 @@ bool StudyDialog::loadSpec(const QString& text, QString* reason) {
       backends_->addItem(item);
     }
     item->setCheckState(Qt::Checked);
-    item->setData(kEntryRole, q(entry.dump()));
+    item->setData(kEntryRole, QString::fromStdString(entry.dump()));
   }
   for (QSpinBox* box : {epochs_, freeze_, stepEpochs_})
     box->setSuffix(box->value() == 1 ? tr(" epoch") : tr(" epochs"));
@@ -519,7 +518,7 @@ QString StudyDialog::specJson() const {
       f.backends.push_back(
           json::parse(backends_->item(i)->data(kEntryRole).toString().toStdString()));
   writeSpecFields(f, &spec);
-  return q(spec.dump(2));
+  return QString::fromStdString(spec.dump(2));
 }
 
 bool StudyDialog::validate(QString* reason) const {

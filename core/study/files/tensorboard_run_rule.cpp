@@ -140,11 +140,11 @@ RunPathRule RunPathRule::parse(const std::string& text, const std::string& optio
   return rule;
 }
 
-std::optional<RunIdentity> RunPathRule::match(const std::string& relativeFolder) const {
+std::optional<RunFolderIdentity> RunPathRule::match(const std::string& relativeFolder) const {
   Capture capture;
   if (!matchSegments(segments_, anyDepth_, 0, split(relativeFolder), 0, capture))
     return std::nullopt;
-  RunIdentity identity{capture.backend, std::nullopt};
+  RunFolderIdentity identity{capture.backend, std::nullopt};
   if (hasSeed_) {
     std::uint64_t seed = 0;
     const char* end = capture.seed.data() + capture.seed.size();

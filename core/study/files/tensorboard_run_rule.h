@@ -17,7 +17,7 @@
 
 namespace paritylab::study {
 
-struct RunIdentity {
+struct RunFolderIdentity {
   std::string backend;
   std::optional<std::uint64_t> seed;  // none when the pattern has no {seed}
 };
@@ -28,7 +28,7 @@ class RunPathRule {
   static RunPathRule parse(const std::string& text, const std::string& option = "--backend-from");
   // The backend and seed of a run folder (relative, '/'-separated); none when the path does not
   // match, or its {seed} is beyond the largest seed (2^63 - 1).
-  std::optional<RunIdentity> match(const std::string& relativeFolder) const;
+  std::optional<RunFolderIdentity> match(const std::string& relativeFolder) const;
   const std::string& text() const { return text_; }
   bool hasSeed() const { return hasSeed_; }
 

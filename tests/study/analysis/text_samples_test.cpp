@@ -18,7 +18,7 @@ namespace {
 
 using testing::freshTempPath;
 
-constexpr const char* kSpec = R"({"version": 1, "name": "lm",
+constexpr const char* kTextSpec = R"({"version": 1, "name": "lm",
   "dataset": {"source": "text:/dev/null"}, "model": "gpt", "steps": 10,
   "backends": ["cpu-fp32", "tpu-bf16", "pure-bf16"], "seeds": 3, "chaos_floor": false})";
 
@@ -48,7 +48,7 @@ TEST(TextSamples, HandMadeStudyGivesWhereEachTextPartsFromTheReference) {
   const std::string path = freshTempPath("text-samples");
   {
     auto store = ResultsStore::open(path, true);
-    store->saveStudySpec(kSpec);
+    store->saveStudySpec(kTextSpec);
     const char* ref[] = {"the cat sat", "the dog ran", "a bird flew"};
     const char* tpu[] = {"the car sat", "the dog ran", "a bird fled"};
     for (std::uint64_t seed = 0; seed < 3; ++seed) {
@@ -107,7 +107,7 @@ TEST(TextSamples, ASampleIsKeptAsBytes) {
   const std::string bytes("a\x00\xff\xc3(\n", 6);
   {
     auto store = ResultsStore::open(path, true);
-    store->saveStudySpec(kSpec);
+    store->saveStudySpec(kTextSpec);
     store->addSample(addRun(*store, "cpu-fp32", 0), {std::string("\xfe", 1), bytes, 0.75});
   }
   const auto samples = ResultsStore::openReadOnly(path)->loadSamples();

@@ -16,14 +16,14 @@
 namespace paritylab::study {
 namespace {
 
-const char* kSpec = R"({"name": "serve",
+const char* kServeSpec = R"({"name": "serve",
     "dataset": {"source": "synthetic", "train_size": 128, "test_size": 64},
     "model": "mlp", "epochs": 1, "batch_size": 32, "eval_batch_size": 32,
     "backends": ["cpu-fp32", "pure-bf16"], "seeds": 2, "threads": 1)";
 
 TEST(TrainServe, EveryRunIsServedByTheOtherBackendsAndOneAtATime) {
   auto store = ResultsStore::open(testing::freshTempPath("serve.db"), true);
-  StudyRunner runner(parseStudySpec(std::string(kSpec) + "}"), *store);
+  StudyRunner runner(parseStudySpec(std::string(kServeSpec) + "}"), *store);
   runner.run();
   // Four runs of the study and its chaos floor's four (which are not served).
   const auto serving = store->loadAllServing();
@@ -64,7 +64,7 @@ TEST(TrainServe, EveryRunIsServedByTheOtherBackendsAndOneAtATime) {
 // the run's own backend changes no prediction.
 TEST(TrainServe, ASweepsCellsOfOneBackendServeARunAlike) {
   auto store = ResultsStore::open(testing::freshTempPath("serve-sweep.db"), true);
-  StudyRunner runner(parseStudySpec(std::string(kSpec) +
+  StudyRunner runner(parseStudySpec(std::string(kServeSpec) +
                                     R"(, "chaos_floor": false, "sweep": {"lr": [0.01, 0.001]}})"),
                      *store);
   runner.run();
@@ -99,7 +99,8 @@ TEST(TrainServe, ASweepsCellsOfOneBackendServeARunAlike) {
 TEST(TrainServe, AStudyWithoutServingSaysSo) {
   auto store = ResultsStore::open(testing::freshTempPath("noserve.db"), true);
   StudyRunner runner(
-      parseStudySpec(std::string(kSpec) + R"(, "serve": false, "chaos_floor": false})"), *store);
+      parseStudySpec(std::string(kServeSpec) + R"(, "serve": false, "chaos_floor": false})"),
+      *store);
   runner.run();
   EXPECT_TRUE(store->loadAllServing().empty());
   const TrainServeMatrix m = analyseTrainServe(*store);

@@ -26,7 +26,7 @@ using testing::kTensorBoardFixtures;
 
 const std::string kSeeds = kTensorBoardFixtures + "/seeds";
 const std::string kReferenceLogs = kTensorBoardFixtures + "/reference";
-const std::string kReferenceCsv = PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv";
+const std::string kTorchprimeCsv = PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv";
 
 bool hasNoteContaining(const ImportNotes& notes, const std::string& text) {
   return std::any_of(notes.begin(), notes.end(),
@@ -61,7 +61,7 @@ TEST(TensorBoardRuns, EveryFolderHoldingEventFilesIsARun) {
   EXPECT_EQ(one[0].relative, ".");
   EXPECT_EQ(one[0].name, "scalars");
   EXPECT_EQ(one[0].parentName, "tensorboard");
-  EXPECT_NE(importError(kReferenceCsv).find("not a TensorBoard event file"), std::string::npos);
+  EXPECT_NE(importError(kTorchprimeCsv).find("not a TensorBoard event file"), std::string::npos);
 }
 
 TEST(TensorBoardImport, RuleGivesBackendAndSeedAndSkipsFoldersItDoesNotMatch) {
@@ -177,7 +177,7 @@ TEST(TensorBoardImport, ReferenceRunsGiveTheWelchTestOfTheirCsv) {
 
   // The same values as the CSV path, epoch by epoch (float32 in the files, read as the decimals).
   std::vector<double> csvXla, csvCuda;
-  auto csv = readResultsCsv(kReferenceCsv, {});
+  auto csv = readResultsCsv(kTorchprimeCsv, {});
   for (const ImportedRun& r : csv)
     (r.run.backend == "xla" ? csvXla : csvCuda).push_back(r.run.finalAccuracy);
   std::sort(xla.begin(), xla.end());

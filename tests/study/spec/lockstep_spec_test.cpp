@@ -12,18 +12,18 @@
 namespace paritylab::study {
 namespace {
 
-std::string spec(const std::string& lockstep, const std::string& more = "") {
+std::string lockstepSpec(const std::string& lockstep, const std::string& more = "") {
   return R"({"version": 1, "name": "l", "backends": ["cpu-fp32", "tpu-bf16"], "seeds": 2,
     "model": "mlp", "dataset": {"source": "synthetic"}, "lockstep": )" +
          lockstep + more + "}";
 }
 
-std::string messageOf(const std::string& text) {
+std::string lockstepMessageOf(const std::string& text) {
   return testing::specMessage(text, "l.json");
 }
 
 TEST(LockstepSpec, ReadWithItsDefaultsAndWrittenBackTheSame) {
-  const StudySpec s = parseStudySpec(spec(R"({"backend": "tpu-bf16"})"));
+  const StudySpec s = parseStudySpec(lockstepSpec(R"({"backend": "tpu-bf16"})"));
   ASSERT_TRUE(s.lockstep);
   EXPECT_EQ(s.lockstep->backend, "tpu-bf16");
   EXPECT_EQ(s.lockstep->reference, "cpu-fp32");
@@ -42,31 +42,32 @@ TEST(LockstepSpec, ReadWithItsDefaultsAndWrittenBackTheSame) {
 
 TEST(LockstepSpec, APresetOutsideTheStudyMayBeTheReference) {
   const StudySpec s = parseStudySpec(
-      spec(R"({"backend": "tpu-bf16", "reference": "tpu-bf16x6", "modes": ["free"]})"));
+      lockstepSpec(R"({"backend": "tpu-bf16", "reference": "tpu-bf16x6", "modes": ["free"]})"));
   EXPECT_EQ(lockstepPolicy(s, "tpu-bf16x6").name, "tpu-bf16x6");
   EXPECT_EQ(s.lockstep->modes, (std::vector<std::string>{"free"}));
 }
 
 TEST(LockstepSpec, RefusalsNameTheField) {
-  EXPECT_NE(messageOf(spec(R"({"backend": "gpu-x"})"))
+  EXPECT_NE(lockstepMessageOf(lockstepSpec(R"({"backend": "gpu-x"})"))
                 .find("lockstep.backend: 'gpu-x' is neither a backend of the study (cpu-fp32, "
                       "tpu-bf16) nor a preset"),
             std::string::npos)
-      << messageOf(spec(R"({"backend": "gpu-x"})"));
-  EXPECT_NE(messageOf(spec(R"({"backend": "cpu-fp32"})"))
+      << lockstepMessageOf(lockstepSpec(R"({"backend": "gpu-x"})"));
+  EXPECT_NE(lockstepMessageOf(lockstepSpec(R"({"backend": "cpu-fp32"})"))
                 .find("lockstep.reference: 'cpu-fp32' "
                       "is the backend itself"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"backend": "tpu-bf16", "modes": ["sideways"]})"))
+  EXPECT_NE(lockstepMessageOf(lockstepSpec(R"({"backend": "tpu-bf16", "modes": ["sideways"]})"))
                 .find("lockstep.modes: unknown mode \"sideways\" (resync | free)"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"backend": "tpu-bf16", "modes": ["free", "free"]})"))
+  EXPECT_NE(lockstepMessageOf(lockstepSpec(R"({"backend": "tpu-bf16", "modes": ["free", "free"]})"))
                 .find("'free' is listed twice"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"backend": "tpu-bf16", "steps": 0})")).find("lockstep.steps"),
+  EXPECT_NE(lockstepMessageOf(lockstepSpec(R"({"backend": "tpu-bf16", "steps": 0})"))
+                .find("lockstep.steps"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"backend": "tpu-bf16"})",
-                           R"(, "pretrain": {"classes": [0, 1], "epochs": 1})"))
+  EXPECT_NE(lockstepMessageOf(lockstepSpec(R"({"backend": "tpu-bf16"})",
+                                           R"(, "pretrain": {"classes": [0, 1], "epochs": 1})"))
                 .find("not with a \"pretrain\" stage"),
             std::string::npos);
 }

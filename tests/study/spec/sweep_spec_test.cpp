@@ -16,20 +16,20 @@
 namespace paritylab::study {
 namespace {
 
-std::string spec(const std::string& sweep, const std::string& more = "") {
+std::string sweepSpec(const std::string& sweep, const std::string& more = "") {
   return R"({"version": 1, "name": "s", "backends": ["gpu-tf32", "tpu-bf16"], "seeds": 3,
     "model": "mlp", "epochs": 2, "dataset": {"source": "synthetic"}, "sweep": )" +
          sweep + more + "}";
 }
 
-std::string messageOf(const std::string& text) {
+std::string sweepMessageOf(const std::string& text) {
   return testing::specMessage(text, "s.json");
 }
 
 TEST(SweepSpec, EachBackendBecomesOneEntryPerCellWithTheCellsHyperparameters) {
   const StudySpec s =
-      parseStudySpec(spec(R"({"weight_decay": [0.0005, 0.000125], "batch_size": [64, 512]})",
-                          R"(, "chaos_floor": false)"));
+      parseStudySpec(sweepSpec(R"({"weight_decay": [0.0005, 0.000125], "batch_size": [64, 512]})",
+                               R"(, "chaos_floor": false)"));
   ASSERT_EQ(s.sweep.size(), 2u);
   EXPECT_EQ(s.sweep[0].field, "batch_size");  // in name order
   EXPECT_EQ(s.sweep[1].field, "weight_decay");
@@ -49,7 +49,7 @@ TEST(SweepSpec, EachBackendBecomesOneEntryPerCellWithTheCellsHyperparameters) {
 }
 
 TEST(SweepSpec, WrittenBackAsTheBackendsAndTheSweepReadsAsTheSameStudy) {
-  const StudySpec s = parseStudySpec(spec(R"({"lr": [0.001, 0.01, 0.1], "grad_clip": [1]})"));
+  const StudySpec s = parseStudySpec(sweepSpec(R"({"lr": [0.001, 0.01, 0.1], "grad_clip": [1]})"));
   const nlohmann::json j = studySpecToJson(s);
   ASSERT_EQ(j["backends"].size(), 2u);
   EXPECT_EQ(j["backends"][0]["name"], "gpu-tf32");
@@ -65,7 +65,7 @@ TEST(SweepSpec, WrittenBackAsTheBackendsAndTheSweepReadsAsTheSameStudy) {
 }
 
 TEST(SweepSpec, TheChaosFloorPerturbsTheFirstCellWithItsHyperparameters) {
-  const StudySpec s = parseStudySpec(spec(R"({"lr": [0.001, 0.01]})"));
+  const StudySpec s = parseStudySpec(sweepSpec(R"({"lr": [0.001, 0.01]})"));
   ASSERT_TRUE(s.chaosFloor);
   EXPECT_EQ(s.chaosFloor->reference, "gpu-tf32 lr=0.001");
   const BackendEntry& nudged = s.backends[4];
@@ -77,30 +77,31 @@ TEST(SweepSpec, TheChaosFloorPerturbsTheFirstCellWithItsHyperparameters) {
 
 TEST(SweepSpec, AChaosFloorReferenceNamedAsWrittenMeansThatBackendsFirstCell) {
   const StudySpec s = parseStudySpec(
-      spec(R"({"lr": [0.001, 0.01]})", R"(, "chaos_floor": {"reference": "tpu-bf16"})"));
+      sweepSpec(R"({"lr": [0.001, 0.01]})", R"(, "chaos_floor": {"reference": "tpu-bf16"})"));
   ASSERT_TRUE(s.chaosFloor);
   EXPECT_EQ(s.chaosFloor->reference, "tpu-bf16 lr=0.001");
   EXPECT_EQ(s.backends[4].perturbs, "tpu-bf16 lr=0.001");
 }
 
 TEST(SweepSpec, MoreValuesExtendTheStudyOtherFactorsDoNot) {
-  const StudySpec stored = parseStudySpec(spec(R"({"lr": [0.001, 0.01]})"));
-  EXPECT_TRUE(extendsStudy(stored, parseStudySpec(spec(R"({"lr": [0.001, 0.01, 0.1]})"))));
-  EXPECT_FALSE(extendsStudy(stored, parseStudySpec(spec(R"({"lr": [0.001]})"))));
-  EXPECT_FALSE(extendsStudy(stored, parseStudySpec(spec(R"({"weight_decay": [0.001, 0.01]})"))));
+  const StudySpec stored = parseStudySpec(sweepSpec(R"({"lr": [0.001, 0.01]})"));
+  EXPECT_TRUE(extendsStudy(stored, parseStudySpec(sweepSpec(R"({"lr": [0.001, 0.01, 0.1]})"))));
+  EXPECT_FALSE(extendsStudy(stored, parseStudySpec(sweepSpec(R"({"lr": [0.001]})"))));
   EXPECT_FALSE(
-      extendsStudy(stored, parseStudySpec(spec(R"({"lr": [0.001, 0.01], "epochs": [1]})"))));
+      extendsStudy(stored, parseStudySpec(sweepSpec(R"({"weight_decay": [0.001, 0.01]})"))));
+  EXPECT_FALSE(
+      extendsStudy(stored, parseStudySpec(sweepSpec(R"({"lr": [0.001, 0.01], "epochs": [1]})"))));
 }
 
 TEST(SweepSpec, ALockstepMayNameTheBackendASweepWasMadeFrom) {
-  const StudySpec s =
-      parseStudySpec(spec(R"({"lr": [0.001, 0.01]})", R"(, "lockstep": {"backend": "tpu-bf16"})"));
+  const StudySpec s = parseStudySpec(
+      sweepSpec(R"({"lr": [0.001, 0.01]})", R"(, "lockstep": {"backend": "tpu-bf16"})"));
   EXPECT_EQ(lockstepPolicy(s, "tpu-bf16").name, "tpu-bf16");
 }
 
 TEST(SweepSpec, APolicyFieldSetsTheFieldInEachCellsPolicy) {
   const StudySpec s = parseStudySpec(
-      spec(R"({"policy.replicas": [1, 8], "lr": [0.01]})", R"(, "chaos_floor": false)"));
+      sweepSpec(R"({"policy.replicas": [1, 8], "lr": [0.01]})", R"(, "chaos_floor": false)"));
   ASSERT_EQ(s.sweep.size(), 2u);
   EXPECT_EQ(s.sweep[1].field, "policy.replicas");
   ASSERT_EQ(s.backends.size(), 4u);
@@ -144,39 +145,43 @@ TEST(SweepSpec, APolicyFieldsPathSetsANestedFieldAndNullMeansNoRounding) {
 }
 
 TEST(SweepSpec, APolicyFieldsValueABackendDoesNotTakeIsNamed) {
-  EXPECT_NE(messageOf(spec(R"({"policy.replicas": [1, 0]})"))
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"policy.replicas": [1, 0]})"))
                 .find("sweep.policy.replicas[1]: backend 'gpu-tf32' does not take 0: "),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"policy.storage.activations": ["bf17"]})"))
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"policy.storage.activations": ["bf17"]})"))
                 .find("sweep.policy.storage.activations[0]: backend 'gpu-tf32' does not take bf17"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"policy.": [1]})")).find("sweep.policy.: not a policy field's path"),
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"policy.": [1]})"))
+                .find("sweep.policy.: not a policy field's path"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"policy.a..b": [1]})")).find("not a policy field's path"),
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"policy.a..b": [1]})")).find("not a policy field's path"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"policy.replicas": [8, 8]})"))
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"policy.replicas": [8, 8]})"))
                 .find("sweep.policy.replicas[1]: 8 is listed twice"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"policy.replicaz": [8]})")).find("sweep.policy.replicaz[0]"),
-            std::string::npos);
+  EXPECT_NE(
+      sweepMessageOf(sweepSpec(R"({"policy.replicaz": [8]})")).find("sweep.policy.replicaz[0]"),
+      std::string::npos);
 }
 
 TEST(SweepSpec, RefusalsNameTheField) {
-  EXPECT_NE(messageOf(spec(R"({"momentum": [0.9]})"))
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"momentum": [0.9]})"))
                 .find("sweep.momentum: not a hyperparameter a sweep can vary (one of: lr, "
                       "weight_decay, batch_size, epochs, warmup_epochs, grad_clip; or a field of "
                       "the backends' policies, \"policy.replicas\")"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"lr": []})")).find("sweep.lr: expected a list of 1 to 1000 values"),
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"lr": []})"))
+                .find("sweep.lr: expected a list of 1 to 1000 values"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"lr": [0.1, 0.1]})"))
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"lr": [0.1, 0.1]})"))
                 .find("sweep.lr[1]: 0.1 is listed twice (at 0 and 1; each value once)"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"lr": [0.1, -1]})")).find("sweep.lr[1]"), std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"batch_size": [64, 1.5]})")).find("sweep.batch_size[1]"),
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"lr": [0.1, -1]})")).find("sweep.lr[1]"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"lr": [0.1]})")).find("accepted"), std::string::npos);
-  EXPECT_NE(messageOf(R"({"version": 1, "name": "s", "model": "mlp",
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"batch_size": [64, 1.5]})")).find("sweep.batch_size[1]"),
+            std::string::npos);
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"lr": [0.1]})")).find("accepted"), std::string::npos);
+  EXPECT_NE(sweepMessageOf(R"({"version": 1, "name": "s", "model": "mlp",
     "dataset": {"source": "synthetic"}, "seeds": 2, "sweep": {"lr": [0.1, 0.2]},
     "backends": [{"policy": "cpu-fp32", "overrides": {"lr": 0.5}}]})")
                 .find("backends[0].overrides.lr: is swept too"),
@@ -185,19 +190,20 @@ TEST(SweepSpec, RefusalsNameTheField) {
   std::string many = "[";
   for (int i = 1; i <= 1000; ++i) many += (i > 1 ? "," : "") + std::to_string(i);
   many += "]";
-  EXPECT_NE(messageOf(spec(R"({"epochs": )" + many + R"(, "batch_size": )" + many + "}"))
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"epochs": )" + many + R"(, "batch_size": )" + many + "}"))
                 .find("sweep: a grid of 1000000 cells x 2 backends x 3 seeds is more than the "
                       "100000 runs a study may have"),
             std::string::npos);
-  EXPECT_NE(messageOf(R"({"version": 1, "name": "s", "model": "mlp", "steps": 10,
+  EXPECT_NE(sweepMessageOf(R"({"version": 1, "name": "s", "model": "mlp", "steps": 10,
     "dataset": {"source": "synthetic"}, "backends": ["cpu-fp32"], "sweep": {"epochs": [1, 2]}})")
                 .find("sweep.epochs: the study counts steps"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"({"warmup_epochs": [1, 3]})"))
+  EXPECT_NE(sweepMessageOf(sweepSpec(R"({"warmup_epochs": [1, 3]})"))
                 .find("warms up for 3 epochs, more than its 2"),
             std::string::npos);
-  EXPECT_NE(messageOf(spec(R"([0.1])")).find("sweep: expected an object of hyperparameters"),
-            std::string::npos);
+  EXPECT_NE(
+      sweepMessageOf(sweepSpec(R"([0.1])")).find("sweep: expected an object of hyperparameters"),
+      std::string::npos);
 }
 
 }  // namespace

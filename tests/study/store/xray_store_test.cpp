@@ -140,7 +140,7 @@ TEST(XrayStore, SamplesRoundTripAndExportAsLongFormCsv) {
   EXPECT_EQ(store->loadAllSteps().count(b.id), 0u);
 }
 
-std::string bytesOf(const std::string& path) {
+std::string fileBytesOf(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -202,7 +202,7 @@ TEST(XrayStore, Version4DatabaseGainsTheTableForWritingAndReadsAsNoSamples) {
   const std::string path = tempPath("v4.db");
   writeVersion4Database(path);
   ASSERT_EQ(schemaVersionOfFile(path), 4);
-  const std::string before = bytesOf(path);
+  const std::string before = fileBytesOf(path);
   {  // A reader (report, xray, the app viewing it) finds no samples and changes nothing.
     auto reader = ResultsStore::openReadOnly(path);
     EXPECT_TRUE(reader->loadXray().empty());
@@ -218,7 +218,7 @@ TEST(XrayStore, Version4DatabaseGainsTheTableForWritingAndReadsAsNoSamples) {
     ASSERT_EQ(reader->loadAllSteps().count(1), 1u);
     EXPECT_EQ(reader->loadAllSteps().at(1).size(), 2u);
   }
-  EXPECT_EQ(bytesOf(path), before);
+  EXPECT_EQ(fileBytesOf(path), before);
   EXPECT_EQ(schemaVersionOfFile(path), 4);
   {  // Opened for writing (run --resume, a study extended): migrated to version 5.
     auto store = ResultsStore::open(path);

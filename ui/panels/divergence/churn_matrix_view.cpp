@@ -8,15 +8,13 @@
 
 #include "ui/charts/matrix_cells.h"
 #include "ui/panels/divergence/divergence_text.h"
+#include "ui/panels/divergence/matrix_view_layout.h"
 
 namespace paritylab::ui {
 namespace {
 
-constexpr int kMargin = 8;
-constexpr int kGap = 6;
-
 // White to deep orange (ColorBrewer "Oranges"): more churn, darker.
-QColor shade(double t) {
+QColor churnShade(double t) {
   return rampColour(QColor(0xff, 0xf5, 0xeb), QColor(0xd9, 0x48, 0x01), t);
 }
 
@@ -57,7 +55,7 @@ QStringList ChurnMatrixView::cellText(int row, int column) const {
 QColor ChurnMatrixView::cellColour(int row, int column) const {
   const study::ChurnCell* c = cell(row, column);
   if (!c || c->churn.pairs == 0 || !std::isfinite(c->churn.mean)) return undefinedCellColour();
-  return shade(highest_ > 0 ? c->churn.mean / highest_ : 0.0);
+  return churnShade(highest_ > 0 ? c->churn.mean / highest_ : 0.0);
 }
 
 QString ChurnMatrixView::title() const {
@@ -70,10 +68,10 @@ QString ChurnMatrixView::title() const {
 
 int ChurnMatrixView::titleHeight(int width) const {
   return fontMetrics()
-             .boundingRect(QRect(0, 0, std::max(100, width - 2 * kMargin), 1000),
+             .boundingRect(QRect(0, 0, std::max(100, width - 2 * kMatrixMargin), 1000),
                            Qt::AlignLeft | Qt::TextWordWrap, title())
              .height() +
-         kGap;
+         kMatrixGap;
 }
 
 QRectF ChurnMatrixView::gridRect(const QSize& size) const {
@@ -81,12 +79,12 @@ QRectF ChurnMatrixView::gridRect(const QSize& size) const {
   int labelWidth = 0;
   for (const std::string& name : backends_)
     labelWidth = std::max(labelWidth, fm.horizontalAdvance(QString::fromStdString(name)));
-  labelWidth = std::min(labelWidth + kGap + 4, size.width() / 4);
-  const double top = kMargin + titleHeight(size.width()) + fm.height() + kGap;
-  const double legend = 2.0 * fm.height() + kGap;
-  const double width = size.width() - kMargin * 2 - labelWidth;
-  const double height = size.height() - top - legend - kMargin;
-  return {double(kMargin + labelWidth), top, std::max(1.0, width), std::max(1.0, height)};
+  labelWidth = std::min(labelWidth + kMatrixGap + 4, size.width() / 4);
+  const double top = kMatrixMargin + titleHeight(size.width()) + fm.height() + kMatrixGap;
+  const double legend = 2.0 * fm.height() + kMatrixGap;
+  const double width = size.width() - kMatrixMargin * 2 - labelWidth;
+  const double height = size.height() - top - legend - kMatrixMargin;
+  return {double(kMatrixMargin + labelWidth), top, std::max(1.0, width), std::max(1.0, height)};
 }
 
 QRectF ChurnMatrixView::cellRect(const QSize& size, int row, int column) const {
@@ -103,11 +101,11 @@ void ChurnMatrixView::paintTo(QPainter& p, const QSize& size) const {
   const QColor ink(0x24, 0x29, 0x2f), muted(0x57, 0x60, 0x6a);
   p.setPen(muted);
   const int titleH = titleHeight(size.width());
-  p.drawText(QRect(kMargin, kMargin, size.width() - 2 * kMargin, titleH),
+  p.drawText(QRect(kMatrixMargin, kMatrixMargin, size.width() - 2 * kMatrixMargin, titleH),
              Qt::AlignLeft | Qt::TextWordWrap, title());
   if (backends_.empty()) {
-    p.drawText(QRect(kMargin, kMargin + titleH, size.width() - 2 * kMargin,
-                     size.height() - 2 * kMargin - titleH),
+    p.drawText(QRect(kMatrixMargin, kMatrixMargin + titleH, size.width() - 2 * kMatrixMargin,
+                     size.height() - 2 * kMatrixMargin - titleH),
                Qt::AlignCenter | Qt::TextWordWrap, empty_);
     return;
   }
@@ -117,12 +115,15 @@ void ChurnMatrixView::paintTo(QPainter& p, const QSize& size) const {
     const QString rowName = QString::fromStdString(backends_[std::size_t(r)]);
     const QRectF first = cellRect(size, r, 0);
     p.setPen(ink);
-    p.drawText(QRectF(kMargin, first.top(), grid.left() - kMargin - kGap, first.height()),
-               Qt::AlignRight | Qt::AlignVCenter,
-               fm.elidedText(rowName, Qt::ElideMiddle, int(grid.left()) - kMargin - kGap));
+    p.drawText(
+        QRectF(kMatrixMargin, first.top(), grid.left() - kMatrixMargin - kMatrixGap,
+               first.height()),
+        Qt::AlignRight | Qt::AlignVCenter,
+        fm.elidedText(rowName, Qt::ElideMiddle, int(grid.left()) - kMatrixMargin - kMatrixGap));
     const QRectF top = cellRect(size, 0, r);
-    p.drawText(QRectF(top.left(), grid.top() - fm.height() - kGap / 2, top.width(), fm.height()),
-               Qt::AlignCenter, fm.elidedText(rowName, Qt::ElideMiddle, int(top.width()) - 4));
+    p.drawText(
+        QRectF(top.left(), grid.top() - fm.height() - kMatrixGap / 2, top.width(), fm.height()),
+        Qt::AlignCenter, fm.elidedText(rowName, Qt::ElideMiddle, int(top.width()) - 4));
     for (int c = 0; c < n; ++c) {
       paintMatrixCell(p, cellRect(size, r, c), cellColour(r, c), cellText(r, c), font(), ink);
     }
@@ -142,8 +143,8 @@ void ChurnMatrixView::paintTo(QPainter& p, const QSize& size) const {
                   .arg(QString::fromStdString(a_), QString::fromStdString(b_));
   }
   p.setPen(muted);
-  p.drawText(QRectF(kMargin, grid.bottom() + kGap, size.width() - 2 * kMargin,
-                    size.height() - grid.bottom() - kGap),
+  p.drawText(QRectF(kMatrixMargin, grid.bottom() + kMatrixGap, size.width() - 2 * kMatrixMargin,
+                    size.height() - grid.bottom() - kMatrixGap),
              Qt::AlignLeft | Qt::TextWordWrap, legend);
 }
 

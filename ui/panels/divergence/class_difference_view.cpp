@@ -7,11 +7,11 @@
 #include "ui/charts/nice_ticks.h"
 #include "ui/charts/number_format.h"
 #include "ui/panels/divergence/divergence_text.h"
+#include "ui/panels/divergence/matrix_view_layout.h"
 
 namespace paritylab::ui {
 namespace {
 
-constexpr int kMargin = 8;
 constexpr int kRowHeight = 26;
 constexpr int kAxisHeight = 40;  // tick labels and the axis title
 constexpr int kPColumn = 76;     // "Holm p" on the right
@@ -88,7 +88,7 @@ QString ClassDifferenceView::title() const {
 
 int ClassDifferenceView::titleHeight(int width) const {
   return fontMetrics()
-             .boundingRect(QRect(0, 0, std::max(100, width - 2 * kMargin), 1000),
+             .boundingRect(QRect(0, 0, std::max(100, width - 2 * kMatrixMargin), 1000),
                            Qt::AlignLeft | Qt::TextWordWrap, title())
              .height() +
          8;
@@ -97,7 +97,7 @@ int ClassDifferenceView::titleHeight(int width) const {
 int ClassDifferenceView::heightForWidth(int width) const {
   const int rows = std::max<int>(1, int(bars_.size()));
   const int body = bars_.empty() ? 120 : kRowHeight * rows + kAxisHeight;
-  return kMargin + titleHeight(width) + fontMetrics().height() + body + kMargin;
+  return kMatrixMargin + titleHeight(width) + fontMetrics().height() + body + kMatrixMargin;
 }
 
 QSize ClassDifferenceView::sizeHint() const {
@@ -110,10 +110,10 @@ QRectF ClassDifferenceView::plotRect(const QSize& size) const {
   for (const ClassBar& b : bars_)
     labelWidth = std::max(labelWidth, fm.horizontalAdvance(b.label + QStringLiteral(" ▲")));
   labelWidth = std::min(labelWidth + 10, size.width() / 4);
-  const double top = kMargin + titleHeight(size.width()) + fm.height();
+  const double top = kMatrixMargin + titleHeight(size.width()) + fm.height();
   const double rows = std::max<double>(1, double(bars_.size()));
-  return {double(kMargin + labelWidth), top,
-          std::max(1.0, double(size.width() - 2 * kMargin - labelWidth - kPColumn)),
+  return {double(kMatrixMargin + labelWidth), top,
+          std::max(1.0, double(size.width() - 2 * kMatrixMargin - labelWidth - kPColumn)),
           kRowHeight * rows};
 }
 
@@ -141,11 +141,11 @@ void ClassDifferenceView::paintTo(QPainter& p, const QSize& size) const {
   const QFontMetrics fm(font());
   const int titleH = titleHeight(size.width());
   p.setPen(kMuted);
-  p.drawText(QRect(kMargin, kMargin, size.width() - 2 * kMargin, titleH),
+  p.drawText(QRect(kMatrixMargin, kMatrixMargin, size.width() - 2 * kMatrixMargin, titleH),
              Qt::AlignLeft | Qt::TextWordWrap, title());
   if (bars_.empty()) {
-    p.drawText(QRect(kMargin, kMargin + titleH, size.width() - 2 * kMargin,
-                     size.height() - 2 * kMargin - titleH),
+    p.drawText(QRect(kMatrixMargin, kMatrixMargin + titleH, size.width() - 2 * kMatrixMargin,
+                     size.height() - 2 * kMatrixMargin - titleH),
                Qt::AlignCenter | Qt::TextWordWrap, empty_);
     return;
   }
@@ -186,10 +186,11 @@ void ClassDifferenceView::paintTo(QPainter& p, const QSize& size) const {
     const QColor colour = b.beyondNoise ? kBeyond : kWithin;
     p.setFont(b.beyondNoise ? bold : font());
     p.setPen(b.beyondNoise ? kBeyond : kInk);
-    p.drawText(QRectF(kMargin, y - kRowHeight / 2.0, plot.left() - kMargin - 8, kRowHeight),
-               Qt::AlignRight | Qt::AlignVCenter,
-               fm.elidedText(b.label + (b.beyondNoise ? QStringLiteral(" ▲") : QString()),
-                             Qt::ElideMiddle, int(plot.left()) - kMargin - 8));
+    p.drawText(
+        QRectF(kMatrixMargin, y - kRowHeight / 2.0, plot.left() - kMatrixMargin - 8, kRowHeight),
+        Qt::AlignRight | Qt::AlignVCenter,
+        fm.elidedText(b.label + (b.beyondNoise ? QStringLiteral(" ▲") : QString()), Qt::ElideMiddle,
+                      int(plot.left()) - kMatrixMargin - 8));
     p.drawText(QRectF(plot.right() + 6, y - kRowHeight / 2.0, kPColumn - 6, kRowHeight),
                Qt::AlignLeft | Qt::AlignVCenter, formatPValue(b.pHolm));
     p.setFont(font());

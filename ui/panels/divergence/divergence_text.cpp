@@ -13,10 +13,6 @@ QString tr(const char* text) {
   return QObject::tr(text);
 }
 
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 // "1.50–2.30%": a CI of churn fractions.
 QString churnInterval(double low, double high) {
   if (!std::isfinite(low) || !std::isfinite(high)) return {};
@@ -52,7 +48,8 @@ QString missingPredictions(const study::DivergenceReport& r) {
         "compare example by example.");
   QStringList missing;
   for (const std::string& name : {r.a, r.b})
-    if (!name.empty() && !hasBackend(r, name) && !missing.contains(qs(name))) missing << qs(name);
+    if (!name.empty() && !hasBackend(r, name) && !missing.contains(QString::fromStdString(name)))
+      missing << QString::fromStdString(name);
   if (missing.isEmpty()) return {};
   return QObject::tr("No finished run of %1 carries per-example predictions.")
       .arg(missing.join(QObject::tr(" or ")));
@@ -79,11 +76,12 @@ QString mcnemarSummary(const study::DivergenceReport& r, double alpha) {
              "Do %1 and %2 make different errors? McNemar's exact test on %3 (Holm, "
              "alpha %4): %5. Smallest Holm p %6 (seed %7: %8 %10 only %1 gets "
              "right, %9 only %2).")
-      .arg(qs(r.a), qs(r.b), pairs, QString::number(alpha, 'g', 3), verdict, pEquals(best->p_holm))
+      .arg(QString::fromStdString(r.a), QString::fromStdString(r.b), pairs,
+           QString::number(alpha, 'g', 3), verdict, pEquals(best->p_holm))
       .arg(best->seed)
       .arg(best->test.only_first_correct)
       .arg(best->test.only_second_correct)
-      .arg(qs(r.examples));
+      .arg(QString::fromStdString(r.examples));
 }
 
 QString accuracySummary(const study::DivergenceReport& r, double alpha) {
@@ -120,7 +118,8 @@ QString accuracySummary(const study::DivergenceReport& r, double alpha) {
     parts << tr("Welch undefined: both backends' final accuracies have no spread");
   if (parts.isEmpty()) return {};
   QString text =
-      QObject::tr("Final accuracy, %1 − %2: %3.").arg(qs(r.a), qs(r.b), parts.join("; "));
+      QObject::tr("Final accuracy, %1 − %2: %3.")
+          .arg(QString::fromStdString(r.a), QString::fromStdString(r.b), parts.join("; "));
   if (r.pairedT || r.wilcoxon)
     text +=
         tr(" Pairing removes the seed's variance: the paired tests compare the two backends "
@@ -135,18 +134,20 @@ QString chaosSummary(const study::DivergenceReport& report, double alpha) {
   if (!report.chaos || report.chaos->parts.empty()) return {};
   const study::ChaosFloorReport& c = *report.chaos;
   QString text = tr("Chaos floor (%1 perturbed at the level of rounding noise, at the same seeds):")
-                     .arg(qs(c.reference));
+                     .arg(QString::fromStdString(c.reference));
   for (const study::ChaosFloorPart& part : c.parts) {
     text += QLatin1Char(' ');
     if (part.churn.pairs == 0) {
       text += tr("%1 (%2) has no finished run sharing a seed with %3 yet.")
-                  .arg(qs(part.backend), qs(part.words), qs(c.reference));
+                  .arg(QString::fromStdString(part.backend), QString::fromStdString(part.words),
+                       QString::fromStdString(c.reference));
       continue;
     }
     std::size_t rejected = 0;
     for (const auto& m : part.mcnemar) rejected += m.rejected ? 1 : 0;
     text += tr("%1 (%2) changes %3 of predictions")
-                .arg(qs(part.backend), qs(part.words), formatChurnCell(part.churn.mean));
+                .arg(QString::fromStdString(part.backend), QString::fromStdString(part.words),
+                     formatChurnCell(part.churn.mean));
     const QString ci = churnInterval(part.churn.ci.ci_low, part.churn.ci.ci_high);
     if (!ci.isEmpty()) text += QStringLiteral(" [%1]").arg(ci);
     text += tr("; McNemar finds different errors at %1 of %2 seeds (Holm, alpha %3)")
@@ -187,22 +188,23 @@ QStringList churnCellLines(const study::ChurnCell& cell) {
 DivergenceSummary summarizeDivergence(const study::DivergenceReport& report, double alpha) {
   DivergenceSummary s;
   if (report.churn) {
-    s.headline = qs(report.churn->headline);
+    s.headline = QString::fromStdString(report.churn->headline);
   } else {
     const QString why = missingPredictions(report);
-    s.headline = why.isEmpty() ? QObject::tr("No churn of %1 against %2 could be computed.")
-                                     .arg(qs(report.a), qs(report.b))
-                               : why;
+    s.headline = why.isEmpty()
+                     ? QObject::tr("No churn of %1 against %2 could be computed.")
+                           .arg(QString::fromStdString(report.a), QString::fromStdString(report.b))
+                     : why;
   }
   s.chaos = chaosSummary(report, alpha);
   if (report.chaos && !report.chaos->headline.empty()) {
     // The chaos floor's sentence names all three figures; the seed's verdict follows it.
     s.chaos = s.headline + QLatin1Char(' ') + s.chaos;
-    s.headline = qs(report.chaos->headline);
+    s.headline = QString::fromStdString(report.chaos->headline);
   }
   s.mcnemar = mcnemarSummary(report, alpha);
   s.accuracy = accuracySummary(report, alpha);
-  for (const std::string& note : report.notes) s.notes << qs(note);
+  for (const std::string& note : report.notes) s.notes << QString::fromStdString(note);
   return s;
 }
 
@@ -233,7 +235,7 @@ QString classDifferencesEmptyReason(const study::DivergenceReport& report) {
   return QObject::tr(
              "Per-class differences need at least 2 finished runs of %1 and of %2, "
              "each with predictions.")
-      .arg(qs(report.a), qs(report.b));
+      .arg(QString::fromStdString(report.a), QString::fromStdString(report.b));
 }
 
 QString weightDivergenceEmptyReason(const study::DivergenceReport& report) {
@@ -245,7 +247,7 @@ QString weightDivergenceEmptyReason(const study::DivergenceReport& report) {
         "These runs carry no weight snapshots (runs imported from real hardware, or "
         "trained before ParityLab stored them).");
   return QObject::tr("No weight snapshots of %1 and %2 at a shared seed (and of two seeds of %2).")
-      .arg(qs(report.a), qs(report.b));
+      .arg(QString::fromStdString(report.a), QString::fromStdString(report.b));
 }
 
 }  // namespace paritylab::ui

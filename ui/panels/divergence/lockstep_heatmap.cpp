@@ -6,16 +6,15 @@
 #include <limits>
 
 #include "ui/charts/matrix_cells.h"
+#include "ui/panels/divergence/matrix_view_layout.h"
 
 namespace paritylab::ui {
 namespace {
 
-constexpr int kMargin = 8;
-constexpr int kGap = 6;
 constexpr int kLegendWidth = 64;
 
 // White to deep red (ColorBrewer "Reds"): a larger difference, darker.
-QColor shade(double t) {
+QColor differenceShade(double t) {
   return rampColour(QColor(0xff, 0xf5, 0xf0), QColor(0x67, 0x00, 0x0d), t);
 }
 
@@ -65,8 +64,8 @@ void LockstepHeatmap::setRecord(const study::LockstepRecord* record,
 QColor LockstepHeatmap::colourOf(double difference) const {
   if (std::isnan(difference)) return undefinedCellColour();
   if (std::isinf(difference)) return Qt::black;
-  if (difference <= 0) return shade(0.0);
-  return shade((std::log10(difference) - lowDecade_) / double(highDecade_ - lowDecade_));
+  if (difference <= 0) return differenceShade(0.0);
+  return differenceShade((std::log10(difference) - lowDecade_) / double(highDecade_ - lowDecade_));
 }
 
 QString LockstepHeatmap::title() const {
@@ -84,8 +83,9 @@ void LockstepHeatmap::paintTo(QPainter& p, const QSize& size) const {
   const QColor ink(0x24, 0x29, 0x2f), muted(0x57, 0x60, 0x6a);
   if (!record_ || record_->result.steps.empty() || record_->result.layers.empty()) return;
   const nn::LockstepResult& r = record_->result;
-  const QRect titleBox = fm.boundingRect(QRect(kMargin, kMargin, size.width() - 2 * kMargin, 1000),
-                                         Qt::AlignLeft | Qt::TextWordWrap, title());
+  const QRect titleBox =
+      fm.boundingRect(QRect(kMatrixMargin, kMatrixMargin, size.width() - 2 * kMatrixMargin, 1000),
+                      Qt::AlignLeft | Qt::TextWordWrap, title());
   p.setPen(muted);
   p.drawText(titleBox, Qt::AlignLeft | Qt::TextWordWrap, title());
 
@@ -103,26 +103,27 @@ void LockstepHeatmap::paintTo(QPainter& p, const QSize& size) const {
   } else {
     legend += tr(" No difference went above %1.").arg(percentText(record_->tolerance));
   }
-  const int legendHeight = fm.boundingRect(QRect(0, 0, size.width() - 2 * kMargin, 1000),
+  const int legendHeight = fm.boundingRect(QRect(0, 0, size.width() - 2 * kMatrixMargin, 1000),
                                            Qt::AlignLeft | Qt::TextWordWrap, legend)
                                .height();
   int labelWidth = 0;
   for (const nn::LockstepLayer& l : r.layers)
     labelWidth = std::max(labelWidth, fm.horizontalAdvance(QString::fromStdString(l.name)));
-  labelWidth = std::min(labelWidth + kGap + 4, size.width() / 4);
-  const double top = titleBox.bottom() + kGap;
-  const double bottom = size.height() - kMargin - legendHeight - kGap - 2 * fm.height();
-  const QRectF grid(kMargin + labelWidth, top,
-                    std::max(1.0, double(size.width() - 2 * kMargin - labelWidth - kLegendWidth)),
-                    std::max(1.0, bottom - top));
+  labelWidth = std::min(labelWidth + kMatrixGap + 4, size.width() / 4);
+  const double top = titleBox.bottom() + kMatrixGap;
+  const double bottom = size.height() - kMatrixMargin - legendHeight - kMatrixGap - 2 * fm.height();
+  const QRectF grid(
+      kMatrixMargin + labelWidth, top,
+      std::max(1.0, double(size.width() - 2 * kMatrixMargin - labelWidth - kLegendWidth)),
+      std::max(1.0, bottom - top));
   const std::size_t layers = r.layers.size(), steps = r.steps.size();
   const double w = grid.width() / double(steps), h = grid.height() / double(layers);
   for (std::size_t l = 0; l < layers; ++l) {
     p.setPen(ink);
-    p.drawText(QRectF(kMargin, grid.top() + double(l) * h, labelWidth - kGap, h),
+    p.drawText(QRectF(kMatrixMargin, grid.top() + double(l) * h, labelWidth - kMatrixGap, h),
                Qt::AlignRight | Qt::AlignVCenter,
                fm.elidedText(QString::fromStdString(r.layers[l].name), Qt::ElideMiddle,
-                             labelWidth - kGap));
+                             labelWidth - kMatrixGap));
     for (std::size_t s = 0; s < steps; ++s) {
       // Each cell a little wider than its share, so no hairline gaps show between columns.
       const QRectF cell(grid.left() + double(s) * w, grid.top() + double(l) * h, w + 0.6, h + 0.6);
@@ -159,10 +160,10 @@ void LockstepHeatmap::paintTo(QPainter& p, const QSize& size) const {
   p.drawText(QRectF(grid.left(), grid.bottom() + 2 + fm.height(), grid.width(), fm.height()),
              Qt::AlignCenter, tr("step"));
   // The colour scale: the decades of the differences shown.
-  const QRectF bar(grid.right() + kGap, grid.top(), 12, grid.height());
+  const QRectF bar(grid.right() + kMatrixGap, grid.top(), 12, grid.height());
   for (int y = 0; y < int(bar.height()); ++y) {
     const double t = 1.0 - double(y) / std::max(1.0, bar.height() - 1);
-    p.fillRect(QRectF(bar.left(), bar.top() + y, bar.width(), 1.0), shade(t));
+    p.fillRect(QRectF(bar.left(), bar.top() + y, bar.width(), 1.0), differenceShade(t));
   }
   p.setPen(muted);
   p.drawRect(bar);
@@ -175,8 +176,8 @@ void LockstepHeatmap::paintTo(QPainter& p, const QSize& size) const {
                decade >= -5 ? QStringLiteral("%1%").arg(std::pow(10.0, decade + 2), 0, 'g', 6)
                             : QStringLiteral("1e%1").arg(decade));
   }
-  p.drawText(QRectF(kMargin, size.height() - kMargin - legendHeight, size.width() - 2 * kMargin,
-                    legendHeight),
+  p.drawText(QRectF(kMatrixMargin, size.height() - kMatrixMargin - legendHeight,
+                    size.width() - 2 * kMatrixMargin, legendHeight),
              Qt::AlignLeft | Qt::TextWordWrap, legend);
 }
 

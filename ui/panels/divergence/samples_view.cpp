@@ -18,10 +18,6 @@ namespace {
 const char* const kMarkStyle = "background-color:#ffd7d5; color:#cf222e; font-weight:bold";
 const char* const kAfterStyle = "color:#8c959f";
 
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 // Bytes of generated text as HTML: escaped, a newline as a faint ↵ and a line break.
 QString textHtml(const std::string& bytes) {
   QString html = QString::fromUtf8(bytes.data(), qsizetype(bytes.size())).toHtmlEscaped();
@@ -68,7 +64,7 @@ QString promptHtml(const std::string& bytes) {
 
 QString swatch(const std::string& backend) {
   return QStringLiteral("<span style=\"color:%1\">■</span>&nbsp;")
-      .arg(BackendColours::of(qs(backend)).name());
+      .arg(BackendColours::of(QString::fromStdString(backend)).name());
 }
 
 }  // namespace
@@ -82,24 +78,26 @@ QString samplesHtml(const study::SamplesReport& samples, std::optional<std::uint
                 "part where the models do)")
                 .arg(samples.temperature, 0, 'g', 3)
           : QObject::tr("greedily (the most likely next token each time)");
-  QString html =
-      QObject::tr(
-          "<p>What each backend's model writes (emulated backends): it continues the "
-          "prompt <span style=\"font-family:monospace; background:#f6f8fa\">%1</span> "
-          "%2, %3 characters. In each text the first character that differs from "
-          "%4's at the same seed is <span style=\"%5\">marked</span>, <span "
-          "style=\"%6\">what follows is grey</span>.</p>")
-          .arg(prompt, how)
-          .arg(samples.length)
-          .arg(qs(samples.reference), QLatin1String(kMarkStyle), QLatin1String(kAfterStyle));
+  QString html = QObject::tr(
+                     "<p>What each backend's model writes (emulated backends): it continues the "
+                     "prompt <span style=\"font-family:monospace; background:#f6f8fa\">%1</span> "
+                     "%2, %3 characters. In each text the first character that differs from "
+                     "%4's at the same seed is <span style=\"%5\">marked</span>, <span "
+                     "style=\"%6\">what follows is grey</span>.</p>")
+                     .arg(prompt, how)
+                     .arg(samples.length)
+                     .arg(QString::fromStdString(samples.reference), QLatin1String(kMarkStyle),
+                          QLatin1String(kAfterStyle));
   QStringList agreement;
   for (const study::SampleAgreement& a : samples.agreement)
-    agreement << swatch(a.backend) +
-                     QObject::tr("%1 writes what %2 writes for %3")
-                         .arg(qs(a.backend), qs(samples.reference), agreementText(a));
+    agreement << swatch(a.backend) + QObject::tr("%1 writes what %2 writes for %3")
+                                         .arg(QString::fromStdString(a.backend),
+                                              QString::fromStdString(samples.reference),
+                                              agreementText(a));
   if (samples.seedFloor)
     agreement << QObject::tr("two seeds of %1 agree for %2: the floor, two different models")
-                     .arg(qs(samples.reference), agreementText(*samples.seedFloor, true));
+                     .arg(QString::fromStdString(samples.reference),
+                          agreementText(*samples.seedFloor, true));
   if (!agreement.isEmpty()) html += QStringLiteral("<p>") + agreement.join("<br>") + "</p>";
 
   for (const study::SeedSamples& s : samples.seeds) {
@@ -122,11 +120,12 @@ QString samplesHtml(const study::SamplesReport& samples, std::optional<std::uint
                    s.backends.begin(), s.backends.end(),
                    [&](const study::BackendSample& x) { return x.backend == samples.reference; }))
         where = QObject::tr("identical");
-      html += QStringLiteral(
-                  "<tr><td valign=\"top\" width=\"150\">%1<b>%2</b><br><span "
-                  "style=\"color:#57606a\">%3</span></td><td valign=\"top\" "
-                  "style=\"font-family:monospace\">%4</td></tr>")
-                  .arg(swatch(b->backend), qs(b->backend), where, markedHtml(*b));
+      html +=
+          QStringLiteral(
+              "<tr><td valign=\"top\" width=\"150\">%1<b>%2</b><br><span "
+              "style=\"color:#57606a\">%3</span></td><td valign=\"top\" "
+              "style=\"font-family:monospace\">%4</td></tr>")
+              .arg(swatch(b->backend), QString::fromStdString(b->backend), where, markedHtml(*b));
     }
     html += QStringLiteral("</table>");
   }
@@ -158,7 +157,7 @@ void SamplesView::setReport(const study::DivergenceReport& report) {
     empty_ = tr("Samples are written by language models: this study trains an image classifier.");
   } else if (samples_->seeds.empty()) {
     QStringList why;
-    for (const std::string& note : samples_->notes) why << qs(note);
+    for (const std::string& note : samples_->notes) why << QString::fromStdString(note);
     empty_ = tr("No run of this study kept a sample") +
              (why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why.join("; ") + ".");
   }

@@ -6,15 +6,13 @@
 
 #include "ui/charts/matrix_cells.h"
 #include "ui/panels/divergence/divergence_text.h"
+#include "ui/panels/divergence/matrix_view_layout.h"
 
 namespace paritylab::ui {
 namespace {
 
-constexpr int kMargin = 8;
-constexpr int kGap = 6;
-
 // White to deep purple (ColorBrewer "Purples"): more flips, darker.
-QColor shade(double t) {
+QColor flipShade(double t) {
   return rampColour(QColor(0xfc, 0xfb, 0xfd), QColor(0x54, 0x27, 0x8f), t);
 }
 
@@ -75,60 +73,64 @@ void ServeMatrixView::paintTo(QPainter& p, const QSize& size) const {
   p.setFont(font());
   const QFontMetrics fm(font());
   const QColor ink(0x24, 0x29, 0x2f), muted(0x57, 0x60, 0x6a);
-  const QRect titleBox = fm.boundingRect(QRect(kMargin, kMargin, size.width() - 2 * kMargin, 1000),
-                                         Qt::AlignLeft | Qt::TextWordWrap, title());
+  const QRect titleBox =
+      fm.boundingRect(QRect(kMatrixMargin, kMatrixMargin, size.width() - 2 * kMatrixMargin, 1000),
+                      Qt::AlignLeft | Qt::TextWordWrap, title());
   p.setPen(muted);
   p.drawText(titleBox, Qt::AlignLeft | Qt::TextWordWrap, title());
   const int n = int(matrix_.backends.size());
   if (n == 0) {
     const QString why = matrix_.notes.empty() ? tr("No run was served by another backend.")
                                               : QString::fromStdString(matrix_.notes.front());
-    p.drawText(QRect(kMargin, titleBox.bottom() + kGap, size.width() - 2 * kMargin,
-                     size.height() - titleBox.bottom() - kGap - kMargin),
-               Qt::AlignCenter | Qt::TextWordWrap, why);
+    p.drawText(
+        QRect(kMatrixMargin, titleBox.bottom() + kMatrixGap, size.width() - 2 * kMatrixMargin,
+              size.height() - titleBox.bottom() - kMatrixGap - kMatrixMargin),
+        Qt::AlignCenter | Qt::TextWordWrap, why);
     return;
   }
   int labelWidth = 0;
   for (const std::string& name : matrix_.backends)
     labelWidth = std::max(labelWidth, fm.horizontalAdvance(QString::fromStdString(name)));
-  labelWidth = std::min(labelWidth + kGap + 4, size.width() / 4);
-  const double top = titleBox.bottom() + kGap + fm.height() + kGap;
+  labelWidth = std::min(labelWidth + kMatrixGap + 4, size.width() / 4);
+  const double top = titleBox.bottom() + kMatrixGap + fm.height() + kMatrixGap;
   QString legend = tr("Grey: not measured. Darker: more flips (white 0%, darkest %1), on one "
                       "scale with the seed floor. Emulated backends.")
                        .arg(formatChurnCell(highest_));
   for (const std::string& line : matrix_.headlines)
     legend += QStringLiteral("\n") + QString::fromStdString(line);
-  const double legendHeight = fm.boundingRect(QRect(0, 0, size.width() - 2 * kMargin, 2000),
+  const double legendHeight = fm.boundingRect(QRect(0, 0, size.width() - 2 * kMatrixMargin, 2000),
                                               Qt::AlignLeft | Qt::TextWordWrap, legend)
                                   .height() +
-                              kGap;
-  const QRectF grid(kMargin + labelWidth, top,
-                    std::max(1.0, double(size.width() - 2 * kMargin - labelWidth)),
-                    std::max(1.0, size.height() - top - legendHeight - kMargin));
+                              kMatrixGap;
+  const QRectF grid(kMatrixMargin + labelWidth, top,
+                    std::max(1.0, double(size.width() - 2 * kMatrixMargin - labelWidth)),
+                    std::max(1.0, size.height() - top - legendHeight - kMatrixMargin));
   const double w = grid.width() / (n + 1), h = grid.height() / n;
   for (int c = 0; c <= n; ++c) {
     const QString name =
         c == n ? tr("seed floor") : QString::fromStdString(matrix_.backends[std::size_t(c)]);
     p.setPen(ink);
-    p.drawText(QRectF(grid.left() + c * w, grid.top() - fm.height() - kGap / 2.0, w, fm.height()),
-               Qt::AlignCenter, fm.elidedText(name, Qt::ElideMiddle, int(w) - 4));
+    p.drawText(
+        QRectF(grid.left() + c * w, grid.top() - fm.height() - kMatrixGap / 2.0, w, fm.height()),
+        Qt::AlignCenter, fm.elidedText(name, Qt::ElideMiddle, int(w) - 4));
   }
   for (int r = 0; r < n; ++r) {
     p.setPen(ink);
-    p.drawText(QRectF(kMargin, grid.top() + r * h, labelWidth - kGap, h),
+    p.drawText(QRectF(kMatrixMargin, grid.top() + r * h, labelWidth - kMatrixGap, h),
                Qt::AlignRight | Qt::AlignVCenter,
                fm.elidedText(QString::fromStdString(matrix_.backends[std::size_t(r)]),
-                             Qt::ElideMiddle, labelWidth - kGap));
+                             Qt::ElideMiddle, labelWidth - kMatrixGap));
     for (int c = 0; c <= n; ++c) {
       const QRectF box(grid.left() + c * w, grid.top() + r * h, w, h);
       const double v = valueAt(r, c);
       const QColor fill =
-          std::isfinite(v) ? shade(highest_ > 0 ? v / highest_ : 0.0) : undefinedCellColour();
+          std::isfinite(v) ? flipShade(highest_ > 0 ? v / highest_ : 0.0) : undefinedCellColour();
       paintMatrixCell(p, box, fill, cellText(r, c), font(), ink);
     }
   }
   p.setPen(muted);
-  p.drawText(QRectF(kMargin, grid.bottom() + kGap, size.width() - 2 * kMargin, legendHeight),
+  p.drawText(QRectF(kMatrixMargin, grid.bottom() + kMatrixGap, size.width() - 2 * kMatrixMargin,
+                    legendHeight),
              Qt::AlignLeft | Qt::TextWordWrap, legend);
 }
 

@@ -17,10 +17,6 @@
 namespace paritylab::ui {
 namespace {
 
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 // Light to strong orange by the order of magnitude of the ulp distance.
 QColor highlight(std::int64_t ulps) {
   const double level = std::min(1.0, std::log10(double(std::max<std::int64_t>(ulps, 1))) / 6.0);
@@ -114,7 +110,7 @@ bool PlaygroundProductView::run() {
          "elements differ between backends.")
           .arg(comparison_.rows())
           .arg(comparison_.cols())
-          .arg(qs(comparison_.reference))
+          .arg(QString::fromStdString(comparison_.reference))
           .arg(differing)
           .arg(comparison_.differs.size()));
   fillTable();
@@ -135,7 +131,7 @@ void PlaygroundProductView::fillTable() {
                      .arg(j)
                      .arg(c.differs[std::size_t(i * c.cols() + j)] ? QStringLiteral(" ≠")
                                                                    : QString());
-  for (const auto& p : c.products) rows << qs(p.backend);
+  for (const auto& p : c.products) rows << QString::fromStdString(p.backend);
   table_->setHorizontalHeaderLabels(columns);
   table_->setVerticalHeaderLabels(rows);
   for (int e = 0; e < elements; ++e) {
@@ -145,9 +141,10 @@ void PlaygroundProductView::fillTable() {
     for (std::size_t p = 0; p < c.products.size(); ++p) {
       const float v = c.products[p].product.values[std::size_t(e)];
       const std::int64_t ulps = c.products[p].ulpsFromReference[std::size_t(e)];
-      QString text =
-          QStringLiteral("%1\n%2").arg(double(v), 0, 'g', 9).arg(qs(playground::hexBits(v)));
-      text += ulps == 0  ? tr("\n= %1").arg(qs(c.reference))
+      QString text = QStringLiteral("%1\n%2")
+                         .arg(double(v), 0, 'g', 9)
+                         .arg(QString::fromStdString(playground::hexBits(v)));
+      text += ulps == 0  ? tr("\n= %1").arg(QString::fromStdString(c.reference))
               : ulps < 0 ? tr("\nNaN")
                          : tr("\n%1 ulp").arg(ulps);
       auto* item = new QTableWidgetItem(text);
@@ -166,7 +163,7 @@ std::vector<Exportable> PlaygroundProductView::exportables() const {
 }
 
 QString PlaygroundProductView::csv() const {
-  return qs(playground::productCsv(comparison_));
+  return QString::fromStdString(playground::productCsv(comparison_));
 }
 
 }  // namespace paritylab::ui

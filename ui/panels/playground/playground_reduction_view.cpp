@@ -22,10 +22,6 @@
 namespace paritylab::ui {
 namespace {
 
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 constexpr int kWideView = 900;    // from this width the list sits beside the chart
 constexpr int kListHeight = 150;  // the list's height above the chart in a narrow view
 
@@ -213,8 +209,8 @@ void PlaygroundReductionView::run() {
   curves_->clear();
   for (std::size_t i = 0; i < experiment_.curves.size(); ++i) {
     const auto& c = experiment_.curves[i];
-    auto* item = new QListWidgetItem(qs(c.label), curves_);
-    item->setToolTip(tr("Operand rounding of: %1").arg(qs(c.backends)));
+    auto* item = new QListWidgetItem(QString::fromStdString(c.label), curves_);
+    item->setToolTip(tr("Operand rounding of: %1").arg(QString::fromStdString(c.backends)));
     item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
     const bool on = first ? shownByDefault(c) : checked.count(item->text()) > 0;
     item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
@@ -249,7 +245,7 @@ void PlaygroundReductionView::draw() {
     }
     const QColor color = colorOf(c);
     addPlaygroundBand(chart_, low, high, color);
-    addPlaygroundLine(chart_, qs(c.label), median, color, 2.0, styleOf(c));
+    addPlaygroundLine(chart_, QString::fromStdString(c.label), median, color, 2.0, styleOf(c));
   }
   const double k0 = lengths.front(), k1 = lengths.back();
   addPlaygroundLine(chart_, tr("√K·u"),
@@ -310,7 +306,7 @@ std::vector<Exportable> PlaygroundReductionView::exportables() const {
 }
 
 QString PlaygroundReductionView::csv() const {
-  return qs(playground::reductionCsv(experiment_));
+  return QString::fromStdString(playground::reductionCsv(experiment_));
 }
 
 }  // namespace paritylab::ui

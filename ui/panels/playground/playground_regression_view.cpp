@@ -27,10 +27,6 @@
 namespace paritylab::ui {
 namespace {
 
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 std::vector<double> parseVector(const QString& text, const std::string& field) {
   const playground::Matrix m = playground::parseMatrix(text.toStdString(), field);
   if (m.rows != 1 && m.cols != 1)
@@ -268,10 +264,11 @@ void PlaygroundRegressionView::fillTable() {
     if (r.skippedSteps > 0)
       notes << tr("%1 steps skipped (loss-scale overflow)").arg(r.skippedSteps);
     if (!r.finite) notes << tr("diverged (NaN/inf loss)");
-    fillRow(int(i) + 2, qs(r.backend), r.trajectory.final(), r.trajectory.loss.back(),
-            r.distanceToGradientDescent, r.distanceToLeastSquares,
+    fillRow(int(i) + 2, QString::fromStdString(r.backend), r.trajectory.final(),
+            r.trajectory.loss.back(), r.distanceToGradientDescent, r.distanceToLeastSquares,
             notes.join(QStringLiteral("; ")));
-    table_->item(int(i) + 2, 0)->setForeground(BackendColours::of(qs(r.backend)));
+    table_->item(int(i) + 2, 0)
+        ->setForeground(BackendColours::of(QString::fromStdString(r.backend)));
   }
   table_->resizeColumnsToContents();
   // Every row shown, no taller: the height left over goes to the charts.
@@ -320,8 +317,10 @@ void PlaygroundRegressionView::drawCharts() {
     const auto l = series(r.trajectory, true), c = series(r.trajectory, false);
     track(l, lossLo, lossHi, true);
     track(c, lo, hi, false);
-    addPlaygroundLine(loss_, qs(r.backend), l, BackendColours::of(qs(r.backend)), 1.6);
-    addPlaygroundLine(coefficients_, qs(r.backend), c, BackendColours::of(qs(r.backend)), 1.6);
+    addPlaygroundLine(loss_, QString::fromStdString(r.backend), l,
+                      BackendColours::of(QString::fromStdString(r.backend)), 1.6);
+    addPlaygroundLine(coefficients_, QString::fromStdString(r.backend), c,
+                      BackendColours::of(QString::fromStdString(r.backend)), 1.6);
   }
   const auto gdLoss = series(e.gradientDescent, true);
   track(gdLoss, lossLo, lossHi, true);
@@ -353,7 +352,7 @@ std::vector<Exportable> PlaygroundRegressionView::exportables() const {
 }
 
 QString PlaygroundRegressionView::csv() const {
-  return qs(playground::regressionCsv(experiment_));
+  return QString::fromStdString(playground::regressionCsv(experiment_));
 }
 
 }  // namespace paritylab::ui
