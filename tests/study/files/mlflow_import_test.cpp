@@ -39,8 +39,11 @@ TEST(MlflowImport, RunsExportGivesEachRunTheWallTimeBetweenItsStartAndEnd) {
   const std::string db = freshTempPath("mlflow-wall.db");
   auto store = ResultsStore::open(db, true);
   importRuns(*store, kTrackerFixtures + "/mlflow/runs.csv", input.runs);
-  for (const RunRecord& r : store->loadRuns())
-    if (r.message == "7e2a1b8f3c5d4a6f8b2c3d4e5f607182") EXPECT_NEAR(r.wallSeconds, 3598.306, 1e-6);
+  for (const RunRecord& r : store->loadRuns()) {
+    if (r.message == "7e2a1b8f3c5d4a6f8b2c3d4e5f607182") {
+      EXPECT_NEAR(r.wallSeconds, 3598.306, 1e-6);
+    }
+  }
 
   // Milliseconds since 1970, a 'T' and a 'Z', another time zone, a run still running (no end).
   const std::string folder = testing::writeTree(
