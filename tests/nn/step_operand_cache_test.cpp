@@ -29,8 +29,9 @@ TEST(StepOperandCache, AProductReadingTheSharedWeightsGivesTheSameBitsAsRounding
   const std::vector<float> x = operandValues(std::size_t(m) * k, 1);
   const std::vector<float> w = operandValues(std::size_t(n) * k, 2);  // [n, k], read transposed
   for (const char* preset : {"gpu-amp-bf16", "tpu-bf16", "pure-bf16", "gpu-amp-fp16"}) {
-    const backends::GemmPolicy& policy = backends::presetPolicy(preset).gemmFor(
-        backends::LayerKind::Linear, backends::Product::Forward);
+    const backends::PrecisionPolicy whole = backends::presetPolicy(preset);  // a value
+    const backends::GemmPolicy& policy =
+        whole.gemmFor(backends::LayerKind::Linear, backends::Product::Forward);
     GemmWorkspace ws;
     std::vector<float> own(std::size_t(m) * n), shared(std::size_t(m) * n);
     gemm(policy, Trans::No, Trans::Yes, m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, own.data(),
