@@ -32,6 +32,10 @@ class BatchNorm : public Layer {
   int biasId() const { return bias_; }
   int runningMeanId() const { return runningMean_; }
   int runningVarId() const { return runningVar_; }
+  int channels() const { return channels_; }
+  bool fusedRelu() const { return relu_; }
+  double momentum() const { return momentum_; }
+  double eps() const { return eps_; }
 
  private:
   void computeStatistics(const Tensor& x, StepContext& ctx);

@@ -30,6 +30,9 @@ class CausalSelfAttention : public Layer {
 
   const Linear& qkvProjection() const { return cAttn_; }
   const Linear& outputProjection() const { return cProj_; }
+  int heads() const { return heads_; }
+  int qkSite() const { return qkSite_; }  // the GEMM call site of Q K^T
+  int pvSite() const { return pvSite_; }  // the GEMM call site of P V
   // The attention probabilities of the last forward: [B, nHead, T, T], zero above the diagonal.
   const Tensor& probabilities() const { return p_; }
 

@@ -26,7 +26,13 @@ class Conv2d : public Layer {
                              const StepContext& ctx) const override;
 
   int weightId() const { return weight_; }
-  int biasId() const { return bias_; }
+  int biasId() const { return bias_; }  // -1: no bias
+  int site() const { return site_; }
+  int inChannels() const { return in_; }
+  int outChannels() const { return out_; }
+  int kernel() const { return kernel_; }
+  int stride() const { return stride_; }
+  int padding() const { return padding_; }
 
  private:
   ConvGeometry geometry(const Shape& in) const;

@@ -5,12 +5,14 @@
 // emulated backend: no precision policy applies and nothing is rounded between the layers; its
 // products are binary64 matrix products (Eigen), not the GEMM entry that emulates a backend's.
 //
-// Covers models built from flatten, linear and ReLU layers (the mlp); the constructor refuses
-// any other layer.
+// The model's layers are computed by their binary64 counterparts (fp64_model_layers.h); the
+// constructor refuses a model with a layer that has none, naming it.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "core/nn/fp64_layer.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
 
@@ -21,46 +23,40 @@ class Fp64Training {
   // The model's layers and its master weights as they are now (each fp32 value exactly). Throws
   // std::invalid_argument when the model has a layer the reference does not compute, naming it.
   Fp64Training(const Model& model, const OptimizerConfig& optimizer);
+  ~Fp64Training();
 
-  // One training step on n items [n, ...] (row-major, the model's input) with labels [n]: forward,
-  // the mean softmax cross-entropy over the n items, backward, clipping of the global gradient
-  // norm to clipNorm (when > 0), the optimizer's update with learning rate `lr`. Returns the mean
-  // loss; when it is not finite nothing is updated (a diverged step).
+  // One training step on n items [n, ...] (row-major, the model's input) with labels [n,
+  // targets per item] (a language model's: one per position): forward, the mean softmax
+  // cross-entropy over every label, backward, clipping of the global gradient norm to clipNorm
+  // (when > 0), the optimizer's update with learning rate `lr`. Returns the mean loss; when it is
+  // not finite nothing is updated (a diverged step).
   double step(const float* items, const std::int32_t* labels, int n, double lr, double clipNorm);
 
-  // [param], laid out as the model's ParamStore: the master weights, the last step's gradients.
-  const std::vector<double>& master() const { return master_; }
-  const std::vector<double>& grads() const { return grads_; }
+  // [param], laid out as the model's ParamStore: the master weights (and buffers: batch norm's
+  // running statistics), the last step's gradients.
+  const std::vector<double>& master() const { return params_.values; }
+  const std::vector<double>& grads() const { return params_.grads; }
   const Fp64OptimizerState& optimizerState() const { return optimizer_; }
-  // The last step's output of the linear layer at GEMM call site `site` ([n, out]: its product
-  // plus bias) and the gradient it passed back to its input ([n, in]; empty for a layer with no
-  // linear layer before it, which passes none). Empty for a site the model does not have.
+  // The last step's tensors of GEMM call site `site`, as the fp32 layer's probe records them
+  // (activation_probe.h): its output after its products (a linear or convolution layer's with its
+  // bias, attention's probabilities and heads' output, the tied head's logits) and the gradient it
+  // passed back to its input (empty for the model's first layer, which passes none). Empty for a
+  // site the model does not have.
   const std::vector<double>& output(int site) const;
   const std::vector<double>& inputGradient(int site) const;
 
  private:
-  enum class Kind { Flatten, Linear, Relu };
-  struct Step {
-    Kind kind = Kind::Flatten;
-    int site = -1, in = 0, out = 0, weight = -1, bias = -1;
-    bool passesGradient = false;
-  };
-  void forward(int n);
-  void backward(int n);
   void update(double lr);
 
-  std::vector<Step> steps_;  // the layers in forward order
-  std::vector<ParamStore::Range> ranges_;
+  std::unique_ptr<Fp64Sequential> net_;
+  std::vector<ParamStore::Range> ranges_;  // the weights the optimizer updates
   OptimizerConfig config_;
   Fp64OptimizerState optimizer_;
-  int inputSize_ = 0;
-  std::vector<std::size_t> offsets_;  // [param id]: where its values start
-  std::vector<double> master_, grads_;
-  // [layer + 1]: the values entering layer i (values_[0] the input) and leaving the last
-  std::vector<std::vector<double>> values_;
-  std::vector<double> gradient_, nextGradient_;  // the gradient going back, per layer
-  std::vector<std::size_t> outputAt_;  // [site]: the index in values_ of its output (0: none)
-  std::vector<std::vector<double>> inputGradients_;  // [site]
+  Shape input_;         // one item: [1, ...]
+  int targetsPerItem_;  // labels per item
+  Fp64Params params_;
+  Fp64Sites sites_;
+  DoubleTensor items_, dlogits_;
 };
 
 }  // namespace paritylab::nn

@@ -25,6 +25,12 @@ class GptBlock : public Layer {
   const Tensor& backward(const Tensor& dy, StepContext& ctx) override;
   void init(ParamStore& params, RandomStream& rng) override;
 
+  const LayerNorm& firstNorm() const { return ln1_; }
+  const CausalSelfAttention& attention() const { return attn_; }
+  const LayerNorm& secondNorm() const { return ln2_; }
+  const Linear& mlpIn() const { return fc_; }     // c_fc, C -> 4C
+  const Linear& mlpOut() const { return proj_; }  // c_proj, 4C -> C
+
  private:
   int site_;  // seeds of the stored tensors: site_ * 64 + index
   int embd_, nLayer_;

@@ -45,6 +45,10 @@ class GptModel : public Layer {
 
   const GptConfig& config() const { return config_; }
   const TokenPositionEmbedding& embedding() const { return embedding_; }
+  const std::vector<std::unique_ptr<GptBlock>>& blocks() const { return blocks_; }
+  const LayerNorm& finalNorm() const { return *lnF_; }
+  const Linear* untiedHead() const { return lmHead_.get(); }  // null when tied
+  int site() const { return site_; }  // the tied head's GEMM call site
 
  private:
   GptConfig config_;

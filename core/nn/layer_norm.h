@@ -19,6 +19,8 @@ class LayerNorm : public Layer {
 
   int weightId() const { return weight_; }
   int biasId() const { return bias_; }
+  int features() const { return features_; }
+  double eps() const { return eps_; }
 
  private:
   int features_;

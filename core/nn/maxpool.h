@@ -15,6 +15,8 @@ class MaxPool2d : public Layer {
   Tensor& forward(const Tensor& x, StepContext& ctx) override;
   const Tensor& backward(const Tensor& dy, StepContext& ctx) override;
 
+  int kernel() const { return kernel_; }  // the window's side and the stride
+
  private:
   int kernel_;
   Shape inShape_;

@@ -21,6 +21,11 @@ class BasicBlock : public Layer {
   void init(ParamStore& params, RandomStream& rng) override;
 
   bool hasProjection() const { return shortcut_ != nullptr; }
+  // The main path (conv1, bn1 + ReLU, conv2), its closing batch norm and the shortcut's
+  // projection (1x1 conv, batch norm; null for the identity).
+  const Sequential& mainPath() const { return *main_; }
+  const BatchNorm& closingNorm() const { return *bn2_; }
+  const Sequential* projection() const { return shortcut_.get(); }
 
  private:
   // main_: conv1, bn1 + ReLU, conv2; then bn2_. Registered in torchvision's order.

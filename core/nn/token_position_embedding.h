@@ -30,6 +30,8 @@ class TokenPositionEmbedding : public Layer {
 
   int tokenWeightId() const { return wte_; }     // [vocab, C]
   int positionWeightId() const { return wpe_; }  // [blockSize, C]
+  int vocab() const { return vocab_; }
+  int embd() const { return embd_; }
 
  private:
   int vocab_, blockSize_, embd_;

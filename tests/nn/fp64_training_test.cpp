@@ -1,17 +1,26 @@
 // The fp64 reference of a lockstep comparison against hand-written double loops: a one-layer
 // linear model's output, loss, gradients and AdamW and SGD updates over two steps agree to 1e-15
-// (relative); the mlp's first step is within fp32's error of cpu-fp32's; a model with other
-// layers is refused, saying what the reference computes.
+// (relative); each binary64 layer's backward agrees with central differences of its own forward;
+// whole models' first steps (mlp, small-cnn, resnet18, gpt) are within fp32's error of cpu-fp32's
+// at every call site; a model with a layer it does not compute is refused, saying what it
+// computes.
 
 #include "core/nn/fp64_training.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <vector>
 
+#include "core/nn/activation_probe.h"
 #include "core/nn/flatten.h"
+#include "core/nn/fp64_conv_layers.h"
+#include "core/nn/fp64_dense_layers.h"
+#include "core/nn/fp64_residual_layers.h"
 #include "core/nn/linear.h"
+#include "core/nn/lockstep.h"
 #include "core/nn/random.h"
 #include "core/nn/sequential.h"
 #include "core/nn/training_session.h"
@@ -188,17 +197,350 @@ TEST(Fp64Training, MlpStepIsWithinFp32ErrorOfCpuFp32) {
   EXPECT_LT(gradError, 1e-5);
 }
 
-TEST(Fp64Training, ModelWithOtherLayersIsRefusedSayingWhatItComputes) {
+// ---- Each binary64 layer's backward against central differences of its own forward ----
+
+constexpr double kStep = 1e-5;  // the central differences' step
+
+int addRandom(Fp64Params& params, std::size_t n, std::uint64_t seed, double lo = -1.0,
+              double hi = 1.0) {
+  RandomStream rng(seed);
+  std::vector<double> values(n);
+  for (double& v : values) v = rng.uniform(lo, hi);
+  return params.add(values);
+}
+
+DoubleTensor randomDoubles(const Shape& shape, std::uint64_t seed, double lo = -1.0,
+                           double hi = 1.0) {
+  DoubleTensor t;
+  t.resize(shape);
+  RandomStream rng(seed);
+  for (double& v : t.values) v = rng.uniform(lo, hi);
+  return t;
+}
+
+// The relative error (relative()) of the gradients backward() gives of sum(layer(x) .* R), R
+// random, with respect to every value of x (unless `differentiableInput` is false) and of every
+// parameter the layer reads, against central differences of the layer's own forward.
+double finiteDifferenceError(Fp64Layer& layer, Fp64Params& params, DoubleTensor x,
+                             bool differentiableInput = true) {
+  DoubleTensor r = randomDoubles(layer.forward(x, params).shape, 99);
+  const std::vector<double> dx = layer.backward(r, params).values;
+  const std::vector<double> grads = params.grads;
+  const auto objective = [&] {
+    const DoubleTensor& y = layer.forward(x, params);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < y.size(); ++i) sum += y.values[i] * r.values[i];
+    return sum;
+  };
+  std::vector<double> analytic, numeric;
+  const auto check = [&](double& value, double expected) {
+    const double saved = value;
+    value = saved + kStep;
+    const double plus = objective();
+    value = saved - kStep;
+    const double minus = objective();
+    value = saved;
+    numeric.push_back((plus - minus) / (2.0 * kStep));
+    analytic.push_back(expected);
+  };
+  if (differentiableInput) {
+    EXPECT_EQ(dx.size(), x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) check(x.values[i], dx[i]);
+  }
+  for (int id : layer.paramIds())
+    for (std::size_t j = params.offsets[std::size_t(id)];
+         j < params.offsets[std::size_t(id)] + params.size(id); ++j)
+      check(params.values[j], grads[j]);
+  const double error = relative(analytic, numeric);
+  std::printf("finite differences, %zu values: relative error %.3g\n", numeric.size(), error);
+  return error;
+}
+
+TEST(Fp64Layers, LinearBackwardMatchesFiniteDifferencesPerItemAndPerPosition) {
+  Fp64Params params;
+  const int w = addRandom(params, 4 * 5, 1), b = addRandom(params, 4, 2);
+  Fp64Linear perItem(0, 5, 4, w, b);
+  EXPECT_LT(finiteDifferenceError(perItem, params, randomDoubles({3, 5}, 3)), 1e-6);
+  Fp64Linear perPosition(0, 5, 4, w, -1);  // [B, T, in] -> [B, T, out], no bias
+  EXPECT_LT(finiteDifferenceError(perPosition, params, randomDoubles({2, 3, 5}, 4)), 1e-6);
+  EXPECT_EQ(perPosition.forward(randomDoubles({2, 3, 5}, 4), params).shape, (Shape{2, 3, 4}));
+  Fp64Linear flattening(0, 12, 4, addRandom(params, 4 * 12, 5), b);  // [N, 3, 2, 2] -> [N, 4]
+  EXPECT_LT(finiteDifferenceError(flattening, params, randomDoubles({2, 3, 2, 2}, 6)), 1e-6);
+}
+
+TEST(Fp64Layers, ConvolutionBackwardMatchesFiniteDifferencesWithStridePaddingAndOddSizes) {
+  struct Case {
+    Fp64Conv2d::Geometry geometry;
+    bool bias;
+    Shape input;
+  };
+  for (const Case& c : {Case{{2, 3, 3, 1, 1}, true, {2, 2, 5, 5}},     // "same", with bias
+                        Case{{3, 2, 3, 2, 1}, false, {2, 3, 7, 6}},    // stride 2, odd sizes
+                        Case{{2, 3, 1, 2, 0}, false, {2, 2, 5, 5}},    // the 1x1 projection
+                        Case{{2, 2, 2, 1, 0}, true, {3, 2, 4, 5}}}) {  // even kernel, no padding
+    Fp64Params params;
+    const Fp64Conv2d::Geometry& g = c.geometry;
+    const int w = addRandom(params, std::size_t(g.out * g.in * g.kernel * g.kernel), 7);
+    const int b = c.bias ? addRandom(params, std::size_t(g.out), 8) : -1;
+    Fp64Conv2d conv(0, g, w, b);
+    EXPECT_LT(finiteDifferenceError(conv, params, randomDoubles(c.input, 9)), 1e-6)
+        << "kernel " << g.kernel << " stride " << g.stride << " padding " << g.padding;
+  }
+}
+
+TEST(Fp64Layers, BatchNormBackwardMatchesFiniteDifferencesOnABatchOfThree) {
+  for (bool relu : {false, true})
+    for (const Shape& input : {Shape{3, 4, 3, 2}, Shape{3, 4}}) {
+      Fp64Params params;
+      Fp64BatchNorm::Ids ids;
+      ids.weight = addRandom(params, 4, 10, 0.5, 1.5);
+      ids.bias = addRandom(params, 4, 11, -0.5, 0.5);
+      ids.runningMean = params.add(std::vector<double>(4, 0.0));
+      ids.runningVar = params.add(std::vector<double>(4, 1.0));
+      Fp64BatchNorm bn(4, relu, 0.1, 1e-5, ids);
+      EXPECT_LT(finiteDifferenceError(bn, params, randomDoubles(input, 12)), 1e-6)
+          << (relu ? "with" : "without") << " ReLU, rank " << input.rank;
+    }
+}
+
+TEST(Fp64Layers, PoolingBackwardMatchesFiniteDifferences) {
+  Fp64Params params;
+  Fp64MaxPool2d two(2), three(3);
+  EXPECT_LT(finiteDifferenceError(two, params, randomDoubles({2, 2, 5, 4}, 13)), 1e-6);
+  EXPECT_LT(finiteDifferenceError(three, params, randomDoubles({2, 1, 7, 6}, 14)), 1e-6);
+  Fp64GlobalAvgPool average;
+  EXPECT_LT(finiteDifferenceError(average, params, randomDoubles({2, 3, 3, 5}, 15)), 1e-6);
+}
+
+// A window of equal values gives its output and gradient to its first element in row-major
+// order, a NaN to the NaN: the fp32 MaxPool2d's rule.
+TEST(Fp64Layers, MaxPoolGivesATiedWindowToItsFirstMaximumAsTheFp32Layer) {
+  Fp64Params params;
+  Fp64MaxPool2d pool(2);
+  DoubleTensor x;
+  x.shape = Shape{1, 1, 2, 4};
+  x.values = {0.0, 0.0, 1.0, NAN, 0.0, 0.0, 2.0, 2.0};
+  const DoubleTensor& y = pool.forward(x, params);
+  EXPECT_EQ(y.values[0], 0.0);
+  EXPECT_TRUE(std::isnan(y.values[1]));
+  DoubleTensor dy;
+  dy.shape = y.shape;
+  dy.values = {5.0, 7.0};
+  EXPECT_EQ(pool.backward(dy, params).values,
+            (std::vector<double>{5.0, 0.0, 0.0, 7.0, 0.0, 0.0, 0.0, 0.0}));
+}
+
+// conv 3x3 (stride), bn + ReLU, conv 3x3; bn; projection conv 1x1 (stride) + bn, or the identity.
+std::unique_ptr<Fp64BasicBlock> basicBlock(Fp64Params& params, int in, int out, int stride) {
+  const auto bn = [&](bool relu) {
+    Fp64BatchNorm::Ids ids;
+    ids.weight = addRandom(params, std::size_t(out), 20, 0.5, 1.5);
+    ids.bias = addRandom(params, std::size_t(out), 21, -0.5, 0.5);
+    ids.runningMean = params.add(std::vector<double>(std::size_t(out), 0.0));
+    ids.runningVar = params.add(std::vector<double>(std::size_t(out), 1.0));
+    return std::make_unique<Fp64BatchNorm>(out, relu, 0.1, 1e-5, ids);
+  };
+  const auto conv = [&](int from, int kernel, int s, int pad, std::uint64_t seed) {
+    const int w = addRandom(params, std::size_t(out * from * kernel * kernel), seed);
+    return std::make_unique<Fp64Conv2d>(0, Fp64Conv2d::Geometry{from, out, kernel, s, pad}, w, -1);
+  };
+  auto main = std::make_unique<Fp64Sequential>();
+  main->add(conv(in, 3, stride, 1, 22));
+  main->add(bn(true));
+  main->add(conv(out, 3, 1, 1, 23));
+  std::unique_ptr<Fp64Sequential> projection;
+  if (stride != 1 || in != out) {
+    projection = std::make_unique<Fp64Sequential>();
+    projection->add(conv(in, 1, stride, 0, 24));
+    projection->add(bn(false));
+  }
+  return std::make_unique<Fp64BasicBlock>(std::move(main), bn(false), std::move(projection));
+}
+
+TEST(Fp64Layers, ResidualBlockBackwardMatchesFiniteDifferencesWithProjectionAndIdentity) {
+  Fp64Params params;
+  const auto projected = basicBlock(params, 2, 3, 2);
+  EXPECT_LT(finiteDifferenceError(*projected, params, randomDoubles({3, 2, 5, 6}, 25)), 1e-6);
+  Fp64Params identityParams;
+  const auto identity = basicBlock(identityParams, 3, 3, 1);
+  EXPECT_LT(finiteDifferenceError(*identity, identityParams, randomDoubles({3, 3, 4, 3}, 26)),
+            1e-6);
+}
+
+// ---- Whole models: the first step against cpu-fp32's, call site by call site ----
+
+// One step's outputs and input gradients per call site as the fp32 layers report them.
+class SiteCapture : public ActivationProbe {
+ public:
+  void forward(int site, const float* values, std::size_t n) override {
+    outputs[site].insert(outputs[site].end(), values, values + n);
+  }
+  void backward(int site, const float* values, std::size_t n, double scale) override {
+    EXPECT_EQ(scale, 1.0);  // one shard, no loss scaling
+    gradients[site].insert(gradients[site].end(), values, values + n);
+  }
+  std::map<int, std::vector<float>> outputs, gradients;
+};
+
+// The largest and smallest relative RMS differences of one quantity over the call sites.
+struct Spread {
+  double largest = 0.0, smallest = INFINITY;
+  int sites = 0;
+  void add(double d) {
+    largest = std::max(largest, d);
+    smallest = std::min(smallest, d);
+    ++sites;
+  }
+};
+
+struct FirstStep {
+  double lossFp32 = 0.0, lossFp64 = 0.0;
+  Spread outputs, inputGradients;
+  double gradients = 0.0;  // every weight's gradient as one vector
+  double buffers = 0.0;    // batch norm's running statistics after the step (0 when none)
+};
+
+// One AdamW step of cpu-fp32 and of the fp64 reference from the same weights on one batch.
+FirstStep firstStepAgainstCpuFp32(const ModelSpec& spec, const std::vector<float>& items,
+                                  const std::vector<std::int32_t>& labels, int n) {
+  TrainingSession fp32(spec, backends::presetPolicy("cpu-fp32"), 3);
+  OptimizerConfig config;
+  config.kind = "adamw";
+  Fp64Training reference(fp32.model(), config);
+  SiteCapture capture;
+  fp32.setProbe(&capture);
+  const auto optimizer = makeOptimizer(config);
+  const ParamStore& params = fp32.model().params;
+  const auto ranges = params.weightRanges(false);
+  FirstStep r;
+  r.lossFp32 = fp32.step(items.data(), labels.data(), n, 0, *optimizer, 1e-3, ranges, 0.0).loss;
+  r.lossFp64 = reference.step(items.data(), labels.data(), n, 1e-3, 0.0);
+  for (int site = 0; site < fp32.model().gemmSites; ++site) {
+    const std::vector<double>& out = reference.output(site);
+    EXPECT_EQ(out.empty(), !capture.outputs.count(site)) << "site " << site;
+    if (!out.empty()) {
+      EXPECT_EQ(out.size(), capture.outputs[site].size()) << "site " << site;
+      r.outputs.add(relativeRmsDifference(capture.outputs[site].data(), out.data(), out.size()));
+    }
+    const std::vector<double>& in = reference.inputGradient(site);
+    EXPECT_EQ(in.empty(), !capture.gradients.count(site)) << "site " << site;
+    if (!in.empty()) {
+      EXPECT_EQ(in.size(), capture.gradients[site].size()) << "site " << site;
+      r.inputGradients.add(
+          relativeRmsDifference(capture.gradients[site].data(), in.data(), in.size()));
+    }
+  }
+  std::vector<double> g32, g64;
+  for (const ParamStore::Range& range : ranges)
+    for (std::size_t j = range.offset; j < range.offset + range.size; ++j) {
+      g32.push_back(params.gradData()[j]);
+      g64.push_back(reference.grads()[j]);
+    }
+  r.gradients = relative(g32, g64);
+  std::vector<double> b32, b64;
+  for (const ParamInfo& info : params.infos())
+    if (info.kind == ParamKind::Buffer)
+      for (std::size_t j = info.offset; j < info.offset + info.size; ++j) {
+        b32.push_back(params.masterData()[j]);
+        b64.push_back(reference.master()[j]);
+      }
+  if (!b64.empty()) r.buffers = relative(b32, b64);
+  std::printf(
+      "%s: loss %.9g vs %.9g; outputs %.3g..%.3g (%d sites), input gradients %.3g..%.3g "
+      "(%d sites), weight gradients %.3g, running statistics %.3g\n",
+      spec.name.c_str(), r.lossFp32, r.lossFp64, r.outputs.smallest, r.outputs.largest,
+      r.outputs.sites, r.inputGradients.smallest, r.inputGradients.largest, r.inputGradients.sites,
+      r.gradients, r.buffers);
+  return r;
+}
+
+// Within fp32's error of the exact step (a few of its unit roundoff 6e-8, more where sums cancel)
+// and not equal to it: nothing computed in fp32 by mistake.
+void expectWithinFp32Error(const FirstStep& r, int sites) {
+  EXPECT_NEAR(r.lossFp32, r.lossFp64, 1e-6 * r.lossFp64);
+  EXPECT_EQ(r.outputs.sites, sites);
+  EXPECT_GT(r.outputs.smallest, 0.0);
+  EXPECT_LT(r.outputs.largest, 1e-5);
+  EXPECT_EQ(r.inputGradients.sites, sites - 1);  // the first layer passes none back
+  EXPECT_GT(r.inputGradients.smallest, 0.0);
+  EXPECT_LT(r.inputGradients.largest, 1e-5);
+  EXPECT_GT(r.gradients, 0.0);
+  EXPECT_LT(r.gradients, 1e-5);
+}
+
+std::vector<float> randomItems(std::size_t n, std::uint64_t seed) {
+  RandomStream rng(seed);
+  std::vector<float> items(n);
+  for (float& v : items) v = float(rng.uniform(0.0, 1.0));
+  return items;
+}
+
+std::vector<std::int32_t> cyclicLabels(std::size_t n, int classes) {
+  std::vector<std::int32_t> labels(n);
+  for (std::size_t i = 0; i < n; ++i) labels[i] = std::int32_t(i % std::size_t(classes));
+  return labels;
+}
+
+// Measured: outputs 5.3e-08..6.0e-07, input gradients 7.3e-08..2.2e-07, weight gradients 4.7e-07,
+// running statistics 3.3e-08 (relative RMS differences).
+TEST(Fp64Training, SmallCnnStepIsWithinFp32ErrorOfCpuFp32AtEverySite) {
   ModelSpec spec;
   spec.name = "small-cnn";
-  const auto model = makeModel(spec, false);
+  spec.height = spec.width = 8;
+  const int n = 8;
+  const FirstStep r = firstStepAgainstCpuFp32(spec, randomItems(n * 64, 5), cyclicLabels(n, 10), n);
+  expectWithinFp32Error(r, 4);
+  EXPECT_GT(r.buffers, 0.0);
+  EXPECT_LT(r.buffers, 1e-6);
+}
+
+// Measured: outputs 6.9e-08..1.2e-06, input gradients 1.7e-07..8.8e-07, weight gradients 1.1e-06,
+// running statistics 4.8e-08. (On 8x8 images the last stage's planes are 1x1: with a batch of 4
+// its batch norms normalise over 4 values, and the gradients they pass back cancel so much that
+// fp32's differ by 1.7e-05.)
+TEST(Fp64Training, TinyResnet18StepIsWithinFp32ErrorOfCpuFp32AtEverySite) {
+  ModelSpec spec;
+  spec.name = "resnet18";
+  spec.channels = 3;
+  spec.height = spec.width = 16;
+  spec.resnetWidth = 4;
+  const int n = 8;
+  const FirstStep r =
+      firstStepAgainstCpuFp32(spec, randomItems(n * 3 * 256, 6), cyclicLabels(n, 10), n);
+  expectWithinFp32Error(r, 21);  // conv1, 16 block convolutions, 3 projections, fc
+  EXPECT_GT(r.buffers, 0.0);
+  EXPECT_LT(r.buffers, 1e-6);
+}
+
+// A layer the fp64 reference has no counterpart of: y = x.
+class PassThrough : public Layer {
+ public:
+  Shape outputShape(const Shape& in) const override { return in; }
+  Tensor& forward(const Tensor& x, StepContext& /*ctx*/) override {
+    y_ = x;
+    return y_;
+  }
+  const Tensor& backward(const Tensor& dy, StepContext& /*ctx*/) override { return dy; }
+
+ private:
+  Tensor y_;
+};
+
+TEST(Fp64Training, ModelWithALayerItDoesNotComputeIsRefusedSayingWhatItComputes) {
+  auto model = oneLayerLinear();
+  model->name = "passed through";
+  model->net->add<PassThrough>();
   try {
     Fp64Training reference(*model, OptimizerConfig{});
-    FAIL() << "small-cnn accepted";
+    FAIL() << "a model with an unknown layer accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("flatten, linear and ReLU layers (the mlp); model "
-                                         "'small-cnn' has other layers"),
+    EXPECT_NE(std::string(e.what()).find("the fp64 reference computes flatten, linear, ReLU, "
+                                         "convolution, batch norm"),
               std::string::npos)
+        << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("model 'passed through' has another kind of layer (layer 3)"),
+        std::string::npos)
         << e.what();
   }
 }
