@@ -290,7 +290,7 @@ const CommandRegistration reg{
                       "comparison (--mode chooses which) instead of training");
       cmd->add_option("--reference", a->reference,
                       "Preset or policy file compared against, or fp64: every product, sum and "
-                      "update in binary64 (the mlp, small-cnn and resnet18)")
+                      "update in binary64 (every model: mlp, small-cnn, resnet18, gpt)")
           ->capture_default_str();
       addIntegerOption(cmd, "--steps", a->steps, {1, input::kMaxSteps}, "Steps both runs train");
       cmd->add_option("--mode", a->mode,

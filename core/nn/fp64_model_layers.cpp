@@ -4,16 +4,23 @@
 #include <string>
 
 #include "core/nn/batchnorm.h"
+#include "core/nn/causal_self_attention.h"
 #include "core/nn/conv2d.h"
 #include "core/nn/flatten.h"
 #include "core/nn/fp64_conv_layers.h"
 #include "core/nn/fp64_dense_layers.h"
+#include "core/nn/fp64_gpt.h"
 #include "core/nn/fp64_residual_layers.h"
+#include "core/nn/gelu.h"
 #include "core/nn/global_avg_pool.h"
+#include "core/nn/gpt_block.h"
+#include "core/nn/gpt_model.h"
+#include "core/nn/layer_norm.h"
 #include "core/nn/linear.h"
 #include "core/nn/maxpool.h"
 #include "core/nn/relu.h"
 #include "core/nn/residual_block.h"
+#include "core/nn/token_position_embedding.h"
 
 namespace paritylab::nn {
 namespace {
@@ -42,6 +49,36 @@ class LayerWalk {
     return std::make_unique<Fp64Linear>(l.site(), l.inFeatures(), l.outFeatures(), l.weightId(),
                                         l.biasId());
   }
+  static std::unique_ptr<Fp64LayerNorm> layerNorm(const LayerNorm& ln) {
+    return std::make_unique<Fp64LayerNorm>(ln.features(), ln.eps(), ln.weightId(), ln.biasId());
+  }
+  static std::unique_ptr<Fp64TokenPositionEmbedding> embedding(const TokenPositionEmbedding& e) {
+    return std::make_unique<Fp64TokenPositionEmbedding>(e.vocab(), e.embd(), e.tokenWeightId(),
+                                                        e.positionWeightId());
+  }
+  static std::unique_ptr<Fp64CausalSelfAttention> attention(const CausalSelfAttention& a) {
+    const int embd = a.qkvProjection().inFeatures();
+    return std::make_unique<Fp64CausalSelfAttention>(
+        embd, a.heads(), Fp64CausalSelfAttention::Sites{a.qkSite(), a.pvSite()},
+        linear(a.qkvProjection()), linear(a.outputProjection()));
+  }
+  static std::unique_ptr<Fp64GptBlock> gptBlock(const GptBlock& b) {
+    Fp64GptBlock::Parts parts;
+    parts.ln1 = layerNorm(b.firstNorm());
+    parts.attention = attention(b.attention());
+    parts.ln2 = layerNorm(b.secondNorm());
+    parts.fc = linear(b.mlpIn());
+    parts.proj = linear(b.mlpOut());
+    return std::make_unique<Fp64GptBlock>(std::move(parts));
+  }
+  static std::unique_ptr<Fp64Gpt> gpt(const GptModel& g) {
+    Fp64Gpt::Parts parts;
+    parts.embedding = embedding(g.embedding());
+    for (const auto& block : g.blocks()) parts.blocks.push_back(gptBlock(*block));
+    parts.lnF = layerNorm(g.finalNorm());
+    if (g.untiedHead()) parts.untiedHead = linear(*g.untiedHead());
+    return std::make_unique<Fp64Gpt>(std::move(parts), g.config().vocab, g.site());
+  }
 
   std::unique_ptr<Fp64Layer> layer(const Layer& layer, const std::string& where) {
     if (const auto* inner = dynamic_cast<const Sequential*>(&layer))
@@ -64,6 +101,12 @@ class LayerWalk {
           sequence(block->mainPath(), where + ", main path's "), batchNorm(block->closingNorm()),
           block->projection() ? sequence(*block->projection(), where + ", projection's ")
                               : nullptr);
+    if (const auto* g = dynamic_cast<const GptModel*>(&layer)) return gpt(*g);
+    if (const auto* b = dynamic_cast<const GptBlock*>(&layer)) return gptBlock(*b);
+    if (const auto* a = dynamic_cast<const CausalSelfAttention*>(&layer)) return attention(*a);
+    if (const auto* ln = dynamic_cast<const LayerNorm*>(&layer)) return layerNorm(*ln);
+    if (const auto* e = dynamic_cast<const TokenPositionEmbedding*>(&layer)) return embedding(*e);
+    if (dynamic_cast<const Gelu*>(&layer)) return std::make_unique<Fp64Gelu>();
     throw std::invalid_argument("the fp64 reference computes " + std::string(kFp64Layers) +
                                 "; model '" + model_.name + "' has another kind of layer (" +
                                 where + "): compare it with a backend as the reference instead");

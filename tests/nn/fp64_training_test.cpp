@@ -18,6 +18,7 @@
 #include "core/nn/flatten.h"
 #include "core/nn/fp64_conv_layers.h"
 #include "core/nn/fp64_dense_layers.h"
+#include "core/nn/fp64_gpt.h"
 #include "core/nn/fp64_residual_layers.h"
 #include "core/nn/linear.h"
 #include "core/nn/lockstep.h"
@@ -456,12 +457,12 @@ FirstStep firstStepAgainstCpuFp32(const ModelSpec& spec, const std::vector<float
 
 // Within fp32's error of the exact step (a few of its unit roundoff 6e-8, more where sums cancel)
 // and not equal to it: nothing computed in fp32 by mistake.
-void expectWithinFp32Error(const FirstStep& r, int sites) {
+void expectWithinFp32Error(const FirstStep& r, int sites, int sitesPassingBack) {
   EXPECT_NEAR(r.lossFp32, r.lossFp64, 1e-6 * r.lossFp64);
   EXPECT_EQ(r.outputs.sites, sites);
   EXPECT_GT(r.outputs.smallest, 0.0);
   EXPECT_LT(r.outputs.largest, 1e-5);
-  EXPECT_EQ(r.inputGradients.sites, sites - 1);  // the first layer passes none back
+  EXPECT_EQ(r.inputGradients.sites, sitesPassingBack);
   EXPECT_GT(r.inputGradients.smallest, 0.0);
   EXPECT_LT(r.inputGradients.largest, 1e-5);
   EXPECT_GT(r.gradients, 0.0);
@@ -489,7 +490,7 @@ TEST(Fp64Training, SmallCnnStepIsWithinFp32ErrorOfCpuFp32AtEverySite) {
   spec.height = spec.width = 8;
   const int n = 8;
   const FirstStep r = firstStepAgainstCpuFp32(spec, randomItems(n * 64, 5), cyclicLabels(n, 10), n);
-  expectWithinFp32Error(r, 4);
+  expectWithinFp32Error(r, 4, 3);  // conv1 passes no gradient back
   EXPECT_GT(r.buffers, 0.0);
   EXPECT_LT(r.buffers, 1e-6);
 }
@@ -507,9 +508,159 @@ TEST(Fp64Training, TinyResnet18StepIsWithinFp32ErrorOfCpuFp32AtEverySite) {
   const int n = 8;
   const FirstStep r =
       firstStepAgainstCpuFp32(spec, randomItems(n * 3 * 256, 6), cyclicLabels(n, 10), n);
-  expectWithinFp32Error(r, 21);  // conv1, 16 block convolutions, 3 projections, fc
+  expectWithinFp32Error(r, 21, 20);  // conv1, 16 block convolutions, 3 projections, fc
   EXPECT_GT(r.buffers, 0.0);
   EXPECT_LT(r.buffers, 1e-6);
+}
+
+// ---- The language model's layers ----
+
+TEST(Fp64Layers, LayerNormAndGeluBackwardMatchFiniteDifferences) {
+  Fp64Params params;
+  Fp64LayerNorm norm(6, 1e-5, addRandom(params, 6, 30, 0.5, 1.5), addRandom(params, 6, 31));
+  EXPECT_LT(finiteDifferenceError(norm, params, randomDoubles({2, 3, 6}, 32)), 1e-6);
+  Fp64Gelu gelu;
+  EXPECT_LT(finiteDifferenceError(gelu, params, randomDoubles({3, 7}, 33, -3.0, 3.0)), 1e-6);
+}
+
+// GELU's formula is gelu.h's tanh approximation (not erf): at x = 1, 0.841192 (erf: 0.841345).
+TEST(Fp64Layers, GeluIsTheTanhApproximationAsTheFp32Layer) {
+  Fp64Params params;
+  Fp64Gelu gelu;
+  DoubleTensor x;
+  x.shape = Shape{1, 1};
+  x.values = {1.0};
+  EXPECT_NEAR(gelu.forward(x, params).values[0], 0.8411919906082768, 1e-15);
+}
+
+// Token ids [2, 5] of a 7-token vocabulary: the gradients of both tables (the ids have none).
+TEST(Fp64Layers, EmbeddingBackwardMatchesFiniteDifferencesOfBothTables) {
+  Fp64Params params;
+  const int wte = addRandom(params, 7 * 4, 34), wpe = addRandom(params, 6 * 4, 35);
+  Fp64TokenPositionEmbedding embedding(7, 4, wte, wpe);
+  DoubleTensor ids;
+  ids.shape = Shape{2, 5};
+  ids.values = {0, 3, 3, 6, 1, 2, 3, 0, 5, 5};
+  EXPECT_LT(finiteDifferenceError(embedding, params, ids, false), 1e-6);
+  EXPECT_TRUE(embedding.backward(embedding.forward(ids, params), params).values.empty());
+}
+
+std::unique_ptr<Fp64CausalSelfAttention> attention(Fp64Params& params, int embd, int heads,
+                                                   std::uint64_t seed) {
+  auto qkv = std::make_unique<Fp64Linear>(0, embd, 3 * embd,
+                                          addRandom(params, std::size_t(3 * embd * embd), seed),
+                                          addRandom(params, std::size_t(3 * embd), seed + 1));
+  auto proj = std::make_unique<Fp64Linear>(1, embd, embd,
+                                           addRandom(params, std::size_t(embd * embd), seed + 2),
+                                           addRandom(params, std::size_t(embd), seed + 3));
+  return std::make_unique<Fp64CausalSelfAttention>(
+      embd, heads, Fp64CausalSelfAttention::Sites{2, 3}, std::move(qkv), std::move(proj));
+}
+
+TEST(Fp64Layers, AttentionBackwardMatchesFiniteDifferencesWithFivePositionsAndTwoHeads) {
+  Fp64Params params;
+  const auto attn = attention(params, 6, 2, 40);
+  EXPECT_LT(finiteDifferenceError(*attn, params, randomDoubles({2, 5, 6}, 41)), 1e-6);
+}
+
+// The probabilities are causal (each row sums to 1 over j <= i, 0 above the diagonal); dP is
+// dO V^T in every entry, above the diagonal too, as the fp32 layer's probe records it.
+TEST(Fp64Layers, AttentionShowsCausalProbabilitiesAndTheWholeDp) {
+  Fp64Params params;
+  const auto attn = attention(params, 4, 2, 42);
+  Fp64Sites sites;
+  attn->sites(sites);
+  attn->forward(randomDoubles({1, 3, 4}, 43), params);
+  const std::vector<double>& p = *sites.outputs[2];
+  ASSERT_EQ(p.size(), 2u * 3 * 3);
+  for (int row = 0; row < 6; ++row) {
+    const int i = row % 3;
+    double sum = 0.0;
+    for (int j = 0; j < 3; ++j) {
+      if (j > i) {
+        EXPECT_EQ(p[std::size_t(row * 3 + j)], 0.0);
+      }
+      sum += p[std::size_t(row * 3 + j)];
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-15);
+  }
+  attn->backward(randomDoubles({1, 3, 4}, 44), params);
+  const std::vector<double>& dp = *sites.inputGradients[3];
+  ASSERT_EQ(dp.size(), 2u * 3 * 3);
+  EXPECT_NE(dp[1], 0.0);                                   // row 0, column 1: above the diagonal
+  EXPECT_EQ(sites.inputGradients[2]->size(), 3u * 3 * 4);  // dQ, dK, dV as [B, T, 3C]
+  EXPECT_EQ(sites.outputs[3]->size(), 3u * 4);             // O [B, T, C]
+}
+
+std::unique_ptr<Fp64GptBlock> gptBlock(Fp64Params& params, int embd, std::uint64_t seed) {
+  Fp64GptBlock::Parts parts;
+  const auto norm = [&](std::uint64_t s) {
+    return std::make_unique<Fp64LayerNorm>(embd, 1e-5,
+                                           addRandom(params, std::size_t(embd), s, 0.5, 1.5),
+                                           addRandom(params, std::size_t(embd), s + 1));
+  };
+  parts.ln1 = norm(seed);
+  parts.attention = attention(params, embd, 2, seed + 2);
+  parts.ln2 = norm(seed + 6);
+  parts.fc = std::make_unique<Fp64Linear>(4, embd, 4 * embd,
+                                          addRandom(params, std::size_t(4 * embd * embd), seed + 8),
+                                          addRandom(params, std::size_t(4 * embd), seed + 9));
+  parts.proj = std::make_unique<Fp64Linear>(
+      5, 4 * embd, embd, addRandom(params, std::size_t(4 * embd * embd), seed + 10),
+      addRandom(params, std::size_t(embd), seed + 11));
+  return std::make_unique<Fp64GptBlock>(std::move(parts));
+}
+
+TEST(Fp64Layers, TransformerBlockBackwardMatchesFiniteDifferences) {
+  Fp64Params params;
+  const auto block = gptBlock(params, 6, 50);
+  EXPECT_LT(finiteDifferenceError(*block, params, randomDoubles({2, 5, 6}, 51)), 1e-6);
+}
+
+// Two blocks, tied and untied: every parameter's gradient (the tied head's share of wte's
+// included) against finite differences of the logits.
+TEST(Fp64Layers, LanguageModelBackwardMatchesFiniteDifferencesTiedAndUntied) {
+  for (bool tied : {true, false}) {
+    Fp64Params params;
+    Fp64Gpt::Parts parts;
+    const int vocab = 7, embd = 4;
+    parts.embedding = std::make_unique<Fp64TokenPositionEmbedding>(
+        vocab, embd, addRandom(params, vocab * embd, 60), addRandom(params, 5 * embd, 61));
+    parts.blocks.push_back(gptBlock(params, embd, 62));
+    parts.blocks.push_back(gptBlock(params, embd, 80));
+    parts.lnF = std::make_unique<Fp64LayerNorm>(embd, 1e-5, addRandom(params, embd, 90, 0.5, 1.5),
+                                                addRandom(params, embd, 91));
+    if (!tied)
+      parts.untiedHead =
+          std::make_unique<Fp64Linear>(6, embd, vocab, addRandom(params, vocab * embd, 92), -1);
+    Fp64Gpt gpt(std::move(parts), vocab, 6);
+    DoubleTensor ids;
+    ids.shape = Shape{2, 5};
+    ids.values = {0, 3, 3, 6, 1, 2, 3, 0, 5, 5};
+    EXPECT_LT(finiteDifferenceError(gpt, params, ids, false), 1e-6) << (tied ? "tied" : "untied");
+  }
+}
+
+// Measured, tied: outputs 3.0e-08..1.7e-07, input gradients 6.4e-08..1.9e-07, weight gradients
+// 1.2e-07; untied: input gradients 7.3e-08..2.0e-07, weight gradients 1.4e-07.
+TEST(Fp64Training, TinyGptStepIsWithinFp32ErrorOfCpuFp32AtEverySite) {
+  for (bool tied : {true, false}) {
+    ModelSpec spec;
+    spec.name = "gpt";
+    spec.numClasses = 11;
+    spec.gpt = {2, 2, 16, 8, tied};
+    const int n = 4, t = 8;
+    std::vector<float> ids(std::size_t(n * t));
+    std::vector<std::int32_t> labels(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      ids[i] = float((i * 7 + 3) % 11);
+      labels[i] = std::int32_t((i * 5 + 1) % 11);
+    }
+    const FirstStep r = firstStepAgainstCpuFp32(spec, ids, labels, n);
+    // per block: qkv, attention's proj, qk, pv, mlp fc and proj; then lm_head. Every one passes
+    // a gradient back (the first block's to ln_1).
+    expectWithinFp32Error(r, 13, 13);
+  }
 }
 
 // A layer the fp64 reference has no counterpart of: y = x.

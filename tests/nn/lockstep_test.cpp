@@ -405,5 +405,9 @@ TEST(Lockstep, Fp64ReferenceOfSmallCnnShowsFp32sOwnErrorAtEverySite) {
   expectFp32sOwnErrorEverywhere(config, syntheticSplit(), 8);
 }
 
+TEST(Lockstep, Fp64ReferenceOfATinyGptShowsFp32sOwnErrorAtEverySiteIncludingAttention) {
+  expectFp32sOwnErrorEverywhere(tinyGpt(2, 8), repeatedSentence(), 8);
+}
+
 }  // namespace
 }  // namespace paritylab::nn

@@ -1,6 +1,7 @@
 // The spec's "lockstep": read with its defaults, written back the same, and refused with the
 // field named when it names a backend the study has not (nor a preset), compares a backend with
-// itself, lists an unknown or repeated mode, or goes with a pretrain stage.
+// itself, lists an unknown or repeated mode, or goes with a pretrain stage; the fp64 reference is
+// taken for every model.
 
 #include <gtest/gtest.h>
 
@@ -45,6 +46,18 @@ TEST(LockstepSpec, APresetOutsideTheStudyMayBeTheReference) {
       lockstepSpec(R"({"backend": "tpu-bf16", "reference": "tpu-bf16x6", "modes": ["free"]})"));
   EXPECT_EQ(lockstepPolicy(s, "tpu-bf16x6").name, "tpu-bf16x6");
   EXPECT_EQ(s.lockstep->modes, (std::vector<std::string>{"free"}));
+}
+
+TEST(LockstepSpec, TheFp64ReferenceIsTakenForEveryModel) {
+  for (const std::string model : {"mlp", "small-cnn", "resnet18", "gpt"}) {
+    const std::string source = model == "gpt" ? "text:corpus.txt" : "synthetic";
+    const std::string text = R"({"version": 1, "name": "l", "backends": ["cpu-fp32"], "model": ")" +
+                             model + R"(", "dataset": {"source": ")" + source +
+                             R"("}, "lockstep": {"backend": "cpu-fp32", "reference": "fp64"}})";
+    const StudySpec s = parseStudySpec(text);
+    ASSERT_TRUE(s.lockstep) << model;
+    EXPECT_EQ(s.lockstep->reference, "fp64") << model;
+  }
 }
 
 TEST(LockstepSpec, RefusalsNameTheField) {
