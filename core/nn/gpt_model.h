@@ -48,7 +48,7 @@ class GptModel : public Layer {
   const std::vector<std::unique_ptr<GptBlock>>& blocks() const { return blocks_; }
   const LayerNorm& finalNorm() const { return *lnF_; }
   const Linear* untiedHead() const { return lmHead_.get(); }  // null when tied
-  int site() const { return site_; }  // the tied head's GEMM call site
+  int site() const { return site_; }                          // the tied head's GEMM call site
 
  private:
   GptConfig config_;
