@@ -24,6 +24,7 @@
 #endif
 
 #include "core/input/number_input.h"
+#include "core/numerics/block_amax.h"
 #include "core/numerics/stochastic_bits.h"
 
 namespace paritylab::numerics {
@@ -519,10 +520,11 @@ void addEnergy(const float* x, const float* y, std::size_t n, BlockScalingStats&
 
 // Per thread, reused across calls: no allocation once the largest shape has been seen.
 struct Scratch {
-  std::vector<float> line;        // one line's scaled, then rounded values
-  std::vector<float> original;    // stats with 2-D groups: a strip's inputs
-  std::vector<GroupAmax> amax;    // per group of a strip
-  std::vector<double> quotients;  // NVFP4: a line's amax_block / 6 / s_t
+  std::vector<float> line;              // one line's scaled, then rounded values
+  std::vector<float> original;          // stats with 2-D groups: a strip's inputs
+  std::vector<GroupAmax> amax;          // per group of a strip
+  std::vector<std::uint32_t> amaxBits;  // the fast paths: per group of a line, or per column
+  std::vector<double> quotients;        // NVFP4: a line's amax_block / 6 / s_t
   std::vector<float> blockScales;
   std::vector<GroupScale> scales;
   std::vector<unsigned char> exact;  // per group of a line: scaled by encodeExact
@@ -652,14 +654,13 @@ class LineQuantizer {
   // [n, cols] at x (row stride ld) into y. False, and nothing written, when a block cannot be (the
   // caller then quantizes these rows the long way).
   bool scaledColumns(const float* x, float* y, std::int64_t ld, std::int64_t n, std::int64_t cols) {
-    if (!scaledGrid_ || energy_) return false;
-    GroupAmax* amax = sized(scratch_.amax, cols);
-    columnAmax(x, n, cols, ld, amax);
+    if (!roundsOnScaledGrids() || shiftRange_.first > shiftRange_.last) return false;
+    std::uint32_t* amax = sized(scratch_.amaxBits, cols);
     int* shifts = sized(scratch_.shifts, cols);
-    for (std::int64_t c = 0; c < cols; ++c) {
-      shifts[c] = scaledGridShift(amax[c], mxScale(amax[c], emaxElem_, stats_));
-      if (shifts[c] == kNoShift) return false;
-    }
+    if (!finiteColumnAmax(x, std::size_t(n), std::size_t(cols), std::size_t(ld), amax) ||
+        !mxScaleShifts(amax, std::size_t(cols), emaxElem_, shiftRange_.first, shiftRange_.last,
+                       shifts))
+      return false;
     return element_.applyScaledColumns(x, std::size_t(ld), y, std::size_t(ld), std::size_t(n),
                                        {shifts, std::size_t(cols)});
   }
@@ -680,6 +681,7 @@ class LineQuantizer {
   // Stats' sums need whole lines (pos0 = 0, n = lineLength).
   void strip(const float* x, std::int64_t ldx, float* y, std::int64_t ldy, std::int64_t line0,
              std::int64_t nLines, std::int64_t pos0, std::int64_t n, const GroupScale* preset) {
+    if (nLines == 1 && !wholeLine_ && !energy_ && fastLine(x, y, n)) return;
     const std::int64_t width = wholeLine_ ? n : spec_.blockSize;
     const std::int64_t groups = (n + width - 1) / width;
     GroupScale* scales = sized(scratch_.scales, groups);
@@ -708,6 +710,45 @@ class LineQuantizer {
   }
 
  private:
+  // One line of blocks without statistics, in whole vectors: the blocks' amax sixteen at a time
+  // (finiteBlockAmax), their scales in SoA loops, then MX's rounding on the moved grids or
+  // NVFP4's comparisons with the midpoints. The bits of the general path below; false, and
+  // nothing written, when it does not apply (a NaN or an infinity, a grid outside fp32's normal
+  // range), and the general path quantizes the line.
+  bool fastLine(const float* x, float* y, std::int64_t n) {
+    const auto width = std::size_t(spec_.blockSize);
+    const std::size_t groups = (std::size_t(n) + width - 1) / width;
+    if (scaledGrid_) {
+      if (shiftRange_.first > shiftRange_.last) return false;
+      std::uint32_t* amax = sized(scratch_.amaxBits, std::int64_t(groups));
+      int* shifts = sized(scratch_.shifts, std::int64_t(groups));
+      if (!finiteBlockAmax(x, std::size_t(n), width, amax) ||
+          !mxScaleShifts(amax, groups, emaxElem_, shiftRange_.first, shiftRange_.last, shifts))
+        return false;
+      element_.applyScaledBlocks({x, std::size_t(n)}, {y, std::size_t(n)}, width, {shifts, groups});
+      return true;
+    }
+    if (!nvfp4Nearest_) return false;
+    std::uint32_t* amax = sized(scratch_.amaxBits, std::int64_t(groups));
+    if (!finiteBlockAmax(x, std::size_t(n), width, amax)) return false;
+    // nvfp4Quotient and the block scales' rounding, as groupScales computes them
+    float* blockScales = sized(scratch_.blockScales, std::int64_t(groups));
+    const double sixTimesTensorScale = kE2M1Max * tensorScale_;  // exact
+    for (std::size_t g = 0; g < groups; ++g)
+      blockScales[g] = roundToOdd(double(std::bit_cast<float>(amax[g])) / sixTimesTensorScale);
+    e4m3Rounder().apply({blockScales, groups});
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::size_t p0 = g * width;
+      withWidth(std::min(width, std::size_t(n) - p0), [&](auto count) {
+        if (blockScales[g] == 0.0f)  // a block of zeros, or a scale below E4M3's smallest
+          signedZeros(x + p0, y + p0, count);
+        else
+          nvfp4Nearest(x + p0, y + p0, count, double(blockScales[g]) * tensorScale_);
+      });
+    }
+    return true;
+  }
+
   void count(const GroupScale& scale) {
     ++stats_.blocks;
     if (scale.nan) {

@@ -231,6 +231,26 @@ TEST_P(MxElement, ColumnBlocksMatchTheSpecificationOnAdversarialColumns) {
   expectSame(got, want, element + " adversarial columns");
 }
 
+// Lines long enough for the vectorised amax (sixteen blocks at a time) and a tail, unmeasured,
+// against the specification; a NaN or an infinity in the vectorised part sends the line the
+// general way, and its block alone becomes NaN.
+TEST_P(MxElement, LongRowsMatchTheSpecification) {
+  const std::string element = GetParam();
+  const std::int64_t cols = 16 * 32 * 2 + 45;
+  for (double magnitude : {1e-38, 1e-3, 1.0, 3e38}) {
+    for (int spread : {0, 40}) {
+      RefMatrix m = randomMatrix(3, cols, 7, magnitude, spread);
+      expectSame(quantizeRows(m, mx(element)), refMxRows(m, element),
+                 element + " long rows, magnitude " + std::to_string(magnitude) + " spread " +
+                     std::to_string(spread));
+      m.at(1, 300) = std::numeric_limits<double>::quiet_NaN();
+      m.at(2, 700) = -std::numeric_limits<double>::infinity();
+      expectSame(quantizeRows(m, mx(element)), refMxRows(m, element),
+                 element + " long rows with a NaN and an infinity");
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(OcpMx, MxElement,
                          ::testing::Values("fp8-e4m3", "fp8-e5m2", "fp6-e3m2", "fp6-e2m3",
                                            "fp4-e2m1", "int8"),

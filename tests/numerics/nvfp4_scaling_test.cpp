@@ -94,6 +94,21 @@ TEST(Nvfp4, RandomTensorsMatchTheRecipe) {
   }
 }
 
+// Lines long enough for the vectorised amax (sixteen blocks at a time) and a tail, unmeasured;
+// a NaN in the vectorised part sends its line the general way.
+TEST(Nvfp4, LongRowsMatchTheRecipe) {
+  for (double magnitude : {1e-40, 1e-3, 1.0, 1e35}) {
+    for (int spread : {0, 5, 30}) {
+      RefMatrix m = randomMatrix(3, 16 * 16 * 2 + 13, 5, magnitude, spread);
+      expectSameNvfp4(quantize(m, nvfp4()), refNvfp4(m, false),
+                      "long rows, magnitude " + std::to_string(magnitude) + " spread " +
+                          std::to_string(spread));
+      m.v[m.cols + 200] = std::numeric_limits<double>::quiet_NaN();
+      expectSameNvfp4(quantize(m, nvfp4()), refNvfp4(m, false), "long rows with a NaN");
+    }
+  }
+}
+
 TEST(Nvfp4, AdversarialBlocksMatchTheRecipe) {
   const double inf = std::numeric_limits<double>::infinity();
   const double tiny = std::numeric_limits<float>::denorm_min();
