@@ -639,8 +639,8 @@ class LineQuantizer {
     wholeLine_ = spec.kind == BlockScalingKind::PerTensor || spec.kind == BlockScalingKind::Rowwise;
     scaledGrid_ = spec.kind == BlockScalingKind::MX && spec.rounding != RoundingMode::Stochastic;
     shiftRange_ = element_.scaledGridShifts();
-    nvfp4Nearest_ =
-        spec.kind == BlockScalingKind::NVFP4 && spec.rounding == RoundingMode::NearestEven;
+    nvfp4_ = spec.kind == BlockScalingKind::NVFP4;
+    nvfp4Nearest_ = nvfp4_ && spec.rounding == RoundingMode::NearestEven;
     linesPerStrip_ = spec.squareBlocks ? spec.blockSize : 1;
     powerOfTwo_ = spec.kind == BlockScalingKind::MX ||
                   (spec.kind != BlockScalingKind::NVFP4 && spec.scale == ScaleFormat::E8M0);
@@ -681,7 +681,7 @@ class LineQuantizer {
   // Stats' sums need whole lines (pos0 = 0, n = lineLength).
   void strip(const float* x, std::int64_t ldx, float* y, std::int64_t ldy, std::int64_t line0,
              std::int64_t nLines, std::int64_t pos0, std::int64_t n, const GroupScale* preset) {
-    if (nLines == 1 && !wholeLine_ && !energy_ && fastLine(x, y, n)) return;
+    if (nLines == 1 && !wholeLine_ && !energy_ && fastLine(x, y, line0, pos0, n)) return;
     const std::int64_t width = wholeLine_ ? n : spec_.blockSize;
     const std::int64_t groups = (n + width - 1) / width;
     GroupScale* scales = sized(scratch_.scales, groups);
@@ -711,11 +711,13 @@ class LineQuantizer {
 
  private:
   // One line of blocks without statistics, in whole vectors: the blocks' amax sixteen at a time
-  // (finiteBlockAmax), their scales in SoA loops, then MX's rounding on the moved grids or
-  // NVFP4's comparisons with the midpoints. The bits of the general path below; false, and
-  // nothing written, when it does not apply (a NaN or an infinity, a grid outside fp32's normal
-  // range), and the general path quantizes the line.
-  bool fastLine(const float* x, float* y, std::int64_t n) {
+  // (finiteBlockAmax), their scales in SoA loops, then MX's rounding on the moved grids, NVFP4's
+  // comparisons with the midpoints, or (NVFP4, stochastic) scaledLine's encoding, draws and
+  // decoding. The bits of the general path below; false, and nothing written, when it does not
+  // apply (a NaN or an infinity, a grid outside fp32's normal range), and the general path
+  // quantizes the line.
+  bool fastLine(const float* x, float* y, std::int64_t lineIndex, std::int64_t pos0,
+                std::int64_t n) {
     const auto width = std::size_t(spec_.blockSize);
     const std::size_t groups = (std::size_t(n) + width - 1) / width;
     if (scaledGrid_) {
@@ -728,7 +730,7 @@ class LineQuantizer {
       element_.applyScaledBlocks({x, std::size_t(n)}, {y, std::size_t(n)}, width, {shifts, groups});
       return true;
     }
-    if (!nvfp4Nearest_) return false;
+    if (!nvfp4_) return false;
     std::uint32_t* amax = sized(scratch_.amaxBits, std::int64_t(groups));
     if (!finiteBlockAmax(x, std::size_t(n), width, amax)) return false;
     // nvfp4Quotient and the block scales' rounding, as groupScales computes them
@@ -737,6 +739,17 @@ class LineQuantizer {
     for (std::size_t g = 0; g < groups; ++g)
       blockScales[g] = roundToOdd(double(std::bit_cast<float>(amax[g])) / sixTimesTensorScale);
     e4m3Rounder().apply({blockScales, groups});
+    if (!nvfp4Nearest_) {  // nvfp4Scale's scales, without its counts
+      GroupScale* scales = sized(scratch_.scales, std::int64_t(groups));
+      for (std::size_t g = 0; g < groups; ++g) {
+        scales[g] = GroupScale{};
+        scales[g].zero = blockScales[g] == 0.0f;
+        scales[g].factor = double(blockScales[g]) * tensorScale_;
+      }
+      scaledLine(x, y, lineIndex, pos0, n, std::int64_t(width), std::int64_t(groups), scales, false,
+                 nullptr);
+      return true;
+    }
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t p0 = g * width;
       withWidth(std::min(width, std::size_t(n) - p0), [&](auto count) {
@@ -942,7 +955,8 @@ class LineQuantizer {
   bool powerOfTwo_ = false;  // every decode scale a power of two (MX, E8M0)
   bool scaledGrid_ = false;  // MX, deterministic: rounded on the scaled grid where it fits
   Rounder::ShiftRange shiftRange_{1, 0};  // the scale exponents whose grid fits
-  bool nvfp4Nearest_ = false;             // NVFP4, nearest-even: by comparisons (nvfp4Nearest)
+  bool nvfp4_ = false;
+  bool nvfp4Nearest_ = false;  // NVFP4, nearest-even: by comparisons (nvfp4Nearest)
   std::int64_t linesPerStrip_ = 1;
   Scratch& scratch_ = scratch();
 

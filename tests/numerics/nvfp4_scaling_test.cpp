@@ -188,6 +188,20 @@ TEST(Nvfp4, ColumnAxisEqualsTransposedRows) {
 // Stochastic rounding of the elements: reproducible under a seed, the same when the rows are
 // quantized in two calls (same tensor amax in both halves, offset = first row x cols), each value
 // one of its two grid neighbours, and unbiased on average.
+// Unmeasured lines take the vectorised scales and measured ones the general path: the same scales
+// and the same draws, so the same bits, a NaN's line included.
+TEST(Nvfp4Stochastic, UnmeasuredLinesDrawAsMeasuredOnes) {
+  BlockScaling spec = nvfp4();
+  spec.rounding = RoundingMode::Stochastic;
+  for (double magnitude : {1e-40, 1.0, 1e30}) {  // no value past fp32's largest
+    RefMatrix m = randomMatrix(3, 16 * 16 * 2 + 13, 8, magnitude, 12);
+    m.v[m.cols + 100] = std::numeric_limits<double>::quiet_NaN();
+    BlockScalingStats stats;
+    quantize(m, spec, &stats, 77);  // compares the two
+    EXPECT_EQ(stats.nanBlocks, 1);
+  }
+}
+
 TEST(Nvfp4Stochastic, ReproducibleSplitIndependentAndUnbiased) {
   RefMatrix m = randomMatrix(8, 64, 6, 1.0, 2);
   m.at(0, 0) = 50.0;  // the same amax in both halves
