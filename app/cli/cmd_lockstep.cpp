@@ -6,6 +6,7 @@
 // (core/nn/lockstep.h). `lockstep --from DB [--mode M]` prints the comparison a study stored.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -149,10 +150,12 @@ std::string cell(double v) {
 void printTable(const nn::LockstepResult& r, const nn::LockstepStep& s) {
   std::printf("  step %lld (loss %s vs %s), relative RMS difference per layer:\n",
               static_cast<long long>(s.step), cell(s.lossA).c_str(), cell(s.lossReference).c_str());
-  std::printf("    %-18s %11s %15s %11s %11s\n", "layer", "activation", "activation_grad",
+  int width = 18;  // the layer column: as wide as its longest name (resnet18's downsample.0)
+  for (const auto& layer : r.layers) width = std::max(width, static_cast<int>(layer.name.size()));
+  std::printf("    %-*s %11s %15s %11s %11s\n", width, "layer", "activation", "activation_grad",
               "weight_grad", "weight");
   for (std::size_t l = 0; l < r.layers.size(); ++l)
-    std::printf("    %-18s %11s %15s %11s %11s\n", r.layers[l].name.c_str(),
+    std::printf("    %-*s %11s %15s %11s %11s\n", width, r.layers[l].name.c_str(),
                 cell(s.difference[l][0]).c_str(), cell(s.difference[l][1]).c_str(),
                 cell(s.difference[l][2]).c_str(), cell(s.difference[l][3]).c_str());
 }
