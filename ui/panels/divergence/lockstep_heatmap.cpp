@@ -1,6 +1,8 @@
 #include "ui/panels/divergence/lockstep_heatmap.h"
 
+#include <QHelpEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -76,22 +78,22 @@ QString LockstepHeatmap::title() const {
            lockstepQuantityWords(quantity_));
 }
 
-void LockstepHeatmap::paintTo(QPainter& p, const QSize& size) const {
-  p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-  p.setFont(font());
+int LockstepHeatmap::labelEvery(double rowHeight, int lineHeight) {
+  if (rowHeight <= 0) return 1;
+  return std::max(1, int(std::ceil(double(lineHeight) / rowHeight)));
+}
+
+LockstepHeatmap::Geometry LockstepHeatmap::geometry(const QSize& size) const {
+  Geometry g;
   const QFontMetrics fm(font());
-  const QColor ink(0x24, 0x29, 0x2f), muted(0x57, 0x60, 0x6a);
-  if (!record_ || record_->result.steps.empty() || record_->result.layers.empty()) return;
   const nn::LockstepResult& r = record_->result;
-  const QRect titleBox =
+  g.titleBox =
       fm.boundingRect(QRect(kMatrixMargin, kMatrixMargin, size.width() - 2 * kMatrixMargin, 1000),
                       Qt::AlignLeft | Qt::TextWordWrap, title());
-  p.setPen(muted);
-  p.drawText(titleBox, Qt::AlignLeft | Qt::TextWordWrap, title());
-
   // The first crossing, outlined when it is in this quantity.
   const std::optional<nn::LockstepCrossing>& crossing = r.firstCrossing;
-  QString legend = tr("Grey: the layer has no such tensor. Black: not finite.");
+  QString& legend = g.legend;
+  legend = tr("Grey: the layer has no such tensor. Black: not finite.");
   if (crossing) {
     legend += tr(" First difference above %1: %2's %3 at step %4 (%5)%6.")
                   .arg(percentText(record_->tolerance),
@@ -103,27 +105,79 @@ void LockstepHeatmap::paintTo(QPainter& p, const QSize& size) const {
   } else {
     legend += tr(" No difference went above %1.").arg(percentText(record_->tolerance));
   }
-  const int legendHeight = fm.boundingRect(QRect(0, 0, size.width() - 2 * kMatrixMargin, 1000),
-                                           Qt::AlignLeft | Qt::TextWordWrap, legend)
-                               .height();
-  int labelWidth = 0;
+  g.legendHeight = fm.boundingRect(QRect(0, 0, size.width() - 2 * kMatrixMargin, 1000),
+                                   Qt::AlignLeft | Qt::TextWordWrap, legend)
+                       .height();
   for (const nn::LockstepLayer& l : r.layers)
-    labelWidth = std::max(labelWidth, fm.horizontalAdvance(QString::fromStdString(l.name)));
-  labelWidth = std::min(labelWidth + kMatrixGap + 4, size.width() / 4);
-  const double top = titleBox.bottom() + kMatrixGap;
-  const double bottom = size.height() - kMatrixMargin - legendHeight - kMatrixGap - 2 * fm.height();
-  const QRectF grid(
-      kMatrixMargin + labelWidth, top,
-      std::max(1.0, double(size.width() - 2 * kMatrixMargin - labelWidth - kLegendWidth)),
-      std::max(1.0, bottom - top));
+    g.labelWidth = std::max(g.labelWidth, fm.horizontalAdvance(QString::fromStdString(l.name)));
+  g.labelWidth = std::min(g.labelWidth + kMatrixGap + 4, size.width() / 4);
+  const double top = g.titleBox.bottom() + kMatrixGap;
+  const double bottom =
+      size.height() - kMatrixMargin - g.legendHeight - kMatrixGap - 2 * fm.height();
+  g.grid =
+      QRectF(kMatrixMargin + g.labelWidth, top,
+             std::max(1.0, double(size.width() - 2 * kMatrixMargin - g.labelWidth - kLegendWidth)),
+             std::max(1.0, bottom - top));
+  g.cellWidth = g.grid.width() / double(r.steps.size());
+  g.cellHeight = g.grid.height() / double(r.layers.size());
+  return g;
+}
+
+QString LockstepHeatmap::cellText(const QPointF& at) const {
+  if (!record_ || record_->result.steps.empty() || record_->result.layers.empty()) return {};
+  const Geometry g = geometry(size());
+  if (!g.grid.contains(at)) return {};
+  const nn::LockstepResult& r = record_->result;
+  const auto s = std::min(r.steps.size() - 1, std::size_t((at.x() - g.grid.left()) / g.cellWidth));
+  const auto l = std::min(r.layers.size() - 1, std::size_t((at.y() - g.grid.top()) / g.cellHeight));
+  const double v = r.steps[s].difference[l][std::size_t(quantity_)];
+  const QString value =
+      std::isnan(v) ? tr("no such tensor") : tr("%1 from the reference").arg(percentText(v));
+  return tr("%1, step %2: %3 %4")
+      .arg(QString::fromStdString(r.layers[l].name))
+      .arg(r.steps[s].step)
+      .arg(lockstepQuantityWords(quantity_), value);
+}
+
+bool LockstepHeatmap::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    const auto* help = static_cast<QHelpEvent*>(e);
+    const QString text = cellText(help->pos());
+    if (text.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(help->globalPos(), text, this);
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+void LockstepHeatmap::paintTo(QPainter& p, const QSize& size) const {
+  p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+  p.setFont(font());
+  const QFontMetrics fm(font());
+  const QColor ink(0x24, 0x29, 0x2f), muted(0x57, 0x60, 0x6a);
+  if (!record_ || record_->result.steps.empty() || record_->result.layers.empty()) return;
+  const nn::LockstepResult& r = record_->result;
+  const Geometry g = geometry(size);
+  p.setPen(muted);
+  p.drawText(g.titleBox, Qt::AlignLeft | Qt::TextWordWrap, title());
+  const std::optional<nn::LockstepCrossing>& crossing = r.firstCrossing;
+  const QString& legend = g.legend;
+  const int legendHeight = g.legendHeight, labelWidth = g.labelWidth;
+  const QRectF& grid = g.grid;
   const std::size_t layers = r.layers.size(), steps = r.steps.size();
-  const double w = grid.width() / double(steps), h = grid.height() / double(layers);
+  const double w = g.cellWidth, h = g.cellHeight;
+  // Labels a line apart at least: every row's when they fit, else every few rows' (the tooltip
+  // names each cell).
+  const int labelled = labelEvery(h, fm.height());
   for (std::size_t l = 0; l < layers; ++l) {
     p.setPen(ink);
-    p.drawText(QRectF(kMatrixMargin, grid.top() + double(l) * h, labelWidth - kMatrixGap, h),
-               Qt::AlignRight | Qt::AlignVCenter,
-               fm.elidedText(QString::fromStdString(r.layers[l].name), Qt::ElideMiddle,
-                             labelWidth - kMatrixGap));
+    if (l % std::size_t(labelled) == 0)
+      p.drawText(QRectF(kMatrixMargin, grid.top() + double(l) * h, labelWidth - kMatrixGap, h),
+                 Qt::AlignRight | Qt::AlignVCenter | Qt::TextDontClip,
+                 fm.elidedText(QString::fromStdString(r.layers[l].name), Qt::ElideMiddle,
+                               labelWidth - kMatrixGap));
     for (std::size_t s = 0; s < steps; ++s) {
       // Each cell a little wider than its share, so no hairline gaps show between columns.
       const QRectF cell(grid.left() + double(s) * w, grid.top() + double(l) * h, w + 0.6, h + 0.6);

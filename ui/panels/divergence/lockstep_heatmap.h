@@ -29,13 +29,31 @@ class LockstepHeatmap : public QWidget {
   QColor colourOf(double difference) const;
   QString title() const;
   void paintTo(QPainter& p, const QSize& size) const;
+  // What the cell under `at` (widget coordinates, as painted at the widget's size) holds: "fc2,
+  // step 3: outputs 1.2% from the reference"; empty outside the cells. The tooltip shows it.
+  QString cellText(const QPointF& at) const;
+  // Row labels are drawn every this many rows (1, or more when rows are shorter than a line of
+  // text, so that labels never overlap).
+  static int labelEvery(double rowHeight, int lineHeight);
   QSize sizeHint() const override { return {700, 320}; }
   QSize minimumSizeHint() const override { return {320, 180}; }
 
  protected:
   void paintEvent(QPaintEvent*) override;
+  bool event(QEvent* e) override;
 
  private:
+  // Where the parts go at a size: the title, the cells, the legend beneath.
+  struct Geometry {
+    QRect titleBox;
+    QString legend;
+    int legendHeight = 0;
+    int labelWidth = 0;
+    QRectF grid;  // the cells
+    double cellWidth = 0, cellHeight = 0;
+  };
+  Geometry geometry(const QSize& size) const;
+
   std::optional<study::LockstepRecord> record_;
   nn::LockstepQuantity quantity_ = nn::LockstepQuantity::Activation;
   int lowDecade_ = -8, highDecade_ = 0;  // the colour scale: 10^low (white) to 10^high

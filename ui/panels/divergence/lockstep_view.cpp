@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QComboBox>
+#include <QCursor>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
@@ -9,17 +10,26 @@
 #include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QStackedWidget>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <cmath>
 #include <limits>
 
 #include "ui/charts/chart_view.h"
+#include "ui/charts/matrix_cells.h"
 #include "ui/charts/nice_ticks.h"
 #include "ui/panels/divergence/lockstep_heatmap.h"
 #include "ui/panels/divergence/weight_divergence_view.h"
 
 namespace paritylab::ui {
+namespace {
+
+// Layers beyond this many get no legend entry each (a legend beside the chart at 1024 x 700
+// shows about five before Qt cuts it short without saying so).
+constexpr std::size_t kLayersInLegend = 5;
+
+}  // namespace
 
 LockstepView::LockstepView(QWidget* parent)
     : QWidget(parent),
@@ -157,10 +167,24 @@ void LockstepView::drawLines(const study::LockstepRecord& record, nn::LockstepQu
     s->attachAxis(x);
     s->attachAxis(y);
   };
+  // A legend entry per layer while they fit beside the chart; a deeper stack (resnet18's 21
+  // layers) is coloured by depth instead, the legend keeping the tolerance and the crossing, and
+  // each line names its layer on hover.
+  const bool byDepth = r.layers.size() > kLayersInLegend;
+  const auto colourOf = [&](std::size_t l) {
+    if (!byDepth) return layerColour(int(l));
+    return rampColour(QColor(0x9e, 0xca, 0xe1), QColor(0x08, 0x30, 0x6b),
+                      double(l) / double(r.layers.size() - 1));
+  };
   for (std::size_t l = 0; l < r.layers.size(); ++l) {
     auto* line = new QLineSeries;
-    line->setName(QString::fromStdString(r.layers[l].name));
-    line->setPen(QPen(layerColour(int(l)), 1.6));
+    const QString name = QString::fromStdString(r.layers[l].name);
+    line->setName(name);
+    line->setPen(QPen(colourOf(l), 1.6));
+    connect(line, &QLineSeries::hovered, line, [name](const QPointF& point, bool inside) {
+      if (inside)
+        QToolTip::showText(QCursor::pos(), tr("%1, step %2").arg(name).arg(std::lround(point.x())));
+    });
     for (const nn::LockstepStep& s : r.steps) {
       const double v = s.difference[l][std::size_t(quantity)];
       if (std::isnan(v) || std::isinf(v)) continue;
@@ -172,7 +196,7 @@ void LockstepView::drawLines(const study::LockstepRecord& record, nn::LockstepQu
       y0 = std::min(y0, v), y1 = std::max(y1, v);
     }
     attach(line);
-    if (line->points().isEmpty())
+    if (line->points().isEmpty() || byDepth)
       for (QLegendMarker* m : lines_->legend()->markers(line)) m->setVisible(false);
   }
   auto* tolerance = new QLineSeries;
@@ -191,18 +215,18 @@ void LockstepView::drawLines(const study::LockstepRecord& record, nn::LockstepQu
                           .arg(QString::fromStdString(r.layers[r.firstCrossing->layer].name))
                           .arg(r.firstCrossing->step));
     crossing->setMarkerSize(11);
-    crossing->setColor(layerColour(int(r.firstCrossing->layer)));
+    crossing->setColor(colourOf(r.firstCrossing->layer));
     crossing->setBorderColor(Qt::black);
     crossing->append(double(r.firstCrossing->step), r.firstCrossing->value);
     attach(crossing);
   }
   x->setRange(first - 1 < 0 ? 0 : first - 1, std::max(last, first + 1));
   setDecadeRange(y, std::min(y0, y1 / 100), y1);  // two decades at least: labels at both ends
-  lines_->setTitle(zeros > 0 ? tr("%1 per layer and step (%2 zero differences, equal tensors, "
-                                  "cannot sit on the log axis)")
-                                   .arg(lockstepQuantityWords(quantity))
-                                   .arg(zeros)
-                             : tr("%1 per layer and step").arg(lockstepQuantityWords(quantity)));
+  QString title = tr("%1 per layer and step").arg(lockstepQuantityWords(quantity));
+  if (byDepth) title += tr(" (%1 layers: deeper, darker)").arg(r.layers.size());
+  if (zeros > 0)
+    title += tr(" (%1 zero differences, equal tensors, cannot sit on the log axis)").arg(zeros);
+  lines_->setTitle(title);
 }
 
 std::vector<Exportable> LockstepView::exportables() const {

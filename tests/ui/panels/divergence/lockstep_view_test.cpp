@@ -3,11 +3,13 @@
 // not finite), one line per layer with the tolerance and the first crossing, the core's sentence
 // beneath, both charts exported; without a comparison it says how to make one. And in the window:
 // a study run with "lockstep" shows its comparison in the tab, and runs imported from hardware
-// say a lockstep is for emulated backends.
+// say a lockstep is for emulated backends. A tall stack of layers keeps its row labels apart and
+// names each cell on hover.
 #include "ui/panels/divergence/lockstep_view.h"
 
 #include <QChart>
 #include <QComboBox>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QTemporaryDir>
@@ -98,6 +100,36 @@ class LockstepViewTest : public QObject {
     QVERIFY(map.title().contains("free-running"));
   }
 
+  // resnet18 has 21 layers with products: in a short view the rows are thinner than a line of
+  // text, so only every few rows are labelled (never overlapping), and hovering a cell names it.
+  void aTallStackLabelsEveryFewRowsAndEachCellNamesItself() {
+    study::LockstepRecord r = record("resync");
+    r.result.layers.clear();
+    for (int l = 0; l < 21; ++l)
+      r.result.layers.push_back(
+          {"layer" + std::to_string(l), backends::LayerKind::Conv, true, false});
+    for (nn::LockstepStep& s : r.result.steps) s.difference.assign(21, {2e-3, 1e-3, 1e-2, 1e-4});
+    r.result.steps[2].difference[20][0] = 0.25;
+    r.result.firstCrossing.reset();
+    LockstepHeatmap map;
+    map.resize(700, 220);
+    map.setRecord(&r, nn::LockstepQuantity::Activation);
+    QCOMPARE(LockstepHeatmap::labelEvery(20.0, 15), 1);
+    QCOMPARE(LockstepHeatmap::labelEvery(6.0, 15), 3);
+    QCOMPARE(LockstepHeatmap::labelEvery(0.0, 15), 1);
+    // The bottom row's third step (the grid ends above the axis, the step labels and the legend).
+    QString under;
+    for (int y = 219; y > 0 && under.isEmpty(); --y) under = map.cellText(QPointF(600, y));
+    QVERIFY2(under.startsWith("layer20, step 4: outputs"), qPrintable(under));
+    bool found = false;
+    for (int y = 0; y < 220 && !found; ++y)
+      for (int x = 0; x < 700 && !found; x += 4)
+        if (map.cellText(QPointF(x, y)) == "layer20, step 3: outputs 25% from the reference")
+          found = true;
+    QVERIFY(found);
+    QVERIFY(map.cellText(QPointF(2, 2)).isEmpty());  // the title, not a cell
+  }
+
   void theLinesHaveALayerEachTheToleranceAndTheCrossing() {
     LockstepView view;
     view.setRecords({record("resync")});
@@ -122,6 +154,34 @@ class LockstepViewTest : public QObject {
     view.setRecords({record("resync"), record("free")});
     view.modeBox()->setCurrentIndex(1);
     QCOMPARE(view.linesChart()->axes().size(), qsizetype(2));
+  }
+
+  // More layers than a legend beside the chart shows: coloured by depth, the title says so, and
+  // the legend keeps the tolerance and the crossing instead of cutting the layers short.
+  void aDeepStacksLinesAreColouredByDepth() {
+    study::LockstepRecord r = record("resync");
+    r.result.layers.clear();
+    for (int l = 0; l < 21; ++l)
+      r.result.layers.push_back(
+          {"layer" + std::to_string(l), backends::LayerKind::Conv, true, false});
+    for (nn::LockstepStep& s : r.result.steps) s.difference.assign(21, {2e-3, 1e-3, 1e-2, 1e-4});
+    r.result.firstCrossing = nn::LockstepCrossing{2, 20, nn::LockstepQuantity::Activation, 0.2};
+    LockstepView view;
+    view.resize(900, 600);
+    view.show();  // a hidden chart's legend markers all read as hidden
+    view.setRecords({r});
+    view.chartChooser()->setCurrentIndex(1);
+    QVERIFY2(view.linesChart()->title().contains("21 layers: deeper, darker"),
+             qPrintable(view.linesChart()->title()));
+    QStringList shown;
+    for (QAbstractSeries* s : view.linesChart()->series())
+      for (QLegendMarker* m : view.linesChart()->legend()->markers(s))
+        if (m->isVisible()) shown << m->label();
+    QCOMPARE(shown, (QStringList{"tolerance 1%", "first crossing: layer20, step 2"}));
+    int lines = 0;
+    for (QAbstractSeries* s : view.linesChart()->series())
+      lines += bool(qobject_cast<QLineSeries*>(s));
+    QCOMPARE(lines, 22);  // every layer drawn, and the tolerance
   }
 
   void aStudyRunWithLockstepShowsItInTheTab() {
@@ -157,7 +217,7 @@ class LockstepViewTest : public QObject {
     QTemporaryDir dir;
     MainWindow window;
     QVERIFY(window.importResultsFile(PARITYLAB_REFERENCE_DIR "/torchprime-resnet18-metrics.csv",
-                                 dir.filePath("reference.db")));
+                                     dir.filePath("reference.db")));
     DivergencePanel* panel = window.divergence();
     panel->settle();
     QVERIFY(!panel->lockstepView()->hasRecords());
