@@ -1,6 +1,7 @@
 // Block-scaled products: the operands quantized in scaling groups along K while they are packed.
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -46,23 +47,27 @@ const float* prepare(const ScaledOperand& src, const std::optional<numerics::Blo
                      std::vector<float>& before, numerics::TensorXray* xray,
                      std::optional<numerics::TensorXray>* scales) {
   const std::size_t cols = std::size_t(src.cols), count = std::size_t(src.rows) * cols;
-  buffer.resize(count);
-  if (scaling && !hadamard && !xray && !scales && std::size_t(src.ld) == cols) {
-    // Dense and unmeasured: quantized straight into the buffer, without packing a copy first.
-    numerics::quantizeBlocks({src.data, count}, buffer, src.rows, src.cols, src.cols, src.kAxis,
-                             *scaling, seed);
+  // Grown only: a vector grown back after shrinking zero-fills what it regains, every product.
+  if (buffer.size() < count) buffer.resize(count);
+  if (scaling && !hadamard && !xray && !scales) {
+    // Unmeasured: quantized straight from the operand into the dense buffer, without packing a
+    // copy first.
+    const std::size_t extent = (std::size_t(src.rows) - 1) * std::size_t(src.ld) + cols;
+    numerics::quantizeBlocks({src.data, src.rows > 0 ? extent : 0}, src.ld, {buffer.data(), count},
+                             src.cols, src.rows, src.cols, src.kAxis, *scaling, seed);
     return buffer.data();
   }
+  const std::span<float> packed(buffer.data(), count);  // the buffer may be longer
   for (int r = 0; r < src.rows; ++r)
     std::copy_n(src.data + std::size_t(r) * std::size_t(src.ld), cols,
-                buffer.data() + std::size_t(r) * cols);
+                packed.data() + std::size_t(r) * cols);
   if (hadamard)
-    numerics::randomHadamardTransform(buffer, src.rows, src.cols, src.cols, src.kAxis,
+    numerics::randomHadamardTransform(packed, src.rows, src.cols, src.cols, src.kAxis,
                                       hadamardSeed);
-  if (xray) before.assign(buffer.begin(), buffer.end());
+  if (xray) before.assign(packed.begin(), packed.end());
   if (scaling) {
     numerics::BlockScalingStats stats;
-    numerics::quantizeBlocks(buffer, buffer, src.rows, src.cols, src.cols, src.kAxis, *scaling,
+    numerics::quantizeBlocks(packed, packed, src.rows, src.cols, src.cols, src.kAxis, *scaling,
                              seed, 0, scales ? &stats : nullptr);
     if (scales) {  // merged over the calls of one measured product (a conv's image groups)
       const numerics::TensorXray x = blockScalesXray(stats, scaling->kind);
@@ -72,9 +77,9 @@ const float* prepare(const ScaledOperand& src, const std::optional<numerics::Blo
         *scales = x;
     }
   } else if (rounding)
-    storeTensor(rounding, buffer.data(), count, seed);
-  if (xray) numerics::accumulateXray(before, buffer, *numerics::parseFormat("fp32"), *xray);
-  return buffer.data();
+    storeTensor(rounding, packed.data(), count, seed);
+  if (xray) numerics::accumulateXray(before, packed, *numerics::parseFormat("fp32"), *xray);
+  return packed.data();
 }
 
 }  // namespace

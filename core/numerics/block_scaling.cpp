@@ -651,17 +651,18 @@ class LineQuantizer {
   bool roundsOnScaledGrids() const { return scaledGrid_ && !energy_; }
 
   // Blocks down the columns, rounded on their moved grids straight from x: the block row
-  // [n, cols] at x (row stride ld) into y. False, and nothing written, when a block cannot be (the
-  // caller then quantizes these rows the long way).
-  bool scaledColumns(const float* x, float* y, std::int64_t ld, std::int64_t n, std::int64_t cols) {
+  // [n, cols] at x (row stride ldx) into y (row stride ldy). False, and nothing written, when a
+  // block cannot be (the caller then quantizes these rows the long way).
+  bool scaledColumns(const float* x, std::int64_t ldx, float* y, std::int64_t ldy, std::int64_t n,
+                     std::int64_t cols) {
     if (!roundsOnScaledGrids() || shiftRange_.first > shiftRange_.last) return false;
     std::uint32_t* amax = sized(scratch_.amaxBits, cols);
     int* shifts = sized(scratch_.shifts, cols);
-    if (!finiteColumnAmax(x, std::size_t(n), std::size_t(cols), std::size_t(ld), amax) ||
+    if (!finiteColumnAmax(x, std::size_t(n), std::size_t(cols), std::size_t(ldx), amax) ||
         !mxScaleShifts(amax, std::size_t(cols), emaxElem_, shiftRange_.first, shiftRange_.last,
                        shifts))
       return false;
-    return element_.applyScaledColumns(x, std::size_t(ld), y, std::size_t(ld), std::size_t(n),
+    return element_.applyScaledColumns(x, std::size_t(ldx), y, std::size_t(ldy), std::size_t(n),
                                        {shifts, std::size_t(cols)});
   }
 
@@ -1037,18 +1038,23 @@ std::vector<GroupScale>& lineScaleBuffer() {
 
 }  // namespace
 
-void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,
-                    std::int64_t cols, std::int64_t ld, BlockAxis axis, const BlockScaling& spec,
-                    std::uint64_t seed, std::uint64_t offset, BlockScalingStats* stats) {
+void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
+                    std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                    const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
+                    BlockScalingStats* stats) {
   validateQuickly(spec);
-  checkShape(src.size(), dst.size(), rows, cols, ld);
+  checkShape(src.size(), src.size(), rows, cols, ldSrc);
+  checkShape(dst.size(), dst.size(), rows, cols, ldDst);
+  if (src.data() == dst.data() && ldSrc != ldDst)
+    throw InputError("block scaling: in place needs one row stride (got " + std::to_string(ldSrc) +
+                     " and " + std::to_string(ldDst) + ")");
   BlockScalingStats local;
 
   // The amax of the whole tensor over its finite values (NVFP4's s_t, the per-tensor recipe).
   GroupAmax tensorAmax;
   if (spec.kind == BlockScalingKind::NVFP4 || spec.kind == BlockScalingKind::PerTensor) {
     for (std::int64_t r = 0; r < rows && cols > 0; ++r)
-      tensorAmax = combined(tensorAmax, amaxOf(src.data() + r * ld, std::size_t(cols)));
+      tensorAmax = combined(tensorAmax, amaxOf(src.data() + r * ldSrc, std::size_t(cols)));
   }
   // NVFP4's per-tensor scale s_t = amax / (448 x 6) in fp32, over the finite values (amax = 0:
   // 1; a quotient below fp32's range: its smallest subnormal, so block scales stay finite).
@@ -1071,8 +1077,8 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
     const std::int64_t step = q.linesPerStrip();
     if (axis == BlockAxis::Row) {
       for (std::int64_t l = 0; l < nLines; l += step)
-        q.strip(src.data() + l * ld, ld, dst.data() + l * ld, ld, l, std::min(step, nLines - l), 0,
-                lineLength, preset);
+        q.strip(src.data() + l * ldSrc, ldSrc, dst.data() + l * ldDst, ldDst, l,
+                std::min(step, nLines - l), 0, lineLength, preset);
     } else if (stats) {
       // The sums run in the groups' order, a whole line after another: tiles of whole columns
       // transposed into rows (stride padded by a cache line, so that the rows of a tile do not
@@ -1082,11 +1088,11 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
       float* tile = sized(tileBuffer(), tileLines * stride);
       for (std::int64_t c0 = 0; c0 < nLines; c0 += tileLines) {
         const std::int64_t width = std::min(tileLines, nLines - c0);
-        transpose(src.data() + c0, ld, tile, stride, rows, width);
+        transpose(src.data() + c0, ldSrc, tile, stride, rows, width);
         for (std::int64_t t = 0; t < width; t += step)
           q.strip(tile + t * stride, stride, tile + t * stride, stride, c0 + t,
                   std::min(step, width - t), 0, lineLength, preset);
-        transpose(tile, stride, dst.data() + c0, ld, width, rows);
+        transpose(tile, stride, dst.data() + c0, ldDst, width, rows);
       }
     } else {
       // Windows of whole blocks of rows across runs of columns, transposed into lines: every
@@ -1095,7 +1101,7 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
       GroupScale* lineScales = nullptr;
       if (spec.kind == BlockScalingKind::Rowwise) {
         GroupAmax* amax = sized(lineAmaxBuffer(), nLines);
-        columnAmax(src.data(), rows, cols, ld, amax);
+        columnAmax(src.data(), rows, cols, ldSrc, amax);
         lineScales = sized(lineScaleBuffer(), nLines);
         for (std::int64_t c = 0; c < cols; ++c) lineScales[c] = q.wholeLineScale(amax[c]);
       }
@@ -1112,24 +1118,25 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
         for (std::int64_t c0 = 0; c0 < nLines; c0 += tileLines) {
           const std::int64_t width = std::min(tileLines, nLines - c0);
           // Through rows of a padded stride: transposing straight from rows whose stride is a
-          // multiple of 4 KiB (ld = 1024, 2048, ...) maps a block's 8 rows to one cache set.
+          // multiple of 4 KiB (a stride of 1024, 2048, ...) maps a block's 8 rows to one cache set.
           const std::int64_t stageStride = width + kColumnTile;
           for (std::int64_t r = 0; r < n; ++r)
-            std::copy_n(src.data() + (p0 + r) * ld + c0, width, stage + r * stageStride);
+            std::copy_n(src.data() + (p0 + r) * ldSrc + c0, width, stage + r * stageStride);
           transpose(stage, stageStride, tile, stride, n, width);
           for (std::int64_t t = 0; t < width; t += step)
             q.strip(tile + t * stride, stride, tile + t * stride, stride, c0 + t,
                     std::min(step, width - t), p0, n, lineScales ? lineScales + c0 + t : preset);
           transpose(tile, stride, stage, stageStride, width, n);
           for (std::int64_t r = 0; r < n; ++r)
-            std::copy_n(stage + r * stageStride, width, dst.data() + (p0 + r) * ld + c0);
+            std::copy_n(stage + r * stageStride, width, dst.data() + (p0 + r) * ldDst + c0);
         }
       };
       // MX: a block row at a time straight down the columns where every block's grid fits.
       const std::int64_t rowsAtOnce = q.roundsOnScaledGrids() ? block : window;
       for (std::int64_t p0 = 0; p0 < lineLength; p0 += rowsAtOnce) {
         const std::int64_t n = std::min(rowsAtOnce, lineLength - p0);
-        if (!q.scaledColumns(src.data() + p0 * ld, dst.data() + p0 * ld, ld, n, cols))
+        if (!q.scaledColumns(src.data() + p0 * ldSrc, ldSrc, dst.data() + p0 * ldDst, ldDst, n,
+                             cols))
           quantizeWindow(p0, n);
       }
     }
@@ -1148,6 +1155,12 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
     for (std::size_t i = 0; i < local.scaleExponents.size(); ++i)
       stats->scaleExponents[i] += local.scaleExponents[i];
   }
+}
+
+void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,
+                    std::int64_t cols, std::int64_t ld, BlockAxis axis, const BlockScaling& spec,
+                    std::uint64_t seed, std::uint64_t offset, BlockScalingStats* stats) {
+  quantizeBlocks(src, ld, dst, ld, rows, cols, axis, spec, seed, offset, stats);
 }
 
 std::array<float, 16> hadamardSigns(std::uint64_t seed) {

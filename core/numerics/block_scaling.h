@@ -142,6 +142,13 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
                     std::uint64_t seed = 0, std::uint64_t offset = 0,
                     BlockScalingStats* stats = nullptr);
 
+// As above, with src and dst each of its own row stride (>= cols): a strided operand quantized
+// straight into a dense buffer. dst may alias src only with the same stride.
+void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
+                    std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                    const BlockScaling& spec, std::uint64_t seed = 0, std::uint64_t offset = 0,
+                    BlockScalingStats* stats = nullptr);
+
 // The random sign vector d (entries +1 or -1) of the random Hadamard transform under `seed`.
 std::array<float, 16> hadamardSigns(std::uint64_t seed);
 // The random Hadamard transform NVFP4 applies to the operands of the weight-gradient product:

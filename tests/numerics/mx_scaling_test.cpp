@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/input/number_input.h"
 #include "core/numerics/block_scaling.h"
 #include "tests/numerics/block_reference.h"
 
@@ -249,6 +250,39 @@ TEST_P(MxElement, LongRowsMatchTheSpecification) {
                  element + " long rows with a NaN and an infinity");
     }
   }
+}
+
+// A strided operand quantized straight into a dense buffer (each its own row stride) gives the
+// bits of copying it densely first, along rows and down columns, measured or not, for MX and
+// NVFP4; in place needs one stride.
+TEST_P(MxElement, StridedSourceIntoADenseBufferEqualsCopyingItFirst) {
+  const std::string element = GetParam();
+  const std::int64_t rows = 70, cols = 530, ldSrc = 601;
+  const RefMatrix m = randomMatrix(rows, cols, 4, 1.0, 10);
+  std::vector<float> strided(static_cast<std::size_t>(rows * ldSrc), 99.0f);
+  std::vector<float> dense(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c)
+      strided[static_cast<std::size_t>(r * ldSrc + c)] =
+          dense[static_cast<std::size_t>(r * cols + c)] = static_cast<float>(m.at(r, c));
+  for (const BlockScaling& spec : {mx(element), defaultBlockScaling(BlockScalingKind::NVFP4)}) {
+    for (BlockAxis axis : {BlockAxis::Row, BlockAxis::Column}) {
+      for (bool measured : {false, true}) {
+        BlockScalingStats a, b;
+        std::vector<float> want(dense.size()), got(dense.size());
+        quantizeBlocks(dense, want, rows, cols, cols, axis, spec, 3, 0, measured ? &a : nullptr);
+        quantizeBlocks(strided, ldSrc, got, cols, rows, cols, axis, spec, 3, 0,
+                       measured ? &b : nullptr);
+        EXPECT_EQ(std::memcmp(want.data(), got.data(), got.size() * sizeof(float)), 0)
+            << element << " " << toString(spec.kind) << " axis " << int(axis) << " measured "
+            << measured;
+        EXPECT_EQ(a.blocks, b.blocks);
+      }
+    }
+  }
+  EXPECT_THROW(
+      quantizeBlocks(strided, ldSrc, strided, cols, rows, cols, BlockAxis::Row, mx(element)),
+      input::InputError);
 }
 
 INSTANTIATE_TEST_SUITE_P(OcpMx, MxElement,
