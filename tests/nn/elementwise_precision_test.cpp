@@ -19,7 +19,7 @@ namespace {
 using testing::Fixture;
 using testing::randomTensor;
 
-numerics::RoundingSpec bf16() {
+numerics::RoundingSpec bf16Held() {
   return {*numerics::parseFormat("bf16")};
 }
 
@@ -30,7 +30,7 @@ bool allHeldIn(const float* x, std::size_t n, const numerics::RoundingSpec& form
   return true;
 }
 
-double maxDifference(const Tensor& a, const Tensor& b) {
+double largestElementDifference(const Tensor& a, const Tensor& b) {
   double m = 0.0;
   for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(double(a[i]) - b[i]));
   return m;
@@ -40,8 +40,9 @@ using namespace testing;  // the attention under test and its shape
 
 // The attention layer's probabilities under `policy`, and the scores a reference recomputes from
 // the same projection (nn::Linear under the same policy: fp32 here).
-struct Attention : AttentionUnderTest {
-  explicit Attention(const backends::PrecisionPolicy& policy) : AttentionUnderTest(policy, 0.9) {}
+struct HeldSoftmaxAttention : AttentionUnderTest {
+  explicit HeldSoftmaxAttention(const backends::PrecisionPolicy& policy)
+      : AttentionUnderTest(policy, 0.9) {}
   Tensor probabilities() {
     run();
     return layer.probabilities();
@@ -50,14 +51,15 @@ struct Attention : AttentionUnderTest {
 
 // The causal softmax with the scores, the exponentials, the row's sum and the probabilities held
 // in `held` (the sum accumulated in double, then held).
-Tensor referenceProbabilities(Attention& a, const std::optional<numerics::RoundingSpec>& held) {
+Tensor referenceProbabilities(HeldSoftmaxAttention& a,
+                              const std::optional<numerics::RoundingSpec>& held) {
   Fixture f;
   Linear cAttn(f.builder, "c_attn", kC, 3 * kC);
   f.params.finalize(false);
   std::copy_n(a.f.params.masterData().begin(), f.params.totalSize(), f.params.masterData().begin());
   StepContext ctx = f.ctx();
   const Tensor qkv = cAttn.forward(a.x, ctx);
-  const numerics::Rounder rounder(held.value_or(bf16()));
+  const numerics::Rounder rounder(held.value_or(bf16Held()));
   const auto r = [&](float v) { return held ? rounder.round(v) : v; };
   Tensor p({kBatch, kHeads, kT, kT});
   const double scale = 1.0 / std::sqrt(double(kHeadDim));
@@ -85,17 +87,17 @@ Tensor referenceProbabilities(Attention& a, const std::optional<numerics::Roundi
 
 TEST(ElementwisePrecision, SoftmaxHeldInBf16RoundsScoresExponentialsSumAndProbabilities) {
   backends::PrecisionPolicy policy;
-  policy.elementwise.softmax = bf16();
-  Attention held(policy);
+  policy.elementwise.softmax = bf16Held();
+  HeldSoftmaxAttention held(policy);
   const Tensor got = held.probabilities();
-  EXPECT_TRUE(allHeldIn(got.data(), got.size(), bf16()));
-  const Tensor want = referenceProbabilities(held, bf16());
-  EXPECT_LT(maxDifference(got, want), 1e-6);
+  EXPECT_TRUE(allHeldIn(got.data(), got.size(), bf16Held()));
+  const Tensor want = referenceProbabilities(held, bf16Held());
+  EXPECT_LT(largestElementDifference(got, want), 1e-6);
 
-  Attention fp32{backends::PrecisionPolicy{}};
+  HeldSoftmaxAttention fp32{backends::PrecisionPolicy{}};
   const Tensor plain = fp32.probabilities();
-  EXPECT_LT(maxDifference(plain, referenceProbabilities(fp32, std::nullopt)), 1e-6);
-  EXPECT_GT(maxDifference(got, plain), 1e-4);             // bf16 moved the probabilities
+  EXPECT_LT(largestElementDifference(plain, referenceProbabilities(fp32, std::nullopt)), 1e-6);
+  EXPECT_GT(largestElementDifference(got, plain), 1e-4);  // bf16 moved the probabilities
   for (int row = 0; row < kBatch * kHeads * kT; ++row) {  // and each row still sums to about 1
     double sum = 0.0;
     for (int j = 0; j < kT; ++j) sum += got[std::size_t(row) * kT + j];
@@ -122,9 +124,9 @@ TEST(ElementwisePrecision, LayerNormStatisticsHeldInBf16RoundMeanVarianceAndInve
     std::vector<float> b(f.params.master(ln.biasId()), f.params.master(ln.biasId()) + kC);
     return std::tuple{y, w, b};
   };
-  const auto [got, w, b] = normalise(bf16());
+  const auto [got, w, b] = normalise(bf16Held());
   const auto [plain, w32, b32] = normalise(std::nullopt);
-  const numerics::Rounder r(bf16());
+  const numerics::Rounder r(bf16Held());
   Tensor want(x.shape());
   for (int row = 0; row < kRows; ++row) {
     const float* in = x.data() + row * kC;
@@ -138,8 +140,9 @@ TEST(ElementwisePrecision, LayerNormStatisticsHeldInBf16RoundMeanVarianceAndInve
     for (int i = 0; i < kC; ++i)
       want[std::size_t(row) * kC + i] = (in[i] - mean) * invStd * w[i] + b[i];
   }
-  EXPECT_LT(maxDifference(got, want), 1e-5);
-  EXPECT_GT(maxDifference(got, plain), 0.05);  // a mean off by up to 0.25 moves the output
+  EXPECT_LT(largestElementDifference(got, want), 1e-5);
+  EXPECT_GT(largestElementDifference(got, plain),
+            0.05);  // a mean off by up to 0.25 moves the output
 }
 
 TEST(ElementwisePrecision, LossHeldInBf16RoundsWhatTheCrossEntropyReadsKeepsAndReturns) {
@@ -150,10 +153,10 @@ TEST(ElementwisePrecision, LossHeldInBf16RoundsWhatTheCrossEntropyReadsKeepsAndR
   const LossResult unset =
       heldSoftmaxCrossEntropy(logits, labels, &heldGrad, 1.0f, std::nullopt, 0);
   EXPECT_EQ(unset.loss, plain.loss);  // fp32: the very same function
-  EXPECT_EQ(maxDifference(heldGrad, plainGrad), 0.0);
+  EXPECT_EQ(largestElementDifference(heldGrad, plainGrad), 0.0);
 
-  const LossResult held = heldSoftmaxCrossEntropy(logits, labels, &heldGrad, 1.0f, bf16(), 0);
-  const numerics::Rounder r(bf16());
+  const LossResult held = heldSoftmaxCrossEntropy(logits, labels, &heldGrad, 1.0f, bf16Held(), 0);
+  const numerics::Rounder r(bf16Held());
   double total = 0.0;
   Tensor want({5, 7});
   for (int i = 0; i < 5; ++i) {
@@ -170,8 +173,8 @@ TEST(ElementwisePrecision, LossHeldInBf16RoundsWhatTheCrossEntropyReadsKeepsAndR
     }
   }
   EXPECT_EQ(held.loss, double(r.round(float(total / 5))));
-  EXPECT_TRUE(allHeldIn(heldGrad.data(), heldGrad.size(), bf16()));
-  EXPECT_LT(maxDifference(heldGrad, want), 1e-7);
+  EXPECT_TRUE(allHeldIn(heldGrad.data(), heldGrad.size(), bf16Held()));
+  EXPECT_LT(largestElementDifference(heldGrad, want), 1e-7);
   EXPECT_NE(held.loss, plain.loss);
   EXPECT_NEAR(held.loss, plain.loss, 0.02 * plain.loss);
 }
@@ -194,16 +197,16 @@ TEST(ElementwisePrecision, ResidualStreamIsHeldInItsOwnFormatNotTheActivations) 
     return y;
   };
   backends::PrecisionPolicy stream32;
-  stream32.storage.activations = bf16();
+  stream32.storage.activations = bf16Held();
   const Tensor y32 = blockOutput(stream32);
-  EXPECT_FALSE(allHeldIn(y32.data(), y32.size(), bf16()));
+  EXPECT_FALSE(allHeldIn(y32.data(), y32.size(), bf16Held()));
 
   backends::PrecisionPolicy stream16 = stream32;
-  stream16.elementwise.residual = bf16();
+  stream16.elementwise.residual = bf16Held();
   const Tensor y16 = blockOutput(stream16);
-  EXPECT_TRUE(allHeldIn(y16.data(), y16.size(), bf16()));
-  EXPECT_GT(maxDifference(y16, y32), 1e-4);
-  EXPECT_LT(maxDifference(y16, y32), 0.1);
+  EXPECT_TRUE(allHeldIn(y16.data(), y16.size(), bf16Held()));
+  EXPECT_GT(largestElementDifference(y16, y32), 1e-4);
+  EXPECT_LT(largestElementDifference(y16, y32), 0.1);
 }
 
 }  // namespace

@@ -275,8 +275,10 @@ class DivergencePanelTest : public QObject {
   // before its first report arrives; an image study's tab is "Per class".
   void aLanguageModelsGroupTabIsNamedBeforeTheReport() {
     PanelWithRuns f(false);
-    const auto groupTab = [&f] {
-      for (QTabWidget* tabs : f.panel().findChildren<QTabWidget*>())
+    // (capturing the panel, not f: a closure holding a file-local type in a member function of
+    // the test class draws GCC's -Wsubobject-linkage)
+    const auto groupTab = [&panel = f.panel()] {
+      for (QTabWidget* tabs : panel.findChildren<QTabWidget*>())
         for (int i = 0; i < tabs->count(); ++i)
           if (tabs->tabText(i).startsWith("Per ")) return tabs->tabText(i);
       return QString();
