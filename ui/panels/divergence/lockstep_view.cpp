@@ -25,9 +25,9 @@
 namespace paritylab::ui {
 namespace {
 
-// Layers beyond this many get no legend entry each (a legend beside the chart at 1024 x 700
-// shows about five before Qt cuts it short without saying so).
-constexpr std::size_t kLayersInLegend = 5;
+// Layers beyond this many get no legend entry each: a legend beside the chart at 1024 x 700 shows
+// five entries (these and the tolerance) before Qt cuts it short without saying so.
+constexpr std::size_t kLayersInLegend = 4;
 
 }  // namespace
 
@@ -168,8 +168,8 @@ void LockstepView::drawLines(const study::LockstepRecord& record, nn::LockstepQu
     s->attachAxis(y);
   };
   // A legend entry per layer while they fit beside the chart; a deeper stack (resnet18's 21
-  // layers) is coloured by depth instead, the legend keeping the tolerance and the crossing, and
-  // each line names its layer on hover.
+  // layers) is coloured by depth instead, the legend keeping the tolerance, and each line names
+  // its layer on hover.
   const bool byDepth = r.layers.size() > kLayersInLegend;
   const auto colourOf = [&](std::size_t l) {
     if (!byDepth) return layerColour(int(l));
@@ -219,6 +219,12 @@ void LockstepView::drawLines(const study::LockstepRecord& record, nn::LockstepQu
     crossing->setBorderColor(Qt::black);
     crossing->append(double(r.firstCrossing->step), r.firstCrossing->value);
     attach(crossing);
+    // Named on hover and in the words beneath, not in the legend (whose room is the layers').
+    for (QLegendMarker* m : lines_->legend()->markers(crossing)) m->setVisible(false);
+    const QString what = crossing->name();
+    connect(crossing, &QScatterSeries::hovered, crossing, [what](const QPointF&, bool inside) {
+      if (inside) QToolTip::showText(QCursor::pos(), what);
+    });
   }
   x->setRange(first - 1 < 0 ? 0 : first - 1, std::max(last, first + 1));
   setDecadeRange(y, std::min(y0, y1 / 100), y1);  // two decades at least: labels at both ends
