@@ -49,6 +49,17 @@ study::LockstepRecord record(const std::string& mode) {
   return r;
 }
 
+// As resnet18's: 21 layers with products, layer0 .. layer20, the same differences everywhere.
+study::LockstepRecord deepRecord() {
+  study::LockstepRecord r = record("resync");
+  r.result.layers.clear();
+  for (int l = 0; l < 21; ++l)
+    r.result.layers.push_back(
+        {"layer" + std::to_string(l), backends::LayerKind::Conv, true, false});
+  for (nn::LockstepStep& s : r.result.steps) s.difference.assign(21, {2e-3, 1e-3, 1e-2, 1e-4});
+  return r;
+}
+
 }  // namespace
 
 class LockstepViewTest : public QObject {
@@ -103,12 +114,7 @@ class LockstepViewTest : public QObject {
   // resnet18 has 21 layers with products: in a short view the rows are thinner than a line of
   // text, so only every few rows are labelled (never overlapping), and hovering a cell names it.
   void aTallStackLabelsEveryFewRowsAndEachCellNamesItself() {
-    study::LockstepRecord r = record("resync");
-    r.result.layers.clear();
-    for (int l = 0; l < 21; ++l)
-      r.result.layers.push_back(
-          {"layer" + std::to_string(l), backends::LayerKind::Conv, true, false});
-    for (nn::LockstepStep& s : r.result.steps) s.difference.assign(21, {2e-3, 1e-3, 1e-2, 1e-4});
+    study::LockstepRecord r = deepRecord();
     r.result.steps[2].difference[20][0] = 0.25;
     r.result.firstCrossing.reset();
     LockstepHeatmap map;
@@ -159,12 +165,7 @@ class LockstepViewTest : public QObject {
   // More layers than a legend beside the chart shows: coloured by depth, the title says so, and
   // the legend keeps the tolerance instead of cutting the layers short.
   void aDeepStacksLinesAreColouredByDepth() {
-    study::LockstepRecord r = record("resync");
-    r.result.layers.clear();
-    for (int l = 0; l < 21; ++l)
-      r.result.layers.push_back(
-          {"layer" + std::to_string(l), backends::LayerKind::Conv, true, false});
-    for (nn::LockstepStep& s : r.result.steps) s.difference.assign(21, {2e-3, 1e-3, 1e-2, 1e-4});
+    study::LockstepRecord r = deepRecord();
     r.result.firstCrossing = nn::LockstepCrossing{2, 20, nn::LockstepQuantity::Activation, 0.2};
     LockstepView view;
     view.resize(900, 600);
