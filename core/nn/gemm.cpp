@@ -20,12 +20,6 @@ namespace {
 using numerics::Rounder;
 using numerics::RoundingSpec;
 
-template <typename T>
-T* grow(std::vector<T>& v, std::size_t n) {
-  if (v.size() < n) v.resize(n);
-  return v.data();
-}
-
 const RoundingSpec& bf16Nearest() {
   static const RoundingSpec spec = [] {
     RoundingSpec s;
@@ -204,15 +198,15 @@ void gemmReversedSummation(const backends::GemmPolicy& policy, Trans transA, Tra
                            const GemmExtras& extras) {
   thread_local std::vector<float> reversedA, reversedB;
   const std::size_t kk = std::size_t(k), nn = std::size_t(n);
-  reversedA.resize(std::size_t(m) * kk);
-  reversedB.resize(kk * nn);
+  float* const ra = grow(reversedA, std::size_t(m) * kk);
+  float* const rb = grow(reversedB, kk * nn);
   for (std::size_t i = 0; i < std::size_t(m); ++i)
     for (std::size_t p = 0; p < kk; ++p)
-      reversedA[i * kk + (kk - 1 - p)] =
+      ra[i * kk + (kk - 1 - p)] =
           transA == Trans::No ? A[i * std::size_t(lda) + p] : A[p * std::size_t(lda) + i];
   for (std::size_t p = 0; p < kk; ++p)
     for (std::size_t j = 0; j < nn; ++j)
-      reversedB[(kk - 1 - p) * nn + j] =
+      rb[(kk - 1 - p) * nn + j] =
           transB == Trans::No ? B[p * std::size_t(ldb) + j] : B[j * std::size_t(ldb) + p];
   backends::GemmPolicy inOrder = policy;
   inOrder.reverseSummation = false;
@@ -220,8 +214,7 @@ void gemmReversedSummation(const backends::GemmPolicy& policy, Trans transA, Tra
   plain.writableA = plain.writableB = nullptr;
   plain.writableARounded = plain.writableBRounded = false;
   plain.roundedA = plain.roundedB = nullptr;
-  gemm(inOrder, Trans::No, Trans::No, m, n, k, alpha, reversedA.data(), k, reversedB.data(), n,
-       beta, C, ldc, ws, plain);
+  gemm(inOrder, Trans::No, Trans::No, m, n, k, alpha, ra, k, rb, n, beta, C, ldc, ws, plain);
 }
 
 // Whether gemm() can add GemmExtras::bias to the product in C and round each row in one pass

@@ -47,8 +47,7 @@ const float* prepare(const ScaledOperand& src, const std::optional<numerics::Blo
                      std::vector<float>& before, numerics::TensorXray* xray,
                      std::optional<numerics::TensorXray>* scales) {
   const std::size_t cols = std::size_t(src.cols), count = std::size_t(src.rows) * cols;
-  // Grown only: a vector grown back after shrinking zero-fills what it regains, every product.
-  if (buffer.size() < count) buffer.resize(count);
+  grow(buffer, count);
   if (scaling && !hadamard && !xray && !scales) {
     // Unmeasured: quantized straight from the operand into the dense buffer, without packing a
     // copy first.

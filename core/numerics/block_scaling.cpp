@@ -734,18 +734,20 @@ class LineQuantizer {
     if (!nvfp4_) return false;
     std::uint32_t* amax = sized(scratch_.amaxBits, std::int64_t(groups));
     if (!finiteBlockAmax(x, std::size_t(n), width, amax)) return false;
-    // nvfp4Quotient and the block scales' rounding, as groupScales computes them
+    // The block scales as groupScales computes them: nvfp4Quotient of a finite amax (written
+    // without its branch, so that the loop vectorises; an amax of 0 gives 0 either way), rounded
+    // to E4M3.
     float* blockScales = sized(scratch_.blockScales, std::int64_t(groups));
     const double sixTimesTensorScale = kE2M1Max * tensorScale_;  // exact
     for (std::size_t g = 0; g < groups; ++g)
       blockScales[g] = roundToOdd(double(std::bit_cast<float>(amax[g])) / sixTimesTensorScale);
     e4m3Rounder().apply({blockScales, groups});
-    if (!nvfp4Nearest_) {  // nvfp4Scale's scales, without its counts
+    if (!nvfp4Nearest_) {  // stochastic: nvfp4Scale's scales, scaledLine's draws
       GroupScale* scales = sized(scratch_.scales, std::int64_t(groups));
       for (std::size_t g = 0; g < groups; ++g) {
-        scales[g] = GroupScale{};
-        scales[g].zero = blockScales[g] == 0.0f;
-        scales[g].factor = double(blockScales[g]) * tensorScale_;
+        const GroupAmax a{std::bit_cast<float>(amax[g]), false};
+        scales[g] =
+            nvfp4Scale(a, tensorScale_, nvfp4Quotient(a, tensorScale_), blockScales[g], stats_);
       }
       scaledLine(x, y, lineIndex, pos0, n, std::int64_t(width), std::int64_t(groups), scales, false,
                  nullptr);
