@@ -18,6 +18,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/numerics/stochastic_bits.h"
@@ -281,29 +282,42 @@ void roundScaledBlock(const float* src, float* dst, Count n, const ScaledGrid& g
                                                g.minNormalBits, g.maxFiniteBits, g.magic));
 }
 
-// A block row whose column c has its own grid (blocks down the columns): column c's constants,
-// read along the row as the values are.
-struct ScaledColumns {
-  std::uint32_t baseShift;
-  const std::uint32_t* __restrict minNormalBits;
-  const std::uint32_t* __restrict maxFiniteBits;
-  const float* __restrict magic;
+// A block row whose columns have their own grids (blocks down the columns), a run of
+// kColumnRun columns at a time: the run's constants in local arrays of a compile-time length, so
+// that the compiler keeps them in registers while it goes down the rows.
+constexpr std::size_t kColumnRun = 16;
 
-  std::uint32_t round(std::uint32_t x, std::size_t c) const {
-    return roundOnScaledGrid(x, baseShift, minNormalBits[c], maxFiniteBits[c], magic[c]);
-  }
+struct ScaledColumnRun {
+  std::uint32_t minNormalBits[kColumnRun], maxFiniteBits[kColumnRun];
+  float magic[kColumnRun];
 };
 
-// Separate loops in place and into another row (see roundSpanOf).
-void roundScaledRow(const float* __restrict src, float* __restrict dst, std::size_t n,
-                    const ScaledColumns& g) {
-  for (std::size_t c = 0; c < n; ++c)
-    dst[c] = std::bit_cast<float>(g.round(std::bit_cast<std::uint32_t>(src[c]), c));
+// Rows of `Width` (kColumnRun, or fewer at the end of a row) values, each column on its grid;
+// separate loops in place and into another row (see roundSpanOf).
+template <typename Width>
+void roundScaledRun(const float* __restrict src, std::size_t ldSrc, float* __restrict dst,
+                    std::size_t ldDst, std::size_t rows, Width width, std::uint32_t baseShift,
+                    const ScaledColumnRun& g) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* __restrict in = src + r * ldSrc;
+    float* __restrict out = dst + r * ldDst;
+    for (std::size_t c = 0; c < width; ++c)
+      out[c] = std::bit_cast<float>(roundOnScaledGrid(std::bit_cast<std::uint32_t>(in[c]),
+                                                      baseShift, g.minNormalBits[c],
+                                                      g.maxFiniteBits[c], g.magic[c]));
+  }
 }
 
-void roundScaledRowInPlace(float* values, std::size_t n, const ScaledColumns& g) {
-  for (std::size_t c = 0; c < n; ++c)
-    values[c] = std::bit_cast<float>(g.round(std::bit_cast<std::uint32_t>(values[c]), c));
+template <typename Width>
+void roundScaledRunInPlace(float* values, std::size_t ld, std::size_t rows, Width width,
+                           std::uint32_t baseShift, const ScaledColumnRun& g) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* __restrict row = values + r * ld;
+    for (std::size_t c = 0; c < width; ++c)
+      row[c] = std::bit_cast<float>(roundOnScaledGrid(std::bit_cast<std::uint32_t>(row[c]),
+                                                      baseShift, g.minNormalBits[c],
+                                                      g.maxFiniteBits[c], g.magic[c]));
+  }
 }
 
 // The fp32 biased exponent of a pattern's magnitude.
@@ -364,26 +378,27 @@ bool Rounder::applyScaledColumns(const float* src, std::size_t ldSrc, float* dst
   const ShiftRange range = scaledGridShifts();
   for (const int shift : shifts)
     if (!range.contains(shift)) return false;
-  const std::size_t cols = shifts.size();
-  // Each column's grid constants, read along the row as the values are.
-  thread_local std::vector<std::uint32_t> minNormal, maxFinite;
-  thread_local std::vector<float> magic;
-  minNormal.resize(cols);
-  maxFinite.resize(cols);
-  magic.resize(cols);
   const KernelConstants k{params_[0], params_[1], params_[2], params_[3], params_[4],
                           params_[5], params_[6], params_[7], params_[8]};
-  for (std::size_t c = 0; c < cols; ++c) {
-    minNormal[c] = scaledPattern(k.minNormalBits, shifts[c]);
-    maxFinite[c] = scaledPattern(k.maxFiniteBits, shifts[c]);
-    magic[c] = std::bit_cast<float>(scaledPattern(k.minSubBits, shifts[c] + 23));
-  }
-  const ScaledColumns grid{k.baseShift, minNormal.data(), maxFinite.data(), magic.data()};
-  for (std::size_t r = 0; r < rows; ++r) {
-    if (src == dst && ldSrc == ldDst)
-      roundScaledRowInPlace(dst + r * ldDst, cols, grid);
+  const bool inPlace = src == dst && ldSrc == ldDst;
+  constexpr std::integral_constant<std::size_t, kColumnRun> kWholeRun;
+  ScaledColumnRun run;
+  for (std::size_t c0 = 0; c0 < shifts.size(); c0 += kColumnRun) {
+    const std::size_t width = std::min(kColumnRun, shifts.size() - c0);
+    for (std::size_t c = 0; c < width; ++c) {
+      const int shift = shifts[c0 + c];
+      run.minNormalBits[c] = scaledPattern(k.minNormalBits, shift);
+      run.maxFiniteBits[c] = scaledPattern(k.maxFiniteBits, shift);
+      run.magic[c] = std::bit_cast<float>(scaledPattern(k.minSubBits, shift + 23));
+    }
+    if (inPlace && width == kColumnRun)
+      roundScaledRunInPlace(dst + c0, ldDst, rows, kWholeRun, k.baseShift, run);
+    else if (inPlace)
+      roundScaledRunInPlace(dst + c0, ldDst, rows, width, k.baseShift, run);
+    else if (width == kColumnRun)
+      roundScaledRun(src + c0, ldSrc, dst + c0, ldDst, rows, kWholeRun, k.baseShift, run);
     else
-      roundScaledRow(src + r * ldSrc, dst + r * ldDst, cols, grid);
+      roundScaledRun(src + c0, ldSrc, dst + c0, ldDst, rows, width, k.baseShift, run);
   }
   return true;
 }
