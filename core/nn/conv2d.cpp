@@ -107,36 +107,60 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   float* const wOnce =
       grouped ? weightsRoundedOnce(policy, e, w, std::size_t(out_) * k, groups, s) : nullptr;
   // The input rounded once per group before im2col, instead of its k*k-fold columns (grouped
-  // products only: their extras are the whole product's).
-  if (grouped && s.rounded.size() < std::size_t(group) * itemSize)
-    s.rounded.resize(std::size_t(group) * itemSize);
-  // Unless the input went through the store step in the operand's format already (gpu-amp-*).
+  // products only: their extras are the whole product's), unless it went through the store step
+  // in the operand's format already (gpu-amp-*).
   const bool inputRounded = grouped && operandAlreadyStored(inputStoredAs_, policy, Operand::B, e);
+  // Block-scaled operands are quantized before the gather, along their channels: the input's at
+  // each pixel, the weights' at each tap (prequantizeOperand; the weights once, for every group).
+  const bool blockScaled = policy.blockScaled();
+  const std::size_t taps = std::size_t(kernel_) * kernel_;
+  const std::size_t inputPlane = std::size_t(g.height) * g.width;
+  bool weightsQuantized = false;
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
     const int cols = int(sub.columnCols());
     const float* xGroup = x.data() + std::size_t(n0) * itemSize;
-    const bool prerounded = grouped && !inputRounded &&
-                            preroundOperand(policy, Operand::B, e, xGroup, s.rounded.data(),
-                                            std::size_t(sub.batch) * itemSize);
+    // Ungrouped extras from the gathered columns (fp8 scales take their amax), but a block-scaled
+    // product's (no fp8 scales) before its gather.
+    GemmExtras groupExtras =
+        grouped || !blockScaled
+            ? e
+            : ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w, std::size_t(out_) * k,
+                             xGroup, std::size_t(sub.batch) * itemSize);
+    if (n0 == 0) {
+      if (s.weights.size() < std::size_t(out_) * k) s.weights.resize(std::size_t(out_) * k);
+      weightsQuantized = prequantizeOperand(policy, Operand::A, groupExtras, w, s.weights.data(),
+                                            out_, in_, std::int64_t(taps));
+    }
+    const std::size_t groupItems = std::size_t(sub.batch) * itemSize;
+    if (s.rounded.size() < groupItems) s.rounded.resize(groupItems);
+    const bool inputQuantized =
+        prequantizeOperand(policy, Operand::B, groupExtras, xGroup, s.rounded.data(), sub.batch,
+                           in_, std::int64_t(inputPlane), std::uint64_t(n0) * itemSize);
+    const bool prerounded = inputQuantized || (grouped && !inputRounded &&
+                                               preroundOperand(policy, Operand::B, e, xGroup,
+                                                               s.rounded.data(), groupItems));
     im2col(sub, prerounded ? s.rounded.data() : xGroup, s.columns.data());
+    if (!grouped && !blockScaled)
+      groupExtras = ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w,
+                                   std::size_t(out_) * k, s.columns.data(), k * cols);
     // product [Cout, group*plane] = W [Cout, k] * columns [k, group*plane] + bias, the bias
     // pre-filled as C with beta = 1 so that gemm adds it before its one output rounding (cuDNN's
     // bias epilogue: round(conv + b); the bias first rounded where the policy's `addend` says)
     float* product = perImage ? y_.data() + std::size_t(n0) * out_ * plane : s.product.data();
     if (b)
       for (int c = 0; c < out_; ++c) std::fill_n(product + std::size_t(c) * cols, cols, b[c]);
-    GemmExtras groupExtras =
-        grouped ? e
-                : ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w, std::size_t(out_) * k,
-                                 s.columns.data(), k * cols);
     groupExtras.writableB = s.columns.data();  // the columns are ours and used once
     groupExtras.writableBRounded = prerounded || inputRounded;
-    if (wOnce) {
+    if (weightsQuantized) {
+      groupExtras.writableA = s.weights.data();
+      groupExtras.writableARounded = true;
+    } else if (wOnce) {
       groupExtras.writableA = wOnce;
       groupExtras.writableARounded = n0 > 0;
     }
+    const float* weights = weightsQuantized ? s.weights.data() : wOnce ? wOnce : w;
     // One product, or two column halves for OpenBLAS's small-matrix kernels (per image only).
     const int parts =
         perImage ? smallKernelParts(std::size_t(out_), std::size_t(out_) * cols * k, 32) : 1;
@@ -145,9 +169,9 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
       GemmExtras partExtras = groupExtras;
       partExtras.writableB = s.columns.data() + j;
       partExtras.writableARounded = groupExtras.writableARounded || (wOnce && j > 0);
-      gemm(policy, Trans::No, Trans::No, out_, std::min(width, cols - j), int(k), 1.0f,
-           wOnce ? wOnce : w, int(k), s.columns.data() + j, cols, b ? 1.0f : 0.0f, product + j,
-           cols, *ctx.workspace, partExtras);
+      gemm(policy, Trans::No, Trans::No, out_, std::min(width, cols - j), int(k), 1.0f, weights,
+           int(k), s.columns.data() + j, cols, b ? 1.0f : 0.0f, product + j, cols, *ctx.workspace,
+           partExtras);
     }
     if (perImage) continue;
     // [Cout, group, plane] -> [group, Cout, plane]
@@ -231,19 +255,43 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   const auto inputRoundedFor = [&](const GemmExtras& e) {
     return operandAlreadyStored(inputStoredAs_, weightPolicy, Operand::B, e);
   };
+  // A block-scaled weight product reads dY and x quantized along the batch (its extras carry no
+  // fp8 scales, so they are the same from the operands as they are): dYt's rows rebuilt from the
+  // quantized gradient, the columns gathered from the quantized input.
+  const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
+  const QuantizedByBatch byBatch =
+      weightPolicy.blockScaled()
+          ? quantizeAlongBatch(weightPolicy,
+                               ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
+                                              dy.data(), dy.size(), x.data(), x.size()),
+                               dy.data(), std::size_t(out_) * plane, x.data(), itemSize, g.batch, s)
+          : QuantizedByBatch{};
+  float* weightRows = s.product.data();  // dYt as the weight product reads it
+  if (byBatch.gradient) {
+    if (s.gradientRowsByBatch.size() < std::size_t(out_) * cols)
+      s.gradientRowsByBatch.resize(std::size_t(out_) * cols);
+    weightRows = s.gradientRowsByBatch.data();
+    for (int c = 0; c < out_; ++c)
+      for (int n = 0; n < g.batch; ++n) {
+        const float* src = byBatch.gradient + (std::size_t(n) * out_ + c) * plane;
+        std::copy(src, src + plane, weightRows + std::size_t(c) * cols + std::size_t(n) * plane);
+      }
+  }
+  const float* xSource = byBatch.input ? byBatch.input : x.data();
   // dYt rounded in place by the weight product, the way the data products round it
   // (dytMayBeRoundedInPlace): they read it as it is. Not on X-ray steps.
   bool dytRounded = false;
   if (!splitWeight) {
-    im2col(g, x.data(), s.columns.data());
+    im2col(g, xSource, s.columns.data());
     GemmExtras e =
-        ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, s.product.data(),
+        ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, weightRows,
                        std::size_t(out_) * cols, s.columns.data(), std::size_t(k) * cols);
     e.writableB = s.columns.data();  // rebuilt by im2col above, overwritten by dcolumns below
-    e.writableBRounded = inputRoundedFor(e);
-    if (dytInPlace) e.writableA = s.product.data();
-    dytRounded = dytInPlace && !e.xray;
-    gemm(weightPolicy, Trans::No, Trans::Yes, out_, k, cols, 1.0f, s.product.data(), cols,
+    e.writableBRounded = byBatch.input || inputRoundedFor(e);
+    if (dytInPlace || byBatch.gradient) e.writableA = weightRows;
+    e.writableARounded = byBatch.gradient != nullptr;
+    dytRounded = dytInPlace && !e.xray && !byBatch.gradient;
+    gemm(weightPolicy, Trans::No, Trans::Yes, out_, k, cols, 1.0f, weightRows, cols,
          s.columns.data(), cols, 0.0f, dw, k, *ctx.workspace, e);
   }
   // Extras (stochastic streams, fp8 scales) once per product, from the whole operands (x has the
@@ -265,7 +313,6 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   // Image group by image group: columns (for dW) and column gradients (dcolumns [k, group*plane]
   // = W^T [k, Cout] * dYt[:, group], then col2im) meet in cache.
   if (needInputGrad_) dx_.resize(x.shape());
-  const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
   float* const wOnce = needInputGrad_
                            ? weightsRoundedOnce(dataPolicy, dataExtras, w, std::size_t(out_) * k,
                                                 (g.batch + group - 1) / group, s)
@@ -276,14 +323,16 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     const int subCols = int(sub.columnCols());
     float* dyt = s.product.data() + std::size_t(n0) * plane;  // [Cout, group*plane], ld cols
     if (splitWeight) {
-      im2col(sub, x.data() + std::size_t(n0) * itemSize, s.columns.data());
+      im2col(sub, xSource + std::size_t(n0) * itemSize, s.columns.data());
+      float* rows = weightRows + std::size_t(n0) * plane;
       GemmExtras e = weightExtras;
       e.writableB = s.columns.data();
-      e.writableBRounded = inputRoundedFor(e);
-      if (dytInPlace) e.writableA = dyt;
-      dytRounded = dytInPlace && !e.xray;
+      e.writableBRounded = byBatch.input || inputRoundedFor(e);
+      if (dytInPlace || byBatch.gradient) e.writableA = rows;
+      e.writableARounded = byBatch.gradient != nullptr;
+      dytRounded = dytInPlace && !e.xray && !byBatch.gradient;
       const bool last = n0 + sub.batch == g.batch;
-      gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes, out_, k, subCols, 1.0f, dyt,
+      gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes, out_, k, subCols, 1.0f, rows,
            cols, s.columns.data(), subCols, n0 == 0 ? 0.0f : 1.0f, dw, k, *ctx.workspace, e);
     }
     if (!needInputGrad_) continue;

@@ -84,6 +84,12 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   const GemmExtras dataExtras = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardData, w,
                                                weightCount, dy.data(), dy.size());
   const bool wrOnce = weightsMayBeRoundedOnce(dataPolicy, dataExtras, groups);
+  // A block-scaled data product's operands are quantized before the gather along the output
+  // channels, as its non-gathered form's (reduction over Cout alone) are: Wr [Cin, Cout, k*k] at
+  // each input channel and tap, once; dY [Cout, H*W] at each pixel, gathered again after the
+  // weight product, which then may quantize its own gather in place.
+  const bool wrQuantized =
+      prequantizeOperand(dataPolicy, Operand::A, dataExtras, wr, wr, in_, out_, std::int64_t(taps));
   // x went through the store step in the format the weight product rounds it to (gpu-amp-*).
   const bool inputRounded =
       operandAlreadyStored(inputStoredAs_, weightPolicy, Operand::B, weightExtras);
@@ -91,6 +97,9 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   dx_.resize(x.shape());
   const std::size_t outItem = std::size_t(out_) * plane;
   const std::size_t inItem = std::size_t(in_) * plane;
+  // A block-scaled weight product's operands, quantized along the batch before the groups.
+  const QuantizedByBatch byBatch = quantizeAlongBatch(weightPolicy, weightExtras, dy.data(),
+                                                      outItem, x.data(), inItem, g.batch, s);
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     const int images = std::min(group, g.batch - n0);
     const int cols = int(std::size_t(images) * plane);
@@ -102,11 +111,29 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
                             preroundOperand(weightPolicy, Operand::A, weightExtras, dyGroup,
                                             grow(s.rounded, std::size_t(images) * outItem),
                                             std::size_t(images) * outItem);
-    im2col(windows, prerounded ? s.rounded.data() : dyGroup, gathered);
-    // X [Cin, images*plane]: x itself for one image, else a copy (ours: rounded in place)
-    const float* xGroup = x.data() + std::size_t(n0) * inItem;
+    // What each product gathers: dY as it is or rounded (above), or quantized, along the batch
+    // for the weight product, along the channels for the data product (the data product's then
+    // gathered again after the weight product's, which may quantize its own gather in place).
+    float* dyByChannel = grow(s.rounded, std::size_t(images) * outItem);
+    const bool dataQuantized =
+        !prerounded &&
+        prequantizeOperand(dataPolicy, Operand::B, dataExtras, dyGroup, dyByChannel, images, out_,
+                           std::int64_t(plane), std::uint64_t(n0) * outItem);
+    const float* dySource = prerounded ? s.rounded.data() : dyGroup;
+    const float* weightSource = byBatch.gradient ? byBatch.gradient + n0 * outItem : dySource;
+    const float* dataSource = dataQuantized ? dyByChannel : dySource;
+    im2col(windows, weightSource, gathered);
+    const bool regathers = dataSource != weightSource;
+    // X [Cin, images*plane]: x itself (or quantized along the batch) for one image, else a copy
+    // (ours: rounded in place)
+    const float* xGroup = (byBatch.input ? byBatch.input : x.data()) + std::size_t(n0) * inItem;
     GemmExtras we = weightExtras;
-    if (inputRounded) we.roundedB = xGroup;  // the product reads x as stored
+    if (byBatch.input) {
+      we.writableB = byBatch.input + std::size_t(n0) * inItem;  // ours, read as it is
+      we.writableBRounded = true;
+    } else if (inputRounded) {
+      we.roundedB = xGroup;  // the product reads x as stored
+    }
     if (images > 1) {
       for (int ci = 0; ci < in_; ++ci) {
         for (int i = 0; i < images; ++i) {
@@ -116,12 +143,12 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
       }
       xGroup = inputs;
       we.writableB = inputs;
-      we.writableBRounded = inputRounded;
+      we.writableBRounded = inputRounded || byBatch.input;
       we.roundedB = nullptr;
     }
     // dWr [Cout*k*k, Cin] (+)= D X^T
-    if (gatheredInPlace) we.writableA = gathered;
-    we.writableARounded = prerounded;
+    if (gatheredInPlace || regathers || byBatch.gradient) we.writableA = gathered;
+    we.writableARounded = prerounded || byBatch.gradient;
     const bool last = n0 + images == g.batch;
     // One product, or two halves of D's rows for OpenBLAS's small-matrix kernels (per image).
     const std::size_t weightMacs = gatheredRows * std::size_t(in_) * std::size_t(cols);
@@ -137,11 +164,15 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
            partExtras);
     }
     // dX [Cin, images*plane] = Wr D
+    if (regathers) im2col(windows, dataSource, gathered);
     GemmExtras de = dataExtras;
     de.writableB = gathered;  // discarded after this product
-    // rounded in place by the weight product above, the same way
-    de.writableBRounded = prerounded || (gatheredInPlace && !we.xray && !de.xray);
-    if (wrOnce) {
+    // rounded in place by the weight product above, the same way, or gathered quantized
+    de.writableBRounded = prerounded || dataQuantized || (gatheredInPlace && !we.xray && !de.xray);
+    if (wrQuantized) {
+      de.writableA = wr;
+      de.writableARounded = true;
+    } else if (wrOnce) {
       de.writableA = wr;
       de.writableARounded = n0 > 0;
     }

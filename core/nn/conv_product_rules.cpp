@@ -31,7 +31,10 @@ bool dytMayBeRoundedInPlace(const backends::GemmPolicy& w, const backends::GemmP
                             bool needInputGrad, bool scaled) {
   if (!needInputGrad) return true;
   const std::optional<numerics::RoundingSpec>& dataB = d.operandsB ? d.operandsB : d.operands;
-  return !scaled && w.operands && dataB && numerics::sameRounding(*w.operands, *dataB) &&
+  // A block-scaled weight product quantizes its writable operand in place, which is not the data
+  // product's rounding.
+  return !scaled && !w.blockScaled() && !d.blockScaled() && w.operands && dataB &&
+         numerics::sameRounding(*w.operands, *dataB) &&
          w.operands->mode != numerics::RoundingMode::Stochastic &&
          w.passes == backends::MultiPass::None && d.passes == backends::MultiPass::None;
 }
@@ -55,7 +58,7 @@ bool operandAndOutputRoundingOnly(const backends::GemmPolicy& p) {
 }
 
 bool weightsMayBeRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, int groups) {
-  return groups >= 2 && p.operands && p.passes == backends::MultiPass::None &&
+  return groups >= 2 && p.operands && !p.blockScaled() && p.passes == backends::MultiPass::None &&
          p.operands->mode != numerics::RoundingMode::Stochastic && e.scaleA == 1.0f && !e.xray &&
          !cachedRounder(*p.operands).isIdentity();
 }
@@ -66,6 +69,23 @@ float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, co
   if (s.weights.size() < n) s.weights.resize(n);
   std::copy(w, w + n, s.weights.data());
   return s.weights.data();
+}
+
+QuantizedByBatch quantizeAlongBatch(const backends::GemmPolicy& weightPolicy, const GemmExtras& e,
+                                    const float* dy, std::size_t dyItem, const float* x,
+                                    std::size_t xItem, int batch, LayerScratch& s) {
+  QuantizedByBatch q;
+  if (!weightPolicy.blockScaled()) return q;
+  const std::size_t n = std::size_t(batch);
+  if (s.gradientByBatch.size() < n * dyItem) s.gradientByBatch.resize(n * dyItem);
+  if (s.inputByBatch.size() < n * xItem) s.inputByBatch.resize(n * xItem);
+  if (prequantizeOperand(weightPolicy, Operand::A, e, dy, s.gradientByBatch.data(), 1, batch,
+                         std::int64_t(dyItem)))
+    q.gradient = s.gradientByBatch.data();
+  if (prequantizeOperand(weightPolicy, Operand::B, e, x, s.inputByBatch.data(), 1, batch,
+                         std::int64_t(xItem)))
+    q.input = s.inputByBatch.data();
+  return q;
 }
 
 bool operandAlreadyStored(const std::optional<numerics::RoundingSpec>& storedAs,

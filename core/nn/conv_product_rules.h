@@ -35,7 +35,7 @@ int imagesPerGroup(std::size_t columnRows, std::size_t plane, int batch, std::si
 // The output gradient is A of the weight-gradient product and B of every backward-data product.
 // The first product may round it in place when nothing reads it afterwards, or when the
 // backward-data products round it the same deterministic, unscaled, single-pass way (rounding it
-// again is then exact).
+// again is then exact), neither of them block-scaled.
 bool dytMayBeRoundedInPlace(const backends::GemmPolicy& weight, const backends::GemmPolicy& data,
                             bool needInputGrad, bool scaled);
 
@@ -49,8 +49,8 @@ bool operandAndOutputRoundingOnly(const backends::GemmPolicy& p);
 
 // Whether the weights (A) of a product split into `groups` image groups may be rounded once by
 // the first group's call and read as they are by the next groups' calls
-// (GemmExtras::writableARounded): a deterministic operand rounding of unscaled weights, outside
-// X-ray steps.
+// (GemmExtras::writableARounded): a deterministic operand rounding of unscaled weights, not
+// block-scaled, outside X-ray steps.
 bool weightsMayBeRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, int groups);
 
 // A copy of the weights `w` (n floats) in s.weights for that, or null when it does not apply (each
@@ -62,6 +62,19 @@ float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, co
 // store step in `storedAs` (a conv's input, kept as activations in the format its products round
 // it to: gpu-amp-*): the same deterministic rounding, unscaled, single pass. Then rounding it
 // again would leave every value as it is.
+// A block-scaled weight-gradient product's operands quantized along the batch before their
+// gathers (blocks of images at each channel and pixel, a part of the product's reduction over
+// images and pixels, as microxcaling's Conv2d quantizes them): the output gradient dy [batch,
+// dyItem] into s.gradientByBatch and the input x [batch, xItem] into s.inputByBatch
+// (prequantizeOperand). Null for an operand the policy does not block-scale.
+struct QuantizedByBatch {
+  float* gradient = nullptr;
+  float* input = nullptr;
+};
+QuantizedByBatch quantizeAlongBatch(const backends::GemmPolicy& weightPolicy, const GemmExtras& e,
+                                    const float* dy, std::size_t dyItem, const float* x,
+                                    std::size_t xItem, int batch, LayerScratch& s);
+
 bool operandAlreadyStored(const std::optional<numerics::RoundingSpec>& storedAs,
                           const backends::GemmPolicy& p, Operand which, const GemmExtras& e);
 

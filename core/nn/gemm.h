@@ -86,6 +86,20 @@ bool preroundOperand(const backends::GemmPolicy& policy, Operand which, const Ge
 bool canPreroundOperand(const backends::GemmPolicy& policy, Operand which,
                         const GemmExtras& extras);
 
+// A convolution's block-scaled operand quantized before its gather: operand `which` of a product
+// under `policy`, the tensor of `count` dense matrices [rows, cols] at src ([count, rows, cols])
+// with its blocks down the columns (a convolution's activations or gradients along their
+// channels at each pixel, or along the batch; its weights along one channel axis at each tap:
+// docs/block-formats.md), quantized as gemm() would quantize it (its seeds, Hadamard signs and
+// recipe; stochastic draws at `offset`), into dst (may be src). On a step the X-ray measures, the
+// operand and its scales are measured here. False, touching nothing, when the policy does not
+// block-scale that operand (or takes a Hadamard transform without block-scaling both). When it
+// returns true, the caller gathers dst and hands the gathered operand to gemm() as writableA/B with
+// writableARounded/BRounded set: gemm reads it as it is.
+bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,
+                        const float* src, float* dst, std::int64_t count, std::int64_t rows,
+                        std::int64_t cols, std::uint64_t offset = 0);
+
 // THE one store step: every tensor a backend keeps (activations, weights, gradients, optimizer
 // state) passes through here; rounds in place to `format` when set.
 void storeTensor(const std::optional<numerics::RoundingSpec>& format, float* data, std::size_t n,
@@ -109,9 +123,11 @@ const numerics::Rounder& cachedRounder(const numerics::RoundingSpec& spec);
 // - multi-pass: each pass is its own full sgemm (fp32 accumulation), passes summed elementwise in
 //   fp32 smallest first (see backends::MultiPass);
 // - block-scaled operands (scalingA / scalingB / hadamard): each operand packed densely,
-// transformed
-//   and quantized along K (or rounded by `operands` when it has no scaling), then one product of
-//   the two as above (output, accumulation, addend apply); per-tensor fp8 scales must be 1;
+//   transformed and quantized along K (or rounded by `operands` when it has no scaling), then one
+//   product of the two as above (output, accumulation, addend apply); per-tensor fp8 scales must
+//   be 1; on a step the X-ray does not measure, a writable operand without a Hadamard transform
+//   is quantized where it lies; a writable block-scaled operand with writableA/BRounded set was
+//   quantized by prequantizeOperand and is read as it is;
 // - accumulationChunk > 0: one sgemm per K-chunk, each chunk rounded to `accumulation`, added to a
 //   running sum that is rounded again after every addition.
 

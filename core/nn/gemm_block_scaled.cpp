@@ -39,23 +39,39 @@ std::string scaleFormatName(const numerics::BlockScaling& scaling) {
   return std::string(numerics::toString(scaling.scale));
 }
 
+// An operand as the product reads it: its values and their row stride.
+struct PreparedOperand {
+  const float* data;
+  int ld;
+};
+
 // Packs `src` densely into `buffer`, transforms and quantizes it; returns the packed values (and,
-// on a measured step, adds the operand's scales to *scales).
-const float* prepare(const ScaledOperand& src, const std::optional<numerics::BlockScaling>& scaling,
-                     const std::optional<numerics::RoundingSpec>& rounding, bool hadamard,
-                     std::uint64_t hadamardSeed, std::uint64_t seed, std::vector<float>& buffer,
-                     std::vector<float>& before, numerics::TensorXray* xray,
-                     std::optional<numerics::TensorXray>* scales) {
+// on a measured step, adds the operand's scales to *scales). `writable`: src's own values, which
+// the caller discards after the product (GemmExtras::writableA/B), quantized where they lie when
+// the step is not measured.
+PreparedOperand prepare(const ScaledOperand& src,
+                        const std::optional<numerics::BlockScaling>& scaling,
+                        const std::optional<numerics::RoundingSpec>& rounding, bool hadamard,
+                        std::uint64_t hadamardSeed, std::uint64_t seed, float* writable,
+                        std::vector<float>& buffer, std::vector<float>& before,
+                        numerics::TensorXray* xray, std::optional<numerics::TensorXray>* scales) {
   const std::size_t cols = std::size_t(src.cols), count = std::size_t(src.rows) * cols;
-  grow(buffer, count);
   if (scaling && !hadamard && !xray && !scales) {
-    // Unmeasured: quantized straight from the operand into the dense buffer, without packing a
-    // copy first.
+    // Unmeasured: quantized in place, or straight from the operand into the dense buffer,
+    // without packing a copy first.
     const std::size_t extent = (std::size_t(src.rows) - 1) * std::size_t(src.ld) + cols;
-    numerics::quantizeBlocks({src.data, src.rows > 0 ? extent : 0}, src.ld, {buffer.data(), count},
-                             src.cols, src.rows, src.cols, src.kAxis, *scaling, seed);
-    return buffer.data();
+    const std::span<const float> values(src.data, src.rows > 0 ? extent : 0);
+    if (writable == src.data) {
+      numerics::quantizeBlocks(values, src.ld, {writable, values.size()}, src.ld, src.rows,
+                               src.cols, src.kAxis, *scaling, seed);
+      return {writable, src.ld};
+    }
+    grow(buffer, count);
+    numerics::quantizeBlocks(values, src.ld, {buffer.data(), count}, src.cols, src.rows, src.cols,
+                             src.kAxis, *scaling, seed);
+    return {buffer.data(), src.cols};
   }
+  grow(buffer, count);
   const std::span<float> packed(buffer.data(), count);  // the buffer may be longer
   for (int r = 0; r < src.rows; ++r)
     std::copy_n(src.data + std::size_t(r) * std::size_t(src.ld), cols,
@@ -78,10 +94,59 @@ const float* prepare(const ScaledOperand& src, const std::optional<numerics::Blo
   } else if (rounding)
     storeTensor(rounding, packed.data(), count, seed);
   if (xray) numerics::accumulateXray(before, packed, *numerics::parseFormat("fp32"), *xray);
-  return packed.data();
+  return {packed.data(), src.cols};
+}
+
+// The draws of a product's operands: the Hadamard transform's signs (the same for both operands,
+// so that their product stays as it was; another draw per product and step), and each operand's
+// stochastic element draws (as gemm()'s own operand rounding streams).
+std::uint64_t hadamardSeedOf(const GemmExtras& e) {
+  return e.seed ^ 0x48414441ull; /* "HADA" */
+}
+std::uint64_t elementSeedOf(const GemmExtras& e, Operand which) {
+  return which == Operand::A ? e.seed : e.seed ^ 0x9e3779b97f4a7c15ull;
 }
 
 }  // namespace
+
+bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,
+                        const float* src, float* dst, std::int64_t count, std::int64_t rows,
+                        std::int64_t cols, std::uint64_t offset) {
+  const std::optional<numerics::BlockScaling>& scaling =
+      which == Operand::A ? policy.scalingA : policy.scalingB;
+  // A Hadamard transform keeps the product only when both operands take it along the same
+  // reduction: then both must be quantized before their gathers.
+  if (!scaling || (policy.hadamard && !(policy.scalingA && policy.scalingB))) return false;
+  const std::size_t n = std::size_t(count * rows * cols);
+  const std::span<float> values(dst, n);
+  if (src != dst) std::copy_n(src, n, dst);
+  if (policy.hadamard)
+    for (std::int64_t i = 0; i < count; ++i)
+      numerics::randomHadamardTransform(values.subspan(std::size_t(i * rows * cols)), rows, cols,
+                                        std::max<std::int64_t>(cols, 1),
+                                        numerics::BlockAxis::Column, hadamardSeedOf(extras));
+  GemmXraySlot* slot = extras.xray;
+  if (!slot) {
+    numerics::quantizeBlockStack(values, values, count, rows, cols, numerics::BlockAxis::Column,
+                                 *scaling, elementSeedOf(extras, which), offset);
+    return true;
+  }
+  // Measured: the operand as it was (after the transform) against its quantized values, and the
+  // scales, merged over the calls of one product (a convolution's image groups).
+  const std::vector<float> before(values.begin(), values.end());
+  numerics::BlockScalingStats stats;
+  numerics::quantizeBlockStack(values, values, count, rows, cols, numerics::BlockAxis::Column,
+                               *scaling, elementSeedOf(extras, which), offset, &stats);
+  numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
+  numerics::accumulateXray(before, values, *numerics::parseFormat("fp32"), xray);
+  std::optional<numerics::TensorXray>& scales = which == Operand::A ? slot->scalesA : slot->scalesB;
+  const numerics::TensorXray x = blockScalesXray(stats, scaling->kind);
+  if (scales)
+    scales->merge(x);
+  else
+    scales = x;
+  return true;
+}
 
 void gemmBlockScaled(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n,
                      int k, float alpha, const float* A, int lda, const float* B, int ldb,
@@ -97,17 +162,22 @@ void gemmBlockScaled(const backends::GemmPolicy& policy, Trans transA, Trans tra
                          transB == Trans::No ? BlockAxis::Column : BlockAxis::Row};
   const std::optional<numerics::RoundingSpec>& roundingB =
       policy.operandsB ? policy.operandsB : policy.operands;
-  // The same random signs for both operands (their product stays as it was), another draw per
-  // product and step; stochastic element draws as gemm()'s own operand rounding streams.
-  const std::uint64_t hadamardSeed = extras.seed ^ 0x48414441ull /* "HADA" */;
-  const std::uint64_t seedB = extras.seed ^ 0x9e3779b97f4a7c15ull;
+  const std::uint64_t hadamardSeed = hadamardSeedOf(extras);
   GemmXraySlot* slot = extras.xray;
-  const float* pa =
-      prepare(sa, policy.scalingA, policy.operands, policy.hadamard, hadamardSeed, extras.seed,
-              ws.scaledA, ws.before, slot ? &slot->a : nullptr, slot ? &slot->scalesA : nullptr);
-  const float* pb =
-      prepare(sb, policy.scalingB, roundingB, policy.hadamard, hadamardSeed, seedB, ws.scaledB,
-              ws.before, slot ? &slot->b : nullptr, slot ? &slot->scalesB : nullptr);
+  // An operand quantized before its gather (prequantizeOperand, which also measured it) is read
+  // as it is.
+  const bool quantizedA = policy.scalingA && extras.writableA == A && extras.writableARounded;
+  const bool quantizedB = policy.scalingB && extras.writableB == B && extras.writableBRounded;
+  const PreparedOperand pa =
+      quantizedA ? PreparedOperand{A, lda}
+                 : prepare(sa, policy.scalingA, policy.operands, policy.hadamard, hadamardSeed,
+                           elementSeedOf(extras, Operand::A), extras.writableA, ws.scaledA,
+                           ws.before, slot ? &slot->a : nullptr, slot ? &slot->scalesA : nullptr);
+  const PreparedOperand pb =
+      quantizedB ? PreparedOperand{B, ldb}
+                 : prepare(sb, policy.scalingB, roundingB, policy.hadamard, hadamardSeed,
+                           elementSeedOf(extras, Operand::B), extras.writableB, ws.scaledB,
+                           ws.before, slot ? &slot->b : nullptr, slot ? &slot->scalesB : nullptr);
   if (slot) {
     slot->formatA = scaledFormatName(policy.scalingA, policy.operands, policy.hadamard);
     slot->formatB = scaledFormatName(policy.scalingB, roundingB, policy.hadamard);
@@ -124,7 +194,8 @@ void gemmBlockScaled(const backends::GemmPolicy& policy, Trans transA, Trans tra
   plain.seed = extras.seed;
   GemmXraySlot output;  // the inner product's measurement: only its output is this product's
   plain.xray = slot ? &output : nullptr;
-  gemm(rest, transA, transB, m, n, k, alpha, pa, sa.cols, pb, sb.cols, beta, C, ldc, ws, plain);
+  gemm(rest, transA, transB, m, n, k, alpha, pa.data, pa.ld, pb.data, pb.ld, beta, C, ldc, ws,
+       plain);
   if (slot) {
     slot->output.merge(output.output);
     slot->formatOutput = output.formatOutput;

@@ -44,6 +44,10 @@ struct LayerScratch {
   std::vector<float> weightGrad;  // a conv's weight gradient in its gathered order
   std::vector<float> rounded;     // a conv's input (or output gradient) for one image group,
                                   // rounded ahead of its gather (preroundOperand)
+  // A block-scaled weight-gradient product's operands, quantized along the batch ahead of their
+  // gathers: the output gradient [N, Cout, outH*outW] and the input [N, C, H*W], and the output
+  // gradient as [Cout, N*outH*outW] for the lowered product.
+  std::vector<float> gradientByBatch, inputByBatch, gradientRowsByBatch;
 };
 
 // Everything a layer needs during one step.

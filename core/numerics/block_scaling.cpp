@@ -1040,24 +1040,27 @@ std::vector<GroupScale>& lineScaleBuffer() {
 
 }  // namespace
 
-void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
+namespace {
+
+// Whether the recipe has a scale over the whole tensor (NVFP4's s_t, the per-tensor recipe).
+bool tensorWide(const BlockScaling& spec) {
+  return spec.kind == BlockScalingKind::NVFP4 || spec.kind == BlockScalingKind::PerTensor;
+}
+
+// The amax of a matrix's finite values.
+GroupAmax matrixAmax(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  GroupAmax amax;
+  for (std::int64_t r = 0; r < rows && cols > 0; ++r)
+    amax = combined(amax, amaxOf(x + r * ld, std::size_t(cols)));
+  return amax;
+}
+
+// quantizeBlocks of one matrix of a tensor whose amax (over its finite values) is tensorAmax.
+void quantizeMatrix(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
                     std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
                     const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
-                    BlockScalingStats* stats) {
-  validateQuickly(spec);
-  checkShape(src.size(), src.size(), rows, cols, ldSrc);
-  checkShape(dst.size(), dst.size(), rows, cols, ldDst);
-  if (src.data() == dst.data() && ldSrc != ldDst)
-    throw InputError("block scaling: in place needs one row stride (got " + std::to_string(ldSrc) +
-                     " and " + std::to_string(ldDst) + ")");
+                    BlockScalingStats* stats, const GroupAmax& tensorAmax) {
   BlockScalingStats local;
-
-  // The amax of the whole tensor over its finite values (NVFP4's s_t, the per-tensor recipe).
-  GroupAmax tensorAmax;
-  if (spec.kind == BlockScalingKind::NVFP4 || spec.kind == BlockScalingKind::PerTensor) {
-    for (std::int64_t r = 0; r < rows && cols > 0; ++r)
-      tensorAmax = combined(tensorAmax, amaxOf(src.data() + r * ldSrc, std::size_t(cols)));
-  }
   // NVFP4's per-tensor scale s_t = amax / (448 x 6) in fp32, over the finite values (amax = 0:
   // 1; a quotient below fp32's range: its smallest subnormal, so block scales stay finite).
   double tensorScale = 0.0;
@@ -1157,6 +1160,41 @@ void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<fl
     for (std::size_t i = 0; i < local.scaleExponents.size(); ++i)
       stats->scaleExponents[i] += local.scaleExponents[i];
   }
+}
+
+}  // namespace
+
+void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
+                    std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                    const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
+                    BlockScalingStats* stats) {
+  validateQuickly(spec);
+  checkShape(src.size(), src.size(), rows, cols, ldSrc);
+  checkShape(dst.size(), dst.size(), rows, cols, ldDst);
+  if (src.data() == dst.data() && ldSrc != ldDst)
+    throw InputError("block scaling: in place needs one row stride (got " + std::to_string(ldSrc) +
+                     " and " + std::to_string(ldDst) + ")");
+  const GroupAmax tensorAmax =
+      tensorWide(spec) ? matrixAmax(src.data(), rows, cols, ldSrc) : GroupAmax{};
+  quantizeMatrix(src, ldSrc, dst, ldDst, rows, cols, axis, spec, seed, offset, stats, tensorAmax);
+}
+
+void quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::int64_t count,
+                        std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                        const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
+                        BlockScalingStats* stats) {
+  validateQuickly(spec);
+  if (count < 0) throw InputError("block scaling: a negative count of matrices");
+  const std::int64_t size = rows * cols;
+  const std::int64_t ld = std::max<std::int64_t>(cols, 1);
+  checkShape(src.size(), src.size(), count * rows, cols, ld);
+  checkShape(dst.size(), dst.size(), count * rows, cols, ld);
+  const GroupAmax tensorAmax =
+      tensorWide(spec) ? matrixAmax(src.data(), count * rows, cols, cols) : GroupAmax{};
+  for (std::int64_t i = 0; i < count; ++i)
+    quantizeMatrix(src.subspan(std::size_t(i * size), std::size_t(size)), cols,
+                   dst.subspan(std::size_t(i * size), std::size_t(size)), cols, rows, cols, axis,
+                   spec, seed, offset + std::uint64_t(i * size), stats, tensorAmax);
 }
 
 void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,

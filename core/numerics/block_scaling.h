@@ -149,6 +149,17 @@ void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<fl
                     const BlockScaling& spec, std::uint64_t seed = 0, std::uint64_t offset = 0,
                     BlockScalingStats* stats = nullptr);
 
+// A tensor of `count` dense matrices [rows, cols] stored one after another ([count, rows, cols],
+// row-major) quantized as one tensor: blocks within each matrix along `axis` (a block never spans
+// two matrices), a tensor-wide scale (NVFP4's, the per-tensor recipe's) from all of them, and the
+// stochastic draws of matrix i those of quantizeBlocks at offset + i * rows * cols. dst may alias
+// src. A convolution's activations [N, C, H*W] with blocks along C at each pixel: count N, rows C,
+// cols H*W, the column axis.
+void quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::int64_t count,
+                        std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                        const BlockScaling& spec, std::uint64_t seed = 0, std::uint64_t offset = 0,
+                        BlockScalingStats* stats = nullptr);
+
 // The random sign vector d (entries +1 or -1) of the random Hadamard transform under `seed`.
 std::array<float, 16> hadamardSigns(std::uint64_t seed);
 // The random Hadamard transform NVFP4 applies to the operands of the weight-gradient product:

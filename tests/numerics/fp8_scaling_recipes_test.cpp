@@ -46,13 +46,13 @@ RefMatrix refRecipe(const RefMatrix& m, const BlockScaling& spec) {
   return out;
 }
 
-RefMatrix quantize(const RefMatrix& m, const BlockScaling& spec, BlockScalingStats* stats) {
+RefMatrix quantizeRecipe(const RefMatrix& m, const BlockScaling& spec, BlockScalingStats* stats) {
   std::vector<float> src(m.v.begin(), m.v.end()), dst(m.v.size());
   quantizeBlocks(src, dst, m.rows, m.cols, m.cols, BlockAxis::Row, spec, 0, 0, stats);
   return RefMatrix{m.rows, m.cols, std::vector<double>(dst.begin(), dst.end())};
 }
 
-void expectSame(const RefMatrix& got, const RefMatrix& want, const std::string& what) {
+void expectSameRecipe(const RefMatrix& got, const RefMatrix& want, const std::string& what) {
   int failures = 0;
   for (std::size_t i = 0; i < want.v.size() && failures < 5; ++i) {
     if (!sameValue(got.v[i], want.v[i])) {
@@ -94,8 +94,8 @@ TEST(Fp8Recipes, RandomTensorsMatchTheEquations) {
       for (int spread : {0, 12}) {
         const RefMatrix m = randomMatrix(130, 300, 17, magnitude, spread);  // partial tiles
         BlockScalingStats stats;
-        expectSame(quantize(m, spec, &stats), refRecipe(m, spec),
-                   recipeNameOf(spec) + " magnitude " + std::to_string(magnitude));
+        expectSameRecipe(quantizeRecipe(m, spec, &stats), refRecipe(m, spec),
+                         recipeNameOf(spec) + " magnitude " + std::to_string(magnitude));
         const std::int64_t groups = spec.kind == BlockScalingKind::PerTensor ? 1
                                     : spec.kind == BlockScalingKind::Rowwise ? 130
                                     : spec.squareBlocks                      ? 2 * 3
@@ -121,8 +121,8 @@ TEST(Fp8Recipes, ZerosNonFiniteAndTinyAmax) {
   for (double& x : m.v) x = static_cast<float>(x);
   for (const BlockScaling& spec : scalingRecipes()) {
     BlockScalingStats stats;
-    const RefMatrix got = quantize(m, spec, &stats);
-    expectSame(got, refRecipe(m, spec), recipeNameOf(spec) + " specials");
+    const RefMatrix got = quantizeRecipe(m, spec, &stats);
+    expectSameRecipe(got, refRecipe(m, spec), recipeNameOf(spec) + " specials");
     EXPECT_EQ(stats.nanBlocks, 0);
     EXPECT_TRUE(std::isnan(got.at(2, 3)));
     EXPECT_LT(got.at(2, 200), -1.0);  // saturated, not NaN
