@@ -16,10 +16,9 @@
 
 #include "core/backends/precision_policy.h"
 #include "core/nn/conv2d.h"
-#include "core/nn/optimizer.h"
-#include "core/nn/training_session.h"
 #include "core/numerics/block_scaling.h"
 #include "nn_test_support.h"
+#include "pinned_steps.h"
 
 namespace paritylab::nn {
 namespace {
@@ -128,22 +127,8 @@ TEST(BlockScaledConv, TheLoweredBackwardBlocksTheSameValues) {
 // The X-ray measures a convolution's operands where they are quantized, before their gathers:
 // measured steps train as the others do (ResNet-18: gathered and lowered backward products).
 TEST(BlockScaledConv, XrayChangesNoBitOfABlockScaledRun) {
-  const data::Dataset d = testing::syntheticImages(32, 1, 28, 10, 5);
-  const ModelSpec spec{"resnet18", 1, 28, 28, 10, 8, {}};
-  for (const char* preset : {"mxfp8", "nvfp4"}) {
-    const backends::PrecisionPolicy policy = backends::presetPolicy(preset);
-    TrainingSession on(spec, policy, 3), off(spec, policy, 3);
-    on.enableXray(2);
-    auto optOn = makeOptimizer(OptimizerConfig{}), optOff = makeOptimizer(OptimizerConfig{});
-    const auto ranges = on.model().params.weightRanges(false);
-    for (std::uint64_t i = 0; i < 3; ++i) {
-      on.step(d.images.data(), d.labels.data(), 32, i, *optOn, 1e-3, ranges, 0.0);
-      off.step(d.images.data(), d.labels.data(), 32, i, *optOff, 1e-3, ranges, 0.0);
-      EXPECT_EQ(on.takeXray().empty(), i % 2 == 1) << preset << " step " << i;
-    }
-    EXPECT_EQ(on.model().params.masterData(), off.model().params.masterData()) << preset;
-    EXPECT_EQ(on.model().params.gradData(), off.model().params.gradData()) << preset;
-  }
+  for (const char* preset : {"mxfp8", "nvfp4"})
+    testing::expectXrayChangesNoBit({"resnet18", 1, 28, 28, 10, 8, {}}, preset);
 }
 
 }  // namespace

@@ -48,4 +48,22 @@ inline Trace trainThreeSteps(const ModelSpec& model, const std::string& backend)
   return t;
 }
 
+// `model` trained three steps under preset `backend` twice, one session measuring every other
+// step with the X-ray: measuring must change no bit of the weights or gradients.
+inline void expectXrayChangesNoBit(const ModelSpec& model, const std::string& backend) {
+  const data::Dataset d = syntheticImages(32, model.channels, model.height, 10, 5);
+  const backends::PrecisionPolicy policy = backends::presetPolicy(backend);
+  TrainingSession on(model, policy, 3), off(model, policy, 3);
+  on.enableXray(2);
+  auto optOn = makeOptimizer(OptimizerConfig{}), optOff = makeOptimizer(OptimizerConfig{});
+  const auto ranges = on.model().params.weightRanges(false);
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    on.step(d.images.data(), d.labels.data(), 32, i, *optOn, 1e-3, ranges, 0.0);
+    off.step(d.images.data(), d.labels.data(), 32, i, *optOff, 1e-3, ranges, 0.0);
+    EXPECT_EQ(on.takeXray().empty(), i % 2 == 1) << backend << " step " << i;
+  }
+  EXPECT_EQ(on.model().params.masterData(), off.model().params.masterData()) << backend;
+  EXPECT_EQ(on.model().params.gradData(), off.model().params.gradData()) << backend;
+}
+
 }  // namespace paritylab::nn::testing
