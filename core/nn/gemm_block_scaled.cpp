@@ -119,13 +119,18 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
   if (!scaling || (policy.hadamard && !(policy.scalingA && policy.scalingB))) return false;
   const std::size_t n = std::size_t(count * rows * cols);
   const std::span<float> values(dst, n);
+  GemmXraySlot* slot = extras.xray;
+  if (!slot && !policy.hadamard) {  // straight from src
+    numerics::quantizeBlockStack({src, n}, values, count, rows, cols, numerics::BlockAxis::Column,
+                                 *scaling, elementSeedOf(extras, which), offset);
+    return true;
+  }
   if (src != dst) std::copy_n(src, n, dst);
   if (policy.hadamard)
     for (std::int64_t i = 0; i < count; ++i)
       numerics::randomHadamardTransform(values.subspan(std::size_t(i * rows * cols)), rows, cols,
                                         std::max<std::int64_t>(cols, 1),
                                         numerics::BlockAxis::Column, hadamardSeedOf(extras));
-  GemmXraySlot* slot = extras.xray;
   if (!slot) {
     numerics::quantizeBlockStack(values, values, count, rows, cols, numerics::BlockAxis::Column,
                                  *scaling, elementSeedOf(extras, which), offset);
