@@ -223,17 +223,14 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   const int plane = g.outHeight() * g.outWidth();
   LayerScratch& s = *ctx.scratch;
   if (s.product.size() < std::size_t(out_) * cols) s.product.resize(std::size_t(out_) * cols);
-  // dY [N, Cout, plane] -> dYt [Cout, N*plane]; bias gradient on the way.
-  float* db = bias_ >= 0 ? ctx.params->grad(bias_) : nullptr;
-  for (int c = 0; c < out_; ++c) {
-    float* dst = s.product.data() + std::size_t(c) * cols;
-    for (int n = 0; n < g.batch; ++n) {
-      const float* src = dy.data() + (std::size_t(n) * out_ + c) * plane;
-      std::copy(src, src + plane, dst + std::size_t(n) * plane);
-    }
-    if (db) db[c] = sumOf(dst, std::size_t(cols));
+  // dY [N, Cout, plane] -> dYt [Cout, N*plane], and the bias gradient from its rows.
+  channelsFirst(dy.data(), s.product.data(), g.batch, out_, std::size_t(plane));
+  if (bias_ >= 0) {
+    float* db = ctx.params->grad(bias_);
+    for (int c = 0; c < out_; ++c)
+      db[c] = sumOf(s.product.data() + std::size_t(c) * cols, std::size_t(cols));
+    ctx.storeGradient(db, std::size_t(out_), site_);
   }
-  if (db) ctx.storeGradient(db, std::size_t(out_), site_);
   // dW [Cout, k] = dYt [Cout, N*plane] * columns^T [N*plane, k], split or not (above).
   float* dw = ctx.params->grad(weight_);
   const ConvBackwardPolicies policies(
@@ -271,11 +268,7 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     if (s.gradientRowsByBatch.size() < std::size_t(out_) * cols)
       s.gradientRowsByBatch.resize(std::size_t(out_) * cols);
     weightRows = s.gradientRowsByBatch.data();
-    for (int c = 0; c < out_; ++c)
-      for (int n = 0; n < g.batch; ++n) {
-        const float* src = byBatch.gradient + (std::size_t(n) * out_ + c) * plane;
-        std::copy(src, src + plane, weightRows + std::size_t(c) * cols + std::size_t(n) * plane);
-      }
+    channelsFirst(byBatch.gradient, weightRows, g.batch, out_, std::size_t(plane));
   }
   const float* xSource = byBatch.input ? byBatch.input : x.data();
   // dYt rounded in place by the weight product, the way the data products round it

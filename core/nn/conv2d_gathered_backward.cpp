@@ -135,12 +135,7 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
       we.roundedB = xGroup;  // the product reads x as stored
     }
     if (images > 1) {
-      for (int ci = 0; ci < in_; ++ci) {
-        for (int i = 0; i < images; ++i) {
-          const float* src = xGroup + std::size_t(i) * inItem + std::size_t(ci) * plane;
-          std::copy(src, src + plane, inputs + std::size_t(ci) * cols + std::size_t(i) * plane);
-        }
-      }
+      channelsFirst(xGroup, inputs, images, in_, plane);
       xGroup = inputs;
       we.writableB = inputs;
       we.writableBRounded = inputRounded || byBatch.input;

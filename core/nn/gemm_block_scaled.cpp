@@ -39,6 +39,17 @@ std::string scaleFormatName(const numerics::BlockScaling& scaling) {
   return std::string(numerics::toString(scaling.scale));
 }
 
+// Adds one call's block scales to a measured product's (merged over the calls of one product: a
+// convolution's image groups).
+void addScales(std::optional<numerics::TensorXray>& scales,
+               const numerics::BlockScalingStats& stats, numerics::BlockScalingKind kind) {
+  const numerics::TensorXray x = blockScalesXray(stats, kind);
+  if (scales)
+    scales->merge(x);
+  else
+    scales = x;
+}
+
 // An operand as the product reads it: its values and their row stride.
 struct PreparedOperand {
   const float* data;
@@ -84,13 +95,7 @@ PreparedOperand prepare(const ScaledOperand& src,
     numerics::BlockScalingStats stats;
     numerics::quantizeBlocks(packed, packed, src.rows, src.cols, src.cols, src.kAxis, *scaling,
                              seed, 0, scales ? &stats : nullptr);
-    if (scales) {  // merged over the calls of one measured product (a conv's image groups)
-      const numerics::TensorXray x = blockScalesXray(stats, scaling->kind);
-      if (*scales)
-        (*scales)->merge(x);
-      else
-        *scales = x;
-    }
+    if (scales) addScales(*scales, stats, scaling->kind);
   } else if (rounding)
     storeTensor(rounding, packed.data(), count, seed);
   if (xray) numerics::accumulateXray(before, packed, *numerics::parseFormat("fp32"), *xray);
@@ -144,12 +149,7 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
                                *scaling, elementSeedOf(extras, which), offset, &stats);
   numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
   numerics::accumulateXray(before, values, *numerics::parseFormat("fp32"), xray);
-  std::optional<numerics::TensorXray>& scales = which == Operand::A ? slot->scalesA : slot->scalesB;
-  const numerics::TensorXray x = blockScalesXray(stats, scaling->kind);
-  if (scales)
-    scales->merge(x);
-  else
-    scales = x;
+  addScales(which == Operand::A ? slot->scalesA : slot->scalesB, stats, scaling->kind);
   return true;
 }
 

@@ -443,4 +443,13 @@ void col2im(const ConvGeometry& g, const float* columns, float* dx) {
   }
 }
 
+void channelsFirst(const float* src, float* dst, int batch, int channels, std::size_t plane) {
+  const std::size_t cols = std::size_t(batch) * plane;
+  for (int c = 0; c < channels; ++c)
+    for (int n = 0; n < batch; ++n) {
+      const float* from = src + (std::size_t(n) * channels + c) * plane;
+      std::copy(from, from + plane, dst + std::size_t(c) * cols + std::size_t(n) * plane);
+    }
+}
+
 }  // namespace paritylab::nn

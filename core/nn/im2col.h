@@ -19,5 +19,8 @@ struct ConvGeometry {
 void im2col(const ConvGeometry& g, const float* x, float* columns);
 // Adjoint of im2col: dx [N, C, H, W] = sum of the column entries mapping to each pixel.
 void col2im(const ConvGeometry& g, const float* columns, float* dx);
+// [batch, channels, plane] -> [channels, batch * plane]: row c holds every image's plane c (a
+// 1x1 gather; src and dst do not overlap).
+void channelsFirst(const float* src, float* dst, int batch, int channels, std::size_t plane);
 
 }  // namespace paritylab::nn
