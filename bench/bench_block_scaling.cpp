@@ -26,8 +26,9 @@ std::vector<float> normalBuffer(std::size_t n) {
 }
 
 void BM_Quantize(benchmark::State& state, BlockScalingKind kind, BlockAxis axis,
-                 std::int64_t rows = kRows, std::int64_t cols = kCols) {
-  const BlockScaling spec = defaultBlockScaling(kind);
+                 std::int64_t rows = kRows, std::int64_t cols = kCols, bool stochastic = false) {
+  BlockScaling spec = defaultBlockScaling(kind);
+  if (stochastic) spec.rounding = RoundingMode::Stochastic;
   const std::vector<float> src = normalBuffer(std::size_t(rows * cols));
   std::vector<float> dst(src.size());
   for (auto _ : state) {
@@ -48,6 +49,16 @@ void BM_RoundBf16(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kRows * kCols);
 }
 
+// NVFP4's random Hadamard transform of a weight-gradient operand, in place.
+void BM_RandomHadamard(benchmark::State& state, BlockAxis axis) {
+  std::vector<float> values = normalBuffer(std::size_t(kRows * kCols));
+  for (auto _ : state) {
+    randomHadamardTransform(values, kRows, kCols, kCols, axis, 7);
+    benchmark::DoNotOptimize(values.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kRows * kCols);
+}
+
 BENCHMARK(BM_RoundBf16)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Quantize, mx_rows, BlockScalingKind::MX, BlockAxis::Row)
     ->Unit(benchmark::kMicrosecond);
@@ -64,6 +75,15 @@ BENCHMARK_CAPTURE(BM_Quantize, nvfp4_rows, BlockScalingKind::NVFP4, BlockAxis::R
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Quantize, nvfp4_columns, BlockScalingKind::NVFP4, BlockAxis::Column)
     ->Unit(benchmark::kMicrosecond);
+// Gradients as NVIDIA's recipe rounds them: stochastically.
+BENCHMARK_CAPTURE(BM_Quantize, nvfp4_stochastic_rows, BlockScalingKind::NVFP4, BlockAxis::Row,
+                  kRows, kCols, true)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Quantize, nvfp4_stochastic_columns, BlockScalingKind::NVFP4, BlockAxis::Column,
+                  kRows, kCols, true)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_RandomHadamard, rows, BlockAxis::Row)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_RandomHadamard, columns, BlockAxis::Column)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Quantize, blockwise_rows, BlockScalingKind::Blockwise, BlockAxis::Row)
     ->Unit(benchmark::kMicrosecond);
 

@@ -1203,39 +1203,4 @@ void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64
   quantizeBlocks(src, ld, dst, ld, rows, cols, axis, spec, seed, offset, stats);
 }
 
-std::array<float, 16> hadamardSigns(std::uint64_t seed) {
-  const StochasticKey key = stochasticKey(seed);
-  std::array<float, 16> signs{};
-  for (std::size_t i = 0; i < signs.size(); ++i)
-    signs[i] = (stochasticBits(key, i) & 1U) != 0 ? -1.0f : 1.0f;
-  return signs;
-}
-
-void randomHadamardTransform(std::span<float> values, std::int64_t rows, std::int64_t cols,
-                             std::int64_t ld, BlockAxis axis, std::uint64_t seed) {
-  checkShape(values.size(), values.size(), rows, cols, ld);
-  constexpr int kSize = 16;
-  const std::array<float, kSize> signs = hadamardSigns(seed);
-  // M[i][j] = d_i H[i][j] / 4: x' = x M.
-  double m[kSize][kSize];
-  for (int i = 0; i < kSize; ++i)
-    for (int j = 0; j < kSize; ++j)
-      m[i][j] = signs[static_cast<std::size_t>(i)] *
-                ((std::popcount(unsigned(i & j)) & 1) != 0 ? -0.25 : 0.25);
-  const AxisView view =
-      axis == BlockAxis::Row ? AxisView{rows, cols, ld, axis} : AxisView{cols, rows, ld, axis};
-  double x[kSize];
-  for (std::int64_t l = 0; l < view.nLines; ++l) {
-    for (std::int64_t p = 0; p + kSize <= view.lineLength; p += kSize) {
-      for (int i = 0; i < kSize; ++i)
-        x[i] = values[static_cast<std::size_t>(view.address(l, p + i))];
-      for (int j = 0; j < kSize; ++j) {
-        double sum = 0.0;
-        for (int i = 0; i < kSize; ++i) sum += x[i] * m[i][j];
-        values[static_cast<std::size_t>(view.address(l, p + j))] = static_cast<float>(sum);
-      }
-    }
-  }
-}
-
 }  // namespace paritylab::numerics

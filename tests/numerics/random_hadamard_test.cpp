@@ -1,0 +1,156 @@
+// The random Hadamard transform of NVFP4's weight-gradient operands: its matrix D H / 4 is
+// orthogonal, it leaves a product unchanged when both operands take it, and every output is the
+// sum of x_i M[i][j] in double, in order, rounded once, on either axis, with any stride and
+// tail, whatever the values (infinities, NaN, subnormals, overflow to infinity included).
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/input/number_input.h"
+#include "core/numerics/block_scaling.h"
+#include "tests/numerics/block_reference.h"
+
+namespace paritylab::numerics {
+namespace {
+
+TEST(RandomHadamard, SignsAndMatrixAreOrthogonal) {
+  const auto signs = hadamardSigns(17);
+  int negatives = 0;
+  for (float s : signs) {
+    ASSERT_TRUE(s == 1.0f || s == -1.0f);
+    negatives += s < 0;
+  }
+  EXPECT_GT(negatives, 0);
+  EXPECT_LT(negatives, 16);
+  EXPECT_NE(hadamardSigns(17), hadamardSigns(18));
+  // The transform of the identity's rows is M = D H / 4; M M^T = I.
+  std::vector<float> identity(16 * 16, 0.0f);
+  for (int i = 0; i < 16; ++i) identity[static_cast<std::size_t>(i * 17)] = 1.0f;
+  randomHadamardTransform(identity, 16, 16, 16, BlockAxis::Row, 17);
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 16; ++j) {
+      const float entry = identity[static_cast<std::size_t>(i * 16 + j)];
+      EXPECT_EQ(std::fabs(entry), 0.25f);
+      const float h = (std::popcount(unsigned(i & j)) % 2 ? -0.25f : 0.25f) * signs[i];
+      EXPECT_EQ(entry, h) << i << ", " << j;
+    }
+  }
+}
+
+// Transforming A [m, k] along its rows and B [k, n] along its columns with one seed leaves A B
+// as it was, within the fp32 rounding of the transformed operands; a tail of k mod 16 stays.
+TEST(RandomHadamard, BothOperandsTransformedKeepTheProduct) {
+  const std::int64_t m = 5, k = 70, n = 4;
+  const RefMatrix a = randomMatrix(m, k, 31, 1.0, 4);
+  const RefMatrix b = randomMatrix(k, n, 32, 1.0, 4);
+  std::vector<float> at(a.v.begin(), a.v.end()), bt(b.v.begin(), b.v.end());
+  randomHadamardTransform(at, m, k, k, BlockAxis::Row, 99);
+  randomHadamardTransform(bt, k, n, n, BlockAxis::Column, 99);
+  for (std::int64_t c = 64; c < k; ++c) EXPECT_EQ(at[static_cast<std::size_t>(c)], a.at(0, c));
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double exact = 0, transformed = 0, scale = 0;
+      for (std::int64_t p = 0; p < k; ++p) {
+        exact += a.at(i, p) * b.at(p, j);
+        transformed += double(at[static_cast<std::size_t>(i * k + p)]) *
+                       double(bt[static_cast<std::size_t>(p * n + j)]);
+        scale += std::fabs(a.at(i, p)) * std::fabs(b.at(p, j));
+      }
+      EXPECT_NEAR(transformed, exact, 4e-7 * scale * 4) << i << ", " << j;
+    }
+  }
+  // A different seed transforms differently but keeps the product as well.
+  std::vector<float> other(a.v.begin(), a.v.end());
+  randomHadamardTransform(other, m, k, k, BlockAxis::Row, 100);
+  EXPECT_NE(std::memcmp(other.data(), at.data(), at.size() * sizeof(float)), 0);
+}
+
+// The transform's definition, one output at a time: runs of 16 along the axis from the start of
+// each line; a tail of fewer than 16 stays as it is.
+std::vector<float> transformedOneOutputAtATime(std::vector<float> v, std::int64_t rows,
+                                               std::int64_t cols, std::int64_t ld, BlockAxis axis,
+                                               std::uint64_t seed) {
+  const auto signs = hadamardSigns(seed);
+  const bool byRow = axis == BlockAxis::Row;
+  const std::int64_t lines = byRow ? rows : cols, length = byRow ? cols : rows;
+  auto at = [&](std::int64_t line, std::int64_t pos) -> float& {
+    return v[static_cast<std::size_t>(byRow ? line * ld + pos : pos * ld + line)];
+  };
+  for (std::int64_t l = 0; l < lines; ++l) {
+    for (std::int64_t p = 0; p + 16 <= length; p += 16) {
+      double x[16];
+      for (int i = 0; i < 16; ++i) x[i] = at(l, p + i);
+      for (int j = 0; j < 16; ++j) {
+        double sum = 0.0;
+        for (int i = 0; i < 16; ++i)
+          sum +=
+              x[i] * (signs[std::size_t(i)] * (std::popcount(unsigned(i & j)) % 2 ? -0.25 : 0.25));
+        at(l, p + j) = static_cast<float>(sum);
+      }
+    }
+  }
+  return v;
+}
+
+TEST(RandomHadamard, EveryOutputIsTheOrderedDoubleSumRoundedOnce) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-30, 10);
+  const float specials[] = {std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::max(),
+                            std::numeric_limits<float>::denorm_min(),
+                            -0.0f,
+                            1e-40f};
+  struct Shape {
+    std::int64_t rows, cols, ld;
+  };
+  // Full tiles, a tile's tail, line tails shorter than a run, a stride wider than the rows.
+  for (const Shape s : {Shape{32, 64, 64}, Shape{48, 37, 37}, Shape{35, 70, 75}, Shape{16, 16, 16},
+                        Shape{7, 5, 9}, Shape{0, 3, 3}, Shape{33, 100, 101}}) {
+    for (const BlockAxis axis : {BlockAxis::Row, BlockAxis::Column}) {
+      std::vector<float> v(
+          static_cast<std::size_t>(s.rows == 0 ? 0 : (s.rows - 1) * s.ld + s.cols));
+      for (float& x : v) {
+        // Small values, equal large ones that cancel (in double a small term added between two
+        // of them is lost or kept depending on the order of the sum), values that overflow fp32
+        // once summed, and now and then a special value.
+        x = std::ldexp(unit(rng), exponent(rng));
+        if (rng() % 4 == 0) x = rng() % 2 ? 0x1p40f : -0x1p40f;
+        if (rng() % 16 == 0) x = std::ldexp(unit(rng), 127);
+        if (rng() % 64 == 0) x = specials[rng() % std::size(specials)];
+      }
+      const std::vector<float> expected =
+          transformedOneOutputAtATime(v, s.rows, s.cols, s.ld, axis, 123);
+      randomHadamardTransform(v, s.rows, s.cols, s.ld, axis, 123);
+      ASSERT_EQ(v.size(), expected.size());
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        std::uint32_t got, want;
+        std::memcpy(&got, &v[i], 4);
+        std::memcpy(&want, &expected[i], 4);
+        if (std::isnan(expected[i]))
+          ASSERT_TRUE(std::isnan(v[i])) << "element " << i;
+        else
+          ASSERT_EQ(got, want) << "element " << i << " of [" << s.rows << ", " << s.cols << "] ld "
+                               << s.ld << (axis == BlockAxis::Row ? " rows" : " columns");
+      }
+    }
+  }
+}
+
+TEST(RandomHadamard, AMatrixThatDoesNotFitItsValuesIsRefused) {
+  std::vector<float> v(10);
+  EXPECT_THROW(randomHadamardTransform(v, 4, 3, 3, BlockAxis::Row, 1), input::InputError);
+  EXPECT_THROW(randomHadamardTransform(v, 2, 4, 3, BlockAxis::Row, 1), input::InputError);
+  EXPECT_THROW(randomHadamardTransform(v, -1, 4, 4, BlockAxis::Row, 1), input::InputError);
+}
+
+}  // namespace
+}  // namespace paritylab::numerics
