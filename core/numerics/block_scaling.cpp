@@ -506,6 +506,49 @@ void signedZeros(const float* x, float* out, Count n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(bitsOf(x[i]) & kSignBit);
 }
 
+// nvfp4Nearest down the columns: the block row [n, cols] at x (row stride ldx) into y (stride
+// ldy), column c's block scaled by factors[c] (0: a block of zeros, or a scale below E4M3's
+// smallest, whose elements become zeros of their inputs' signs, as signedZeros gives). The
+// midpoints are nvfp4Nearest's products, computed per column.
+void nvfp4NearestColumns(const float* x, std::int64_t ldx, float* y, std::int64_t ldy,
+                         std::int64_t n, std::int64_t cols, const double* factors) {
+  for (std::int64_t r = 0; r < n; ++r) {
+    const float* xr = x + r * ldx;
+    float* yr = y + r * ldy;
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const double scale = factors[c];
+      const double a = std::fabs(static_cast<double>(xr[c]));
+      double q = a > 0.25 * scale ? 0.5 : 0.0;
+      q += a >= 0.75 * scale ? 0.5 : 0.0;
+      q += a > 1.25 * scale ? 0.5 : 0.0;
+      q += a >= 1.75 * scale ? 0.5 : 0.0;
+      q += a > 2.5 * scale ? 1.0 : 0.0;
+      q += a >= 3.5 * scale ? 1.0 : 0.0;
+      q += a > 5.0 * scale ? 2.0 : 0.0;
+      yr[c] = std::copysign(static_cast<float>(q * scale), xr[c]);
+    }
+  }
+}
+
+// encodeExact of finite values down the columns, one row of a block row: out[c] = x[c] /
+// factors[c] rounded to odd, 0 where the factor is 0 (scaledLine's buffer for a zero scale).
+void encodeColumns(const float* x, float* out, std::int64_t cols, const double* factors) {
+  for (std::int64_t c = 0; c < cols; ++c) {
+    const float v = roundToOdd(static_cast<double>(x[c]) / factors[c]);
+    out[c] = factors[c] != 0.0 ? v : 0.0f;
+  }
+}
+
+// decodeExact down the columns: y[c] = q[c] x factors[c] rounded once, a zero of x[c]'s sign
+// where the factor is 0.
+void decodeColumns(const float* x, const float* q, float* y, std::int64_t cols,
+                   const double* factors) {
+  for (std::int64_t c = 0; c < cols; ++c) {
+    const float v = static_cast<float>(static_cast<double>(q[c]) * factors[c]);
+    y[c] = factors[c] != 0.0 ? v : std::bit_cast<float>(bitsOf(x[c]) & kSignBit);
+  }
+}
+
 // Adds sum x^2 and sum (x - y)^2 over the pairs with x and y finite, in order.
 void addEnergy(const float* x, const float* y, std::size_t n, BlockScalingStats& stats) {
   for (std::size_t i = 0; i < n; ++i) {
@@ -525,6 +568,7 @@ struct Scratch {
   std::vector<GroupAmax> amax;          // per group of a strip
   std::vector<std::uint32_t> amaxBits;  // the fast paths: per group of a line, or per column
   std::vector<double> quotients;        // NVFP4: a line's amax_block / 6 / s_t
+  std::vector<double> factors;          // NVFP4 down the columns: each column's decode scale
   std::vector<float> blockScales;
   std::vector<GroupScale> scales;
   std::vector<unsigned char> exact;  // per group of a line: scaled by encodeExact
@@ -666,6 +710,21 @@ class LineQuantizer {
                                        {shifts, std::size_t(cols)});
   }
 
+  // Whether quantizeColumns may quantize a block row straight down the columns.
+  bool quantizesColumns() const {
+    return roundsOnScaledGrids() || (nvfp4_ && !energy_ && linesPerStrip_ == 1);
+  }
+
+  // A block row [n, cols] at x (row stride ldx) into y (stride ldy; may be x), without
+  // transposing it: column c's block is positions [pos0, pos0 + n) of line c. The bits of strip()
+  // on the transposed lines; false, and nothing written, when the block row cannot be (the caller
+  // then quantizes these rows the long way).
+  bool quantizeColumns(const float* x, std::int64_t ldx, float* y, std::int64_t ldy, std::int64_t n,
+                       std::int64_t cols, std::int64_t pos0) {
+    if (scaledGrid_) return scaledColumns(x, ldx, y, ldy, n, cols);
+    return nvfp4Columns(x, ldx, y, ldy, n, cols, pos0);
+  }
+
   // One group per line (rowwise, per tensor): its scale comes from the whole line.
   bool wholeLine() const { return wholeLine_; }
 
@@ -761,6 +820,42 @@ class LineQuantizer {
         else
           nvfp4Nearest(x + p0, y + p0, count, double(blockScales[g]) * tensorScale_);
       });
+    }
+    return true;
+  }
+
+  // NVFP4 with 1 x 16 blocks, without statistics, a block row down the columns (see
+  // quantizeColumns): fastLine's steps with the columns side by side, every column's amax, block
+  // scale and decode factor at once, then nvfp4Nearest's comparisons, or scaledLine's encoding,
+  // draws (those of the column's line) and decoding a row at a time.
+  bool nvfp4Columns(const float* x, std::int64_t ldx, float* y, std::int64_t ldy, std::int64_t n,
+                    std::int64_t cols, std::int64_t pos0) {
+    if (!nvfp4_ || energy_ || linesPerStrip_ != 1) return false;
+    std::uint32_t* amax = sized(scratch_.amaxBits, cols);
+    if (!finiteColumnAmax(x, std::size_t(n), std::size_t(cols), std::size_t(ldx), amax))
+      return false;
+    float* blockScales = sized(scratch_.blockScales, cols);
+    const double sixTimesTensorScale = kE2M1Max * tensorScale_;  // exact
+    for (std::int64_t c = 0; c < cols; ++c)
+      blockScales[c] = roundToOdd(double(std::bit_cast<float>(amax[c])) / sixTimesTensorScale);
+    e4m3Rounder().apply({blockScales, std::size_t(cols)});
+    double* factors = sized(scratch_.factors, cols);
+    for (std::int64_t c = 0; c < cols; ++c) factors[c] = double(blockScales[c]) * tensorScale_;
+    if (nvfp4Nearest_) {
+      nvfp4NearestColumns(x, ldx, y, ldy, n, cols, factors);
+      return true;
+    }
+    for (std::int64_t c = 0; c < cols; ++c) {  // the scales' counts, as fastLine makes them
+      const GroupAmax a{std::bit_cast<float>(amax[c]), false};
+      nvfp4Scale(a, tensorScale_, nvfp4Quotient(a, tensorScale_), blockScales[c], stats_);
+    }
+    float* buffer = sized(scratch_.line, cols);
+    const auto lineLength = std::uint64_t(lineLength_);
+    for (std::int64_t r = 0; r < n; ++r) {
+      encodeColumns(x + r * ldx, buffer, cols, factors);
+      element_.applyStridedDraws({buffer, std::size_t(cols)}, seed_,
+                                 offset_ + std::uint64_t(pos0 + r), lineLength);
+      decodeColumns(x + r * ldx, buffer, y + r * ldy, cols, factors);
     }
     return true;
   }
@@ -1136,12 +1231,13 @@ void quantizeMatrix(std::span<const float> src, std::int64_t ldSrc, std::span<fl
             std::copy_n(stage + r * stageStride, width, dst.data() + (p0 + r) * ldDst + c0);
         }
       };
-      // MX: a block row at a time straight down the columns where every block's grid fits.
-      const std::int64_t rowsAtOnce = q.roundsOnScaledGrids() ? block : window;
+      // MX (where every block's grid fits) and NVFP4 (where every value is finite): a block row
+      // at a time straight down the columns.
+      const std::int64_t rowsAtOnce = q.quantizesColumns() ? block : window;
       for (std::int64_t p0 = 0; p0 < lineLength; p0 += rowsAtOnce) {
         const std::int64_t n = std::min(rowsAtOnce, lineLength - p0);
-        if (!q.scaledColumns(src.data() + p0 * ldSrc, ldSrc, dst.data() + p0 * ldDst, ldDst, n,
-                             cols))
+        if (!q.quantizeColumns(src.data() + p0 * ldSrc, ldSrc, dst.data() + p0 * ldDst, ldDst, n,
+                               cols, p0))
           quantizeWindow(p0, n);
       }
     }

@@ -170,21 +170,38 @@ void roundSpanOf(const float* src, float* dst, std::size_t n, const KernelConsta
   }
 }
 
-template <RoundingMode Mode>
-void roundSpan(const float* src, float* dst, std::size_t n, const KernelConstants& k,
-               std::uint64_t seed, std::uint64_t offset) {
+// Calls kernel.template operator()<Wide>() with the kernel variant (see roundAny) for k.
+template <RoundingMode Mode, typename Kernel>
+void withWide(const KernelConstants& k, Kernel&& kernel) {
   const bool plainOverflow = k.infinityBits == kInfBits &&
                              (k.overflowBits == kInfBits || Mode == RoundingMode::TowardZero);
   if (k.noNegativeZero != 0)  // fnuz (whatever its exponent range: the general kernel)
-    roundSpanOf<Mode, 4>(src, dst, n, k, seed, offset);
+    kernel.template operator()<4>();
   else if (k.minExponent32 == 1 && k.flush == 0 && plainOverflow)  // bf16, tf32 as usually used
-    roundSpanOf<Mode, 3>(src, dst, n, k, seed, offset);
+    kernel.template operator()<3>();
   else if (k.minExponent32 == 1 && k.flush == 0)  // fp32 exponent range: no subnormal shifts
-    roundSpanOf<Mode, 1>(src, dst, n, k, seed, offset);
+    kernel.template operator()<1>();
   else if (k.minExponent32 == 1)
-    roundSpanOf<Mode, 2>(src, dst, n, k, seed, offset);
+    kernel.template operator()<2>();
   else
-    roundSpanOf<Mode, 0>(src, dst, n, k, seed, offset);
+    kernel.template operator()<0>();
+}
+
+template <RoundingMode Mode>
+void roundSpan(const float* src, float* dst, std::size_t n, const KernelConstants& k,
+               std::uint64_t seed, std::uint64_t offset) {
+  withWide<Mode>(k, [&]<int Wide>() { roundSpanOf<Mode, Wide>(src, dst, n, k, seed, offset); });
+}
+
+// Stochastic rounding in place with values[i] drawing as index offset + i x drawStride.
+template <int Wide>
+void roundStridedDraws(float* values, std::size_t n, const KernelConstants& k, StochasticKey key,
+                       std::uint64_t offset, std::uint64_t drawStride) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t random = stochasticBits(key, offset + i * drawStride);
+    values[i] = std::bit_cast<float>(roundAny<RoundingMode::Stochastic, Wide>(
+        std::bit_cast<std::uint32_t>(values[i]), k, random));
+  }
 }
 
 }  // namespace
@@ -405,6 +422,17 @@ bool Rounder::applyScaledColumns(const float* src, std::size_t ldSrc, float* dst
 
 void Rounder::apply(std::span<float> values, std::uint64_t seed, std::uint64_t offset) const {
   applyCopy(values, values, seed, offset);
+}
+
+void Rounder::applyStridedDraws(std::span<float> values, std::uint64_t seed, std::uint64_t offset,
+                                std::uint64_t drawStride) const {
+  if (spec_.mode != RoundingMode::Stochastic || identity_) return apply(values, seed, offset);
+  const KernelConstants k{params_[0], params_[1], params_[2], params_[3], params_[4],
+                          params_[5], params_[6], params_[7], params_[8]};
+  const StochasticKey key = stochasticKey(seed);
+  withWide<RoundingMode::Stochastic>(k, [&]<int Wide>() {
+    roundStridedDraws<Wide>(values.data(), values.size(), k, key, offset, drawStride);
+  });
 }
 
 float Rounder::round(float value, std::uint64_t seed, std::uint64_t index) const {

@@ -61,6 +61,11 @@ class Rounder {
   void applyCopy(std::span<const float> src, std::span<float> dst, std::uint64_t seed = 0,
                  std::uint64_t offset = 0) const;
   float round(float value, std::uint64_t seed = 0, std::uint64_t index = 0) const;
+  // apply() with values[i] drawing as index offset + i x drawStride: a row of a matrix whose
+  // lines are its columns (blocks down the columns) takes the draws of its elements' places on
+  // their lines. The same as apply() for a deterministic rounding.
+  void applyStridedDraws(std::span<float> values, std::uint64_t seed, std::uint64_t offset,
+                         std::uint64_t drawStride) const;
 
   // Power-of-two block scaling without the scaling passes. Rounding x to this format's grid
   // scaled by 2^shift, 2^shift x round(x / 2^shift), is the same rounding on the fp32 pattern

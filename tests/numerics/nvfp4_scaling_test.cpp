@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -161,24 +163,58 @@ TEST(Nvfp4, AdversarialBlocksMatchTheRecipe) {
   }
 }
 
+// Blocks down the columns are the rows' blocks of the transposed matrix, bit for bit, draws
+// included (element (r, c) draws as position r of line c): narrow and wide matrices, a row stride
+// past the columns, an offset, a column of zeros, a column whose blocks' scales underflow E4M3
+// (far below the tensor's amax), a block of every midpoint between E2M1 values (as in the
+// adversarial blocks: s_t = 1, block scale 4), and a NaN or an infinity in one block.
 TEST(Nvfp4, ColumnAxisEqualsTransposedRows) {
-  const RefMatrix b = randomMatrix(45, 7, 5, 2.0, 10);  // B [k, n]
-  std::vector<float> strided(b.v.begin(), b.v.end());
-  std::vector<float> transposed(b.v.size());
-  for (std::int64_t r = 0; r < 45; ++r)
-    for (std::int64_t c = 0; c < 7; ++c)
-      transposed[static_cast<std::size_t>(c * 45 + r)] = static_cast<float>(b.at(r, c));
-  for (bool square : {false, true}) {
-    for (RoundingMode mode : {RoundingMode::NearestEven, RoundingMode::Stochastic}) {
-      BlockScaling spec = nvfp4(square);
-      spec.rounding = mode;
-      std::vector<float> byColumn(strided.size()), byRow(transposed.size());
-      quantizeBlocks(strided, byColumn, 45, 7, 7, BlockAxis::Column, spec, 3, 0);
-      quantizeBlocks(transposed, byRow, 7, 45, 45, BlockAxis::Row, spec, 3, 0);
-      for (std::int64_t r = 0; r < 45; ++r)
-        for (std::int64_t c = 0; c < 7; ++c)
-          ASSERT_EQ(std::bit_cast<std::uint32_t>(byColumn[static_cast<std::size_t>(r * 7 + c)]),
-                    std::bit_cast<std::uint32_t>(byRow[static_cast<std::size_t>(c * 45 + r)]));
+  struct Case {
+    std::int64_t rows, cols, ld;
+    float special;  // put at (17, 3) unless 0
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const Case k : {Case{45, 7, 7, 0.0f}, Case{45, 70, 75, 0.0f}, Case{32, 67, 67, nan},
+                       Case{40, 33, 40, inf}}) {
+    const RefMatrix b = randomMatrix(k.rows, k.cols, 5, 2.0, 6);  // B [k, n], |b| < 2688
+    std::vector<float> strided(std::size_t(k.rows * k.ld), 0.0f);
+    for (std::int64_t r = 0; r < k.rows; ++r)
+      for (std::int64_t c = 0; c < k.cols; ++c) {
+        float v = static_cast<float>(b.at(r, c));
+        if (c == 1) v = 0.0f;
+        if (c == 2) v *= 1e-30f;
+        strided[std::size_t(r * k.ld + c)] = v;
+      }
+    strided[0] = 2688.0f;
+    if (k.rows >= 32 && k.cols > 4) {
+      const float midpoints[] = {1, 3, 5, 7, 10, 14, 20};  // 4 x (0.25, 0.75, ..., 5)
+      strided[std::size_t(16 * k.ld + 4)] = 24.0f;
+      for (int i = 0; i < 14; ++i)
+        strided[std::size_t((17 + i) * k.ld + 4)] = (i < 7 ? 1.0f : -1.0f) * midpoints[i % 7];
+      strided[std::size_t(31 * k.ld + 4)] = 2.0f;
+    }
+    if (k.special != 0.0f) strided[std::size_t(17 * k.ld + 3)] = k.special;
+    std::vector<float> transposed(std::size_t(k.rows * k.cols));
+    for (std::int64_t r = 0; r < k.rows; ++r)
+      for (std::int64_t c = 0; c < k.cols; ++c)
+        transposed[std::size_t(c * k.rows + r)] = strided[std::size_t(r * k.ld + c)];
+    for (bool square : {false, true}) {
+      for (RoundingMode mode : {RoundingMode::NearestEven, RoundingMode::Stochastic}) {
+        BlockScaling spec = nvfp4(square);
+        spec.rounding = mode;
+        std::vector<float> byColumn(strided.size()), byRow(transposed.size());
+        quantizeBlocks(strided, k.ld, byColumn, k.ld, k.rows, k.cols, BlockAxis::Column, spec, 3,
+                       1000);
+        quantizeBlocks(transposed, byRow, k.cols, k.rows, k.rows, BlockAxis::Row, spec, 3, 1000);
+        for (std::int64_t r = 0; r < k.rows; ++r)
+          for (std::int64_t c = 0; c < k.cols; ++c)
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(byColumn[std::size_t(r * k.ld + c)]),
+                      std::bit_cast<std::uint32_t>(byRow[std::size_t(c * k.rows + r)]))
+                << "(" << r << ", " << c << ") of [" << k.rows << ", " << k.cols << "]"
+                << (square ? " square" : "")
+                << (mode == RoundingMode::Stochastic ? " stochastic" : " nearest");
+      }
     }
   }
 }
