@@ -316,8 +316,9 @@ PrecisionPolicy nvfp4() {
       "scale per tensor; 16x16 blocks for weights (a weight and its transpose quantize alike); "
       "stochastic rounding of gradients, nearest-even elsewhere; a 16x16 random Hadamard "
       "transform of the weight gradient's operands",
-      "Not emulated here: the paper's choice of keeping a few final layers in bf16 (per-layer "
-      "choices are not part of a policy yet); attention's products stay bf16 as in the paper",
+      "Not in this preset: the paper's choice of keeping a few final layers in bf16 (one "
+      "override adds it: {\"preset\": \"nvfp4\", \"overrides\": [{\"layers\": \"last\", "
+      "\"policy\": \"gpu-amp-bf16\"}]}); attention's products stay bf16 as in the paper",
       "bf16 autocast around the products as Transformer Engine runs them: outputs, biases and "
       "stored activations bf16, fp32 accumulation and master weights"};
   return p;
