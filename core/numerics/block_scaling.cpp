@@ -826,10 +826,10 @@ class LineQuantizer {
     return true;
   }
 
-  // NVFP4 with 1 x 16 blocks, without statistics, a block row down the columns (see
-  // quantizeColumns): fastLine's steps with the columns side by side, every column's amax, block
-  // scale and decode factor at once, then nvfp4Nearest's comparisons, or scaledLine's encoding,
-  // draws (those of the column's line) and decoding a row at a time.
+  // NVFP4 with 1 x 16 blocks, without statistics (none is counted), a block row down the columns
+  // (see quantizeColumns): fastLine's steps with the columns side by side, every column's amax,
+  // block scale and decode factor at once, then nvfp4Nearest's comparisons, or scaledLine's
+  // encoding, draws (those of the column's line) and decoding a row at a time.
   bool nvfp4Columns(const float* x, std::int64_t ldx, float* y, std::int64_t ldy, std::int64_t n,
                     std::int64_t cols, std::int64_t pos0) {
     if (!nvfp4_ || energy_ || linesPerStrip_ != 1) return false;
@@ -846,10 +846,6 @@ class LineQuantizer {
     if (nvfp4Nearest_) {
       nvfp4NearestColumns(x, ldx, y, ldy, n, cols, factors);
       return true;
-    }
-    for (std::int64_t c = 0; c < cols; ++c) {  // the scales' counts, as fastLine makes them
-      const GroupAmax a{std::bit_cast<float>(amax[c]), false};
-      nvfp4Scale(a, tensorScale_, nvfp4Quotient(a, tensorScale_), blockScales[c], stats_);
     }
     float* buffer = sized(scratch_.line, cols);
     const auto lineLength = std::uint64_t(lineLength_);
