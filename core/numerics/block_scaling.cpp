@@ -370,6 +370,7 @@ void validateBlockScaling(const BlockScaling& spec) {
   const auto scales = allowedScales(spec.kind);
   if (std::find(scales.begin(), scales.end(), spec.scale) == scales.end()) {
     std::vector<std::string> names;
+    names.reserve(scales.size());
     for (ScaleFormat s : scales) names.emplace_back(toString(s));
     throw InputError("block scaling scale: '" + std::string(toString(spec.scale)) +
                      "' is not allowed for recipe '" + recipe + "' (allowed: " + joined(names) +
@@ -1285,10 +1286,11 @@ void quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::i
   checkShape(dst.size(), dst.size(), count * rows, cols, ld);
   const GroupAmax tensorAmax =
       tensorWide(spec) ? matrixAmax(src.data(), count * rows, cols, cols) : GroupAmax{};
-  for (std::int64_t i = 0; i < count; ++i)
+  for (std::int64_t i = 0; i < count; ++i) {
     quantizeMatrix(src.subspan(std::size_t(i * size), std::size_t(size)), cols,
                    dst.subspan(std::size_t(i * size), std::size_t(size)), cols, rows, cols, axis,
                    spec, seed, offset + std::uint64_t(i * size), stats, tensorAmax);
+  }
 }
 
 void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,

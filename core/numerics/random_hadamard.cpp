@@ -29,10 +29,11 @@ using HadamardMatrix = std::array<std::array<double, kRun>, kRun>;
 HadamardMatrix hadamardMatrix(std::uint64_t seed) {
   const std::array<float, kRun> signs = hadamardSigns(seed);
   HadamardMatrix m{};
-  for (int i = 0; i < kRun; ++i)
+  for (int i = 0; i < kRun; ++i) {
     for (int j = 0; j < kRun; ++j)
       m[std::size_t(i)][std::size_t(j)] =
           signs[std::size_t(i)] * ((std::popcount(unsigned(i & j)) & 1) != 0 ? -0.25 : 0.25);
+  }
   return m;
 }
 
@@ -79,10 +80,11 @@ void randomHadamardTransform(std::span<float> values, std::int64_t rows, std::in
                              std::int64_t ld, BlockAxis axis, std::uint64_t seed) {
   const std::int64_t needed = rows == 0 || cols == 0 ? 0 : (rows - 1) * ld + cols;
   if (rows < 0 || cols < 0 || ld < std::max<std::int64_t>(cols, 1) ||
-      std::int64_t(values.size()) < needed)
+      std::int64_t(values.size()) < needed) {
     throw input::InputError("Hadamard transform: matrix [" + std::to_string(rows) + ", " +
                             std::to_string(cols) + "] with row stride " + std::to_string(ld) +
                             " does not fit " + std::to_string(values.size()) + " values");
+  }
   const HadamardMatrix m = hadamardMatrix(seed);
   float* data = values.data();
   if (axis == BlockAxis::Row) {

@@ -231,13 +231,14 @@ Rounder::Rounder(const RoundingSpec& spec) : spec_(spec) {
   } else {
     params_[kOverflowBits] = nanNoInf ? kQuietNaNBits : kInfBits;
   }
-  if (finiteOnly)
+  if (finiteOnly) {
     params_[kInfinityBits] = maxFiniteBits;
-  else if (nanNoInf)
+  } else if (nanNoInf) {
     params_[kInfinityBits] =
         spec.overflow == OverflowMode::Saturate ? maxFiniteBits : kQuietNaNBits;
-  else
+  } else {
     params_[kInfinityBits] = kInfBits;
+  }
   params_[kFlush] = spec.subnormals == SubnormalMode::Flush ? 1U : 0U;
   params_[kNoNegativeZero] = f.special == SpecialEncoding::Fnuz ? 1U : 0U;
 }
@@ -293,10 +294,11 @@ struct ScaledGrid {
 
 template <typename Count>
 void roundScaledBlock(const float* src, float* dst, Count n, const ScaledGrid& g) {
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = 0; i < n; ++i) {
     dst[i] =
         std::bit_cast<float>(roundOnScaledGrid(std::bit_cast<std::uint32_t>(src[i]), g.baseShift,
                                                g.minNormalBits, g.maxFiniteBits, g.magic));
+  }
 }
 
 // A block row whose columns have their own grids (blocks down the columns), a run of
@@ -318,10 +320,11 @@ void roundScaledRun(const float* __restrict src, std::size_t ldSrc, float* __res
   for (std::size_t r = 0; r < rows; ++r) {
     const float* __restrict in = src + r * ldSrc;
     float* __restrict out = dst + r * ldDst;
-    for (std::size_t c = 0; c < width; ++c)
+    for (std::size_t c = 0; c < width; ++c) {
       out[c] = std::bit_cast<float>(roundOnScaledGrid(std::bit_cast<std::uint32_t>(in[c]),
                                                       baseShift, g.minNormalBits[c],
                                                       g.maxFiniteBits[c], g.magic[c]));
+    }
   }
 }
 
@@ -330,10 +333,11 @@ void roundScaledRunInPlace(float* values, std::size_t ld, std::size_t rows, Widt
                            std::uint32_t baseShift, const ScaledColumnRun& g) {
   for (std::size_t r = 0; r < rows; ++r) {
     float* __restrict row = values + r * ld;
-    for (std::size_t c = 0; c < width; ++c)
+    for (std::size_t c = 0; c < width; ++c) {
       row[c] = std::bit_cast<float>(roundOnScaledGrid(std::bit_cast<std::uint32_t>(row[c]),
                                                       baseShift, g.minNormalBits[c],
                                                       g.maxFiniteBits[c], g.magic[c]));
+    }
   }
 }
 
@@ -382,11 +386,12 @@ void Rounder::applyScaledBlocks(std::span<const float> src, std::span<float> dst
                           scaledPattern(k.maxFiniteBits, shift),
                           std::bit_cast<float>(scaledPattern(k.minSubBits, shift + 23))};
     const std::size_t count = std::min(blockSize, n - p0);
-    if (count == 32)
+    if (count == 32) {
       roundScaledBlock(src.data() + p0, dst.data() + p0, std::integral_constant<std::size_t, 32>{},
                        grid);
-    else
+    } else {
       roundScaledBlock(src.data() + p0, dst.data() + p0, count, grid);
+    }
   }
 }
 

@@ -179,13 +179,14 @@ TEST(Nvfp4, ColumnAxisEqualsTransposedRows) {
                        Case{40, 33, 40, inf}}) {
     const RefMatrix b = randomMatrix(k.rows, k.cols, 5, 2.0, 6);  // B [k, n], |b| < 2688
     std::vector<float> strided(std::size_t(k.rows * k.ld), 0.0f);
-    for (std::int64_t r = 0; r < k.rows; ++r)
+    for (std::int64_t r = 0; r < k.rows; ++r) {
       for (std::int64_t c = 0; c < k.cols; ++c) {
         float v = static_cast<float>(b.at(r, c));
         if (c == 1) v = 0.0f;
         if (c == 2) v *= 1e-30f;
         strided[std::size_t(r * k.ld + c)] = v;
       }
+    }
     strided[0] = 2688.0f;
     if (k.rows >= 32 && k.cols > 4) {
       const float midpoints[] = {1, 3, 5, 7, 10, 14, 20};  // 4 x (0.25, 0.75, ..., 5)
@@ -207,13 +208,15 @@ TEST(Nvfp4, ColumnAxisEqualsTransposedRows) {
         quantizeBlocks(strided, k.ld, byColumn, k.ld, k.rows, k.cols, BlockAxis::Column, spec, 3,
                        1000);
         quantizeBlocks(transposed, byRow, k.cols, k.rows, k.rows, BlockAxis::Row, spec, 3, 1000);
-        for (std::int64_t r = 0; r < k.rows; ++r)
-          for (std::int64_t c = 0; c < k.cols; ++c)
+        for (std::int64_t r = 0; r < k.rows; ++r) {
+          for (std::int64_t c = 0; c < k.cols; ++c) {
             ASSERT_EQ(std::bit_cast<std::uint32_t>(byColumn[std::size_t(r * k.ld + c)]),
                       std::bit_cast<std::uint32_t>(byRow[std::size_t(c * k.rows + r)]))
                 << "(" << r << ", " << c << ") of [" << k.rows << ", " << k.cols << "]"
                 << (square ? " square" : "")
                 << (mode == RoundingMode::Stochastic ? " stochastic" : " nearest");
+          }
+        }
       }
     }
   }
@@ -261,14 +264,14 @@ TEST(Nvfp4Stochastic, ReproducibleSplitIndependentAndUnbiased) {
   // tensor amax 2688 makes s_t = 1, each block's 2688 makes its scale 448: 582.4 / 448 = 1.3.
   constexpr int kRows = 4000;
   std::vector<float> same(static_cast<std::size_t>(kRows * 16), 582.4f);
-  for (int r = 0; r < kRows; ++r) same[static_cast<std::size_t>(r * 16)] = 2688.0f;
+  for (int r = 0; r < kRows; ++r) same[static_cast<std::size_t>(r) * 16] = 2688.0f;
   std::vector<float> drawn(same.size());
   quantizeBlocks(same, drawn, kRows, 16, 16, BlockAxis::Row, spec, 9, 0);
   double sum = 0;
   int count = 0;
   for (int r = 0; r < kRows; ++r) {
     for (int c = 1; c < 16; ++c) {
-      const float v = drawn[static_cast<std::size_t>(r * 16 + c)];
+      const float v = drawn[static_cast<std::size_t>(r) * 16 + static_cast<std::size_t>(c)];
       ASSERT_TRUE(v == 448.0f || v == 672.0f) << v;
       sum += v;
       ++count;

@@ -31,11 +31,11 @@ TEST(RandomHadamard, SignsAndMatrixAreOrthogonal) {
   EXPECT_NE(hadamardSigns(17), hadamardSigns(18));
   // The transform of the identity's rows is M = D H / 4; M M^T = I.
   std::vector<float> identity(16 * 16, 0.0f);
-  for (int i = 0; i < 16; ++i) identity[static_cast<std::size_t>(i * 17)] = 1.0f;
+  for (int i = 0; i < 16; ++i) identity[static_cast<std::size_t>(i) * 17] = 1.0f;
   randomHadamardTransform(identity, 16, 16, 16, BlockAxis::Row, 17);
   for (int i = 0; i < 16; ++i) {
     for (int j = 0; j < 16; ++j) {
-      const float entry = identity[static_cast<std::size_t>(i * 16 + j)];
+      const float entry = identity[static_cast<std::size_t>(i) * 16 + static_cast<std::size_t>(j)];
       EXPECT_EQ(std::fabs(entry), 0.25f);
       const float h = (std::popcount(unsigned(i & j)) % 2 ? -0.25f : 0.25f) * signs[i];
       EXPECT_EQ(entry, h) << i << ", " << j;
