@@ -12,6 +12,7 @@
 #include <cmath>
 #include <vector>
 
+#include "conv_reference.h"
 #include "core/backends/precision_policy.h"
 #include "core/nn/conv2d.h"
 #include "core/nn/linear.h"
@@ -124,24 +125,13 @@ TEST_P(BiasRounding, Conv2dAddsTheBiasAsTheBackendCastsItInsideOneOutputRounding
   StepContext ctx = f.ctx();
   const Tensor& y = conv.forward(x, ctx);
 
-  std::vector<double> products;
-  std::vector<float> bias;
-  for (int n = 0; n < N; ++n)
-    for (int co = 0; co < COUT; ++co)
-      for (int oy = 0; oy < H; ++oy)
-        for (int ox = 0; ox < W; ++ox) {
-          double p = 0.0;
-          for (int ci = 0; ci < CIN; ++ci)
-            for (int ky = 0; ky < K; ++ky)
-              for (int kx = 0; kx < K; ++kx) {
-                const int iy = oy + ky - 1, ix = ox + kx - 1;
-                if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
-                p += double(x[((std::size_t(n) * CIN + ci) * H + iy) * W + ix]) *
-                     w[((co * CIN + ci) * K + ky) * K + kx];
-              }
-          products.push_back(p);
-          bias.push_back(b[co]);
-        }
+  const ConvGeometry g{N, CIN, H, W, K, 1, 1};
+  const std::vector<double> products =
+      testing::convForwardSums(g, COUT, std::vector<double>(w, w + std::size_t(COUT) * CIN * K * K),
+                               std::vector<double>(x.data(), x.data() + x.size()));
+  std::vector<float> bias;  // each output's channel's
+  for (std::size_t o = 0; o < products.size(); ++o)
+    bias.push_back(b[o / std::size_t(H * W) % COUT]);
   const auto& gemm = f.policy.gemmFor(backends::LayerKind::Conv, backends::Product::Forward);
   expectPolicysBiasOrder(y.data(), expectedOutputs(products, bias, gemm), gemm,
                          GetParam() + " conv");

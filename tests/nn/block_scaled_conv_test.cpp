@@ -12,8 +12,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
+#include "conv_reference.h"
 #include "core/backends/precision_policy.h"
 #include "core/nn/conv2d.h"
 #include "core/numerics/block_scaling.h"
@@ -57,8 +59,8 @@ backends::PrecisionPolicy blockScaledConvPolicy() {
 
 void checkBlocks(int stride) {
   constexpr int CIN = 40, COUT = 36, K = 3, PAD = 1, N = 35, H = 8, W = 8;
-  const int OH = (H + 2 * PAD - K) / stride + 1, OW = (W + 2 * PAD - K) / stride + 1;
-  const int T = K * K;
+  const ConvGeometry g{N, CIN, H, W, K, stride, PAD};
+  const int T = K * K, outPlane = g.outHeight() * g.outWidth();
   Fixture f;
   f.policy = blockScaledConvPolicy();
   const BlockScaling spec = *f.policy.conv.forward.scalingA;
@@ -79,41 +81,21 @@ void checkBlocks(int stride) {
   const auto xf = quantizedAlong(x.data(), N, CIN, H * W, spec);
   const auto wf = quantizedAlong(w, COUT, CIN, T, spec);
   // input gradient: dY along its channels at each pixel, W along its output channels
-  const auto gd = quantizedAlong(dy.data(), N, COUT, OH * OW, spec);
+  const auto gd = quantizedAlong(dy.data(), N, COUT, outPlane, spec);
   const auto wd = quantizedAlong(w, 1, COUT, CIN * T, spec);
   // weight gradient: dY and x along the batch at each channel and pixel
-  const auto gw = quantizedAlong(dy.data(), 1, N, COUT * OH * OW, spec);
+  const auto gw = quantizedAlong(dy.data(), 1, N, COUT * outPlane, spec);
   const auto xw = quantizedAlong(x.data(), 1, N, CIN * H * W, spec);
 
-  std::vector<double> ry(y.size(), 0.0), rdx(x.size(), 0.0), rdw(std::size_t(COUT) * CIN * T);
-  for (int n = 0; n < N; ++n)
-    for (int co = 0; co < COUT; ++co)
-      for (int oy = 0; oy < OH; ++oy)
-        for (int ox = 0; ox < OW; ++ox) {
-          const std::size_t o = ((std::size_t(n) * COUT + co) * OH + oy) * OW + ox;
-          for (int ci = 0; ci < CIN; ++ci)
-            for (int ky = 0; ky < K; ++ky)
-              for (int kx = 0; kx < K; ++kx) {
-                const int iy = oy * stride + ky - PAD, ix = ox * stride + kx - PAD;
-                if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
-                const std::size_t i = ((std::size_t(n) * CIN + ci) * H + iy) * W + ix;
-                const std::size_t wi = ((std::size_t(co) * CIN + ci) * K + ky) * K + kx;
-                ry[o] += wf[wi] * xf[i];
-                rdx[i] += wd[wi] * gd[o];
-                rdw[wi] += gw[o] * xw[i];
-              }
-        }
   // fp32 accumulation of at most 360 (forward), 324 (input gradient) or 2240 (weight gradient)
   // terms; a value of an fp8 element grid off would be 2^-4 of its term.
-  auto expectClose = [&](const float* got, const std::vector<double>& want, const char* what) {
-    double scale = 0.0;
-    for (double v : want) scale = std::max(scale, std::abs(v));
-    for (std::size_t i = 0; i < want.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], 2e-5 * scale) << what << " " << i << ", stride " << stride;
-  };
-  expectClose(y.data(), ry, "forward");
-  expectClose(dx.data(), rdx, "input gradient");
-  expectClose(dw, rdw, "weight gradient");
+  const std::string at = ", stride " + std::to_string(stride);
+  testing::expectCloseToSums(y.data(), testing::convForwardSums(g, COUT, wf, xf), 2e-5,
+                             "forward" + at);
+  testing::expectCloseToSums(dx.data(), testing::convInputGradientSums(g, COUT, wd, gd), 2e-5,
+                             "input gradient" + at);
+  testing::expectCloseToSums(dw, testing::convWeightGradientSums(g, COUT, gw, xw), 2e-5,
+                             "weight gradient" + at);
 }
 
 TEST(BlockScaledConv, TheGatheredBackwardBlocksChannelsAtEachTapAndTheBatchAtEachPixel) {

@@ -14,8 +14,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
+#include "conv_reference.h"
 #include "core/backends/precision_policy.h"
 #include "core/nn/conv2d.h"
 #include "core/numerics/rounding.h"
@@ -65,36 +67,16 @@ void checkAgainstDirectSums(const std::string& preset, Geometry geo, double relT
   const auto xs = asRounded(x.data(), x.size(), r);
   const auto ws = asRounded(f.params.value(conv.weightId()), std::size_t(COUT) * CIN * K * K, r);
   const auto gs = asRounded(dy.data(), dy.size(), r);
-  std::vector<double> ry(y.size(), 0.0), rdx(x.size(), 0.0), rdw(ws.size(), 0.0);
-  for (int n = 0; n < N; ++n)
-    for (int co = 0; co < COUT; ++co)
-      for (int oy = 0; oy < H; ++oy)
-        for (int ox = 0; ox < W; ++ox) {
-          const std::size_t o = ((std::size_t(n) * COUT + co) * H + oy) * W + ox;
-          for (int ci = 0; ci < CIN; ++ci)
-            for (int ky = 0; ky < K; ++ky)
-              for (int kx = 0; kx < K; ++kx) {
-                const int iy = oy + ky - P, ix = ox + kx - P;
-                if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
-                const std::size_t i = ((std::size_t(n) * CIN + ci) * H + iy) * W + ix;
-                const std::size_t wi = ((std::size_t(co) * CIN + ci) * K + ky) * K + kx;
-                ry[o] += ws[wi] * xs[i];
-                rdx[i] += ws[wi] * gs[o];
-                rdw[wi] += gs[o] * xs[i];
-              }
-        }
+  const ConvGeometry g{N, CIN, H, W, K, 1, P};
   // fp32 accumulation over up to 2304 (forward, input gradient) or 3920 (weight gradient) terms.
-  auto expectClose = [&](const float* got, const std::vector<double>& want, const char* what) {
-    double scale = 0.0;
-    for (double v : want) scale = std::max(scale, std::abs(v));
-    for (std::size_t i = 0; i < want.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], relTol * scale)
-          << preset << " " << what << " " << i << " (" << CIN << "->" << COUT << ", " << K << "x"
-          << K << ")";
-  };
-  expectClose(y.data(), ry, "forward");
-  expectClose(dx.data(), rdx, "input gradient");
-  expectClose(dw, rdw, "weight gradient");
+  const std::string at = " (" + std::to_string(CIN) + "->" + std::to_string(COUT) + ", " +
+                         std::to_string(K) + "x" + std::to_string(K) + ")";
+  testing::expectCloseToSums(y.data(), testing::convForwardSums(g, COUT, ws, xs), relTol,
+                             preset + " forward" + at);
+  testing::expectCloseToSums(dx.data(), testing::convInputGradientSums(g, COUT, ws, gs), relTol,
+                             preset + " input gradient" + at);
+  testing::expectCloseToSums(dw, testing::convWeightGradientSums(g, COUT, gs, xs), relTol,
+                             preset + " weight gradient" + at);
 }
 
 TEST(ConvGroups, Fp32MatchesDirectSums) {

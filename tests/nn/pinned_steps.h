@@ -48,22 +48,35 @@ inline Trace trainThreeSteps(const ModelSpec& model, const std::string& backend)
   return t;
 }
 
-// `model` trained three steps under preset `backend` twice, one session measuring every other
-// step with the X-ray: measuring must change no bit of the weights or gradients.
-inline void expectXrayChangesNoBit(const ModelSpec& model, const std::string& backend) {
-  const data::Dataset d = syntheticImages(32, model.channels, model.height, 10, 5);
-  const backends::PrecisionPolicy policy = backends::presetPolicy(backend);
-  TrainingSession on(model, policy, 3), off(model, policy, 3);
+// `model` trained `steps` steps (seeded `seed`) under `policy` on the first `batch` items of `d`
+// twice, one session measuring every other step (0, 2, ...) with the X-ray; `seen(step,
+// records)` gets each step's measurements. Measuring must change no bit of the weights or
+// gradients.
+template <typename Seen>
+void expectXrayChangesNoBitOf(const ModelSpec& model, const backends::PrecisionPolicy& policy,
+                              const data::Dataset& d, int batch, std::uint64_t seed, int steps,
+                              Seen seen) {
+  TrainingSession on(model, policy, seed), off(model, policy, seed);
   on.enableXray(2);
   auto optOn = makeOptimizer(OptimizerConfig{}), optOff = makeOptimizer(OptimizerConfig{});
   const auto ranges = on.model().params.weightRanges(false);
-  for (std::uint64_t i = 0; i < 3; ++i) {
-    on.step(d.images.data(), d.labels.data(), 32, i, *optOn, 1e-3, ranges, 0.0);
-    off.step(d.images.data(), d.labels.data(), 32, i, *optOff, 1e-3, ranges, 0.0);
-    EXPECT_EQ(on.takeXray().empty(), i % 2 == 1) << backend << " step " << i;
+  for (std::uint64_t i = 0; i < std::uint64_t(steps); ++i) {
+    on.step(d.images.data(), d.labels.data(), batch, i, *optOn, 1e-3, ranges, 0.0);
+    off.step(d.images.data(), d.labels.data(), batch, i, *optOff, 1e-3, ranges, 0.0);
+    seen(i, on.takeXray());
   }
-  EXPECT_EQ(on.model().params.masterData(), off.model().params.masterData()) << backend;
-  EXPECT_EQ(on.model().params.gradData(), off.model().params.gradData()) << backend;
+  EXPECT_EQ(on.model().params.masterData(), off.model().params.masterData()) << policy.name;
+  EXPECT_EQ(on.model().params.gradData(), off.model().params.gradData()) << policy.name;
+}
+
+// The same for three steps of 32 synthetic images under preset `backend`.
+inline void expectXrayChangesNoBit(const ModelSpec& model, const std::string& backend) {
+  const data::Dataset d = syntheticImages(32, model.channels, model.height, 10, 5);
+  expectXrayChangesNoBitOf(model, backends::presetPolicy(backend), d, 32, 3, 3,
+                           [&](std::uint64_t step, const std::vector<XrayRecord>& records) {
+                             EXPECT_EQ(records.empty(), step % 2 == 1)
+                                 << backend << " step " << step;
+                           });
 }
 
 }  // namespace paritylab::nn::testing
