@@ -58,10 +58,6 @@ bool weightsMayBeRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e,
 float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, const float* w,
                           std::size_t n, int groups, LayerScratch& s);
 
-// Whether operand `which` of a product under `p` is already rounded because it went through the
-// store step in `storedAs` (a conv's input, kept as activations in the format its products round
-// it to: gpu-amp-*): the same deterministic rounding, unscaled, single pass. Then rounding it
-// again would leave every value as it is.
 // A block-scaled weight-gradient product's operands quantized along the batch before their
 // gathers (blocks of images at each channel and pixel, a part of the product's reduction over
 // images and pixels, as microxcaling's Conv2d quantizes them): the output gradient dy [batch,
@@ -75,6 +71,10 @@ QuantizedByBatch quantizeAlongBatch(const backends::GemmPolicy& weightPolicy, co
                                     const float* dy, std::size_t dyItem, const float* x,
                                     std::size_t xItem, int batch, LayerScratch& s);
 
+// Whether operand `which` of a product under `p` is already rounded because it went through the
+// store step in `storedAs` (a conv's input, kept as activations in the format its products round
+// it to: gpu-amp-*): the same deterministic rounding, unscaled, single pass. Then rounding it
+// again would leave every value as it is.
 bool operandAlreadyStored(const std::optional<numerics::RoundingSpec>& storedAs,
                           const backends::GemmPolicy& p, Operand which, const GemmExtras& e);
 

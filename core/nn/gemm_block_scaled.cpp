@@ -124,29 +124,25 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
   if (!scaling || (policy.hadamard && !(policy.scalingA && policy.scalingB))) return false;
   const std::size_t n = std::size_t(count * rows * cols);
   const std::span<float> values(dst, n);
-  GemmXraySlot* slot = extras.xray;
-  if (!slot && !policy.hadamard) {  // straight from src
-    numerics::quantizeBlockStack({src, n}, values, count, rows, cols, numerics::BlockAxis::Column,
-                                 *scaling, elementSeedOf(extras, which), offset);
-    return true;
-  }
-  if (src != dst) std::copy_n(src, n, dst);
-  if (policy.hadamard)
+  const float* from = src;  // quantized straight from src unless transformed first
+  if (policy.hadamard) {
+    if (src != dst) std::copy_n(src, n, dst);
     for (std::int64_t i = 0; i < count; ++i)
       numerics::randomHadamardTransform(values.subspan(std::size_t(i * rows * cols)), rows, cols,
                                         std::max<std::int64_t>(cols, 1),
                                         numerics::BlockAxis::Column, hadamardSeedOf(extras));
-  if (!slot) {
-    numerics::quantizeBlockStack(values, values, count, rows, cols, numerics::BlockAxis::Column,
-                                 *scaling, elementSeedOf(extras, which), offset);
-    return true;
+    from = dst;
   }
+  GemmXraySlot* slot = extras.xray;
   // Measured: the operand as it was (after the transform) against its quantized values, and the
   // scales, merged over the calls of one product (a convolution's image groups).
-  const std::vector<float> before(values.begin(), values.end());
+  std::vector<float> before;
+  if (slot) before.assign(from, from + n);
   numerics::BlockScalingStats stats;
-  numerics::quantizeBlockStack(values, values, count, rows, cols, numerics::BlockAxis::Column,
-                               *scaling, elementSeedOf(extras, which), offset, &stats);
+  numerics::quantizeBlockStack({from, n}, values, count, rows, cols, numerics::BlockAxis::Column,
+                               *scaling, elementSeedOf(extras, which), offset,
+                               slot ? &stats : nullptr);
+  if (!slot) return true;
   numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
   numerics::accumulateXray(before, values, *numerics::parseFormat("fp32"), xray);
   addScales(which == Operand::A ? slot->scalesA : slot->scalesB, stats, scaling->kind);
