@@ -27,8 +27,6 @@ namespace {
 
 using numerics::BlockAxis;
 using numerics::BlockScaling;
-using testing::Fixture;
-using testing::randomTensor;
 
 // values [outer, length, inner] quantized along `length` at each (outer, inner): each vector a
 // row of its own.
@@ -61,21 +59,13 @@ void checkBlocks(int stride) {
   constexpr int CIN = 40, COUT = 36, K = 3, PAD = 1, N = 35, H = 8, W = 8;
   const ConvGeometry g{N, CIN, H, W, K, stride, PAD};
   const int T = K * K, outPlane = g.outHeight() * g.outWidth();
-  Fixture f;
-  f.policy = blockScaledConvPolicy();
-  const BlockScaling spec = *f.policy.conv.forward.scalingA;
+  const backends::PrecisionPolicy policy = blockScaledConvPolicy();
+  const BlockScaling spec = *policy.conv.forward.scalingA;
   ASSERT_EQ(spec.blockSize, 32);
-  Conv2d conv(f.builder, "conv", CIN, COUT, K, stride, PAD, false);
-  f.params.finalize(false);
-  RandomStream rng(5);
-  conv.init(f.params, rng);
-  const Tensor x = randomTensor({N, CIN, H, W}, 17);
-  StepContext ctx = f.ctx();
-  const Tensor y = conv.forward(x, ctx);
-  const Tensor dy = randomTensor(y.shape(), 29);
-  const Tensor dx = conv.backward(dy, ctx);
-  const float* w = f.params.value(conv.weightId());
-  const float* dw = f.params.grad(conv.weightId());
+  const testing::ConvPass pass = testing::convForwardBackward(policy, g, COUT, 5, 17, 29);
+  const Tensor &x = pass.x, &y = pass.y, &dy = pass.dy, &dx = pass.dx;
+  const float* w = pass.w.data();
+  const float* dw = pass.dw.data();
 
   // forward: x along its channels at each pixel, W along its input channels at each tap
   const auto xf = quantizedAlong(x.data(), N, CIN, H * W, spec);

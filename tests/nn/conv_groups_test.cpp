@@ -26,8 +26,6 @@
 namespace paritylab::nn {
 namespace {
 
-using testing::Fixture;
-using testing::randomTensor;
 
 struct Geometry {
   int cin, cout, k;
@@ -47,27 +45,19 @@ std::vector<double> asRounded(const float* x, std::size_t n, const numerics::Rou
 void checkAgainstDirectSums(const std::string& preset, Geometry geo, double relTol = 2e-5) {
   const int CIN = geo.cin, COUT = geo.cout, K = geo.k, P = (geo.k - 1) / 2;
   const int N = geo.n, H = geo.h, W = geo.w;
-  Fixture f;
-  f.policy = backends::presetPolicy(preset);
-  Conv2d conv(f.builder, "conv", CIN, COUT, K, 1, P, false);
-  f.params.finalize(false);
-  RandomStream rng(11);
-  conv.init(f.params, rng);
-  const Tensor x = randomTensor({N, CIN, H, W}, 21);
-  StepContext ctx = f.ctx();
-  const Tensor y = conv.forward(x, ctx);
-  const Tensor dy = randomTensor(y.shape(), 31);
-  const Tensor dx = conv.backward(dy, ctx);
-  const float* dw = f.params.grad(conv.weightId());
+  const backends::PrecisionPolicy policy = backends::presetPolicy(preset);
+  const ConvGeometry g{N, CIN, H, W, K, 1, P};
+  const testing::ConvPass pass = testing::convForwardBackward(policy, g, COUT, 11, 21, 31);
+  const Tensor &x = pass.x, &y = pass.y, &dy = pass.dy, &dx = pass.dx;
+  const float* dw = pass.dw.data();
 
-  const auto& products = f.policy.conv;
+  const auto& products = policy.conv;
   std::optional<numerics::Rounder> round;
   if (products.forward.operands) round.emplace(*products.forward.operands);
   const numerics::Rounder* r = round ? &*round : nullptr;
   const auto xs = asRounded(x.data(), x.size(), r);
-  const auto ws = asRounded(f.params.value(conv.weightId()), std::size_t(COUT) * CIN * K * K, r);
+  const auto ws = asRounded(pass.w.data(), pass.w.size(), r);
   const auto gs = asRounded(dy.data(), dy.size(), r);
-  const ConvGeometry g{N, CIN, H, W, K, 1, P};
   // fp32 accumulation over up to 2304 (forward, input gradient) or 3920 (weight gradient) terms.
   const std::string at = " (" + std::to_string(CIN) + "->" + std::to_string(COUT) + ", " +
                          std::to_string(K) + "x" + std::to_string(K) + ")";

@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "core/backends/precision_policy.h"
+#include "core/nn/conv2d.h"
 #include "core/nn/im2col.h"
+#include "nn_test_support.h"
 
 namespace paritylab::nn::testing {
 
@@ -85,6 +88,35 @@ inline void expectCloseToSums(const float* got, const std::vector<double>& want,
   for (double v : want) scale = std::max(scale, std::abs(v));
   for (std::size_t i = 0; i < want.size(); ++i)
     ASSERT_NEAR(got[i], want[i], relTol * scale) << what << " " << i;
+}
+
+// One forward and backward pass of a Conv2d (no bias) of geometry g with `cout` outputs under
+// `policy`: weights initialised from weightSeed, x and dY uniform in [-1, 1) from xSeed and dySeed.
+struct ConvPass {
+  Tensor x, y, dy, dx;
+  std::vector<float> w, dw;  // [cout, cin, k, k]
+};
+inline ConvPass convForwardBackward(const backends::PrecisionPolicy& policy, const ConvGeometry& g,
+                                    int cout, std::uint64_t weightSeed, std::uint64_t xSeed,
+                                    std::uint64_t dySeed) {
+  Fixture f;
+  f.policy = policy;
+  Conv2d conv(f.builder, "conv", g.channels, cout, g.kernel, g.stride, g.padding, false);
+  f.params.finalize(false);
+  RandomStream rng(weightSeed);
+  conv.init(f.params, rng);
+  ConvPass pass;
+  pass.x = randomTensor({g.batch, g.channels, g.height, g.width}, xSeed);
+  StepContext ctx = f.ctx();
+  pass.y = conv.forward(pass.x, ctx);
+  pass.dy = randomTensor(pass.y.shape(), dySeed);
+  pass.dx = conv.backward(pass.dy, ctx);
+  const std::size_t weights = std::size_t(cout) * g.channels * g.kernel * g.kernel;
+  const float* w = f.params.value(conv.weightId());
+  const float* dw = f.params.grad(conv.weightId());
+  pass.w.assign(w, w + weights);
+  pass.dw.assign(dw, dw + weights);
+  return pass;
 }
 
 }  // namespace paritylab::nn::testing
