@@ -25,6 +25,7 @@
 
 #include "core/input/number_input.h"
 #include "core/numerics/block_amax.h"
+#include "core/numerics/fp32_narrowing.h"
 #include "core/numerics/stochastic_bits.h"
 
 namespace paritylab::numerics {
@@ -54,18 +55,6 @@ FloatFormat int8Grid() {
   f.special = SpecialEncoding::Fnuz;  // every magnitude finite, no negative zero (saturating)
   f.hasSubnormals = true;
   return f;
-}
-
-// x narrowed to fp32 with round-to-odd: truncated toward zero, the last bit set when inexact (a
-// NaN stays as converted). Branch-free, so that loops over it vectorise.
-inline float roundToOdd(double x) {
-  const float nearest = static_cast<float>(x);
-  const double back = nearest;
-  const bool inexact = back != x && x == x;
-  std::uint32_t bits = std::bit_cast<std::uint32_t>(nearest);
-  bits -= inexact && std::fabs(back) > std::fabs(x) ? 1U : 0U;  // toward zero
-  bits |= inexact ? 1U : 0U;
-  return std::bit_cast<float>(bits);
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -478,26 +467,67 @@ void decodePowerOfTwo(const float* q, float* out, Count n, float multiplier) {
   for (std::size_t i = 0; i < n; ++i) out[i] = q[i] * multiplier;
 }
 
-// NVFP4 elements, nearest-even, without the division: the E2M1 value nearest x / scale is found
-// by comparing |x| with the midpoints between E2M1's values times the scale, products exact in
-// double (3 and 28 significant bits), a tie going to the even code (down at the midpoints after
-// an even code, up after an odd one); past 6 x scale, 6 (E2M1 saturates). The value is the sum of
-// the steps passed, and value x scale is rounded once to fp32 with x's sign, as decodeExact does:
-// the bits of encodeExact, the Rounder and decodeExact.
+// NVFP4 elements, nearest-even, without the division: the E2M1 value nearest x / scale (scale =
+// blockScale x tensorScale, exact in double) is found by comparing |x| with the midpoints between
+// E2M1's values times the scale (products exact in double: 3 and 28 significant bits), a tie
+// going to the even code (down at the midpoints after an even code, up after an odd one); past
+// 6 x scale, 6 (E2M1 saturates). Each midpoint is narrowed to the fp32 bound that answers its
+// comparison as the double would (below it for '>', above it for '>='), so the comparisons run in
+// fp32. The value is the sum of the steps passed; value x blockScale is exact in fp32 (2 and 4
+// significant bits), so one fp32 product by tensorScale rounds value x scale once, as decodeExact
+// does: the bits of encodeExact, the Rounder and decodeExact. A block scale of 0 (a block of
+// zeros, or a scale below E4M3's smallest) gives zeros of the inputs' signs, as signedZeros does.
+// The midpoints between E2M1's values; those after an even code (the even k) compare with '>'.
+constexpr double kE2M1Midpoints[7] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0};
+
+// The fp32 bound of midpoint k for a block's scale (blockScale x tensorScale, exact in double).
+inline float nvfp4Bound(int k, double scale) {
+  const double t = kE2M1Midpoints[k] * scale;
+  return k % 2 == 0 ? floatBelow(t) : floatAbove(t);
+}
+
+struct Nvfp4Bounds {
+  float b[7];
+};
+
+inline Nvfp4Bounds nvfp4Bounds(float blockScale, float tensorScale) {
+  const double scale = double(blockScale) * tensorScale;
+  Nvfp4Bounds t;
+  for (int k = 0; k < 7; ++k) t.b[k] = nvfp4Bound(k, scale);
+  return t;
+}
+
+// Every block's bounds at once (vectorised): bounds[k x count + g] = bound k of block g, whose
+// block scale is blockScales[g] (a line's blocks, or a block row's columns).
+void nvfp4BlockBounds(const float* __restrict blockScales, std::int64_t count, float tensorScale,
+                      float* __restrict bounds) {
+  for (int k = 0; k < 7; ++k) {
+    float* __restrict out = bounds + k * count;
+    for (std::int64_t g = 0; g < count; ++g)
+      out[g] = nvfp4Bound(k, double(blockScales[g]) * tensorScale);
+  }
+}
+
+// codes 0 1 2 3 4 5 6 7 = 0 0.5 1 1.5 2 3 4 6
+inline float nvfp4NearestValue(float x, float b0, float b1, float b2, float b3, float b4, float b5,
+                               float b6, float blockScale, float tensorScale) {
+  const float a = std::fabs(x);
+  float q = a > b0 ? 0.5f : 0.0f;
+  q += a >= b1 ? 0.5f : 0.0f;
+  q += a > b2 ? 0.5f : 0.0f;
+  q += a >= b3 ? 0.5f : 0.0f;
+  q += a > b4 ? 1.0f : 0.0f;
+  q += a >= b5 ? 1.0f : 0.0f;
+  q += a > b6 ? 2.0f : 0.0f;
+  return std::copysign(q * blockScale * tensorScale, x);
+}
+
 template <typename Count>
-void nvfp4Nearest(const float* x, float* y, Count n, double scale) {
-  const double t0 = 0.25 * scale, t1 = 0.75 * scale, t2 = 1.25 * scale, t3 = 1.75 * scale;
-  const double t4 = 2.5 * scale, t5 = 3.5 * scale, t6 = 5.0 * scale;
+void nvfp4Nearest(const float* x, float* y, Count n, const Nvfp4Bounds& t, float blockScale,
+                  float tensorScale) {
   for (std::size_t i = 0; i < n; ++i) {
-    const double a = std::fabs(static_cast<double>(x[i]));
-    double q = a > t0 ? 0.5 : 0.0;  // codes 0 1 2 3 4 5 6 7 = 0 0.5 1 1.5 2 3 4 6
-    q += a >= t1 ? 0.5 : 0.0;
-    q += a > t2 ? 0.5 : 0.0;
-    q += a >= t3 ? 0.5 : 0.0;
-    q += a > t4 ? 1.0 : 0.0;
-    q += a >= t5 ? 1.0 : 0.0;
-    q += a > t6 ? 2.0 : 0.0;
-    y[i] = std::copysign(static_cast<float>(q * scale), x[i]);
+    y[i] = nvfp4NearestValue(x[i], t.b[0], t.b[1], t.b[2], t.b[3], t.b[4], t.b[5], t.b[6],
+                             blockScale, tensorScale);
   }
 }
 
@@ -508,48 +538,64 @@ void signedZeros(const float* x, float* out, Count n) {
 }
 
 // nvfp4Nearest down the columns: the block row [n, cols] at x (row stride ldx) into y (stride
-// ldy), column c's block scaled by factors[c] (0: a block of zeros, or a scale below E4M3's
-// smallest, whose elements become zeros of their inputs' signs, as signedZeros gives). The
-// midpoints are nvfp4Nearest's products, computed per column.
+// ldy), column c's block scaled by blockScales[c] x tensorScale, its bounds (nvfp4Bounds) at
+// bounds[k x cols + c], k < 7.
 void nvfp4NearestColumns(const float* x, std::int64_t ldx, float* y, std::int64_t ldy,
-                         std::int64_t n, std::int64_t cols, const double* factors) {
+                         std::int64_t n, std::int64_t cols, const float* __restrict bounds,
+                         const float* __restrict blockScales, float tensorScale) {
+  const float* __restrict b = bounds;
   for (std::int64_t r = 0; r < n; ++r) {
     const float* xr = x + r * ldx;
     float* yr = y + r * ldy;
     for (std::int64_t c = 0; c < cols; ++c) {
-      const double scale = factors[c];
-      const double a = std::fabs(static_cast<double>(xr[c]));
-      double q = a > 0.25 * scale ? 0.5 : 0.0;
-      q += a >= 0.75 * scale ? 0.5 : 0.0;
-      q += a > 1.25 * scale ? 0.5 : 0.0;
-      q += a >= 1.75 * scale ? 0.5 : 0.0;
-      q += a > 2.5 * scale ? 1.0 : 0.0;
-      q += a >= 3.5 * scale ? 1.0 : 0.0;
-      q += a > 5.0 * scale ? 2.0 : 0.0;
-      yr[c] = std::copysign(static_cast<float>(q * scale), xr[c]);
+      yr[c] = nvfp4NearestValue(xr[c], b[c], b[cols + c], b[2 * cols + c], b[3 * cols + c],
+                                b[4 * cols + c], b[5 * cols + c], b[6 * cols + c], blockScales[c],
+                                tensorScale);
     }
   }
 }
 
-// encodeExact of finite values down the columns, one row of a block row: out[c] = x[c] /
-// factors[c] rounded to odd, 0 where the factor is 0 (scaledLine's buffer for a zero scale).
-void encodeColumns(const float* x, float* out, std::int64_t cols, const double* factors) {
-  for (std::int64_t c = 0; c < cols; ++c) {
-    const float v = roundToOdd(static_cast<double>(x[c]) / factors[c]);
-    out[c] = factors[c] != 0.0 ? v : 0.0f;
-  }
+// NVFP4's stochastic rounding of finite values, in three steps as scaledLine takes them: the
+// scaled value x / factor (factor = block scale x s_t) rounded to odd (quotientToOdd, given its
+// reciprocal), 0 for a factor of 0 (scaledLine's buffer for a zero scale); the Rounder's draws;
+// q x block scale x s_t rounded once (the first product exact in fp32, as in nvfp4NearestValue),
+// a zero of x's sign for a block scale of 0. Masks rather than selects: the loops vectorise.
+inline float nvfp4Scaled(float x, double factor, double reciprocal) {
+  const float v = quotientToOdd(x, factor, reciprocal);
+  return std::bit_cast<float>(bitsOf(v) & (0U - static_cast<std::uint32_t>(factor != 0.0)));
 }
 
-// decodeExact down the columns: y[c] = q[c] x factors[c] rounded once, a zero of x[c]'s sign
-// where the factor is 0.
-void decodeColumns(const float* x, const float* __restrict q, float* y, std::int64_t cols,
-                   const double* __restrict factors) {
-  for (std::int64_t c = 0; c < cols; ++c) {  // a mask rather than a branch: it vectorises
-    const std::uint32_t zero = bitsOf(x[c]) & kSignBit;
-    const float v = static_cast<float>(static_cast<double>(q[c]) * factors[c]);
-    const std::uint32_t scaled = 0U - static_cast<std::uint32_t>(factors[c] != 0.0);
-    y[c] = std::bit_cast<float>((bitsOf(v) & scaled) | (zero & ~scaled));
-  }
+inline float nvfp4Unscaled(float x, float q, float blockScale, float tensorScale) {
+  const std::uint32_t scaled = 0U - static_cast<std::uint32_t>(blockScale != 0.0f);
+  const float v = q * blockScale * tensorScale;
+  return std::bit_cast<float>((bitsOf(v) & scaled) | (bitsOf(x) & kSignBit & ~scaled));
+}
+
+// One block's elements.
+template <typename Count>
+void nvfp4ScaledBlock(const float* x, float* __restrict out, Count n, double factor,
+                      double reciprocal) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = nvfp4Scaled(x[i], factor, reciprocal);
+}
+
+// A block whose scale is not 0 (q carries x's sign, zeros included). Without x, which y may
+// overwrite: with it, GCC could not vectorise the unrolled block.
+template <typename Count>
+void nvfp4UnscaledBlock(const float* __restrict q, float* __restrict y, Count n, float blockScale,
+                        float tensorScale) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = q[i] * blockScale * tensorScale;
+}
+
+// One row of a block row down the columns, column c's block with its own scale.
+void nvfp4ScaledColumns(const float* x, float* __restrict out, std::int64_t cols,
+                        const double* __restrict factors, const double* __restrict reciprocals) {
+  for (std::int64_t c = 0; c < cols; ++c) out[c] = nvfp4Scaled(x[c], factors[c], reciprocals[c]);
+}
+
+void nvfp4UnscaledColumns(const float* x, const float* __restrict q, float* y, std::int64_t cols,
+                          const float* __restrict blockScales, float tensorScale) {
+  for (std::int64_t c = 0; c < cols; ++c)
+    y[c] = nvfp4Unscaled(x[c], q[c], blockScales[c], tensorScale);
 }
 
 // Adds sum x^2 and sum (x - y)^2 over the pairs with x and y finite, in order.
@@ -571,7 +617,9 @@ struct Scratch {
   std::vector<GroupAmax> amax;          // per group of a strip
   std::vector<std::uint32_t> amaxBits;  // the fast paths: per group of a line, or per column
   std::vector<double> quotients;        // NVFP4: a line's amax_block / 6 / s_t
-  std::vector<double> factors;          // NVFP4 down the columns: each column's decode scale
+  std::vector<double> factors;          // NVFP4 down the columns: each column's decode scale,
+  std::vector<double> reciprocals;      // its reciprocal,
+  std::vector<float> bounds;            // and its nvfp4Bounds, [7, cols]
   std::vector<float> blockScales;
   std::vector<GroupScale> scales;
   std::vector<unsigned char> exact;  // per group of a line: scaled by encodeExact
@@ -775,10 +823,10 @@ class LineQuantizer {
  private:
   // One line of blocks without statistics, in whole vectors: the blocks' amax sixteen at a time
   // (finiteBlockAmax), their scales in SoA loops, then MX's rounding on the moved grids, NVFP4's
-  // comparisons with the midpoints, or (NVFP4, stochastic) scaledLine's encoding, draws and
-  // decoding. The bits of the general path below; false, and nothing written, when it does not
-  // apply (a NaN or an infinity, a grid outside fp32's normal range), and the general path
-  // quantizes the line.
+  // comparisons with the midpoints, or (NVFP4, stochastic) scaledLine's steps without its
+  // division (nvfp4Scaled, the draws, nvfp4Unscaled). The bits of the general path below; false,
+  // and nothing written, when it does not apply (a NaN or an infinity, a grid outside fp32's normal
+  // range), and the general path quantizes the line.
   bool fastLine(const float* x, float* y, std::int64_t lineIndex, std::int64_t pos0,
                 std::int64_t n) {
     const auto width = std::size_t(spec_.blockSize);
@@ -804,24 +852,38 @@ class LineQuantizer {
     for (std::size_t g = 0; g < groups; ++g)
       blockScales[g] = roundToOdd(double(std::bit_cast<float>(amax[g])) / sixTimesTensorScale);
     e4m3Rounder().apply({blockScales, groups});
-    if (!nvfp4Nearest_) {  // stochastic: nvfp4Scale's scales, scaledLine's draws
-      GroupScale* scales = sized(scratch_.scales, std::int64_t(groups));
+    const auto tensorScale = float(tensorScale_);
+    if (!nvfp4Nearest_) {  // stochastic: scaledLine's steps and draws, the window at once
+      float* buffer = sized(scratch_.line, n);
       for (std::size_t g = 0; g < groups; ++g) {
-        const GroupAmax a{std::bit_cast<float>(amax[g]), false};
-        scales[g] =
-            nvfp4Scale(a, tensorScale_, nvfp4Quotient(a, tensorScale_), blockScales[g], stats_);
+        const std::size_t p0 = g * width;
+        const double factor = double(blockScales[g]) * tensorScale;
+        withWidth(std::min(width, std::size_t(n) - p0), [&](auto count) {
+          nvfp4ScaledBlock(x + p0, buffer + p0, count, factor, 1.0 / factor);
+        });
       }
-      scaledLine(x, y, lineIndex, pos0, n, std::int64_t(width), std::int64_t(groups), scales, false,
-                 nullptr);
+      element_.apply({buffer, std::size_t(n)}, seed_,
+                     offset_ + std::uint64_t(lineIndex * lineLength_ + pos0));
+      for (std::size_t g = 0; g < groups; ++g) {
+        const std::size_t p0 = g * width;
+        withWidth(std::min(width, std::size_t(n) - p0), [&](auto count) {
+          if (blockScales[g] == 0.0f)
+            signedZeros(x + p0, y + p0, count);
+          else
+            nvfp4UnscaledBlock(buffer + p0, y + p0, count, blockScales[g], tensorScale);
+        });
+      }
       return true;
     }
+    const auto blocks = std::int64_t(groups);
+    float* bounds = sized(scratch_.bounds, 7 * blocks);
+    nvfp4BlockBounds(blockScales, blocks, tensorScale, bounds);
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t p0 = g * width;
+      Nvfp4Bounds t;
+      for (std::size_t k = 0; k < 7; ++k) t.b[k] = bounds[k * groups + g];
       withWidth(std::min(width, std::size_t(n) - p0), [&](auto count) {
-        if (blockScales[g] == 0.0f)  // a block of zeros, or a scale below E4M3's smallest
-          signedZeros(x + p0, y + p0, count);
-        else
-          nvfp4Nearest(x + p0, y + p0, count, double(blockScales[g]) * tensorScale_);
+        nvfp4Nearest(x + p0, y + p0, count, t, blockScales[g], tensorScale);
       });
     }
     return true;
@@ -842,19 +904,26 @@ class LineQuantizer {
     for (std::int64_t c = 0; c < cols; ++c)
       blockScales[c] = roundToOdd(double(std::bit_cast<float>(amax[c])) / sixTimesTensorScale);
     e4m3Rounder().apply({blockScales, std::size_t(cols)});
-    double* factors = sized(scratch_.factors, cols);
-    for (std::int64_t c = 0; c < cols; ++c) factors[c] = double(blockScales[c]) * tensorScale_;
+    const auto tensorScale = float(tensorScale_);
     if (nvfp4Nearest_) {
-      nvfp4NearestColumns(x, ldx, y, ldy, n, cols, factors);
+      float* bounds = sized(scratch_.bounds, 7 * cols);
+      nvfp4BlockBounds(blockScales, cols, tensorScale, bounds);
+      nvfp4NearestColumns(x, ldx, y, ldy, n, cols, bounds, blockScales, tensorScale);
       return true;
+    }
+    double* factors = sized(scratch_.factors, cols);
+    double* reciprocals = sized(scratch_.reciprocals, cols);
+    for (std::int64_t c = 0; c < cols; ++c) {
+      factors[c] = double(blockScales[c]) * tensorScale;
+      reciprocals[c] = 1.0 / factors[c];  // infinity for 0: nvfp4Scaled masks those
     }
     float* buffer = sized(scratch_.line, cols);
     const auto lineLength = std::uint64_t(lineLength_);
     for (std::int64_t r = 0; r < n; ++r) {
-      encodeColumns(x + r * ldx, buffer, cols, factors);
+      nvfp4ScaledColumns(x + r * ldx, buffer, cols, factors, reciprocals);
       element_.applyStridedDraws({buffer, std::size_t(cols)}, seed_,
                                  offset_ + std::uint64_t(pos0 + r), lineLength);
-      decodeColumns(x + r * ldx, buffer, y + r * ldy, cols, factors);
+      nvfp4UnscaledColumns(x + r * ldx, buffer, y + r * ldy, cols, blockScales, tensorScale);
     }
     return true;
   }
@@ -946,16 +1015,20 @@ class LineQuantizer {
   void line(const float* x, float* y, std::int64_t lineIndex, std::int64_t pos0, std::int64_t n,
             std::int64_t width, std::int64_t groups, const GroupScale* scales, bool energy) {
     if (nvfp4Nearest_ && !energy) {
+      const auto tensorScale = float(tensorScale_);
       for (std::int64_t g = 0; g < groups; ++g) {
         const std::int64_t p0 = g * width;
         const GroupScale& s = scales[g];
+        // factor = block scale x s_t exactly, so the quotient is the block scale
+        const auto blockScale = float(s.factor / tensorScale_);
         withWidth(std::size_t(std::min(width, n - p0)), [&](auto count) {
           if (s.nan)
             std::fill_n(y + p0, count, static_cast<float>(kQuietNaN));
           else if (s.zero)
             signedZeros(x + p0, y + p0, count);
           else
-            nvfp4Nearest(x + p0, y + p0, count, s.factor);
+            nvfp4Nearest(x + p0, y + p0, count, nvfp4Bounds(blockScale, tensorScale), blockScale,
+                         tensorScale);
         });
       }
       return;
