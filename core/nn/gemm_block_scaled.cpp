@@ -84,12 +84,15 @@ PreparedOperand prepare(const ScaledOperand& src,
   }
   grow(buffer, count);
   const std::span<float> packed(buffer.data(), count);  // the buffer may be longer
-  for (int r = 0; r < src.rows; ++r)
-    std::copy_n(src.data + std::size_t(r) * std::size_t(src.ld), cols,
-                packed.data() + std::size_t(r) * cols);
-  if (hadamard)
-    numerics::randomHadamardTransform(packed, src.rows, src.cols, src.cols, src.kAxis,
-                                      hadamardSeed);
+  if (hadamard) {                                       // transformed straight into the buffer
+    const std::size_t extent = (std::size_t(src.rows) - 1) * std::size_t(src.ld) + cols;
+    numerics::randomHadamardTransform({src.data, src.rows > 0 ? extent : 0}, src.ld, packed,
+                                      src.cols, src.rows, src.cols, src.kAxis, hadamardSeed);
+  } else {
+    for (int r = 0; r < src.rows; ++r)
+      std::copy_n(src.data + std::size_t(r) * std::size_t(src.ld), cols,
+                  packed.data() + std::size_t(r) * cols);
+  }
   if (xray) before.assign(packed.begin(), packed.end());
   if (scaling) {
     numerics::BlockScalingStats stats;
@@ -125,12 +128,14 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
   const std::size_t n = std::size_t(count * rows * cols);
   const std::span<float> values(dst, n);
   const float* from = src;  // quantized straight from src unless transformed first
-  if (policy.hadamard) {
-    if (src != dst) std::copy_n(src, n, dst);
-    for (std::int64_t i = 0; i < count; ++i)
-      numerics::randomHadamardTransform(values.subspan(std::size_t(i * rows * cols)), rows, cols,
-                                        std::max<std::int64_t>(cols, 1),
-                                        numerics::BlockAxis::Column, hadamardSeedOf(extras));
+  if (policy.hadamard) {    // transformed straight into dst
+    const std::int64_t ld = std::max<std::int64_t>(cols, 1);
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto at = std::size_t(i * rows * cols);
+      numerics::randomHadamardTransform({src + at, std::size_t(rows * cols)}, ld,
+                                        values.subspan(at, std::size_t(rows * cols)), ld, rows,
+                                        cols, numerics::BlockAxis::Column, hadamardSeedOf(extras));
+    }
     from = dst;
   }
   GemmXraySlot* slot = extras.xray;

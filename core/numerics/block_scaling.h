@@ -172,5 +172,10 @@ std::array<float, 16> hadamardSigns(std::uint64_t seed);
 // property). In place on the row-major matrix [rows, cols] with stride ld.
 void randomHadamardTransform(std::span<float> values, std::int64_t rows, std::int64_t cols,
                              std::int64_t ld, BlockAxis axis, std::uint64_t seed);
+// The same transform from src (row stride ldSrc) into dst (row stride ldDst), which may be src
+// with the same stride; what the transform leaves as it is (tails) is copied.
+void randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
+                             std::int64_t ldDst, std::int64_t rows, std::int64_t cols,
+                             BlockAxis axis, std::uint64_t seed);
 
 }  // namespace paritylab::numerics

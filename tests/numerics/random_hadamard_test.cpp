@@ -112,7 +112,8 @@ TEST(RandomHadamard, EveryOutputIsTheOrderedDoubleSumRoundedOnce) {
   struct Shape {
     std::int64_t rows, cols, ld;
   };
-  // Full tiles, a tile's tail, line tails shorter than a run, a stride wider than the rows.
+  // Full tiles, a tile's tail, line tails shorter than a run, a stride wider than the rows; in
+  // place, and out of place into another stride.
   for (const Shape s : {Shape{32, 64, 64}, Shape{48, 37, 37}, Shape{35, 70, 75}, Shape{16, 16, 16},
                         Shape{7, 5, 9}, Shape{0, 3, 3}, Shape{33, 100, 101}}) {
     for (const BlockAxis axis : {BlockAxis::Row, BlockAxis::Column}) {
@@ -129,6 +130,22 @@ TEST(RandomHadamard, EveryOutputIsTheOrderedDoubleSumRoundedOnce) {
       }
       const std::vector<float> expected =
           transformedOneOutputAtATime(v, s.rows, s.cols, s.ld, axis, 123);
+      // Out of place, into rows of another stride: the same values, tails copied, src untouched.
+      const std::vector<float> original = v;
+      const std::int64_t ldOut = s.cols + 3;
+      std::vector<float> out(static_cast<std::size_t>(s.rows * ldOut), 7.0f);
+      randomHadamardTransform(original, s.ld, out, ldOut, s.rows, s.cols, axis, 123);
+      for (std::int64_t r = 0; r < s.rows; ++r) {
+        for (std::int64_t c = 0; c < s.cols; ++c) {
+          const float got = out[std::size_t(r * ldOut + c)];
+          const float want = expected[std::size_t(r * s.ld + c)];
+          ASSERT_TRUE(std::isnan(want)
+                          ? std::isnan(got)
+                          : std::bit_cast<std::uint32_t>(got) == std::bit_cast<std::uint32_t>(want))
+              << "out of place (" << r << ", " << c << ") of [" << s.rows << ", " << s.cols << "]"
+              << (axis == BlockAxis::Row ? " rows" : " columns");
+        }
+      }
       randomHadamardTransform(v, s.rows, s.cols, s.ld, axis, 123);
       ASSERT_EQ(v.size(), expected.size());
       for (std::size_t i = 0; i < v.size(); ++i) {
