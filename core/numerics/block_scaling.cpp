@@ -539,11 +539,10 @@ void signedZeros(const float* x, float* out, Count n) {
 
 // nvfp4Nearest down the columns: the block row [n, cols] at x (row stride ldx) into y (stride
 // ldy), column c's block scaled by blockScales[c] x tensorScale, its bounds (nvfp4Bounds) at
-// bounds[k x cols + c], k < 7.
+// b[k x cols + c], k < 7.
 void nvfp4NearestColumns(const float* x, std::int64_t ldx, float* y, std::int64_t ldy,
-                         std::int64_t n, std::int64_t cols, const float* __restrict bounds,
+                         std::int64_t n, std::int64_t cols, const float* __restrict b,
                          const float* __restrict blockScales, float tensorScale) {
-  const float* __restrict b = bounds;
   for (std::int64_t r = 0; r < n; ++r) {
     const float* xr = x + r * ldx;
     float* yr = y + r * ldy;
@@ -617,9 +616,9 @@ struct Scratch {
   std::vector<GroupAmax> amax;          // per group of a strip
   std::vector<std::uint32_t> amaxBits;  // the fast paths: per group of a line, or per column
   std::vector<double> quotients;        // NVFP4: a line's amax_block / 6 / s_t
-  std::vector<double> factors;          // NVFP4 down the columns: each column's decode scale,
-  std::vector<double> reciprocals;      // its reciprocal,
-  std::vector<float> bounds;            // and its nvfp4Bounds, [7, cols]
+  std::vector<double> factors;          // NVFP4 down the columns: each column's decode scale
+  std::vector<double> reciprocals;      // and its reciprocal
+  std::vector<float> bounds;            // NVFP4 nearest: [7, blocks] (nvfp4BlockBounds)
   std::vector<float> blockScales;
   std::vector<GroupScale> scales;
   std::vector<unsigned char> exact;  // per group of a line: scaled by encodeExact
