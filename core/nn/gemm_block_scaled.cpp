@@ -67,11 +67,12 @@ PreparedOperand prepare(const ScaledOperand& src,
                         std::vector<float>& buffer, std::vector<float>& before,
                         numerics::TensorXray* xray, std::optional<numerics::TensorXray>* scales) {
   const std::size_t cols = std::size_t(src.cols), count = std::size_t(src.rows) * cols;
+  // The operand's values as they lie, rows of stride src.ld.
+  const std::span<const float> values(
+      src.data, src.rows > 0 ? (std::size_t(src.rows) - 1) * std::size_t(src.ld) + cols : 0);
   if (scaling && !hadamard && !xray && !scales) {
     // Unmeasured: quantized in place, or straight from the operand into the dense buffer,
     // without packing a copy first.
-    const std::size_t extent = (std::size_t(src.rows) - 1) * std::size_t(src.ld) + cols;
-    const std::span<const float> values(src.data, src.rows > 0 ? extent : 0);
     if (writable == src.data) {
       numerics::quantizeBlocks(values, src.ld, {writable, values.size()}, src.ld, src.rows,
                                src.cols, src.kAxis, *scaling, seed);
@@ -85,9 +86,8 @@ PreparedOperand prepare(const ScaledOperand& src,
   grow(buffer, count);
   const std::span<float> packed(buffer.data(), count);  // the buffer may be longer
   if (hadamard) {                                       // transformed straight into the buffer
-    const std::size_t extent = (std::size_t(src.rows) - 1) * std::size_t(src.ld) + cols;
-    numerics::randomHadamardTransform({src.data, src.rows > 0 ? extent : 0}, src.ld, packed,
-                                      src.cols, src.rows, src.cols, src.kAxis, hadamardSeed);
+    numerics::randomHadamardTransform(values, src.ld, packed, src.cols, src.rows, src.cols,
+                                      src.kAxis, hadamardSeed);
   } else {
     for (int r = 0; r < src.rows; ++r)
       std::copy_n(src.data + std::size_t(r) * std::size_t(src.ld), cols,

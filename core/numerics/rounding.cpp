@@ -136,7 +136,7 @@ inline std::uint32_t roundAny(std::uint32_t x, const KernelConstants& k, std::ui
 // The loops take the constants by value, a copy of their own whose fields stay in registers:
 // through a reference, the one read under a condition (minSubBits in roundBits) became a masked
 // load from memory, which GCC 12 does not vectorise, and the loops ran one element at a time
-// (six times slower for fp8 and fp16, ten for bf16).
+// (six times slower for fp8 and fp16, ten for saturating bf16).
 template <RoundingMode Mode, int Wide>
 inline void roundLoop(const float* __restrict src, float* __restrict dst, std::size_t n,
                       const KernelConstants k, StochasticKey key, std::uint64_t offset) {
