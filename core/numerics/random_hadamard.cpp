@@ -6,7 +6,12 @@
 // exact product rounds as the add alone. The results are the same bits as one output at a time.
 // The sums over i are unrolled so that the lanes' running sums stay in vector registers (rolled,
 // GCC keeps them in memory and a run costs four times as much).
-
+//
+// Most runs take a shorter road to the same bits. When a run's nonzero finite values span at
+// most kExactSpan binades, every sum of its terms is exact in double (see exactInDouble), so the
+// order of the additions cannot matter: the fast Walsh-Hadamard transform's four butterfly stages
+// (64 additions a run instead of 256 multiply-adds) give the exact sums, which the ordered sum
+// also reaches. Only runs with a wider span, an infinity or a NaN take the ordered sum.
 #include <algorithm>
 #include <bit>
 #include <string>
@@ -23,45 +28,128 @@ constexpr int kRun = 16;
 // Columns of a band of 16 rows transformed together on the column axis: a [16, 32] tile of
 // doubles (4 KiB) stays in L1 while its sixteen output rows are summed.
 constexpr int kTileColumns = 32;
+// The widest span of binades (largest biased exponent minus smallest) a run's nonzero finite
+// values may have for every sum of its terms to be exact in double. A value of biased exponent
+// e (1 for subnormals) is an integer multiple of 2^(e - 150) below 2^(e - 126) in magnitude; a
+// term x_i M[i][j] is a quarter of that, so the sum of any of a run's sixteen terms is a
+// multiple of 2^(e_min - 152) below 2^(e_max - 124): fewer than 2^(e_max - e_min + 28) units,
+// exact in double's 53 bits when e_max - e_min <= 25.
+constexpr std::uint32_t kExactSpan = 25;
 
 // M[i][j] = d_i H[i][j] / 4, so that a run x becomes x' = x M.
 using HadamardMatrix = std::array<std::array<double, kRun>, kRun>;
 
-HadamardMatrix hadamardMatrix(std::uint64_t seed) {
+struct Hadamard {
+  HadamardMatrix m;               // for the ordered sums
+  std::array<double, kRun> sign;  // d, for the butterflies
+};
+
+Hadamard hadamard(std::uint64_t seed) {
   const std::array<float, kRun> signs = hadamardSigns(seed);
-  HadamardMatrix m{};
+  Hadamard h{};
   for (int i = 0; i < kRun; ++i) {
+    h.sign[std::size_t(i)] = signs[std::size_t(i)];
     for (int j = 0; j < kRun; ++j)
-      m[std::size_t(i)][std::size_t(j)] =
+      h.m[std::size_t(i)][std::size_t(j)] =
           signs[std::size_t(i)] * ((std::popcount(unsigned(i & j)) & 1) != 0 ? -0.25 : 0.25);
   }
-  return m;
+  return h;
+}
+
+// What exactInDouble reads of a value: the largest biased exponent of a run's values (255 for an
+// infinity or a NaN), and the smallest of its nonzero values (1 for subnormals; a zero adds
+// nothing to any sum and counts as 255 here).
+inline std::uint32_t highKey(float x) {
+  return (std::bit_cast<std::uint32_t>(x) >> 23) & 0xffU;
+}
+inline std::uint32_t lowKey(float x) {
+  const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(x) & 0x7fffffffU;
+  return magnitude == 0 ? 255U : std::max(magnitude >> 23, 1U);
+}
+inline bool exactInDouble(std::uint32_t high, std::uint32_t low) {
+  return high < 255 && high <= low + kExactSpan;
+}
+
+// The fast Walsh-Hadamard transform of lanes y[0..15][c] (signs applied) in place: afterwards
+// y[j][c] = sum_i y_i H[i][j], each sum exact when the run's span allows (see kExactSpan).
+template <int Width>
+void butterflies(double (&y)[kRun][Width], int width) {
+#pragma GCC unroll 4
+  for (int h = 1; h < kRun; h *= 2) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kRun; ++i) {
+      if ((i & h) != 0) continue;
+      for (int c = 0; c < width; ++c) {
+        const double a = y[i][c], b = y[i + h][c];
+        y[i][c] = a + b;
+        y[i + h][c] = a - b;
+      }
+    }
+  }
+}
+
+// An exact sum as the ordered sum leaves it: a quarter of it (exact), and a zero always +0 (the
+// ordered sum starts from +0, so it never ends at -0; the butterflies may).
+inline float quarterOfExactSum(double sum) {
+  return static_cast<float>(sum * 0.25 + 0.0);
 }
 
 // Sixteen consecutive values of a row (out may be in); the outputs are the lanes.
-void transformRun(const float* in, float* out, const HadamardMatrix& m) {
+void transformRun(const float* in, float* out, const Hadamard& h) {
+  std::uint32_t high = 0, low = 255;
+  for (int i = 0; i < kRun; ++i) {
+    high = std::max(high, highKey(in[i]));
+    low = std::min(low, lowKey(in[i]));
+  }
+  if (exactInDouble(high, low)) {
+    double y[kRun][1];
+    for (int i = 0; i < kRun; ++i) y[i][0] = in[i] * h.sign[std::size_t(i)];
+    butterflies<1>(y, 1);
+    for (int j = 0; j < kRun; ++j) out[j] = quarterOfExactSum(y[j][0]);
+    return;
+  }
   double x[kRun];
   for (int i = 0; i < kRun; ++i) x[i] = in[i];
   double sum[kRun] = {};
 #pragma GCC unroll 16
   for (int i = 0; i < kRun; ++i)
-    for (int j = 0; j < kRun; ++j) sum[j] += x[i] * m[std::size_t(i)][std::size_t(j)];
+    for (int j = 0; j < kRun; ++j) sum[j] += x[i] * h.m[std::size_t(i)][std::size_t(j)];
   for (int j = 0; j < kRun; ++j) out[j] = static_cast<float>(sum[j]);
 }
 
 // Columns [0, width) of a band of 16 rows (row strides ldIn and ldOut; out may be in), each
 // column a run; the columns are the lanes. Width is kTileColumns except at the end of the rows.
+// The butterflies when every column's span allows, else the ordered sums.
 template <int Width>
 void transformTile(const float* in, std::int64_t ldIn, float* out, std::int64_t ldOut, int width,
-                   const HadamardMatrix& m) {
+                   const Hadamard& h) {
+  std::uint32_t high[Width], low[Width];
+  std::fill_n(high, Width, 0U);
+  std::fill_n(low, Width, 255U);
   double x[kRun][Width];
-  for (int i = 0; i < kRun; ++i)
-    for (int c = 0; c < width; ++c) x[i][c] = in[std::size_t(i * ldIn + c)];
+  for (int i = 0; i < kRun; ++i) {
+    const float* row = in + i * ldIn;
+    for (int c = 0; c < width; ++c) {
+      high[c] = std::max(high[c], highKey(row[c]));
+      low[c] = std::min(low[c], lowKey(row[c]));
+      x[i][c] = row[c];
+    }
+  }
+  bool exact = true;
+  for (int c = 0; c < width; ++c) exact &= exactInDouble(high[c], low[c]);
+  if (exact) {
+    for (int i = 0; i < kRun; ++i)
+      for (int c = 0; c < width; ++c) x[i][c] *= h.sign[std::size_t(i)];
+    butterflies<Width>(x, width);
+    for (int j = 0; j < kRun; ++j)
+      for (int c = 0; c < width; ++c) out[std::size_t(j * ldOut + c)] = quarterOfExactSum(x[j][c]);
+    return;
+  }
   for (int j = 0; j < kRun; ++j) {
     double sum[Width] = {};
 #pragma GCC unroll 16
     for (int i = 0; i < kRun; ++i) {
-      const double mij = m[std::size_t(i)][std::size_t(j)];
+      const double mij = h.m[std::size_t(i)][std::size_t(j)];
       for (int c = 0; c < width; ++c) sum[c] += x[i][c] * mij;
     }
     for (int c = 0; c < width; ++c) out[std::size_t(j * ldOut + c)] = static_cast<float>(sum[c]);
@@ -92,7 +180,7 @@ void randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc, std
                               " values");
     }
   }
-  const HadamardMatrix m = hadamardMatrix(seed);
+  const Hadamard h = hadamard(seed);
   const float* in = src.data();
   float* out = dst.data();
   const bool inPlace = in == out && ldSrc == ldDst;
@@ -103,7 +191,7 @@ void randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc, std
   if (axis == BlockAxis::Row) {
     for (std::int64_t r = 0; r < rows; ++r) {
       std::int64_t p = 0;
-      for (; p + kRun <= cols; p += kRun) transformRun(in + r * ldSrc + p, out + r * ldDst + p, m);
+      for (; p + kRun <= cols; p += kRun) transformRun(in + r * ldSrc + p, out + r * ldDst + p, h);
       keep(r, p);
     }
     return;
@@ -114,9 +202,9 @@ void randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc, std
     float* bandOut = out + r * ldDst;
     std::int64_t c = 0;
     for (; c + kTileColumns <= cols; c += kTileColumns)
-      transformTile<kTileColumns>(band + c, ldSrc, bandOut + c, ldDst, kTileColumns, m);
+      transformTile<kTileColumns>(band + c, ldSrc, bandOut + c, ldDst, kTileColumns, h);
     if (c < cols)
-      transformTile<kTileColumns>(band + c, ldSrc, bandOut + c, ldDst, int(cols - c), m);
+      transformTile<kTileColumns>(band + c, ldSrc, bandOut + c, ldDst, int(cols - c), h);
   }
   for (; r < rows; ++r) keep(r, 0);
 }

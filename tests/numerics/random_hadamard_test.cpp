@@ -1,10 +1,12 @@
 // The random Hadamard transform of NVFP4's weight-gradient operands: its matrix D H / 4 is
 // orthogonal, it leaves a product unchanged when both operands take it, and every output is the
 // sum of x_i M[i][j] in double, in order, rounded once, on either axis, with any stride and
-// tail, whatever the values (infinities, NaN, subnormals, overflow to infinity included).
+// tail, whatever the values (infinities, NaN, subnormals, overflow to infinity included) and
+// however many binades a run spans.
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -158,6 +160,109 @@ TEST(RandomHadamard, EveryOutputIsTheOrderedDoubleSumRoundedOnce) {
           ASSERT_EQ(got, want) << "element " << i << " of [" << s.rows << ", " << s.cols << "] ld "
                                << s.ld << (axis == BlockAxis::Row ? " rows" : " columns");
       }
+    }
+  }
+}
+
+// Runs whose values span a given number of binades (the smallest and the largest exponent both
+// present, full 24-bit significands, zeros of either sign now and then): up to 25 binades every
+// sum of a run's terms is exact in double and the order of the additions cannot matter; from 26
+// on it can, and the transform must still give the ordered sum's bits. A run of zeros gives +0
+// (the ordered sum starts from +0), whatever the zeros' signs.
+TEST(RandomHadamard, RunsOfEverySpanOfBinadesGiveTheOrderedSum) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<std::uint32_t> significand(0x800000U, 0xffffffU);
+  for (const int span : {0, 1, 12, 24, 25, 26, 27, 28, 30, 40, 53, 80}) {
+    for (const BlockAxis axis : {BlockAxis::Row, BlockAxis::Column}) {
+      // 16 runs of 16 along the axis: [16, 256] by rows, [16, 16] by columns, 64 times over.
+      const std::int64_t rows = axis == BlockAxis::Row ? 16 : 16 * 64;
+      const std::int64_t cols = axis == BlockAxis::Row ? 16 * 64 : 16;
+      std::vector<float> v(std::size_t(rows * cols));
+      const int top = int(rng() % 40) - 20;
+      for (float& x : v) {
+        const int e = top - int(rng() % std::uint32_t(span + 1));
+        x = std::ldexp(float(significand(rng)), e - 23);
+        if (rng() % 2) x = -x;
+        if (rng() % 8 == 0) x = rng() % 2 ? 0.0f : -0.0f;
+      }
+      // Every run reaches both ends of the span.
+      const std::int64_t lines = axis == BlockAxis::Row ? rows : cols;
+      const std::int64_t length = axis == BlockAxis::Row ? cols : rows;
+      for (std::int64_t l = 0; l < lines; ++l) {
+        for (std::int64_t p = 0; p + 16 <= length; p += 16) {
+          const auto at = [&](std::int64_t i) -> float& {
+            return v[std::size_t(axis == BlockAxis::Row ? l * cols + p + i : (p + i) * cols + l)];
+          };
+          at(std::int64_t(rng() % 8)) = std::ldexp(float(significand(rng)), top - 23);
+          at(8 + std::int64_t(rng() % 8)) = std::ldexp(float(significand(rng)), top - span - 23);
+        }
+      }
+      // Whole runs of zeros of both signs.
+      for (std::int64_t i = 0; i < 16; ++i)
+        v[std::size_t(axis == BlockAxis::Row ? i : i * cols)] = i % 3 ? -0.0f : 0.0f;
+      const std::vector<float> expected =
+          transformedOneOutputAtATime(v, rows, cols, cols, axis, 29);
+      randomHadamardTransform(v, rows, cols, cols, axis, 29);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(v[i]), std::bit_cast<std::uint32_t>(expected[i]))
+            << "element " << i << ", runs spanning " << span << " binades"
+            << (axis == BlockAxis::Row ? " along rows" : " down columns");
+      }
+    }
+  }
+}
+
+// A run spanning 26 binades (one binade past the exact span) whose first output lies within a
+// unit of its smallest term from an fp32 rounding midpoint: fourteen large terms that sum to a
+// midpoint, two small ones that almost cancel (+a, then -(a - 1), -a or -(a + 1)). Past 2^53
+// units the sum's additions round, so the order in which the small terms meet the large ones
+// decides the bits: about one run in twenty comes out differently in the order of the fast
+// Walsh-Hadamard transform than in the ordered sum.
+std::array<float, 16> runNearAMidpoint(std::mt19937& rng, const std::array<float, 16>& signs) {
+  const int first = int(rng() % 16);
+  int second = int(rng() % 15);
+  second += second >= first ? 1 : 0;
+  const std::int64_t a = (1 << 23) + std::int64_t(rng() % (1 << 23));
+  std::int64_t large = 0;  // the large terms' significands so far
+  int lastLarge = 15;
+  while (lastLarge == first || lastLarge == second) --lastLarge;
+  std::array<float, 16> run{};
+  bool smallSeen = false;
+  for (int i = 0; i < 16; ++i) {
+    double term;  // in units of the smallest term's unit
+    if (i == first || i == second) {
+      term = smallSeen ? -double(a - 1 + std::int64_t(rng() % 3)) : double(a);
+      smallSeen = true;
+    } else {
+      std::int64_t m = (1 << 24) - 16 - std::int64_t(rng() % (1 << 20));
+      if (i == lastLarge) m += ((8 - (large + m) % 16) % 16 + 16) % 16;  // a midpoint: 8 mod 16
+      large += m;
+      term = std::ldexp(double(m), 26);
+    }
+    // The first output's term is x_i d_i / 4.
+    run[std::size_t(i)] = float(std::ldexp(term, -70)) * signs[std::size_t(i)];
+  }
+  return run;
+}
+
+TEST(RandomHadamard, RunsThatTheOrderOfTheSumDecidesGiveTheOrderedSum) {
+  std::mt19937 rng(13);
+  const std::array<float, 16> signs = hadamardSigns(31);
+  for (const BlockAxis axis : {BlockAxis::Row, BlockAxis::Column}) {
+    const std::int64_t runs = 512;
+    const std::int64_t rows = axis == BlockAxis::Row ? runs : 16;
+    const std::int64_t cols = axis == BlockAxis::Row ? 16 : runs;
+    std::vector<float> v(std::size_t(rows * cols));
+    for (std::int64_t l = 0; l < runs; ++l) {
+      const std::array<float, 16> run = runNearAMidpoint(rng, signs);
+      for (std::int64_t i = 0; i < 16; ++i)
+        v[std::size_t(axis == BlockAxis::Row ? l * cols + i : i * cols + l)] = run[std::size_t(i)];
+    }
+    const std::vector<float> expected = transformedOneOutputAtATime(v, rows, cols, cols, axis, 31);
+    randomHadamardTransform(v, rows, cols, cols, axis, 31);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(v[i]), std::bit_cast<std::uint32_t>(expected[i]))
+          << "element " << i << (axis == BlockAxis::Row ? " along rows" : " down columns");
     }
   }
 }
