@@ -130,8 +130,11 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
                              xGroup, std::size_t(sub.batch) * itemSize);
     if (n0 == 0) {
       if (s.weights.size() < std::size_t(out_) * k) s.weights.resize(std::size_t(out_) * k);
-      weightsQuantized = prequantizeOperand(policy, Operand::A, groupExtras, w, s.weights.data(),
-                                            out_, in_, std::int64_t(taps));
+      weightsQuantized =
+          prequantizeSquareConvWeights(policy, Operand::A, groupExtras, w, s.weights, out_, in_,
+                                       std::int64_t(taps), numerics::BlockAxis::Row) ||
+          prequantizeOperand(policy, Operand::A, groupExtras, w, s.weights.data(), out_, in_,
+                             std::int64_t(taps));
     }
     const std::size_t groupItems = std::size_t(sub.batch) * itemSize;
     if (s.rounded.size() < groupItems) s.rounded.resize(groupItems);
@@ -310,6 +313,13 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
                            ? weightsRoundedOnce(dataPolicy, dataExtras, w, std::size_t(out_) * k,
                                                 (g.batch + group - 1) / group, s)
                            : nullptr;
+  // Square weight blocks: W quantized once, in the forward's blocks, before the groups.
+  float* const wSquare =
+      needInputGrad_ && prequantizeSquareConvWeights(
+                            dataPolicy, Operand::A, dataExtras, w, s.squareWeights, out_, in_,
+                            std::int64_t(kernel_) * kernel_, numerics::BlockAxis::Column)
+          ? s.squareWeights.data()
+          : nullptr;
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
@@ -334,12 +344,17 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
       de.writableA = wOnce;
       de.writableARounded = n0 > 0;
     }
+    if (wSquare) {  // read as it is
+      de.writableA = wSquare;
+      de.writableARounded = true;
+    }
     if (dytRounded && !de.xray) {
       de.writableB = dyt;  // read as it is, not written
       de.writableBRounded = true;
     }
-    gemm(dataPolicy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f, wOnce ? wOnce : w, k, dyt, cols,
-         0.0f, s.columns.data(), subCols, *ctx.workspace, de);
+    gemm(dataPolicy, Trans::Yes, Trans::No, k, subCols, out_, 1.0f,
+         wSquare ? wSquare : (wOnce ? wOnce : w), k, dyt, cols, 0.0f, s.columns.data(), subCols,
+         *ctx.workspace, de);
     col2im(sub, s.columns.data(), dx_.data() + std::size_t(n0) * itemSize);
   }
   ctx.storeGradient(dw, std::size_t(out_) * k, site_);

@@ -68,27 +68,35 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   float* dwr = grow(s.weightGrad, weightCount);
   float* wr = grow(s.weights, weightCount);
 
-  // Wr [Cin, Cout*k*k]: W's kernels flipped, input and output channels swapped.
-  const float* w = ctx.params->value(weight_);
-  for (int co = 0; co < out_; ++co) {
-    for (int ci = 0; ci < in_; ++ci) {
-      const float* src = w + (std::size_t(co) * in_ + ci) * taps;
-      float* dst = wr + (std::size_t(ci) * out_ + co) * taps;
-      for (std::size_t t = 0; t < taps; ++t) dst[t] = src[taps - 1 - t];
-    }
-  }
-
   // Extras (stochastic streams, X-ray slots) once per product.
+  const float* w = ctx.params->value(weight_);
   const GemmExtras weightExtras = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
                                                  dy.data(), dy.size(), x.data(), x.size());
   const GemmExtras dataExtras = ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardData, w,
                                                weightCount, dy.data(), dy.size());
   const bool wrOnce = weightsMayBeRoundedOnce(dataPolicy, dataExtras, groups);
+  // Square weight blocks (16 output x 16 input channels at a tap): W quantized as the forward
+  // quantizes it, before the flip below moves its values.
+  const bool squareQuantized =
+      prequantizeSquareConvWeights(dataPolicy, Operand::A, dataExtras, w, s.squareWeights, out_,
+                                   in_, std::int64_t(taps), numerics::BlockAxis::Column);
+  const float* wSource = squareQuantized ? s.squareWeights.data() : w;
+
+  // Wr [Cin, Cout*k*k]: W's kernels flipped, input and output channels swapped.
+  for (int co = 0; co < out_; ++co) {
+    for (int ci = 0; ci < in_; ++ci) {
+      const float* src = wSource + (std::size_t(co) * in_ + ci) * taps;
+      float* dst = wr + (std::size_t(ci) * out_ + co) * taps;
+      for (std::size_t t = 0; t < taps; ++t) dst[t] = src[taps - 1 - t];
+    }
+  }
+
   // A block-scaled data product's operands are quantized before the gather along the output
   // channels, as its non-gathered form's (reduction over Cout alone) are: Wr [Cin, Cout, k*k] at
   // each input channel and tap, once; dY [Cout, H*W] at each pixel, gathered again after the
   // weight product, which then may quantize its own gather in place.
   const bool wrQuantized =
+      squareQuantized ||
       prequantizeOperand(dataPolicy, Operand::A, dataExtras, wr, wr, in_, out_, std::int64_t(taps));
   // x went through the store step in the format the weight product rounds it to (gpu-amp-*).
   const bool inputRounded =

@@ -100,6 +100,21 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
                         const float* src, float* dst, std::int64_t count, std::int64_t rows,
                         std::int64_t cols, std::uint64_t offset = 0);
 
+// A convolution's weights W [Cout, Cin, taps] quantized as `policy` quantizes operand `which` when
+// that operand's blocks are square: blocks of 16 output x 16 input channels at one tap (as a
+// linear layer's square blocks cover output x input features), so that the forward (reduction
+// over Cin) and the input gradient (over Cout) read the same quantized weights. The tensor is
+// quantized as [taps, Cout, Cin], its Hadamard transform and stochastic draws (gemm()'s seeds)
+// along `reduction` there (Row: Cin, Column: Cout), measured on a step the X-ray measures, and
+// written to dst in W's layout (grown to W's size; not w's storage). False, touching nothing, when
+// the operand's blocks are not square (or the policy takes a Hadamard transform without
+// block-scaling both operands). When it returns true, the caller hands dst (or its gather) to
+// gemm() as writableA/B with writableARounded/BRounded set.
+bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand which,
+                                  const GemmExtras& extras, const float* w, std::vector<float>& dst,
+                                  std::int64_t cout, std::int64_t cin, std::int64_t taps,
+                                  numerics::BlockAxis reduction);
+
 // THE one store step: every tensor a backend keeps (activations, weights, gradients, optimizer
 // state) passes through here; rounds in place to `format` when set.
 void storeTensor(const std::optional<numerics::RoundingSpec>& format, float* data, std::size_t n,

@@ -4,6 +4,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/nn/gemm_impl.h"
 #include "core/nn/gemm_xray.h"
@@ -147,6 +148,50 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
   numerics::quantizeBlockStack({from, n}, values, count, rows, cols, numerics::BlockAxis::Column,
                                *scaling, elementSeedOf(extras, which), offset,
                                slot ? &stats : nullptr);
+  if (!slot) return true;
+  numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
+  numerics::accumulateXray(before, values, *numerics::parseFormat("fp32"), xray);
+  addScales(which == Operand::A ? slot->scalesA : slot->scalesB, stats, scaling->kind);
+  return true;
+}
+
+bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand which,
+                                  const GemmExtras& extras, const float* w, std::vector<float>& dst,
+                                  std::int64_t cout, std::int64_t cin, std::int64_t taps,
+                                  BlockAxis reduction) {
+  const std::optional<numerics::BlockScaling>& scaling =
+      which == Operand::A ? policy.scalingA : policy.scalingB;
+  if (!scaling || !scaling->squareBlocks ||
+      (policy.hadamard && !(policy.scalingA && policy.scalingB)))
+    return false;
+  // [Cout, Cin, taps] -> [taps, Cout, Cin]: at each tap a matrix whose square blocks are the
+  // weights' (Cout, Cin) blocks.
+  thread_local std::vector<float> byTap;
+  const auto n = std::size_t(cout * cin * taps);
+  if (byTap.size() < n) byTap.resize(n);
+  const std::span<float> values(byTap.data(), n);
+  for (std::int64_t o = 0; o < cout; ++o)
+    for (std::int64_t i = 0; i < cin; ++i)
+      for (std::int64_t t = 0; t < taps; ++t)
+        values[std::size_t((t * cout + o) * cin + i)] = w[(o * cin + i) * taps + t];
+  if (policy.hadamard) {  // along the product's reduction, as the other operand's
+    for (std::int64_t t = 0; t < taps; ++t) {
+      const std::span<float> tap =
+          values.subspan(std::size_t(t * cout * cin), std::size_t(cout * cin));
+      numerics::randomHadamardTransform(tap, cout, cin, cin, reduction, hadamardSeedOf(extras));
+    }
+  }
+  GemmXraySlot* slot = extras.xray;
+  std::vector<float> before;
+  if (slot) before.assign(values.begin(), values.end());
+  numerics::BlockScalingStats stats;
+  numerics::quantizeBlockStack(values, values, taps, cout, cin, reduction, *scaling,
+                               elementSeedOf(extras, which), 0, slot ? &stats : nullptr);
+  if (dst.size() < n) dst.resize(n);
+  for (std::int64_t o = 0; o < cout; ++o)
+    for (std::int64_t i = 0; i < cin; ++i)
+      for (std::int64_t t = 0; t < taps; ++t)
+        dst[std::size_t((o * cin + i) * taps + t)] = values[std::size_t((t * cout + o) * cin + i)];
   if (!slot) return true;
   numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
   numerics::accumulateXray(before, values, *numerics::parseFormat("fp32"), xray);

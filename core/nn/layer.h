@@ -48,6 +48,9 @@ struct LayerScratch {
   // gathers: the output gradient [N, Cout, outH*outW] and the input [N, C, H*W], and the output
   // gradient as [Cout, N*outH*outW] for the lowered product.
   std::vector<float> gradientByBatch, inputByBatch, gradientRowsByBatch;
+  // A conv's weights quantized in square blocks (prequantizeSquareConvWeights) for its input
+  // gradient, in W's layout.
+  std::vector<float> squareWeights;
 };
 
 // Everything a layer needs during one step.

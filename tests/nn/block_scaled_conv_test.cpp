@@ -96,6 +96,61 @@ TEST(BlockScaledConv, TheLoweredBackwardBlocksTheSameValues) {
   checkBlocks(2);
 }
 
+// NVFP4's square weight blocks: 16 output x 16 input channels at one tap (as a linear layer's
+// cover 16 output x 16 input features), the same blocks and so the same quantized weights in the
+// forward (reduction over Cin) and the input gradient (over Cout), under the gathered backward
+// (stride 1) and the lowered one (stride 2), with short blocks at both edges (36 = 16 + 16 + 4
+// output, 40 = 16 + 16 + 8 input channels). Only the weights are quantized here (activations and
+// gradients stay fp32), so each result is a sum over the reference's quantized weights: the
+// weights as [taps, Cout, Cin], one tensor scale over all of them.
+void checkSquareWeightBlocks(int stride) {
+  constexpr int CIN = 40, COUT = 36, K = 3, PAD = 1, N = 3, H = 8, W = 8;
+  const ConvGeometry g{N, CIN, H, W, K, stride, PAD};
+  constexpr int T = K * K;
+  backends::PrecisionPolicy policy = backends::presetPolicy("nvfp4");
+  for (backends::GemmPolicy* p :
+       {&policy.conv.forward, &policy.conv.backwardData, &policy.conv.backwardWeight}) {
+    p->output.reset();
+    p->addend.reset();
+  }
+  policy.conv.forward.scalingB.reset();       // the input
+  policy.conv.backwardData.scalingB.reset();  // the output gradient
+  policy.conv.backwardWeight.scalingA.reset();
+  policy.conv.backwardWeight.scalingB.reset();
+  policy.conv.backwardWeight.hadamard = false;
+  const BlockScaling spec = *policy.conv.forward.scalingA;
+  ASSERT_TRUE(spec.squareBlocks);
+  ASSERT_TRUE(policy.conv.backwardData.scalingA->squareBlocks);
+  const testing::ConvPass pass = testing::convForwardBackward(policy, g, COUT, 7, 19, 31);
+
+  std::vector<float> byTap(std::size_t(T) * COUT * CIN);
+  const auto tapAt = [&](int o, int i, int t) { return (std::size_t(t) * COUT + o) * CIN + i; };
+  const auto weightAt = [&](int o, int i, int t) { return (std::size_t(o) * CIN + i) * T + t; };
+  for (int o = 0; o < COUT; ++o)
+    for (int i = 0; i < CIN; ++i)
+      for (int t = 0; t < T; ++t) byTap[tapAt(o, i, t)] = pass.w[weightAt(o, i, t)];
+  numerics::quantizeBlockStack(byTap, byTap, T, COUT, CIN, BlockAxis::Row, spec);
+  std::vector<double> wq(pass.w.size());
+  for (int o = 0; o < COUT; ++o)
+    for (int i = 0; i < CIN; ++i)
+      for (int t = 0; t < T; ++t) wq[weightAt(o, i, t)] = byTap[tapAt(o, i, t)];
+  const std::vector<double> x(pass.x.data(), pass.x.data() + pass.x.size());
+  const std::vector<double> dy(pass.dy.data(), pass.dy.data() + pass.dy.size());
+
+  // An E2M1 grid off would move a term by a sixth of it or more; fp32 accumulation of at most
+  // 360 terms stays far below 2e-5 of the largest sum.
+  const std::string at = ", stride " + std::to_string(stride);
+  testing::expectCloseToSums(pass.y.data(), testing::convForwardSums(g, COUT, wq, x), 2e-5,
+                             "forward" + at);
+  testing::expectCloseToSums(pass.dx.data(), testing::convInputGradientSums(g, COUT, wq, dy), 2e-5,
+                             "input gradient" + at);
+}
+
+TEST(BlockScaledConv, SquareWeightBlocksCoverOutputAndInputChannelsAtOneTapInEveryProduct) {
+  checkSquareWeightBlocks(1);
+  checkSquareWeightBlocks(2);
+}
+
 // The X-ray measures a convolution's operands where they are quantized, before their gathers:
 // measured steps train as the others do (ResNet-18: gathered and lowered backward products).
 TEST(BlockScaledConv, XrayChangesNoBitOfABlockScaledRun) {

@@ -7,7 +7,9 @@
 // - mxfp8, mxfp6, mxfp4 and nvfp4 (block-scaled operands) and fp8-e4m3fnuz were pinned when they
 //   were added. The block-scaled presets were re-pinned when a convolution's operands took their
 //   blocks along channels (forward, input gradient) and along the batch (weight gradient) instead
-//   of along the lowered product's rows and columns (docs/block-formats.md).
+//   of along the lowered product's rows and columns (docs/block-formats.md). nvfp4 was re-pinned
+//   when its square weight blocks came to cover 16 output x 16 input channels at one tap (they
+//   had covered one output channel's input channels across its taps).
 // - pure-bf16 computes its loss in bf16 (elementwise.loss: the logits, probabilities, gradient and
 //   reported loss held in bf16, as a bf16 model's cross-entropy returns them): re-pinned with it.
 #include <gtest/gtest.h>
@@ -122,12 +124,12 @@ const SmallCnnPinnedCase kSmallCnnCases[] = {
      {{0x4002a5dc21000000ull, 0x3fff97c3b0c00000ull, 0x3ff72421a9000000ull},
       0xcf4e2eb70b0579eull}},  // Zen
     {"nvfp4",
-     {{0x400254c087000000ull, 0x40009ceb0f500000ull, 0x3ff88f09ea800000ull},
-      0x5b1464aa85c5521bull},  // Haswell
-     {{0x40025735a0000000ull, 0x40008f6c28500000ull, 0x3ff909d470800000ull},
-      0x738b1054f750583aull},  // SkylakeX
-     {{0x400254c087000000ull, 0x40009ceb0f500000ull, 0x3ff88f09ea800000ull},
-      0x5b1464aa85c5521bull}},  // Zen
+     {{0x4002742201000000ull, 0x4002371043d00000ull, 0x400026db86a00000ull},
+      0xfcfd4c0c12d133f8ull},  // Haswell
+     {{0x4002742201000000ull, 0x40027a167cc00000ull, 0x3fffc35255c00000ull},
+      0xcebeb73bc42cae41ull},  // SkylakeX
+     {{0x4002742201000000ull, 0x4002371043d00000ull, 0x400026db86a00000ull},
+      0xfcfd4c0c12d133f8ull}},  // Zen
 };
 // clang-format on
 
