@@ -170,10 +170,12 @@ bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand wh
   const auto n = std::size_t(cout * cin * taps);
   if (byTap.size() < n) byTap.resize(n);
   const std::span<float> values(byTap.data(), n);
-  for (std::int64_t o = 0; o < cout; ++o)
-    for (std::int64_t i = 0; i < cin; ++i)
+  for (std::int64_t o = 0; o < cout; ++o) {
+    for (std::int64_t i = 0; i < cin; ++i) {
       for (std::int64_t t = 0; t < taps; ++t)
         values[std::size_t((t * cout + o) * cin + i)] = w[(o * cin + i) * taps + t];
+    }
+  }
   if (policy.hadamard) {  // along the product's reduction, as the other operand's
     for (std::int64_t t = 0; t < taps; ++t) {
       const std::span<float> tap =
@@ -188,10 +190,12 @@ bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand wh
   numerics::quantizeBlockStack(values, values, taps, cout, cin, reduction, *scaling,
                                elementSeedOf(extras, which), 0, slot ? &stats : nullptr);
   if (dst.size() < n) dst.resize(n);
-  for (std::int64_t o = 0; o < cout; ++o)
-    for (std::int64_t i = 0; i < cin; ++i)
+  for (std::int64_t o = 0; o < cout; ++o) {
+    for (std::int64_t i = 0; i < cin; ++i) {
       for (std::int64_t t = 0; t < taps; ++t)
         dst[std::size_t((o * cin + i) * taps + t)] = values[std::size_t((t * cout + o) * cin + i)];
+    }
+  }
   if (!slot) return true;
   numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
   numerics::accumulateXray(before, values, *numerics::parseFormat("fp32"), xray);
