@@ -79,8 +79,10 @@ inline std::uint32_t roundBitsWide(std::uint32_t x, const KernelConstants& k,
   return out | sign;
 }
 
-// NoNegativeZero (fnuz): a result of magnitude 0 is +0 whatever the input's sign.
-template <RoundingMode Mode, bool NoNegativeZero>
+// NoNegativeZero (fnuz): a result of magnitude 0 is +0 whatever the input's sign. Flush: results
+// below the smallest normal become zero (a compile-time choice: tested per element, the mask
+// combines with the other conditions through general registers, a fifth of the loop's time).
+template <RoundingMode Mode, bool NoNegativeZero, bool Flush>
 inline std::uint32_t roundBits(std::uint32_t x, const KernelConstants& k, std::uint32_t random) {
   const std::uint32_t sign = x & kSignMask;
   const std::uint32_t a = x ^ sign;
@@ -113,7 +115,7 @@ inline std::uint32_t roundBits(std::uint32_t x, const KernelConstants& k, std::u
   std::uint32_t out = ((ee - 1U) << 23) + r;
   out = r == 0 ? 0U : out;
   out = (s > 24 && r != 0) ? k.minSubBits : out;  // rounded up to the first quantum
-  out = (k.flush != 0 && out < k.minNormalBits) ? 0U : out;
+  if constexpr (Flush) out = out < k.minNormalBits ? 0U : out;
   out = out > k.maxFiniteBits ? k.overflowBits : out;
   out = e32 == 0xffU ? (a > kInfBits ? kQuietNaNBits : k.infinityBits) : out;
   // A mask, not a select: GCC 12 does not if-convert the select here, and the loop stays scalar.
@@ -122,15 +124,18 @@ inline std::uint32_t roundBits(std::uint32_t x, const KernelConstants& k, std::u
 }
 
 // Wide: 0 = general shifts; fp32 exponent range: 1 = general, 2 = with flush, 3 = plain (see
-// roundBitsWide); 4 = general shifts without negative zero (fnuz). Compile-time choices: a
-// per-element test of a flag costs a quarter of the time.
+// roundBitsWide); 4 = general shifts without negative zero (fnuz); 5 and 6 = 0 and 4 flushing
+// subnormal results. Compile-time choices: a per-element test of a flag costs a quarter of the
+// time.
 template <RoundingMode Mode, int Wide>
 inline std::uint32_t roundAny(std::uint32_t x, const KernelConstants& k, std::uint32_t random) {
   if constexpr (Wide == 1) return roundBitsWide<Mode, false, false>(x, k, random);
   if constexpr (Wide == 2) return roundBitsWide<Mode, true, false>(x, k, random);
   if constexpr (Wide == 3) return roundBitsWide<Mode, false, true>(x, k, random);
-  if constexpr (Wide == 4) return roundBits<Mode, true>(x, k, random);
-  return roundBits<Mode, false>(x, k, random);
+  if constexpr (Wide == 4) return roundBits<Mode, true, false>(x, k, random);
+  if constexpr (Wide == 5) return roundBits<Mode, false, true>(x, k, random);
+  if constexpr (Wide == 6) return roundBits<Mode, true, true>(x, k, random);
+  return roundBits<Mode, false, false>(x, k, random);
 }
 
 // The loops take the constants by value, a copy of their own whose fields stay in registers:
@@ -180,7 +185,9 @@ template <RoundingMode Mode, typename Kernel>
 void withWide(const KernelConstants& k, Kernel&& kernel) {
   const bool plainOverflow = k.infinityBits == kInfBits &&
                              (k.overflowBits == kInfBits || Mode == RoundingMode::TowardZero);
-  if (k.noNegativeZero != 0)  // fnuz (whatever its exponent range: the general kernel)
+  if (k.noNegativeZero != 0 && k.flush != 0)  // fnuz (whatever its exponent range: general)
+    kernel.template operator()<6>();
+  else if (k.noNegativeZero != 0)
     kernel.template operator()<4>();
   else if (k.minExponent32 == 1 && k.flush == 0 && plainOverflow)  // bf16, tf32 as usually used
     kernel.template operator()<3>();
@@ -188,6 +195,8 @@ void withWide(const KernelConstants& k, Kernel&& kernel) {
     kernel.template operator()<1>();
   else if (k.minExponent32 == 1)
     kernel.template operator()<2>();
+  else if (k.flush != 0)
+    kernel.template operator()<5>();
   else
     kernel.template operator()<0>();
 }
