@@ -8,6 +8,7 @@
 
 #include "core/nn/gemm_impl.h"
 #include "core/nn/gemm_xray.h"
+#include "core/nn/im2col.h"
 
 namespace paritylab::nn {
 namespace {
@@ -116,16 +117,44 @@ std::uint64_t elementSeedOf(const GemmExtras& e, Operand which) {
   return which == Operand::A ? e.seed : e.seed ^ 0x9e3779b97f4a7c15ull;
 }
 
+// The recipe operand `which` is quantized with ahead of its gather; null when the policy does not
+// block-scale it, or takes a Hadamard transform without block-scaling both operands (the
+// transform keeps the product only when both operands take it along the same reduction).
+const numerics::BlockScaling* scalingAheadOfGather(const backends::GemmPolicy& policy,
+                                                   Operand which) {
+  const std::optional<numerics::BlockScaling>& scaling =
+      which == Operand::A ? policy.scalingA : policy.scalingB;
+  if (!scaling || (policy.hadamard && !(policy.scalingA && policy.scalingB))) return nullptr;
+  return &*scaling;
+}
+
+// quantizeBlockStack of operand `which` from `from` into `to` (may be the same values) with
+// gemm()'s element draws; on a measured step the values as they were against their quantized
+// values, and the scales, merged into the slot (over the calls of one product: a convolution's
+// image groups).
+void quantizeStackMeasured(std::span<const float> from, std::span<float> to, std::int64_t count,
+                           std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                           const numerics::BlockScaling& scaling, const GemmExtras& extras,
+                           Operand which, std::uint64_t offset) {
+  GemmXraySlot* slot = extras.xray;
+  std::vector<float> before;
+  if (slot) before.assign(from.begin(), from.end());
+  numerics::BlockScalingStats stats;
+  numerics::quantizeBlockStack(from, to, count, rows, cols, axis, scaling,
+                               elementSeedOf(extras, which), offset, slot ? &stats : nullptr);
+  if (!slot) return;
+  numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
+  numerics::accumulateXray(before, to, *numerics::parseFormat("fp32"), xray);
+  addScales(which == Operand::A ? slot->scalesA : slot->scalesB, stats, scaling.kind);
+}
+
 }  // namespace
 
 bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,
                         const float* src, float* dst, std::int64_t count, std::int64_t rows,
                         std::int64_t cols, std::uint64_t offset) {
-  const std::optional<numerics::BlockScaling>& scaling =
-      which == Operand::A ? policy.scalingA : policy.scalingB;
-  // A Hadamard transform keeps the product only when both operands take it along the same
-  // reduction: then both must be quantized before their gathers.
-  if (!scaling || (policy.hadamard && !(policy.scalingA && policy.scalingB))) return false;
+  const numerics::BlockScaling* scaling = scalingAheadOfGather(policy, which);
+  if (!scaling) return false;
   const std::size_t n = std::size_t(count * rows * cols);
   const std::span<float> values(dst, n);
   const float* from = src;  // quantized straight from src unless transformed first
@@ -139,19 +168,8 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
     }
     from = dst;
   }
-  GemmXraySlot* slot = extras.xray;
-  // Measured: the operand as it was (after the transform) against its quantized values, and the
-  // scales, merged over the calls of one product (a convolution's image groups).
-  std::vector<float> before;
-  if (slot) before.assign(from, from + n);
-  numerics::BlockScalingStats stats;
-  numerics::quantizeBlockStack({from, n}, values, count, rows, cols, numerics::BlockAxis::Column,
-                               *scaling, elementSeedOf(extras, which), offset,
-                               slot ? &stats : nullptr);
-  if (!slot) return true;
-  numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
-  numerics::accumulateXray(before, values, *numerics::parseFormat("fp32"), xray);
-  addScales(which == Operand::A ? slot->scalesA : slot->scalesB, stats, scaling->kind);
+  quantizeStackMeasured({from, n}, values, count, rows, cols, BlockAxis::Column, *scaling, extras,
+                        which, offset);
   return true;
 }
 
@@ -159,23 +177,15 @@ bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand wh
                                   const GemmExtras& extras, const float* w, std::vector<float>& dst,
                                   std::int64_t cout, std::int64_t cin, std::int64_t taps,
                                   BlockAxis reduction) {
-  const std::optional<numerics::BlockScaling>& scaling =
-      which == Operand::A ? policy.scalingA : policy.scalingB;
-  if (!scaling || !scaling->squareBlocks ||
-      (policy.hadamard && !(policy.scalingA && policy.scalingB)))
-    return false;
-  // [Cout, Cin, taps] -> [taps, Cout, Cin]: at each tap a matrix whose square blocks are the
-  // weights' (Cout, Cin) blocks.
+  const numerics::BlockScaling* scaling = scalingAheadOfGather(policy, which);
+  if (!scaling || !scaling->squareBlocks) return false;
+  // [Cout * Cin, taps] -> [taps, Cout * Cin]: at each tap a matrix [Cout, Cin] whose square
+  // blocks are the weights' (Cout, Cin) blocks.
   thread_local std::vector<float> byTap;
   const auto n = std::size_t(cout * cin * taps);
   if (byTap.size() < n) byTap.resize(n);
   const std::span<float> values(byTap.data(), n);
-  for (std::int64_t o = 0; o < cout; ++o) {
-    for (std::int64_t i = 0; i < cin; ++i) {
-      for (std::int64_t t = 0; t < taps; ++t)
-        values[std::size_t((t * cout + o) * cin + i)] = w[(o * cin + i) * taps + t];
-    }
-  }
+  channelsFirst(w, values.data(), int(cout * cin), int(taps), 1);
   if (policy.hadamard) {  // along the product's reduction, as the other operand's
     for (std::int64_t t = 0; t < taps; ++t) {
       const std::span<float> tap =
@@ -183,23 +193,9 @@ bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand wh
       numerics::randomHadamardTransform(tap, cout, cin, cin, reduction, hadamardSeedOf(extras));
     }
   }
-  GemmXraySlot* slot = extras.xray;
-  std::vector<float> before;
-  if (slot) before.assign(values.begin(), values.end());
-  numerics::BlockScalingStats stats;
-  numerics::quantizeBlockStack(values, values, taps, cout, cin, reduction, *scaling,
-                               elementSeedOf(extras, which), 0, slot ? &stats : nullptr);
+  quantizeStackMeasured(values, values, taps, cout, cin, reduction, *scaling, extras, which, 0);
   if (dst.size() < n) dst.resize(n);
-  for (std::int64_t o = 0; o < cout; ++o) {
-    for (std::int64_t i = 0; i < cin; ++i) {
-      for (std::int64_t t = 0; t < taps; ++t)
-        dst[std::size_t((o * cin + i) * taps + t)] = values[std::size_t((t * cout + o) * cin + i)];
-    }
-  }
-  if (!slot) return true;
-  numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
-  numerics::accumulateXray(before, values, *numerics::parseFormat("fp32"), xray);
-  addScales(which == Operand::A ? slot->scalesA : slot->scalesB, stats, scaling->kind);
+  channelsFirst(values.data(), dst.data(), int(taps), int(cout * cin), 1);  // back to W's layout
   return true;
 }
 
