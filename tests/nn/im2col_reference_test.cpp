@@ -104,5 +104,28 @@ TEST(Im2col, EveryGeometryMatchesTheTextbookLoopsBitForBit) {
   EXPECT_GT(checked, 800);
 }
 
+// channelsFirst against its definition, dst[c][n * plane + p] = src[n][c][p]: planes of one
+// value (a transposition, taken tile by tile) and wider, sizes on both sides of the 16-wide tiles.
+TEST(Im2col, ChannelsFirstPutsEveryImagesPlaneOfAChannelInItsRow) {
+  for (std::size_t plane : {std::size_t(1), std::size_t(3), std::size_t(49)}) {
+    for (int batch : {1, 15, 16, 17, 40}) {
+      for (int channels : {1, 16, 33}) {
+        std::vector<float> src(std::size_t(batch) * std::size_t(channels) * plane);
+        testing::fillUniform(src.data(), src.size(), plane * 131 + std::size_t(batch * channels));
+        std::vector<float> dst(src.size(), 12345.0f);  // poisoned: every entry must be written
+        channelsFirst(src.data(), dst.data(), batch, channels, plane);
+        std::vector<float> expected(src.size());
+        for (int n = 0; n < batch; ++n)
+          for (int c = 0; c < channels; ++c)
+            for (std::size_t p = 0; p < plane; ++p)
+              expected[(std::size_t(c) * std::size_t(batch) + std::size_t(n)) * plane + p] =
+                  src[(std::size_t(n) * std::size_t(channels) + std::size_t(c)) * plane + p];
+        ASSERT_TRUE(sameBits(dst, expected))
+            << "plane " << plane << " batch " << batch << " channels " << channels;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace paritylab::nn
