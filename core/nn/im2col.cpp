@@ -446,7 +446,7 @@ void col2im(const ConvGeometry& g, const float* columns, float* dx) {
 void channelsFirst(const float* src, float* dst, int batch, int channels, std::size_t plane) {
   if (plane == 1) {  // a transposition [batch, channels] -> [channels, batch], tile by tile
     constexpr int kTile = 16;
-    for (int n0 = 0; n0 < batch; n0 += kTile)
+    for (int n0 = 0; n0 < batch; n0 += kTile) {
       for (int c0 = 0; c0 < channels; c0 += kTile) {
         const int nEnd = std::min(batch, n0 + kTile), cEnd = std::min(channels, c0 + kTile);
         for (int c = c0; c < cEnd; ++c)
@@ -454,6 +454,7 @@ void channelsFirst(const float* src, float* dst, int batch, int channels, std::s
             dst[std::size_t(c) * std::size_t(batch) + std::size_t(n)] =
                 src[std::size_t(n) * std::size_t(channels) + std::size_t(c)];
       }
+    }
     return;
   }
   const std::size_t cols = std::size_t(batch) * plane;
