@@ -256,18 +256,29 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     return operandAlreadyStored(inputStoredAs_, weightPolicy, Operand::B, e);
   };
   // A block-scaled weight product reads dY and x quantized along the batch (its extras carry no
-  // fp8 scales, so they are the same from the operands as they are): dYt's rows rebuilt from the
-  // quantized gradient, the columns gathered from the quantized input.
+  // fp8 scales, so they are the same from the operands as they are): dYt [Cout, N, plane]
+  // quantized where it lies, the columns gathered from the quantized input. Square blocks on the
+  // gradient (16 lines of dY [N, Cout * plane] together) would cross a channel's edge there, so
+  // they quantize dY as the layer has it, permuted to dYt after.
   const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
+  const numerics::BlockScaling* gradientScaling =
+      weightPolicy.scalingA ? &*weightPolicy.scalingA : nullptr;
+  const bool gradientInDyt = !gradientScaling || !gradientScaling->squareBlocks;
   const QuantizedByBatch byBatch =
       weightPolicy.blockScaled()
-          ? quantizeAlongBatch(weightPolicy,
-                               ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
-                                              dy.data(), dy.size(), x.data(), x.size()),
-                               dy.data(), std::size_t(out_) * plane, x.data(), itemSize, g.batch, s)
+          ? quantizeAlongBatch(
+                weightPolicy,
+                ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, dy.data(),
+                               dy.size(), x.data(), x.size()),
+                gradientInDyt
+                    ? GradientStack{s.product.data(), std::size_t(out_), std::size_t(plane)}
+                    : GradientStack{dy.data(), 1, std::size_t(out_) * plane},
+                x.data(), itemSize, g.batch, s)
           : QuantizedByBatch{};
   float* weightRows = s.product.data();  // dYt as the weight product reads it
-  if (byBatch.gradient) {
+  if (byBatch.gradient && gradientInDyt) {
+    weightRows = byBatch.gradient;
+  } else if (byBatch.gradient) {
     if (s.gradientRowsByBatch.size() < std::size_t(out_) * cols)
       s.gradientRowsByBatch.resize(std::size_t(out_) * cols);
     weightRows = s.gradientRowsByBatch.data();

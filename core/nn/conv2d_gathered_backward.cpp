@@ -106,8 +106,8 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   const std::size_t outItem = std::size_t(out_) * plane;
   const std::size_t inItem = std::size_t(in_) * plane;
   // A block-scaled weight product's operands, quantized along the batch before the groups.
-  const QuantizedByBatch byBatch = quantizeAlongBatch(weightPolicy, weightExtras, dy.data(),
-                                                      outItem, x.data(), inItem, g.batch, s);
+  const QuantizedByBatch byBatch = quantizeAlongBatch(
+      weightPolicy, weightExtras, {dy.data(), 1, outItem}, x.data(), inItem, g.batch, s);
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     const int images = std::min(group, g.batch - n0);
     const int cols = int(std::size_t(images) * plane);

@@ -72,15 +72,16 @@ float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, co
 }
 
 QuantizedByBatch quantizeAlongBatch(const backends::GemmPolicy& weightPolicy, const GemmExtras& e,
-                                    const float* dy, std::size_t dyItem, const float* x,
-                                    std::size_t xItem, int batch, LayerScratch& s) {
+                                    GradientStack dy, const float* x, std::size_t xItem, int batch,
+                                    LayerScratch& s) {
   QuantizedByBatch q;
   if (!weightPolicy.blockScaled()) return q;
   const std::size_t n = std::size_t(batch);
-  if (s.gradientByBatch.size() < n * dyItem) s.gradientByBatch.resize(n * dyItem);
+  const std::size_t dySize = dy.count * n * dy.cols;
+  if (s.gradientByBatch.size() < dySize) s.gradientByBatch.resize(dySize);
   if (s.inputByBatch.size() < n * xItem) s.inputByBatch.resize(n * xItem);
-  if (prequantizeOperand(weightPolicy, Operand::A, e, dy, s.gradientByBatch.data(), 1, batch,
-                         std::int64_t(dyItem)))
+  if (prequantizeOperand(weightPolicy, Operand::A, e, dy.values, s.gradientByBatch.data(),
+                         std::int64_t(dy.count), batch, std::int64_t(dy.cols)))
     q.gradient = s.gradientByBatch.data();
   if (prequantizeOperand(weightPolicy, Operand::B, e, x, s.inputByBatch.data(), 1, batch,
                          std::int64_t(xItem)))

@@ -60,16 +60,26 @@ float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, co
 
 // A block-scaled weight-gradient product's operands quantized along the batch before their
 // gathers (blocks of images at each channel and pixel, a part of the product's reduction over
-// images and pixels, as microxcaling's Conv2d quantizes them): the output gradient dy [batch,
-// dyItem] into s.gradientByBatch and the input x [batch, xItem] into s.inputByBatch
-// (prequantizeOperand). Null for an operand the policy does not block-scale.
+// images and pixels, as microxcaling's Conv2d quantizes them): the output gradient dy into
+// s.gradientByBatch and the input x [batch, xItem] into s.inputByBatch (prequantizeOperand). Null
+// for an operand the policy does not block-scale.
 struct QuantizedByBatch {
   float* gradient = nullptr;
   float* input = nullptr;
 };
+// The output gradient as a stack of `count` matrices [batch, cols]: as the layer has it, [batch,
+// Cout * plane] (count 1), or channels first, [Cout, batch, plane] (count Cout, cols plane), the
+// rows a lowered weight product reads. Its blocks and their draws are the same either way (each
+// runs down one channel's pixel, and a draw's index counts the blocks' lines alike); the values
+// come out in the stack's layout.
+struct GradientStack {
+  const float* values = nullptr;  // [count, batch, cols]
+  std::size_t count = 1;
+  std::size_t cols = 0;
+};
 QuantizedByBatch quantizeAlongBatch(const backends::GemmPolicy& weightPolicy, const GemmExtras& e,
-                                    const float* dy, std::size_t dyItem, const float* x,
-                                    std::size_t xItem, int batch, LayerScratch& s);
+                                    GradientStack dy, const float* x, std::size_t xItem, int batch,
+                                    LayerScratch& s);
 
 // Whether operand `which` of a product under `p` is already rounded because it went through the
 // store step in `storedAs` (a conv's input, kept as activations in the format its products round

@@ -151,6 +151,43 @@ TEST(BlockScaledConv, SquareWeightBlocksCoverOutputAndInputChannelsAtOneTapInEve
   checkSquareWeightBlocks(2);
 }
 
+// Square blocks asked of the weight gradient's output-gradient operand (a policy may ask them of
+// any operand): 16 images x 16 neighbouring values of dY [N, Cout * plane], whose 25-pixel planes
+// put a block across two channels, in the lowered backward (stride 2) as in the gathered one
+// (stride 1). Only that operand is quantized, so dW is a sum over the reference's quantized dY.
+void checkSquareGradientBlocks(int stride) {
+  constexpr int CIN = 5, COUT = 6, K = 3, PAD = 1, N = 35;
+  const int side = stride == 1 ? 5 : 10;  // 25 output pixels either way
+  const ConvGeometry g{N, CIN, side, side, K, stride, PAD};
+  const int outPlane = g.outHeight() * g.outWidth();
+  ASSERT_EQ(outPlane, 25);
+  backends::PrecisionPolicy policy = backends::presetPolicy("nvfp4");
+  for (backends::GemmPolicy* p :
+       {&policy.conv.forward, &policy.conv.backwardData, &policy.conv.backwardWeight}) {
+    p->output.reset();
+    p->addend.reset();
+    p->scalingA.reset();
+    p->scalingB.reset();
+    p->hadamard = false;
+  }
+  BlockScaling spec = numerics::defaultBlockScaling(numerics::BlockScalingKind::NVFP4);
+  spec.squareBlocks = true;
+  policy.conv.backwardWeight.scalingA = spec;
+  const testing::ConvPass pass = testing::convForwardBackward(policy, g, COUT, 3, 13, 23);
+
+  std::vector<float> dyq(pass.dy.data(), pass.dy.data() + pass.dy.size());
+  numerics::quantizeBlocks(dyq, dyq, N, COUT * outPlane, COUT * outPlane, BlockAxis::Column, spec);
+  const std::vector<double> gq(dyq.begin(), dyq.end());
+  const std::vector<double> x(pass.x.data(), pass.x.data() + pass.x.size());
+  testing::expectCloseToSums(pass.dw.data(), testing::convWeightGradientSums(g, COUT, gq, x), 2e-5,
+                             "weight gradient, stride " + std::to_string(stride));
+}
+
+TEST(BlockScaledConv, SquareGradientBlocksSpanNeighbouringValuesOfTheOutputGradient) {
+  checkSquareGradientBlocks(1);
+  checkSquareGradientBlocks(2);
+}
+
 // The X-ray measures a convolution's operands where they are quantized, before their gathers:
 // measured steps train as the others do (ResNet-18: gathered and lowered backward products).
 TEST(BlockScaledConv, XrayChangesNoBitOfABlockScaledRun) {
