@@ -449,10 +449,11 @@ void channelsFirst(const float* src, float* dst, int batch, int channels, std::s
     for (int n0 = 0; n0 < batch; n0 += kTile) {
       for (int c0 = 0; c0 < channels; c0 += kTile) {
         const int nEnd = std::min(batch, n0 + kTile), cEnd = std::min(channels, c0 + kTile);
-        for (int c = c0; c < cEnd; ++c)
+        for (int c = c0; c < cEnd; ++c) {
           for (int n = n0; n < nEnd; ++n)
             dst[std::size_t(c) * std::size_t(batch) + std::size_t(n)] =
                 src[std::size_t(n) * std::size_t(channels) + std::size_t(c)];
+        }
       }
     }
     return;
