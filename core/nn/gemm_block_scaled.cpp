@@ -87,9 +87,10 @@ PreparedOperand prepare(const ScaledOperand& src,
   }
   grow(buffer, count);
   const std::span<float> packed(buffer.data(), count);  // the buffer may be longer
-  if (hadamard) {                                       // transformed straight into the buffer
-    numerics::randomHadamardTransform(values, src.ld, packed, src.cols, src.rows, src.cols,
-                                      src.kAxis, hadamardSeed);
+  std::optional<numerics::FiniteAmax> transformedAmax;
+  if (hadamard) {  // transformed straight into the buffer
+    transformedAmax = numerics::randomHadamardTransform(values, src.ld, packed, src.cols, src.rows,
+                                                        src.cols, src.kAxis, hadamardSeed);
   } else {
     for (int r = 0; r < src.rows; ++r)
       std::copy_n(src.data + std::size_t(r) * std::size_t(src.ld), cols,
@@ -98,8 +99,9 @@ PreparedOperand prepare(const ScaledOperand& src,
   if (xray) before.assign(packed.begin(), packed.end());
   if (scaling) {
     numerics::BlockScalingStats stats;
-    numerics::quantizeBlocks(packed, packed, src.rows, src.cols, src.cols, src.kAxis, *scaling,
-                             seed, 0, scales ? &stats : nullptr);
+    numerics::quantizeBlockStack(packed, packed, 1, src.rows, src.cols, src.kAxis, *scaling, seed,
+                                 0, scales ? &stats : nullptr,
+                                 transformedAmax ? &*transformedAmax : nullptr);
     if (scales) addScales(*scales, stats, scaling->kind);
   } else if (rounding)
     storeTensor(rounding, packed.data(), count, seed);
@@ -131,17 +133,19 @@ const numerics::BlockScaling* scalingAheadOfGather(const backends::GemmPolicy& p
 // quantizeBlockStack of operand `which` from `from` into `to` (may be the same values) with
 // gemm()'s element draws; on a measured step the values as they were against their quantized
 // values, and the scales, merged into the slot (over the calls of one product: a convolution's
-// image groups).
+// image groups). fromAmax: finiteAmax of `from` when the caller has it.
 void quantizeStackMeasured(std::span<const float> from, std::span<float> to, std::int64_t count,
                            std::int64_t rows, std::int64_t cols, BlockAxis axis,
                            const numerics::BlockScaling& scaling, const GemmExtras& extras,
-                           Operand which, std::uint64_t offset) {
+                           Operand which, std::uint64_t offset,
+                           const std::optional<numerics::FiniteAmax>& fromAmax) {
   GemmXraySlot* slot = extras.xray;
   std::vector<float> before;
   if (slot) before.assign(from.begin(), from.end());
   numerics::BlockScalingStats stats;
   numerics::quantizeBlockStack(from, to, count, rows, cols, axis, scaling,
-                               elementSeedOf(extras, which), offset, slot ? &stats : nullptr);
+                               elementSeedOf(extras, which), offset, slot ? &stats : nullptr,
+                               fromAmax ? &*fromAmax : nullptr);
   if (!slot) return;
   numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
   numerics::accumulateXray(before, to, *numerics::parseFormat("fp32"), xray);
@@ -158,18 +162,22 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
   const std::size_t n = std::size_t(count * rows * cols);
   const std::span<float> values(dst, n);
   const float* from = src;  // quantized straight from src unless transformed first
-  if (policy.hadamard) {    // transformed straight into dst
+  std::optional<numerics::FiniteAmax> transformedAmax;
+  if (policy.hadamard) {  // transformed straight into dst
     const std::int64_t ld = std::max<std::int64_t>(cols, 1);
+    transformedAmax.emplace();
     for (std::int64_t i = 0; i < count; ++i) {
       const auto at = std::size_t(i * rows * cols);
-      numerics::randomHadamardTransform({src + at, std::size_t(rows * cols)}, ld,
-                                        values.subspan(at, std::size_t(rows * cols)), ld, rows,
-                                        cols, numerics::BlockAxis::Column, hadamardSeedOf(extras));
+      transformedAmax = numerics::combined(
+          *transformedAmax, numerics::randomHadamardTransform(
+                                {src + at, std::size_t(rows * cols)}, ld,
+                                values.subspan(at, std::size_t(rows * cols)), ld, rows, cols,
+                                numerics::BlockAxis::Column, hadamardSeedOf(extras)));
     }
     from = dst;
   }
   quantizeStackMeasured({from, n}, values, count, rows, cols, BlockAxis::Column, *scaling, extras,
-                        which, offset);
+                        which, offset, transformedAmax);
   return true;
 }
 
@@ -186,14 +194,19 @@ bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand wh
   if (byTap.size() < n) byTap.resize(n);
   const std::span<float> values(byTap.data(), n);
   channelsFirst(w, values.data(), int(cout * cin), int(taps), 1);
+  std::optional<numerics::FiniteAmax> transformedAmax;
   if (policy.hadamard) {  // along the product's reduction, as the other operand's
+    transformedAmax.emplace();
     for (std::int64_t t = 0; t < taps; ++t) {
       const std::span<float> tap =
           values.subspan(std::size_t(t * cout * cin), std::size_t(cout * cin));
-      numerics::randomHadamardTransform(tap, cout, cin, cin, reduction, hadamardSeedOf(extras));
+      transformedAmax = numerics::combined(
+          *transformedAmax, numerics::randomHadamardTransform(tap, cout, cin, cin, reduction,
+                                                              hadamardSeedOf(extras)));
     }
   }
-  quantizeStackMeasured(values, values, taps, cout, cin, reduction, *scaling, extras, which, 0);
+  quantizeStackMeasured(values, values, taps, cout, cin, reduction, *scaling, extras, which, 0,
+                        transformedAmax);
   if (dst.size() < n) dst.resize(n);
   channelsFirst(values.data(), dst.data(), int(taps), int(cout * cin), 1);  // back to W's layout
   return true;

@@ -72,10 +72,7 @@ struct GroupScale {
   double decodeScale() const { return divide ? factor : 1.0 / factor; }
 };
 
-struct GroupAmax {
-  double amax = 0.0;  // max |x| over finite x
-  bool nonFinite = false;
-};
+using GroupAmax = FiniteAmax;  // of a scaling group
 
 // On the magnitude bits: finite magnitudes order as their patterns, so the maximum vectorises as
 // an integer one (signed: GCC 12 vectorises that reduction, not the unsigned one).
@@ -92,10 +89,6 @@ GroupAmax amaxOf(const float* values, Count n) {
     amax = amax > finite ? amax : finite;
   }
   return {std::bit_cast<float>(amax), largest >= kInf};
-}
-
-GroupAmax combined(const GroupAmax& a, const GroupAmax& b) {
-  return {std::max(a.amax, b.amax), a.nonFinite || b.nonFinite};
 }
 
 // floor(log2 |x|) of a normal double (every nonzero fp32 value is one): std::ilogb without the
@@ -1213,14 +1206,6 @@ bool tensorWide(const BlockScaling& spec) {
   return spec.kind == BlockScalingKind::NVFP4 || spec.kind == BlockScalingKind::PerTensor;
 }
 
-// The amax of a matrix's finite values.
-GroupAmax matrixAmax(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
-  GroupAmax amax;
-  for (std::int64_t r = 0; r < rows && cols > 0; ++r)
-    amax = combined(amax, amaxOf(x + r * ld, std::size_t(cols)));
-  return amax;
-}
-
 // quantizeBlocks of one matrix of a tensor whose amax (over its finite values) is tensorAmax.
 void quantizeMatrix(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
                     std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
@@ -1331,6 +1316,17 @@ void quantizeMatrix(std::span<const float> src, std::int64_t ldSrc, std::span<fl
 
 }  // namespace
 
+FiniteAmax combined(const FiniteAmax& a, const FiniteAmax& b) {
+  return {std::max(a.amax, b.amax), a.nonFinite || b.nonFinite};
+}
+
+FiniteAmax finiteAmax(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  FiniteAmax amax;
+  for (std::int64_t r = 0; r < rows && cols > 0; ++r)
+    amax = combined(amax, amaxOf(x + r * ld, std::size_t(cols)));
+  return amax;
+}
+
 void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
                     std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
                     const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
@@ -1342,22 +1338,23 @@ void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<fl
     throw InputError("block scaling: in place needs one row stride (got " + std::to_string(ldSrc) +
                      " and " + std::to_string(ldDst) + ")");
   const GroupAmax tensorAmax =
-      tensorWide(spec) ? matrixAmax(src.data(), rows, cols, ldSrc) : GroupAmax{};
+      tensorWide(spec) ? finiteAmax(src.data(), rows, cols, ldSrc) : GroupAmax{};
   quantizeMatrix(src, ldSrc, dst, ldDst, rows, cols, axis, spec, seed, offset, stats, tensorAmax);
 }
 
 void quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::int64_t count,
                         std::int64_t rows, std::int64_t cols, BlockAxis axis,
                         const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
-                        BlockScalingStats* stats) {
+                        BlockScalingStats* stats, const FiniteAmax* srcAmax) {
   validateQuickly(spec);
   if (count < 0) throw InputError("block scaling: a negative count of matrices");
   const std::int64_t size = rows * cols;
   const std::int64_t ld = std::max<std::int64_t>(cols, 1);
   checkShape(src.size(), src.size(), count * rows, cols, ld);
   checkShape(dst.size(), dst.size(), count * rows, cols, ld);
-  const GroupAmax tensorAmax =
-      tensorWide(spec) ? matrixAmax(src.data(), count * rows, cols, cols) : GroupAmax{};
+  const GroupAmax tensorAmax = !tensorWide(spec) ? GroupAmax{}
+                               : srcAmax         ? *srcAmax
+                                                 : finiteAmax(src.data(), count * rows, cols, cols);
   for (std::int64_t i = 0; i < count; ++i) {
     quantizeMatrix(src.subspan(std::size_t(i * size), std::size_t(size)), cols,
                    dst.subspan(std::size_t(i * size), std::size_t(size)), cols, rows, cols, axis,

@@ -129,6 +129,18 @@ struct BlockScalingStats {
   double sqnrDb() const;
 };
 
+// The largest magnitude over a tensor's finite values (0 when there are none), and whether it
+// holds an infinity or a NaN: what a tensor-wide scale is taken from (NVFP4's s_t, the per-tensor
+// recipe's).
+struct FiniteAmax {
+  double amax = 0.0;
+  bool nonFinite = false;
+};
+// Of the matrix [rows, cols] at x (row stride ld >= cols).
+FiniteAmax finiteAmax(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ld);
+// Of the union of two sets of values.
+FiniteAmax combined(const FiniteAmax& a, const FiniteAmax& b);
+
 // Quantizes the row-major matrix src [rows, cols] (row stride ld >= cols, in elements) and writes
 // the dequantized values to dst (same shape and ld; may alias src; elements between cols and ld
 // are not touched). Blocks run along `axis`. Stochastic rounding draws element (line, position)
@@ -154,11 +166,12 @@ void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<fl
 // two matrices), a tensor-wide scale (NVFP4's, the per-tensor recipe's) from all of them, and the
 // stochastic draws of matrix i those of quantizeBlocks at offset + i * rows * cols. dst may alias
 // src. A convolution's activations [N, C, H*W] with blocks along C at each pixel: count N, rows C,
-// cols H*W, the column axis.
+// cols H*W, the column axis. srcAmax: finiteAmax of src's count * rows * cols values when the
+// caller has it (the Hadamard transform returns its output's), else it is measured here.
 void quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::int64_t count,
                         std::int64_t rows, std::int64_t cols, BlockAxis axis,
                         const BlockScaling& spec, std::uint64_t seed = 0, std::uint64_t offset = 0,
-                        BlockScalingStats* stats = nullptr);
+                        BlockScalingStats* stats = nullptr, const FiniteAmax* srcAmax = nullptr);
 
 // The random sign vector d (entries +1 or -1) of the random Hadamard transform under `seed`.
 std::array<float, 16> hadamardSigns(std::uint64_t seed);
@@ -169,13 +182,14 @@ std::array<float, 16> hadamardSigns(std::uint64_t seed);
 // rounded once to fp32. Since (D H / 4)(D H / 4)^T = I, transforming A [m, k] along its rows and
 // B [k, n] along its columns with the same seed leaves A B unchanged up to rounding. A tail of
 // fewer than 16 elements at the end of a line is left as it is (the identity, which keeps that
-// property). In place on the row-major matrix [rows, cols] with stride ld.
-void randomHadamardTransform(std::span<float> values, std::int64_t rows, std::int64_t cols,
-                             std::int64_t ld, BlockAxis axis, std::uint64_t seed);
+// property). In place on the row-major matrix [rows, cols] with stride ld. Returns finiteAmax of
+// the result, measured while it is in cache.
+FiniteAmax randomHadamardTransform(std::span<float> values, std::int64_t rows, std::int64_t cols,
+                                   std::int64_t ld, BlockAxis axis, std::uint64_t seed);
 // The same transform from src (row stride ldSrc) into dst (row stride ldDst), which may be src
 // with the same stride; what the transform leaves as it is (tails) is copied.
-void randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
-                             std::int64_t ldDst, std::int64_t rows, std::int64_t cols,
-                             BlockAxis axis, std::uint64_t seed);
+FiniteAmax randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc,
+                                   std::span<float> dst, std::int64_t ldDst, std::int64_t rows,
+                                   std::int64_t cols, BlockAxis axis, std::uint64_t seed);
 
 }  // namespace paritylab::numerics

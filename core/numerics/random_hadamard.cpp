@@ -166,9 +166,9 @@ std::array<float, 16> hadamardSigns(std::uint64_t seed) {
   return signs;
 }
 
-void randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
-                             std::int64_t ldDst, std::int64_t rows, std::int64_t cols,
-                             BlockAxis axis, std::uint64_t seed) {
+FiniteAmax randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc,
+                                   std::span<float> dst, std::int64_t ldDst, std::int64_t rows,
+                                   std::int64_t cols, BlockAxis axis, std::uint64_t seed) {
   for (const auto& [size, ld, name] :
        {std::tuple{src.size(), ldSrc, "source"}, std::tuple{dst.size(), ldDst, "destination"}}) {
     const std::int64_t needed = rows == 0 || cols == 0 ? 0 : (rows - 1) * ld + cols;
@@ -184,6 +184,11 @@ void randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc, std
   const float* in = src.data();
   float* out = dst.data();
   const bool inPlace = in == out && ldSrc == ldDst;
+  // The output's amax, a row or a band of rows at a time once written (read again from cache).
+  FiniteAmax amax;
+  const auto measure = [&](const float* at, std::int64_t nRows, std::int64_t nCols) {
+    amax = combined(amax, finiteAmax(at, nRows, nCols, ldDst));
+  };
   // What the transform leaves as it is: a line's tail, the rows past the last band.
   const auto keep = [&](std::int64_t r, std::int64_t c0) {
     if (!inPlace) std::copy(in + r * ldSrc + c0, in + r * ldSrc + cols, out + r * ldDst + c0);
@@ -193,8 +198,9 @@ void randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc, std
       std::int64_t p = 0;
       for (; p + kRun <= cols; p += kRun) transformRun(in + r * ldSrc + p, out + r * ldDst + p, h);
       keep(r, p);
+      measure(out + r * ldDst, 1, cols);
     }
-    return;
+    return amax;
   }
   std::int64_t r = 0;
   for (; r + kRun <= rows; r += kRun) {
@@ -205,13 +211,18 @@ void randomHadamardTransform(std::span<const float> src, std::int64_t ldSrc, std
       transformTile<kTileColumns>(band + c, ldSrc, bandOut + c, ldDst, kTileColumns, h);
     if (c < cols)
       transformTile<kTileColumns>(band + c, ldSrc, bandOut + c, ldDst, int(cols - c), h);
+    measure(bandOut, kRun, cols);
   }
-  for (; r < rows; ++r) keep(r, 0);
+  for (; r < rows; ++r) {
+    keep(r, 0);
+    measure(out + r * ldDst, 1, cols);
+  }
+  return amax;
 }
 
-void randomHadamardTransform(std::span<float> values, std::int64_t rows, std::int64_t cols,
-                             std::int64_t ld, BlockAxis axis, std::uint64_t seed) {
-  randomHadamardTransform(values, ld, values, ld, rows, cols, axis, seed);
+FiniteAmax randomHadamardTransform(std::span<float> values, std::int64_t rows, std::int64_t cols,
+                                   std::int64_t ld, BlockAxis axis, std::uint64_t seed) {
+  return randomHadamardTransform(values, ld, values, ld, rows, cols, axis, seed);
 }
 
 }  // namespace paritylab::numerics

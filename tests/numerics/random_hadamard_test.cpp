@@ -6,12 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/input/number_input.h"
@@ -159,6 +161,67 @@ TEST(RandomHadamard, EveryOutputIsTheOrderedDoubleSumRoundedOnce) {
         else
           ASSERT_EQ(got, want) << "element " << i << " of [" << s.rows << ", " << s.cols << "] ld "
                                << s.ld << (axis == BlockAxis::Row ? " rows" : " columns");
+      }
+    }
+  }
+}
+
+// The transform returns the amax of what it wrote (the largest magnitude of the finite outputs
+// in [rows, cols], whether one is an infinity or a NaN), which a tensor-wide scale then takes
+// instead of reading the output again; quantizing with it gives the bits quantizing without it
+// gives.
+TEST(RandomHadamard, TheTransformReturnsTheAmaxOfItsOutput) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  struct Shape {
+    std::int64_t rows, cols, ld;
+  };
+  for (const Shape s : {Shape{32, 64, 64}, Shape{48, 37, 40}, Shape{35, 70, 75}, Shape{7, 5, 9},
+                        Shape{0, 3, 3}, Shape{16, 100, 100}}) {
+    for (const BlockAxis axis : {BlockAxis::Row, BlockAxis::Column}) {
+      for (const int special : {0, 1, 2}) {  // none, an infinity, a NaN
+        std::vector<float> v(
+            static_cast<std::size_t>(s.rows == 0 ? 0 : (s.rows - 1) * s.ld + s.cols));
+        for (float& x : v) x = std::ldexp(unit(rng), int(rng() % 40) - 20);
+        // The padding between rows: large, and never part of the output's amax.
+        for (std::int64_t r = 0; r + 1 < s.rows; ++r)
+          for (std::int64_t c = s.cols; c < s.ld; ++c) v[std::size_t(r * s.ld + c)] = 1e30f;
+        if (special > 0 && !v.empty())
+          v[v.size() / 2 / std::size_t(s.ld) * std::size_t(s.ld)] =
+              special == 1 ? -std::numeric_limits<float>::infinity()
+                           : std::numeric_limits<float>::quiet_NaN();
+        std::vector<float> out = v;
+        const FiniteAmax got = randomHadamardTransform(out, s.rows, s.cols, s.ld, axis, 99);
+        double want = 0.0;
+        bool nonFinite = false;
+        for (std::int64_t r = 0; r < s.rows; ++r)
+          for (std::int64_t c = 0; c < s.cols; ++c) {
+            const float y = out[std::size_t(r * s.ld + c)];
+            if (std::isfinite(y))
+              want = std::max(want, double(std::fabs(y)));
+            else
+              nonFinite = true;
+          }
+        const std::string what = "[" + std::to_string(s.rows) + ", " + std::to_string(s.cols) +
+                                 "] " + (axis == BlockAxis::Row ? "rows" : "columns") +
+                                 ", special " + std::to_string(special);
+        EXPECT_EQ(got.amax, want) << what;
+        EXPECT_EQ(got.nonFinite, nonFinite) << what;
+        EXPECT_EQ(nonFinite, special > 0 && s.rows > 0) << what;
+        // An out-of-place transform into another stride measures the same.
+        std::vector<float> other(static_cast<std::size_t>(s.rows * (s.cols + 1)), 5e30f);
+        const FiniteAmax outOfPlace =
+            randomHadamardTransform(v, s.ld, other, s.cols + 1, s.rows, s.cols, axis, 99);
+        EXPECT_EQ(outOfPlace.amax, got.amax) << what;
+        EXPECT_EQ(outOfPlace.nonFinite, got.nonFinite) << what;
+        if (s.ld != s.cols || s.rows == 0) continue;
+        // NVFP4 (a tensor scale) with the amax given, and measured again: the same bits.
+        const BlockScaling nvfp4 = defaultBlockScaling(BlockScalingKind::NVFP4);
+        std::vector<float> given(out.size()), measured(out.size());
+        quantizeBlockStack(out, given, 1, s.rows, s.cols, axis, nvfp4, 3, 0, nullptr, &got);
+        quantizeBlockStack(out, measured, 1, s.rows, s.cols, axis, nvfp4, 3);
+        EXPECT_EQ(std::memcmp(given.data(), measured.data(), given.size() * sizeof(float)), 0)
+            << what;
       }
     }
   }
