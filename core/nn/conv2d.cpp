@@ -261,9 +261,7 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   // gradient (16 lines of dY [N, Cout * plane] together) would cross a channel's edge there, so
   // they quantize dY as the layer has it, permuted to dYt after.
   const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
-  const numerics::BlockScaling* gradientScaling =
-      weightPolicy.scalingA ? &*weightPolicy.scalingA : nullptr;
-  const bool gradientInDyt = !gradientScaling || !gradientScaling->squareBlocks;
+  const bool gradientInDyt = !(weightPolicy.scalingA && weightPolicy.scalingA->squareBlocks);
   const QuantizedByBatch byBatch =
       weightPolicy.blockScaled()
           ? quantizeAlongBatch(

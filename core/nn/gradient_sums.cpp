@@ -19,59 +19,91 @@ const numerics::Rounder* heldIn(const std::optional<numerics::RoundingSpec>& for
 
 }  // namespace
 
+void ReplicaAllReduce::begin(int count, std::size_t n, const backends::ReductionPolicy& reduction,
+                             std::uint64_t seed) {
+  count_ = count;
+  n_ = n;
+  order_ = reduction.order;
+  held_ = heldIn(reduction.allReduce);
+  seed_ = seed;
+  nodes_.assign(std::size_t(std::max(count, 0)), nullptr);
+  arrived_ = 0;
+  released_.clear();
+}
+
+void ReplicaAllReduce::hold(float* values, std::size_t draw) const {
+  if (held_) held_->apply({values, n_}, seed_, draw * n_);
+}
+
+std::size_t ReplicaAllReduce::treeDraw(int stride, int left) const {
+  std::size_t draw = std::size_t(count_);  // after every replica's own rounding
+  for (int s = 1; s < stride; s *= 2)      // the additions at the narrower strides
+    if (s < count_) draw += std::size_t((count_ - s - 1) / (2 * s) + 1);
+  return draw + std::size_t(left / (2 * stride));
+}
+
+void ReplicaAllReduce::add(float* gradient, double weight) {
+  released_.clear();
+  const int r = arrived_++;
+  if (weight != 1.0) Map(gradient, Eigen::Index(n_)) *= float(weight);
+  hold(gradient, std::size_t(r));
+  nodes_[std::size_t(r)] = gradient;
+  if (order_ != backends::ReduceOrder::Tree) return;  // the ring reduces in finish()
+  // Every node whose two halves r completes, narrowest first: node `left` at `stride` adds the
+  // node `left + stride`, whose replicas end at r.
+  for (int stride = 1; stride < count_; stride *= 2) {
+    const int left = r / (2 * stride) * (2 * stride);
+    const int right = left + stride;
+    if (right > r || std::min(left + 2 * stride, count_) - 1 != r) continue;
+    float* into = nodes_[std::size_t(left)];
+    Map(into, Eigen::Index(n_)) += Map(nodes_[std::size_t(right)], Eigen::Index(n_));
+    hold(into, treeDraw(stride, left));
+    released_.push_back(nodes_[std::size_t(right)]);
+    nodes_[std::size_t(right)] = nullptr;
+  }
+}
+
+void ReplicaAllReduce::finish(float* out) {
+  released_.clear();
+  if (order_ == backends::ReduceOrder::Tree) {
+    Map(out, Eigen::Index(n_)) = Map(nodes_[0], Eigen::Index(n_)) / float(count_);
+    hold(out, treeDraw(count_, 0));
+    released_.push_back(nodes_[0]);
+    nodes_[0] = nullptr;
+    return;
+  }
+  // Ring: chunk c from replica c + 1 round to replica c, each addition's rounding its own draw.
+  std::size_t draw = std::size_t(count_);
+  for (int c = 0; c < count_; ++c) {
+    const std::size_t lo = n_ * std::size_t(c) / std::size_t(count_);
+    const std::size_t hi = n_ * std::size_t(c + 1) / std::size_t(count_);
+    const auto chunk = Eigen::Index(hi - lo);
+    const auto holdChunk = [&] {
+      if (held_) held_->apply({out + lo, hi - lo}, seed_, (draw++) * n_);
+    };
+    Map sum(out + lo, chunk);
+    sum = Map(nodes_[std::size_t((c + 1) % count_)] + lo, chunk);
+    for (int j = 2; j <= count_; ++j) {
+      sum += Map(nodes_[std::size_t((c + j) % count_)] + lo, chunk);
+      holdChunk();
+    }
+    sum /= float(count_);
+    holdChunk();
+  }
+  for (float*& node : nodes_) {
+    released_.push_back(node);
+    node = nullptr;
+  }
+}
+
 void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* out, std::size_t n,
                    const backends::ReductionPolicy& reduction, std::uint64_t seed,
                    const std::vector<double>* weights) {
-  const numerics::Rounder* held = heldIn(reduction.allReduce);
-  const auto weigh = [&](int r, float* values, std::size_t size) {
-    if (weights && (*weights)[std::size_t(r)] != 1.0)
-      Map(values, Eigen::Index(size)) *= float((*weights)[std::size_t(r)]);
-  };
-  if (reduction.order == backends::ReduceOrder::Tree) {
-    // Block by block, so that a block's partial sums stay in cache: every element sees the same
-    // additions and roundings, in the same order, as a pass of the tree over whole arrays, and
-    // each rounding draws from the stream it would draw from there (draw d: offsets d * n + i).
-    constexpr std::size_t kBlock = 4096;
-    for (std::size_t lo = 0; lo < n; lo += kBlock) {
-      const std::size_t len = std::min(kBlock, n - lo);
-      const auto at = [&](float* values) { return Map(values + lo, Eigen::Index(len)); };
-      std::uint64_t draw = 0;
-      const auto hold = [&](float* values) {
-        if (held) held->apply({values + lo, len}, seed, (draw++) * n + lo);
-      };
-      for (int r = 0; r < count; ++r) weigh(r, replicas[std::size_t(r)].data() + lo, len);
-      for (int r = 0; held && r < count; ++r) hold(replicas[std::size_t(r)].data());
-      for (int stride = 1; stride < count; stride *= 2)
-        for (int r = 0; r + stride < count; r += 2 * stride) {
-          float* into = replicas[std::size_t(r)].data();
-          at(into) += at(replicas[std::size_t(r + stride)].data());
-          hold(into);
-        }
-      at(out) = at(replicas[0].data()) / float(count);
-      hold(out);
-    }
-    return;
-  }
-  // Each rounding of the reduction draws from its own stream (stochastic formats).
-  std::uint64_t draw = 0;
-  const auto hold = [&](float* values, std::size_t size) {
-    if (held) held->apply({values, size}, seed, (draw++) * n);
-  };
-  for (int r = 0; r < count; ++r) weigh(r, replicas[std::size_t(r)].data(), n);
-  for (int r = 0; held && r < count; ++r) hold(replicas[std::size_t(r)].data(), n);
-  for (int c = 0; c < count; ++c) {  // ring: chunk c from replica c + 1 round to replica c
-    const std::size_t lo = n * std::size_t(c) / std::size_t(count);
-    const std::size_t hi = n * std::size_t(c + 1) / std::size_t(count);
-    const auto chunk = Eigen::Index(hi - lo);
-    Map sum(out + lo, chunk);
-    sum = Map(replicas[std::size_t((c + 1) % count)].data() + lo, chunk);
-    for (int j = 2; j <= count; ++j) {
-      sum += Map(replicas[std::size_t((c + j) % count)].data() + lo, chunk);
-      hold(out + lo, hi - lo);
-    }
-    sum /= float(count);
-    hold(out + lo, hi - lo);
-  }
+  ReplicaAllReduce reduce;
+  reduce.begin(count, n, reduction, seed);
+  for (int r = 0; r < count; ++r)
+    reduce.add(replicas[std::size_t(r)].data(), weights ? (*weights)[std::size_t(r)] : 1.0);
+  reduce.finish(out);
 }
 
 void accumulateGradient(const float* grad, float* sum, std::size_t n, float weight, bool first,

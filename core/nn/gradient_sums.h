@@ -7,20 +7,59 @@
 #include <vector>
 
 #include "core/backends/precision_policy.h"
+#include "core/numerics/rounding.h"
 
 namespace paritylab::nn {
 
 // The mean of the replicas' gradients [count][n], written to out [n]. With the default reduction
 // (fp32, tree): summed in a fixed binary-tree order ((0+1)+(2+3))+... in fp32 and divided by the
-// count, the result left in replicas[0] too. With a format: each replica's gradient, every partial
-// sum and the mean are held in it (replicas are rounded in place). Ring order: out is cut into
-// `count` chunks as even as they come, chunk c summed from replica c+1 round the ring to replica c
-// (a ring reduce-scatter's order). `seed`: the stream of a stochastic format. `weights`
-// [count] (null: all 1): replica r's gradient is first multiplied by float(weights[r]) in fp32
-// (shards of unequal size, TrainingSession), inside the same pass.
+// count. With a format: each replica's gradient, every partial sum and the mean are held in it.
+// Ring order: out is cut into `count` chunks as even as they come, chunk c summed from replica c+1
+// round the ring to replica c (a ring reduce-scatter's order). `seed`: the stream of a stochastic
+// format. `weights` [count] (null: all 1): replica r's gradient is first multiplied by
+// float(weights[r]) in fp32 (shards of unequal size, TrainingSession). The replicas' buffers are
+// overwritten (weighted, rounded, partial sums).
 void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* out, std::size_t n,
                    const backends::ReductionPolicy& reduction = {}, std::uint64_t seed = 0,
                    const std::vector<double>* weights = nullptr);
+
+// allReduceMean taken replica by replica as each gradient is ready: in the tree order each partial
+// sum is formed as soon as both of its halves are, while the newest gradient is still in cache,
+// and a gradient merged into a partial sum is handed back, so at most log2(count) + 1 are held at
+// once instead of count. Every element sees the same additions and roundings, in the same order,
+// drawing from the same streams, as allReduceMean's: the same bits. The ring order needs every
+// replica's gradient and reduces them in finish().
+class ReplicaAllReduce {
+ public:
+  // Starts the reduction of `count` replicas' gradients of n values each. Keeps its own buffers
+  // from one reduction to the next (no allocation in a training step's steady state).
+  void begin(int count, std::size_t n, const backends::ReductionPolicy& reduction,
+             std::uint64_t seed);
+  // The next replica's gradient [n] (replicas 0, 1, ..., count - 1 in order), multiplied first by
+  // float(weight) unless weight is 1. The reduction writes it until it is handed back.
+  void add(float* gradient, double weight = 1.0);
+  // The buffers given to add() that the last add() handed back: merged into a partial sum, the
+  // reduction no longer reads them.
+  const std::vector<float*>& released() const { return released_; }
+  // After the count-th add(): the mean into out [n] (not a buffer the reduction still holds).
+  // Every buffer is then handed back.
+  void finish(float* out);
+
+ private:
+  void hold(float* values, std::size_t draw) const;
+  // The draw of the tree's addition into node `left` at `stride` (allReduceMean's order: every
+  // replica's own rounding, then the additions stride by stride, left to right, then the mean).
+  std::size_t treeDraw(int stride, int left) const;
+
+  int count_ = 0;
+  std::size_t n_ = 0;
+  backends::ReduceOrder order_ = backends::ReduceOrder::Tree;
+  const numerics::Rounder* held_ = nullptr;  // null: fp32
+  std::uint64_t seed_ = 0;
+  std::vector<float*> nodes_;  // [replica]: its gradient, then the partial sum it heads
+  int arrived_ = 0;
+  std::vector<float*> released_;
+};
 
 // Adds one micro-batch's gradient [n], multiplied by `weight` (1 / micro-batches, as a loss divided
 // by their count), into the accumulator sum [n]: sum = grad * weight for the first micro-batch,

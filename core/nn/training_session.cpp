@@ -35,11 +35,6 @@ TrainingSession::TrainingSession(const ModelSpec& spec, const backends::Precisio
   model_->init(seed);
   sitePolicies_ = SitePolicies(policy_, *model_);
   if (policy_.fp8.enabled) fp8_ = std::make_unique<Fp8SiteScales>(policy_, model_->gemmSites);
-  if (policy_.topology.replicas > 1) {
-    shardWeights_.assign(std::size_t(policy_.topology.replicas), 1.0);
-    replicaGrads_.assign(std::size_t(policy_.topology.replicas),
-                         std::vector<float>(model_->params.totalSize(), 0.0f));
-  }
   weightsChanged(0);
 }
 
@@ -55,6 +50,18 @@ void TrainingSession::weightsChanged(std::uint64_t step) {
     model_->params.refreshWorking(format, seed);
   else
     model_->params.roundMaster(format, seed);
+}
+
+std::vector<float>& TrainingSession::spareReplicaGradients() {
+  for (std::size_t i = 0; i < replicaGrads_.size(); ++i) {
+    if (!replicaGradsHeld_[i]) {
+      replicaGradsHeld_[i] = true;
+      return replicaGrads_[i];
+    }
+  }
+  replicaGrads_.emplace_back(model_->params.totalSize(), 0.0f);
+  replicaGradsHeld_.push_back(true);
+  return replicaGrads_.back();
 }
 
 void TrainingSession::loadInput(const float* items, int n, std::uint64_t step) {
@@ -94,6 +101,12 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
   const double scale = lossScaler_.scale();  // in force for this step's gradients
   const backends::ReductionPolicy& reduction = policy_.reduction;
   std::vector<float>& grads = params.gradData();
+  // The replicas' all-reduce, taken as each replica's gradient is ready.
+  if (replicas > 1) {
+    allReduce_.begin(replicas, params.totalSize(), reduction,
+                     hashSeed(seed_, step, 0x414C4C52 /* "ALLR" */));
+    replicaGradsHeld_.assign(replicaGrads_.size(), false);
+  }
   for (int r = 0; r < replicas; ++r) {
     const int begin = int(std::int64_t(n) * r / replicas);
     const int end = int(std::int64_t(n) * (r + 1) / replicas);
@@ -143,10 +156,16 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     // Shards of unequal size (a batch that the replicas do not divide): each replica's gradient
     // is of its own shard's mean loss, weighted k_r R / n by the all-reduce so that the replicas'
     // mean is the whole batch's mean, as every item counts once. Equal shards: all 1, same bits.
-    if (replicas > 1) shardWeights_[std::size_t(r)] = double(end - begin) * replicas / n;
-    // The replica's gradients change places with its buffer (no copy): the next replica's
-    // backward writes every gradient it has, and what none writes stays zero in every buffer.
-    if (replicas > 1) grads.swap(replicaGrads_[std::size_t(r)]);
+    if (replicas > 1) {
+      // The replica's gradients change places with a spare buffer (no copy): the next replica's
+      // backward writes every gradient it has, and what none writes stays zero in every buffer.
+      std::vector<float>& held = spareReplicaGradients();
+      grads.swap(held);
+      allReduce_.add(held.data(), double(end - begin) * replicas / n);
+      for (const float* freed : allReduce_.released())
+        for (std::size_t i = 0; i < replicaGrads_.size(); ++i)
+          if (replicaGrads_[i].data() == freed) replicaGradsHeld_[i] = false;
+    }
   }
   if (signals_ && logitRows > 0) signals_->outputLogitNorm = logitNormSum / double(logitRows);
   const double meanLoss = equalPieces ? lossSum / losses : weightedLoss;
@@ -159,8 +178,7 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     return out;
   }
   if (out.finite && replicas > 1) {
-    allReduceMean(replicaGrads_, replicas, params.gradData().data(), params.totalSize(), reduction,
-                  hashSeed(seed_, step, 0x414C4C52 /* "ALLR" */), &shardWeights_);
+    allReduce_.finish(params.gradData().data());
     if (policy_.storage.gradients)
       storeTensor(policy_.storage.gradients, params.gradData().data(), params.totalSize(),
                   hashSeed(seed_, step, 0x52454443 /* "REDC" */));

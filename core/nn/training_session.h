@@ -93,6 +93,9 @@ class TrainingSession {
 
  private:
   void loadInput(const float* items, int n, std::uint64_t step);
+  // A buffer of replicaGrads_ the all-reduce does not hold, marked held (a new one of zeros when
+  // it holds them all).
+  std::vector<float>& spareReplicaGradients();
 
   ModelSpec spec_;
   backends::PrecisionPolicy policy_;
@@ -105,9 +108,11 @@ class TrainingSession {
   std::unique_ptr<Fp8SiteScales> fp8_;
   std::unique_ptr<GemmXray> xray_;
   Tensor input_, dlogits_;
-  std::vector<std::vector<float>> replicaGrads_;  // [replica][param]
-  std::vector<double> shardWeights_;  // [replica]: its shard's size x replicas / batch size
-  std::vector<float> accumulated_;    // [param]: the micro-batches' gradients (accumulation only)
+  ReplicaAllReduce allReduce_;  // the replicas' gradients, reduced as each is ready
+  // Replicas' gradients the all-reduce holds (a step's partial sums), and whether it holds each.
+  std::vector<std::vector<float>> replicaGrads_;  // [buffer][param]
+  std::vector<bool> replicaGradsHeld_;
+  std::vector<float> accumulated_;  // [param]: the micro-batches' gradients (accumulation only)
   LossScaler lossScaler_;
   ActivationProbe* probe_ = nullptr;
   StepSignals* signals_ = nullptr;  // set while a step that measures early warnings runs

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/nn/optimizer.h"
@@ -46,6 +50,82 @@ TEST(GradientAllReduce, Bf16LosesWhatItsPartialSumsCannotHoldAndTheOrderDecidesW
   replicas = fourReplicas();
   allReduceMean(replicas, 4, &mean, 1, ring);
   EXPECT_EQ(mean, 64.0f);
+}
+
+// The tree as a whole-array pass, as written down: every replica weighted and held (draw r), then
+// the additions stride by stride, left to right, each sum held (the next draws), then the mean
+// held.
+std::vector<float> referenceTreeMean(std::vector<std::vector<float>> replicas,
+                                     const std::vector<double>& weights,
+                                     const std::optional<numerics::RoundingSpec>& format,
+                                     std::uint64_t seed) {
+  const int count = int(replicas.size());
+  const std::size_t n = replicas[0].size();
+  std::size_t draw = 0;
+  const auto hold = [&](std::vector<float>& v) {
+    if (!format) return;
+    numerics::Rounder(*format).apply(v, seed, (draw++) * n);
+  };
+  for (int r = 0; r < count; ++r)
+    for (float& x : replicas[std::size_t(r)])
+      if (weights[std::size_t(r)] != 1.0) x *= float(weights[std::size_t(r)]);
+  for (auto& replica : replicas) hold(replica);
+  for (int stride = 1; stride < count; stride *= 2)
+    for (int r = 0; r + stride < count; r += 2 * stride) {
+      for (std::size_t i = 0; i < n; ++i)
+        replicas[std::size_t(r)][i] += replicas[std::size_t(r + stride)][i];
+      hold(replicas[std::size_t(r)]);
+    }
+  std::vector<float> mean(n);
+  for (std::size_t i = 0; i < n; ++i) mean[i] = replicas[0][i] / float(count);
+  hold(mean);
+  return mean;
+}
+
+// Taken replica by replica (as a training step hands them over), the tree gives the bits of the
+// whole-array tree for every count of replicas, in fp32 and held in bf16 (nearest and stochastic,
+// each rounding its own draw), with unequal shard weights; and it hands gradients back as soon as
+// they are summed, holding at most floor(log2(count)) + 1 at once.
+TEST(GradientAllReduce, TheTreeTakenReplicaByReplicaHasTheWholeTreesBitsAndHoldsFewBuffers) {
+  numerics::RoundingSpec stochastic = bf16();
+  stochastic.mode = numerics::RoundingMode::Stochastic;
+  for (const std::optional<numerics::RoundingSpec>& format :
+       {std::optional<numerics::RoundingSpec>{}, std::optional(bf16()),
+        std::optional(stochastic)}) {
+    for (int count = 1; count <= 9; ++count) {
+      constexpr std::size_t n = 37;
+      std::vector<std::vector<float>> replicas(static_cast<std::size_t>(count),
+                                               std::vector<float>(n));
+      std::vector<double> weights(static_cast<std::size_t>(count));
+      for (int r = 0; r < count; ++r) {
+        testing::fillUniform(replicas[std::size_t(r)].data(), n, std::uint64_t(count * 16 + r));
+        for (std::size_t i = 0; i < n; i += 5) replicas[std::size_t(r)][i] *= 4096.0f;
+        weights[std::size_t(r)] = r % 3 == 0 ? 1.0 : (r % 3 == 1 ? 4.0 / 3.0 : 2.0 / 3.0);
+      }
+      const std::vector<float> expected = referenceTreeMean(replicas, weights, format, 77);
+      backends::ReductionPolicy reduction;
+      reduction.allReduce = format;
+      ReplicaAllReduce reduce;
+      reduce.begin(count, n, reduction, 77);
+      std::size_t held = 0, mostHeld = 0;
+      for (int r = 0; r < count; ++r) {
+        reduce.add(replicas[std::size_t(r)].data(), weights[std::size_t(r)]);
+        mostHeld = std::max(mostHeld, ++held);
+        held -= reduce.released().size();
+      }
+      std::vector<float> mean(n);
+      reduce.finish(mean.data());
+      held -= reduce.released().size();
+      const std::string what =
+          "count " + std::to_string(count) +
+          (format
+               ? format->mode == numerics::RoundingMode::Stochastic ? ", bf16 stochastic" : ", bf16"
+               : ", fp32");
+      EXPECT_EQ(std::memcmp(mean.data(), expected.data(), n * sizeof(float)), 0) << what;
+      EXPECT_LE(mostHeld, std::size_t(std::bit_width(unsigned(count)))) << what;
+      EXPECT_EQ(held, 0u) << what;  // every buffer handed back
+    }
+  }
 }
 
 TEST(GradientAllReduce, RingCutsTheGradientIntoOneChunkPerReplicaEachWithItsOwnStart) {
