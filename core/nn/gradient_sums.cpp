@@ -2,6 +2,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
 #include <span>
 
 #include "core/nn/gemm.h"
@@ -45,21 +46,42 @@ std::size_t ReplicaAllReduce::treeDraw(int stride, int left) const {
 void ReplicaAllReduce::add(float* gradient, double weight) {
   released_.clear();
   const int r = arrived_++;
-  if (weight != 1.0) Map(gradient, Eigen::Index(n_)) *= float(weight);
-  hold(gradient, std::size_t(r));
   nodes_[std::size_t(r)] = gradient;
-  if (order_ != backends::ReduceOrder::Tree) return;  // the ring reduces in finish()
-  // Every node whose two halves r completes, narrowest first: node `left` at `stride` adds the
-  // node `left + stride`, whose replicas end at r.
-  for (int stride = 1; stride < count_; stride *= 2) {
+  // Every node whose two halves r completes, narrowest first (none in the ring order, which
+  // reduces in finish()): node `left` at `stride` adds the node `left + stride`, whose replicas
+  // end at r.
+  struct Merge {
+    float* into;
+    const float* from;
+    std::size_t draw;
+  };
+  std::array<Merge, 32> merges;
+  std::size_t nMerges = 0;
+  for (int stride = 1; order_ == backends::ReduceOrder::Tree && stride < count_; stride *= 2) {
     const int left = r / (2 * stride) * (2 * stride);
     const int right = left + stride;
     if (right > r || std::min(left + 2 * stride, count_) - 1 != r) continue;
-    float* into = nodes_[std::size_t(left)];
-    Map(into, Eigen::Index(n_)) += Map(nodes_[std::size_t(right)], Eigen::Index(n_));
-    hold(into, treeDraw(stride, left));
+    merges[nMerges++] = {nodes_[std::size_t(left)], nodes_[std::size_t(right)],
+                         treeDraw(stride, left)};
     released_.push_back(nodes_[std::size_t(right)]);
     nodes_[std::size_t(right)] = nullptr;
+  }
+  // Block by block, so that the new gradient's block and its partial sums stay in cache: each
+  // element sees the same operations in the same order as a pass of each over whole arrays, and
+  // each rounding draws what it would draw there (draw d: offsets d * n + i).
+  constexpr std::size_t kBlock = 4096;
+  const auto holdBlock = [&](float* values, std::size_t lo, std::size_t len, std::size_t draw) {
+    if (held_) held_->apply({values + lo, len}, seed_, draw * n_ + lo);
+  };
+  for (std::size_t lo = 0; lo < n_; lo += kBlock) {
+    const std::size_t len = std::min(kBlock, n_ - lo);
+    if (weight != 1.0) Map(gradient + lo, Eigen::Index(len)) *= float(weight);
+    holdBlock(gradient, lo, len, std::size_t(r));
+    for (std::size_t m = 0; m < nMerges; ++m) {
+      Map(merges[m].into + lo, Eigen::Index(len)) +=
+          Eigen::Map<const Eigen::ArrayXf>(merges[m].from + lo, Eigen::Index(len));
+      holdBlock(merges[m].into, lo, len, merges[m].draw);
+    }
   }
 }
 

@@ -24,11 +24,11 @@ void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* 
                    const std::vector<double>* weights = nullptr);
 
 // allReduceMean taken replica by replica as each gradient is ready: in the tree order each partial
-// sum is formed as soon as both of its halves are, while the newest gradient is still in cache,
-// and a gradient merged into a partial sum is handed back, so at most log2(count) + 1 are held at
-// once instead of count. Every element sees the same additions and roundings, in the same order,
-// drawing from the same streams, as allReduceMean's: the same bits. The ring order needs every
-// replica's gradient and reduces them in finish().
+// sum is formed as soon as both of its halves are, and a gradient summed into a partial sum is
+// handed back, so at most floor(log2(count)) + 1 are held at once instead of count (a TPU's 8
+// replicas: 4 gradients of the model instead of 8). Every element sees the same additions and
+// roundings, in the same order, drawing from the same streams, as allReduceMean's: the same bits.
+// The ring order needs every replica's gradient and reduces them in finish().
 class ReplicaAllReduce {
  public:
   // Starts the reduction of `count` replicas' gradients of n values each. Keeps its own buffers
