@@ -18,7 +18,8 @@ namespace paritylab::nn {
 // round the ring to replica c (a ring reduce-scatter's order). `seed`: the stream of a stochastic
 // format. `weights` [count] (null: all 1): replica r's gradient is first multiplied by
 // float(weights[r]) in fp32 (shards of unequal size, TrainingSession). The replicas' buffers are
-// overwritten (weighted, rounded, partial sums).
+// overwritten (weighted, rounded, partial sums); in the tree order replicas[0] is left holding the
+// tree's sum (before the division).
 void allReduceMean(std::vector<std::vector<float>>& replicas, int count, float* out, std::size_t n,
                    const backends::ReductionPolicy& reduction = {}, std::uint64_t seed = 0,
                    const std::vector<double>* weights = nullptr);
