@@ -115,7 +115,7 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   const bool blockScaled = policy.blockScaled();
   const std::size_t taps = std::size_t(kernel_) * kernel_;
   const std::size_t inputPlane = std::size_t(g.height) * g.width;
-  bool weightsQuantized = false;
+  float* quantizedWeights = nullptr;  // W quantized before the gather, for every group
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
@@ -130,11 +130,11 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
                              xGroup, std::size_t(sub.batch) * itemSize);
     if (n0 == 0) {
       if (s.weights.size() < std::size_t(out_) * k) s.weights.resize(std::size_t(out_) * k);
-      weightsQuantized =
-          prequantizeSquareConvWeights(policy, Operand::A, groupExtras, w, s.weights, out_, in_,
-                                       std::int64_t(taps), numerics::BlockAxis::Row) ||
-          prequantizeOperand(policy, Operand::A, groupExtras, w, s.weights.data(), out_, in_,
-                             std::int64_t(taps));
+      quantizedWeights = ctx.squareConvWeights(weight_, policy, groupExtras, w, s.weights, out_,
+                                               in_, int(taps), numerics::BlockAxis::Row);
+      if (!quantizedWeights && prequantizeOperand(policy, Operand::A, groupExtras, w,
+                                                  s.weights.data(), out_, in_, std::int64_t(taps)))
+        quantizedWeights = s.weights.data();
     }
     const std::size_t groupItems = std::size_t(sub.batch) * itemSize;
     if (s.rounded.size() < groupItems) s.rounded.resize(groupItems);
@@ -156,14 +156,14 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
       for (int c = 0; c < out_; ++c) std::fill_n(product + std::size_t(c) * cols, cols, b[c]);
     groupExtras.writableB = s.columns.data();  // the columns are ours and used once
     groupExtras.writableBRounded = prerounded || inputRounded;
-    if (weightsQuantized) {
-      groupExtras.writableA = s.weights.data();
+    if (quantizedWeights) {
+      groupExtras.writableA = quantizedWeights;
       groupExtras.writableARounded = true;
     } else if (wOnce) {
       groupExtras.writableA = wOnce;
       groupExtras.writableARounded = n0 > 0;
     }
-    const float* weights = weightsQuantized ? s.weights.data() : wOnce ? wOnce : w;
+    const float* weights = quantizedWeights ? quantizedWeights : wOnce ? wOnce : w;
     // One product, or two column halves for OpenBLAS's small-matrix kernels (per image only).
     const int parts =
         perImage ? smallKernelParts(std::size_t(out_), std::size_t(out_) * cols * k, 32) : 1;
@@ -322,12 +322,12 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
                            ? weightsRoundedOnce(dataPolicy, dataExtras, w, std::size_t(out_) * k,
                                                 (g.batch + group - 1) / group, s)
                            : nullptr;
-  // Square weight blocks: W quantized once, in the forward's blocks, before the groups.
+  // Square weight blocks: W quantized in the forward's blocks, before the groups (the forward's
+  // own quantization when the step shares it: StepContext::squareConvWeights).
   float* const wSquare =
-      needInputGrad_ && prequantizeSquareConvWeights(
-                            dataPolicy, Operand::A, dataExtras, w, s.squareWeights, out_, in_,
-                            std::int64_t(kernel_) * kernel_, numerics::BlockAxis::Column)
-          ? s.squareWeights.data()
+      needInputGrad_
+          ? ctx.squareConvWeights(weight_, dataPolicy, dataExtras, w, s.squareWeights, out_, in_,
+                                  kernel_ * kernel_, numerics::BlockAxis::Column)
           : nullptr;
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;

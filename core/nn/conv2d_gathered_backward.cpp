@@ -76,11 +76,12 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
                                                weightCount, dy.data(), dy.size());
   const bool wrOnce = weightsMayBeRoundedOnce(dataPolicy, dataExtras, groups);
   // Square weight blocks (16 output x 16 input channels at a tap): W quantized as the forward
-  // quantizes it, before the flip below moves its values.
-  const bool squareQuantized =
-      prequantizeSquareConvWeights(dataPolicy, Operand::A, dataExtras, w, s.squareWeights, out_,
-                                   in_, std::int64_t(taps), numerics::BlockAxis::Column);
-  const float* wSource = squareQuantized ? s.squareWeights.data() : w;
+  // quantizes it (the forward's own when the step shares it), before the flip below moves its
+  // values.
+  const float* square = ctx.squareConvWeights(weight_, dataPolicy, dataExtras, w, s.squareWeights,
+                                              out_, in_, int(taps), numerics::BlockAxis::Column);
+  const bool squareQuantized = square != nullptr;
+  const float* wSource = squareQuantized ? square : w;
 
   // Wr [Cin, Cout*k*k]: W's kernels flipped, input and output channels swapped.
   for (int co = 0; co < out_; ++co) {

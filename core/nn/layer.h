@@ -112,6 +112,21 @@ struct StepContext {
     if (shared != values) (which == Operand::A ? extras.roundedA : extras.roundedB) = shared;
     return shared;
   }
+  // A convolution's weights w [cout, cin, taps] (parameter `paramId`) quantized in square blocks
+  // for operand A of a product under `policy` along `reduction`: the step's shared copy
+  // (StepOperandCache::squareWeights), else quantized into `scratch`; null when the policy takes
+  // no square blocks there. Read as it is.
+  float* squareConvWeights(int paramId, const backends::GemmPolicy& policy,
+                           const GemmExtras& extras, const float* w, std::vector<float>& scratch,
+                           int cout, int cin, int taps, numerics::BlockAxis reduction) const {
+    if (operandCache)
+      if (float* shared = operandCache->squareWeights(paramId, policy, extras, w, cout, cin, taps))
+        return shared;
+    return prequantizeSquareConvWeights(policy, Operand::A, extras, w, scratch, cout, cin, taps,
+                                        reduction)
+               ? scratch.data()
+               : nullptr;
+  }
   // A layer's output (after its forward products) and its input gradient, to the probe if any.
   void probeForward(int site, const Tensor& output) const {
     if (probe) probe->forward(site, output.data(), output.size());

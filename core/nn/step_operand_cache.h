@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/nn/gemm.h"
+#include "core/numerics/block_scaling.h"
 
 namespace paritylab::nn {
 
@@ -26,6 +27,17 @@ class StepOperandCache {
   const float* operand(int key, const backends::GemmPolicy& policy, Operand which,
                        const GemmExtras& extras, const float* values, std::size_t n);
 
+  // A convolution's weights w [cout, cin, taps] quantized in square blocks for operand A of a
+  // product under `policy` (prequantizeSquareConvWeights), shared by every product of the step
+  // under the same recipe: the forward and the data-gradient product quantize the same blocks
+  // with one tensor scale, so to the same values along either reduction. Only when the
+  // quantization draws and measures nothing (nearest rounding, no Hadamard transform, not on a
+  // step the X-ray measures); else, or when the policy takes no square blocks there, null (the
+  // caller quantizes its own). The caller reads it as it is (GemmExtras::writableA with
+  // writableARounded set) and never writes it.
+  float* squareWeights(int key, const backends::GemmPolicy& policy, const GemmExtras& extras,
+                       const float* w, int cout, int cin, int taps);
+
  private:
   struct Entry {
     int key = -1;
@@ -34,6 +46,13 @@ class StepOperandCache {
     std::vector<float> rounded;
   };
   std::vector<Entry> entries_;
+  struct SquareEntry {
+    int key = -1;
+    numerics::BlockScaling recipe;
+    bool valid = false;
+    std::vector<float> values;
+  };
+  std::vector<SquareEntry> squares_;
 };
 
 }  // namespace paritylab::nn

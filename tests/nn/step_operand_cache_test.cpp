@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "core/backends/precision_policy.h"
@@ -78,6 +79,52 @@ TEST(StepOperandCache, AfterClearTheNextStepRoundsTheUpdatedWeights) {
   cache.clear();
   const float* second = cache.operand(2, policy, Operand::B, GemmExtras{}, w.data(), w.size());
   EXPECT_EQ(second[5], bf16.round(w[5]));
+}
+
+// NVFP4's square weight blocks of a convolution [Cout, Cin, taps]: quantized once per step, by the
+// first product that asks, and shared by the forward and the data-gradient product (the same
+// values as each quantizing its own along its reduction); stochastic rounding, a Hadamard
+// transform or an X-ray step leave each product its own; clear() quantizes the new weights.
+TEST(StepOperandCache, SquareWeightBlocksAreQuantizedOncePerStepForBothConvolutionProducts) {
+  const int cout = 36, cin = 40, taps = 9;
+  const std::vector<float> w = operandValues(std::size_t(cout) * cin * taps, 3);
+  const backends::PrecisionPolicy nvfp4 = backends::presetPolicy("nvfp4");
+  const backends::GemmPolicy& forward =
+      nvfp4.gemmFor(backends::LayerKind::Conv, backends::Product::Forward);
+  const backends::GemmPolicy& data =
+      nvfp4.gemmFor(backends::LayerKind::Conv, backends::Product::BackwardData);
+  ASSERT_TRUE(forward.scalingA && forward.scalingA->squareBlocks);
+  StepOperandCache cache;
+  const GemmExtras extras;
+  const float* first = cache.squareWeights(7, forward, extras, w.data(), cout, cin, taps);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(cache.squareWeights(7, data, extras, w.data(), cout, cin, taps), first);
+  for (const auto& [policy, axis] : {std::pair{&forward, numerics::BlockAxis::Row},
+                                     std::pair{&data, numerics::BlockAxis::Column}}) {
+    std::vector<float> own;
+    ASSERT_TRUE(prequantizeSquareConvWeights(*policy, Operand::A, extras, w.data(), own, cout, cin,
+                                             taps, axis));
+    EXPECT_EQ(std::memcmp(own.data(), first, w.size() * sizeof(float)), 0);
+  }
+  backends::GemmPolicy stochastic = forward;
+  stochastic.scalingA->rounding = numerics::RoundingMode::Stochastic;
+  EXPECT_EQ(cache.squareWeights(7, stochastic, extras, w.data(), cout, cin, taps), nullptr);
+  backends::GemmPolicy transformed = forward;
+  transformed.hadamard = true;
+  EXPECT_EQ(cache.squareWeights(7, transformed, extras, w.data(), cout, cin, taps), nullptr);
+  GemmXraySlot slot;
+  GemmExtras measured;
+  measured.xray = &slot;
+  EXPECT_EQ(cache.squareWeights(7, forward, measured, w.data(), cout, cin, taps), nullptr);
+  // The next step: the optimizer moved the weights.
+  std::vector<float> moved = w;
+  for (float& x : moved) x *= 3.0f;
+  cache.clear();
+  const float* next = cache.squareWeights(7, forward, extras, moved.data(), cout, cin, taps);
+  std::vector<float> own;
+  ASSERT_TRUE(prequantizeSquareConvWeights(forward, Operand::A, extras, moved.data(), own, cout,
+                                           cin, taps, numerics::BlockAxis::Row));
+  EXPECT_EQ(std::memcmp(own.data(), next, w.size() * sizeof(float)), 0);
 }
 
 }  // namespace

@@ -97,5 +97,28 @@ TEST(BlockColumnAxis, ManyWindowsAndTilesEqualTransposedRows) {
   }
 }
 
+// Square blocks (NVFP4's 16 x 16, blockwise's 128 x 128) are the same sets of values along either
+// axis, with one scale each (and NVFP4's one tensor scale): with nearest rounding a matrix
+// quantizes to the same bits along its rows as along its columns, short blocks at both edges
+// included. A convolution's forward and data-gradient products share one quantization of the
+// weights on that ground (StepOperandCache::squareWeights).
+TEST(BlockColumnAxis, SquareBlocksQuantizeAMatrixAlikeAlongEitherAxis) {
+  std::mt19937 gen(29);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> m(static_cast<std::size_t>(kRows * kCols));
+  for (float& x : m) x = gen() % 64 == 0 ? 0.0f : std::ldexp(normal(gen), int(gen() % 13) - 6);
+  for (BlockScaling spec : recipes()) {
+    if (!spec.squareBlocks) continue;
+    spec.rounding = RoundingMode::NearestEven;
+    std::vector<float> byRow(m.size()), byColumn(m.size());
+    quantizeBlocks(m, byRow, kRows, kCols, kCols, BlockAxis::Row, spec);
+    quantizeBlocks(m, byColumn, kRows, kCols, kCols, BlockAxis::Column, spec);
+    for (std::size_t i = 0; i < m.size(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(byRow[i]), std::bit_cast<std::uint32_t>(byColumn[i]))
+          << nameOf(spec) << " at (" << i / std::size_t(kCols) << ", " << i % std::size_t(kCols)
+          << ")";
+  }
+}
+
 }  // namespace
 }  // namespace paritylab::numerics
