@@ -4,18 +4,21 @@
 
 namespace paritylab::nn {
 
-namespace {
-
-bool sameRecipe(const numerics::BlockScaling& a, const numerics::BlockScaling& b) {
-  return a.kind == b.kind && a.element.name == b.element.name && a.blockSize == b.blockSize &&
-         a.scale == b.scale && a.squareBlocks == b.squareBlocks && a.rounding == b.rounding;
+template <typename Recipe, typename Same>
+StepOperandCache::Entry<Recipe>& StepOperandCache::entryFor(std::vector<Entry<Recipe>>& entries,
+                                                            int key, const Recipe& recipe,
+                                                            Same same) {
+  auto entry = std::find_if(entries.begin(), entries.end(), [&](const Entry<Recipe>& e) {
+    return e.key == key && same(e.recipe, recipe);
+  });
+  if (entry == entries.end())
+    entry = entries.insert(entries.end(), Entry<Recipe>{key, recipe, false, {}});
+  return *entry;
 }
 
-}  // namespace
-
 void StepOperandCache::clear() {
-  for (Entry& e : entries_) e.valid = false;
-  for (SquareEntry& e : squares_) e.valid = false;
+  for (auto& e : rounded_) e.valid = false;
+  for (auto& e : squares_) e.valid = false;
 }
 
 const float* StepOperandCache::operand(int key, const backends::GemmPolicy& policy, Operand which,
@@ -24,16 +27,13 @@ const float* StepOperandCache::operand(int key, const backends::GemmPolicy& poli
   if (!canPreroundOperand(policy, which, extras)) return values;
   const numerics::RoundingSpec& spec =
       which == Operand::A || !policy.operandsB ? *policy.operands : *policy.operandsB;
-  auto entry = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) {
-    return e.key == key && numerics::sameRounding(e.spec, spec);
-  });
-  if (entry == entries_.end()) entry = entries_.insert(entries_.end(), Entry{key, spec, false, {}});
-  if (!entry->valid || entry->rounded.size() != n) {
-    entry->rounded.resize(n);
-    preroundOperand(policy, which, extras, values, entry->rounded.data(), n);
-    entry->valid = true;
+  auto& entry = entryFor(rounded_, key, spec, numerics::sameRounding);
+  if (!entry.valid || entry.values.size() != n) {
+    entry.values.resize(n);
+    preroundOperand(policy, which, extras, values, entry.values.data(), n);
+    entry.valid = true;
   }
-  return entry->rounded.data();
+  return entry.values.data();
 }
 
 float* StepOperandCache::squareWeights(int key, const backends::GemmPolicy& policy,
@@ -43,18 +43,14 @@ float* StepOperandCache::squareWeights(int key, const backends::GemmPolicy& poli
   if (!recipe || !recipe->squareBlocks || recipe->rounding != numerics::RoundingMode::NearestEven ||
       policy.hadamard || extras.xray)
     return nullptr;
-  auto entry = std::find_if(squares_.begin(), squares_.end(), [&](const SquareEntry& e) {
-    return e.key == key && sameRecipe(e.recipe, *recipe);
-  });
-  if (entry == squares_.end())
-    entry = squares_.insert(squares_.end(), SquareEntry{key, *recipe, false, {}});
-  if (!entry->valid) {
-    if (!prequantizeSquareConvWeights(policy, Operand::A, extras, w, entry->values, cout, cin, taps,
+  auto& entry = entryFor(squares_, key, *recipe, numerics::sameBlockScaling);
+  if (!entry.valid) {
+    if (!prequantizeSquareConvWeights(policy, Operand::A, extras, w, entry.values, cout, cin, taps,
                                       numerics::BlockAxis::Row))
       return nullptr;
-    entry->valid = true;
+    entry.valid = true;
   }
-  return entry->values.data();
+  return entry.values.data();
 }
 
 }  // namespace paritylab::nn

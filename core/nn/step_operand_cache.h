@@ -39,20 +39,22 @@ class StepOperandCache {
                        const float* w, int cout, int cin, int taps);
 
  private:
+  // One operand's shared copy under one recipe (a RoundingSpec, or a BlockScaling), valid until
+  // clear().
+  template <typename Recipe>
   struct Entry {
     int key = -1;
-    numerics::RoundingSpec spec;
-    bool valid = false;
-    std::vector<float> rounded;
-  };
-  std::vector<Entry> entries_;
-  struct SquareEntry {
-    int key = -1;
-    numerics::BlockScaling recipe;
+    Recipe recipe;
     bool valid = false;
     std::vector<float> values;
   };
-  std::vector<SquareEntry> squares_;
+  // The entry of `key` under `recipe` (`same` compares recipes), added when there is none.
+  template <typename Recipe, typename Same>
+  static Entry<Recipe>& entryFor(std::vector<Entry<Recipe>>& entries, int key, const Recipe& recipe,
+                                 Same same);
+
+  std::vector<Entry<numerics::RoundingSpec>> rounded_;
+  std::vector<Entry<numerics::BlockScaling>> squares_;
 };
 
 }  // namespace paritylab::nn

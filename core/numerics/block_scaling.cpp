@@ -373,6 +373,11 @@ void validateBlockScaling(const BlockScaling& spec) {
   }
 }
 
+bool sameBlockScaling(const BlockScaling& a, const BlockScaling& b) {
+  return a.kind == b.kind && a.element.name == b.element.name && a.blockSize == b.blockSize &&
+         a.scale == b.scale && a.squareBlocks == b.squareBlocks && a.rounding == b.rounding;
+}
+
 BlockScaling parseBlockScaling(std::string_view recipe, std::string_view element,
                                std::optional<int> blockSize, std::string_view scale) {
   const auto kind = parseBlockScalingKind(recipe);

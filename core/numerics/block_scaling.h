@@ -99,6 +99,9 @@ std::vector<ScaleFormat> allowedScales(BlockScalingKind kind);
 // does not allow, a block size below 1, square blocks for a recipe without them (only NVFP4 and
 // blockwise have them), a rounding mode other than nearest-even or stochastic.
 void validateBlockScaling(const BlockScaling& spec);
+// Whether a and b quantize alike: the same recipe, element, block size, scale format, block shape
+// and rounding mode.
+bool sameBlockScaling(const BlockScaling& a, const BlockScaling& b);
 // A spec from names (for JSON): the recipe's defaults with what is given replacing them, then
 // validated. Throws input::InputError ("block scaling recipe: unknown 'x' (valid: ...)").
 BlockScaling parseBlockScaling(std::string_view recipe, std::string_view element = {},

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "core/input/number_input.h"
 #include "core/numerics/block_scaling.h"
@@ -106,6 +107,23 @@ TEST(BlockScalingNames, RefusalsNameTheFieldAndTheValue) {
                    defaultBlockScaling(BlockScalingKind::MX));
   });
   EXPECT_TRUE(mentions(m, "row stride 3")) << m;
+}
+
+// Two specs quantize alike when every field that decides a quantized value agrees: a copy does,
+// and changing any one of the recipe, element, block size, scale format, block shape or rounding
+// mode does not.
+TEST(BlockScalingNames, SpecsAreTheSameOnlyWhenEveryFieldAgrees) {
+  const BlockScaling nvfp4 = parseBlockScaling("nvfp4");
+  EXPECT_TRUE(sameBlockScaling(nvfp4, parseBlockScaling("nvfp4")));
+  std::vector<BlockScaling> others(6, nvfp4);
+  others[0].kind = BlockScalingKind::MX;
+  others[1].element = parseBlockScaling("mx", "fp8-e4m3").element;
+  others[2].blockSize = 32;
+  others[3].scale = ScaleFormat::E8M0;
+  others[4].squareBlocks = true;
+  others[5].rounding = RoundingMode::Stochastic;
+  for (std::size_t i = 0; i < others.size(); ++i)
+    EXPECT_FALSE(sameBlockScaling(nvfp4, others[i])) << "field " << i;
 }
 
 }  // namespace
