@@ -1,8 +1,10 @@
 #pragma once
 // What a lockstep comparison (core/nn/lockstep.h) sees of a training step: the output of each
 // layer with products and the gradient it passes back, as the layer computes them. A layer calls
-// it once per replica shard (and micro-batch), in the order the shards run, so that the calls of
-// one step concatenate to the whole batch's tensor in item order.
+// it once per replica shard (and micro-batch) when the shards run one after another, once for the
+// whole batch when they run together (replica_shards.h; its input gradient still once per shard,
+// each with its own scale), so that the calls of one step concatenate to the whole batch's tensor
+// in item order.
 
 #include <cstddef>
 

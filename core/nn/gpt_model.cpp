@@ -111,17 +111,24 @@ const Tensor& GptModel::backward(const Tensor& dy, StepContext& ctx) {
   if (!lmHead_) {
     // dwte [vocab, C] += dlogits^T [vocab, N] * xf [N, C]: beta = 1 adds the embedding's share
     // before the product's one output rounding, as torch accumulates into .grad.
+    // For the batch, or each replica shard of it into that shard's gradient.
     const Tensor& xf = *xF_;
-    float* dwte = ctx.params->grad(embedding_.tokenWeightId());
     GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardWeight, dy.data(),
                                   dy.size(), xf.data(), xf.size());
     const backends::GemmPolicy& wgrad =
         ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardWeight);
-    if (operandAlreadyStored(ctx.policy->storage.activations, wgrad, Operand::B, e))
-      e.roundedB = xf.data();
-    gemm(wgrad, Trans::Yes, Trans::No, v, c, n, 1.0f, dy.data(), v, xf.data(), c, 1.0f, dwte, c,
-         *ctx.workspace, e);
-    ctx.storeGradient(dwte, nw, site_);
+    const bool stored = operandAlreadyStored(ctx.policy->storage.activations, wgrad, Operand::B, e);
+    ctx.forEachGradientShard(
+        std::size_t(n), dy.dim(0),
+        [&](std::size_t first, std::size_t count, const ParamGradients& grads) {
+          GemmExtras part = e;
+          const float* b = xf.data() + first * std::size_t(c);
+          if (stored) part.roundedB = b;
+          float* dwte = grads(embedding_.tokenWeightId());
+          gemm(wgrad, Trans::Yes, Trans::No, v, c, int(count), 1.0f,
+               dy.data() + first * std::size_t(v), v, b, c, 1.0f, dwte, c, *ctx.workspace, part);
+          ctx.storeGradient(dwte, nw, site_);
+        });
   }
   return none_;
 }

@@ -15,6 +15,7 @@
 #include "core/nn/gemm_xray.h"
 #include "core/nn/param_store.h"
 #include "core/nn/random.h"
+#include "core/nn/replica_shards.h"
 #include "core/nn/site_policies.h"
 #include "core/nn/step_operand_cache.h"
 #include "core/nn/step_signals.h"
@@ -83,6 +84,27 @@ struct StepContext {
   // Non-null on a training step that measures early warnings: layers note what only they see
   // (attention: the largest score before its softmax).
   StepSignals* stepSignals = nullptr;
+  // Non-null while the replicas' shards run as one batch (replica_shards.h): a layer computes its
+  // products over the whole batch and writes its parameter gradients once per shard
+  // (forEachGradientShard).
+  const ReplicaShards* shards = nullptr;
+
+  // Calls f(firstRow, rows, gradients) for each part of a batch of `rows` rows (`items` items of
+  // rows / items rows each) whose parameter gradients are summed apart: the whole batch into the
+  // ParamStore's gradients, or each replica shard into its own.
+  template <typename F>
+  void forEachGradientShard(std::size_t rows, int items, F&& f) const {
+    if (!shards) {
+      f(std::size_t(0), rows, ParamGradients{params});
+      return;
+    }
+    const std::size_t perItem = items > 0 ? rows / std::size_t(items) : 0;
+    for (int s = 0; s < shards->count(); ++s) {
+      const auto first = std::size_t(shards->items[std::size_t(s)]) * perItem;
+      const auto end = std::size_t(shards->items[std::size_t(s) + 1]) * perItem;
+      f(first, end - first, ParamGradients{params, shards->gradients[std::size_t(s)]});
+    }
+  }
 
   // How the product `product` of GEMM call site `site` (a layer of `kind`) is computed: the
   // policy's product for the kind, or the one an override gives the layer.
@@ -132,8 +154,19 @@ struct StepContext {
     if (probe) probe->forward(site, output.data(), output.size());
   }
   void probeBackward(int site, const Tensor& inputGradient) const {
-    if (probe && inputGradient.size() > 0)
+    if (!probe || inputGradient.size() == 0) return;
+    if (!shards) {
       probe->backward(site, inputGradient.data(), inputGradient.size(), probeGradientScale);
+      return;
+    }
+    // Each shard's rows with its own scale (its loss is the mean over its own items).
+    const std::size_t perItem = inputGradient.size() / std::size_t(inputGradient.dim(0));
+    for (int s = 0; s < shards->count(); ++s) {
+      const auto first = std::size_t(shards->items[std::size_t(s)]) * perItem;
+      const auto end = std::size_t(shards->items[std::size_t(s) + 1]) * perItem;
+      probe->backward(site, inputGradient.data() + first, end - first,
+                      shards->probeGradientScales[std::size_t(s)]);
+    }
   }
   // Applies the policy's storage format to an activation kept for backward / to a gradient.
   void storeActivation(Tensor& t, int site) const {

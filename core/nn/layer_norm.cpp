@@ -68,36 +68,40 @@ const Tensor& LayerNorm::backward(const Tensor& dy, StepContext& ctx) {
   const std::size_t c = std::size_t(features_);
   const std::size_t rows = x.size() / c;
   const float* w = ctx.params->value(weight_);
-  float* dw = ctx.params->grad(weight_);
-  float* db = ctx.params->grad(bias_);
-  std::fill_n(dw, c, 0.0f);
-  std::fill_n(db, c, 0.0f);
   if (needInputGrad_) dx_.resize(x.shape());
   // Per row, with xhat = (x - mean) / std and g = dy * weight:
-  // dx = (g - mean(g) - xhat * mean(g * xhat)) / std.
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* in = x.data() + r * c;
-    const float* g = dy.data() + r * c;
-    const float mean = mean_[r], inv = invStd_[r];
-    double sumG = 0.0, sumGx = 0.0;
-    for (std::size_t i = 0; i < c; ++i) {
-      const float xhat = (in[i] - mean) * inv;
-      dw[i] += g[i] * xhat;
-      db[i] += g[i];
-      const float gw = g[i] * w[i];
-      sumG += gw;
-      sumGx += double(gw) * xhat;
-    }
-    if (!needInputGrad_) continue;
-    const float meanG = float(sumG / double(c)), meanGx = float(sumGx / double(c));
-    float* out = dx_.data() + r * c;
-    for (std::size_t i = 0; i < c; ++i) {
-      const float xhat = (in[i] - mean) * inv;
-      out[i] = (g[i] * w[i] - meanG - xhat * meanGx) * inv;
-    }
-  }
-  ctx.storeGradient(dw, c, site_);
-  ctx.storeGradient(db, c, site_);
+  // dx = (g - mean(g) - xhat * mean(g * xhat)) / std. The weight's and bias's gradients summed
+  // over the batch, or over each replica shard of it.
+  ctx.forEachGradientShard(
+      rows, x.dim(0), [&](std::size_t first, std::size_t count, const ParamGradients& grads) {
+        float* dw = grads(weight_);
+        float* db = grads(bias_);
+        std::fill_n(dw, c, 0.0f);
+        std::fill_n(db, c, 0.0f);
+        for (std::size_t r = first; r < first + count; ++r) {
+          const float* in = x.data() + r * c;
+          const float* g = dy.data() + r * c;
+          const float mean = mean_[r], inv = invStd_[r];
+          double sumG = 0.0, sumGx = 0.0;
+          for (std::size_t i = 0; i < c; ++i) {
+            const float xhat = (in[i] - mean) * inv;
+            dw[i] += g[i] * xhat;
+            db[i] += g[i];
+            const float gw = g[i] * w[i];
+            sumG += gw;
+            sumGx += double(gw) * xhat;
+          }
+          if (!needInputGrad_) continue;
+          const float meanG = float(sumG / double(c)), meanGx = float(sumGx / double(c));
+          float* out = dx_.data() + r * c;
+          for (std::size_t i = 0; i < c; ++i) {
+            const float xhat = (in[i] - mean) * inv;
+            out[i] = (g[i] * w[i] - meanG - xhat * meanGx) * inv;
+          }
+        }
+        ctx.storeGradient(dw, c, site_);
+        ctx.storeGradient(db, c, site_);
+      });
   if (needInputGrad_) ctx.storeGradient(dx_.data(), dx_.size(), site_);
   return dx_;
 }

@@ -86,32 +86,37 @@ Tensor& Linear::forward(const Tensor& x, StepContext& ctx) {
 const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
   const Tensor& x = *x_;
   const int n = rows(x.shape());
-  // dW[out, in] = dY^T[out, N] * X[N, in]
-  float* dw = ctx.params->grad(weight_);
+  // dW[out, in] = dY^T[out, N] * X[N, in], and db, for the batch or each replica shard of it.
   GemmExtras e = ctx.gemmExtras(site_, LayerKind::Linear, Product::BackwardWeight, dy.data(),
                                 dy.size(), x.data(), x.size());
   const backends::GemmPolicy& wgrad =
       ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardWeight);
-  const float* a = useRounded(dyRounded_.round(dy.data(), dy.size(), wgrad, Operand::A, e),
-                              dy.data(), 0, Operand::A, e);
-  const float* b = x.data();
-  if (operandAlreadyStored(inputStoredAs_, wgrad, Operand::B, e))
-    e.roundedB = b;
-  else
-    b = useRounded(xRounded_.forProduct(wgrad, Operand::B, e), x.data(), 0, Operand::B, e);
-  gemm(wgrad, Trans::Yes, Trans::No, out_, in_, n, 1.0f, a, out_, b, in_, 0.0f, dw, in_,
-       *ctx.workspace, e);
-  ctx.storeGradient(dw, std::size_t(out_) * in_, site_);
-  if (bias_ >= 0) {
-    float* db = ctx.params->grad(bias_);
-    // Column sums of dY [N, out], row by row: the order depends only on the values.
-    std::fill_n(db, out_, 0.0f);
-    for (int r = 0; r < n; ++r) {
-      const float* row = dy.data() + std::size_t(r) * out_;
-      for (int j = 0; j < out_; ++j) db[j] += row[j];
-    }
-    ctx.storeGradient(db, std::size_t(out_), site_);
-  }
+  const float* dyRounded = dyRounded_.round(dy.data(), dy.size(), wgrad, Operand::A, e);
+  const bool xStored = operandAlreadyStored(inputStoredAs_, wgrad, Operand::B, e);
+  const float* xRounded = xStored ? nullptr : xRounded_.forProduct(wgrad, Operand::B, e);
+  ctx.forEachGradientShard(
+      std::size_t(n), x.dim(0),
+      [&](std::size_t first, std::size_t count, const ParamGradients& grads) {
+        GemmExtras part = e;
+        const float* a =
+            useRounded(dyRounded, dy.data(), first * std::size_t(out_), Operand::A, part);
+        const std::size_t xOffset = first * std::size_t(in_);
+        const float* b = xStored ? (part.roundedB = x.data() + xOffset)
+                                 : useRounded(xRounded, x.data(), xOffset, Operand::B, part);
+        float* dw = grads(weight_);
+        gemm(wgrad, Trans::Yes, Trans::No, out_, in_, int(count), 1.0f, a, out_, b, in_, 0.0f, dw,
+             in_, *ctx.workspace, part);
+        ctx.storeGradient(dw, std::size_t(out_) * in_, site_);
+        if (bias_ < 0) return;
+        float* db = grads(bias_);
+        // Column sums of dY [N, out], row by row: the order depends only on the values.
+        std::fill_n(db, out_, 0.0f);
+        for (std::size_t r = first; r < first + count; ++r) {
+          const float* row = dy.data() + r * std::size_t(out_);
+          for (int j = 0; j < out_; ++j) db[j] += row[j];
+        }
+        ctx.storeGradient(db, std::size_t(out_), site_);
+      });
   if (!needInputGrad_) return dx_;
   // dX[N, in] = dY[N, out] * W[out, in]
   dx_.resize(x.shape());
@@ -121,7 +126,8 @@ const Tensor& Linear::backward(const Tensor& dy, StepContext& ctx) {
   const backends::GemmPolicy& policy =
       ctx.gemmPolicy(site_, LayerKind::Linear, Product::BackwardData);
   w = ctx.sharedOperand(weight_, policy, Operand::B, e, w, nw);
-  a = useRounded(dyRounded_.forProduct(policy, Operand::A, e), dy.data(), 0, Operand::A, e);
+  const float* a =
+      useRounded(dyRounded_.forProduct(policy, Operand::A, e), dy.data(), 0, Operand::A, e);
   gemm(policy, Trans::No, Trans::No, n, in_, out_, 1.0f, a, out_, w, in_, 0.0f, dx_.data(), in_,
        *ctx.workspace, e);
   ctx.storeGradient(dx_.data(), dx_.size(), site_);

@@ -42,6 +42,9 @@ struct Model {
   // targets (the next token at each position); image models: 1.
   bool tokenInput = false;
   int targetsPerItem = 1;
+  // Every layer writes its parameter gradients per replica shard when the step's shards run as
+  // one batch (StepContext::shards): gpt.
+  bool gradientsPerShard = false;
   ParamStore params;
   std::unique_ptr<Sequential> net;
   int gemmSites = 0;                   // number of GEMM call sites (for per-site fp8 scaling state)

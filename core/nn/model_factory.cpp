@@ -34,6 +34,7 @@ std::unique_ptr<Model> buildStructure(const ModelSpec& spec) {
   model->numClasses = spec.numClasses;
   model->tokenInput = language;
   model->targetsPerItem = language ? spec.gpt.blockSize : 1;
+  model->gradientsPerShard = language;  // embeddings, layer norms and linear layers do
   ModelBuilder builder;
   builder.params = &model->params;
   model->net = std::make_unique<Sequential>(builder);

@@ -56,22 +56,26 @@ Tensor& TokenPositionEmbedding::forward(const Tensor& x, StepContext& ctx) {
 const Tensor& TokenPositionEmbedding::backward(const Tensor& dy, StepContext& ctx) {
   const std::size_t c = std::size_t(embd_);
   const int t = dy.dim(1);
-  float* dwte = ctx.params->grad(wte_);
-  float* dwpe = ctx.params->grad(wpe_);
-  std::fill_n(dwte, std::size_t(vocab_) * c, 0.0f);
-  std::fill_n(dwpe, std::size_t(blockSize_) * c, 0.0f);
-  // Scatter-add in the order of the positions (b, t): the sums depend only on the values.
-  for (std::size_t i = 0; i < ids_.size(); ++i) {
-    const float* g = dy.data() + i * c;
-    float* tok = dwte + std::size_t(ids_[i]) * c;
-    float* pos = dwpe + std::size_t(int(i) % t) * c;
-    for (std::size_t k = 0; k < c; ++k) {
-      tok[k] += g[k];
-      pos[k] += g[k];
-    }
-  }
-  ctx.storeGradient(dwte, std::size_t(vocab_) * c, site_);
-  ctx.storeGradient(dwpe, std::size_t(blockSize_) * c, site_);
+  // Scatter-add in the order of the positions (b, t): the sums depend only on the values. Over the
+  // batch, or over each replica shard of it.
+  ctx.forEachGradientShard(ids_.size(), dy.dim(0),
+                           [&](std::size_t first, std::size_t count, const ParamGradients& grads) {
+                             float* dwte = grads(wte_);
+                             float* dwpe = grads(wpe_);
+                             std::fill_n(dwte, std::size_t(vocab_) * c, 0.0f);
+                             std::fill_n(dwpe, std::size_t(blockSize_) * c, 0.0f);
+                             for (std::size_t i = first; i < first + count; ++i) {
+                               const float* g = dy.data() + i * c;
+                               float* tok = dwte + std::size_t(ids_[i]) * c;
+                               float* pos = dwpe + std::size_t(int(i) % t) * c;
+                               for (std::size_t k = 0; k < c; ++k) {
+                                 tok[k] += g[k];
+                                 pos[k] += g[k];
+                               }
+                             }
+                             ctx.storeGradient(dwte, std::size_t(vocab_) * c, site_);
+                             ctx.storeGradient(dwpe, std::size_t(blockSize_) * c, site_);
+                           });
   return dx_;  // empty: token ids have no gradient
 }
 

@@ -34,6 +34,8 @@ TrainingSession::TrainingSession(const ModelSpec& spec, const backends::Precisio
   model_ = makeModel(spec, separateWorking);
   model_->init(seed);
   sitePolicies_ = SitePolicies(policy_, *model_);
+  shardsTogether_ = policy_.topology.replicas > 1 && model_->gradientsPerShard &&
+                    replicaShardsMayRunTogether(policy_);
   if (policy_.fp8.enabled) fp8_ = std::make_unique<Fp8SiteScales>(policy_, model_->gemmSites);
   weightsChanged(0);
 }
@@ -107,64 +109,116 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
                      hashSeed(seed_, step, 0x414C4C52 /* "ALLR" */));
     replicaGradsHeld_.assign(replicaGrads_.size(), false);
   }
-  for (int r = 0; r < replicas; ++r) {
-    const int begin = int(std::int64_t(n) * r / replicas);
-    const int end = int(std::int64_t(n) * (r + 1) / replicas);
-    ctx.replica = r;
-    // Gradient accumulation: the replica's share in micro-batches (one, without accumulation).
-    const int micro = std::min(reduction.accumulationSteps, end - begin);
-    for (int m = 0; m < micro; ++m) {
-      const int from = begin + int(std::int64_t(end - begin) * m / micro);
-      const int to = begin + int(std::int64_t(end - begin) * (m + 1) / micro);
-      // The first micro-batch's streams are those of a step without accumulation.
-      const auto stream = [m](std::uint64_t s) { return m == 0 ? s : hashSeed(s, m); };
-      loadInput(items + std::size_t(from) * itemSize, to - from,
-                stream(step * 64 + std::uint64_t(r)));
-      // The micro-batch's loss is the mean over its own items (the replicas' mean and the
-      // accumulation's weights come after the layers), its gradient scaled by `scale`.
-      ctx.probeGradientScale = double(to - from) / n / scale;
-      const Tensor& logits = model_->net->forward(input_, ctx);
-      if (signals_) {
-        const auto classes = std::size_t(logits.dim(logits.shape().rank - 1));
-        const std::size_t rows = logits.size() / classes;
-        logitNormSum += meanRowNorm(logits.data(), rows, classes) * double(rows);
-        logitRows += rows;
-      }
-      const LossResult loss = heldSoftmaxCrossEntropy(
-          logits, labels + std::size_t(from) * targets, &dlogits_, float(scale),
-          policy_.elementwise.loss,
-          stream(hashSeed(seed_, step, 0x4C4F5353 /* "LOSS" */ + std::uint64_t(r))), ctx.xray);
-      lossSum = heldSum(lossSum, loss.loss, reduction.runningSums);
-      // Pieces of unequal size: the mean weighted by each piece's share of the batch instead.
-      weightedLoss =
-          heldSum(weightedLoss, loss.loss * double(to - from) / n, reduction.runningSums);
-      equalPieces = equalPieces && std::int64_t(to - from) * replicas * micro == n;
-      ++losses;
-      out.correct += loss.correct;
-      model_->net->backward(dlogits_, ctx);
-      if (micro > 1) {
-        accumulated_.resize(grads.size());
-        // Each micro-batch weighted by its share of the shard (1 / micro when they are equal).
-        const bool even = std::int64_t(to - from) * micro == end - begin;
-        const float share = even ? 1.0f / float(micro) : float(double(to - from) / (end - begin));
-        accumulateGradient(grads.data(), accumulated_.data(), grads.size(), share, m == 0,
-                           reduction.accumulationFormat,
-                           hashSeed(seed_, step, 0x41434355 /* "ACCU" */ + std::uint64_t(r)) + m);
-      }
+  // One shard's (or micro-batch's) loss over its items' logits, its gradient into *dlogits, and
+  // what the step reports of it.
+  const auto account = [&](const Tensor& logits, Tensor* dlogits, int from, int to,
+                           std::uint64_t lossSeed, int micro) {
+    if (signals_) {
+      const auto classes = std::size_t(logits.dim(logits.shape().rank - 1));
+      const std::size_t rows = logits.size() / classes;
+      logitNormSum += meanRowNorm(logits.data(), rows, classes) * double(rows);
+      logitRows += rows;
     }
-    if (micro > 1) std::copy(accumulated_.begin(), accumulated_.end(), grads.begin());
-    // Shards of unequal size (a batch that the replicas do not divide): each replica's gradient
-    // is of its own shard's mean loss, weighted k_r R / n by the all-reduce so that the replicas'
-    // mean is the whole batch's mean, as every item counts once. Equal shards: all 1, same bits.
-    if (replicas > 1) {
-      // The replica's gradients change places with a spare buffer (no copy): the next replica's
-      // backward writes every gradient it has, and what none writes stays zero in every buffer.
-      std::vector<float>& held = spareReplicaGradients();
-      grads.swap(held);
-      allReduce_.add(held.data(), double(end - begin) * replicas / n);
-      for (const float* freed : allReduce_.released())
-        for (std::size_t i = 0; i < replicaGrads_.size(); ++i)
-          if (replicaGrads_[i].data() == freed) replicaGradsHeld_[i] = false;
+    const LossResult loss =
+        heldSoftmaxCrossEntropy(logits, labels + std::size_t(from) * targets, dlogits, float(scale),
+                                policy_.elementwise.loss, lossSeed, ctx.xray);
+    lossSum = heldSum(lossSum, loss.loss, reduction.runningSums);
+    // Pieces of unequal size: the mean weighted by each piece's share of the batch instead.
+    weightedLoss = heldSum(weightedLoss, loss.loss * double(to - from) / n, reduction.runningSums);
+    equalPieces = equalPieces && std::int64_t(to - from) * replicas * micro == n;
+    ++losses;
+    out.correct += loss.correct;
+  };
+  const auto shardBegin = [&](int r) { return nn::shardBegin(n, replicas, r); };
+  const auto lossStream = [&](int r) {
+    return hashSeed(seed_, step, 0x4C4F5353 /* "LOSS" */ + std::uint64_t(r));
+  };
+  // A replica's gradients to the all-reduce, weighted k_r R / n; the buffers it then lets go of
+  // are spare again.
+  const auto reduce = [&](float* gradients, int from, int to) {
+    allReduce_.add(gradients, double(to - from) * replicas / n);
+    for (const float* freed : allReduce_.released())
+      for (std::size_t i = 0; i < replicaGrads_.size(); ++i)
+        if (replicaGrads_[i].data() == freed) replicaGradsHeld_[i] = false;
+  };
+  if (replicas > 1 && shardsTogether_) {
+    // Groups of consecutive shards, each as one batch (replica_shards.h) with every shard's own
+    // loss and parameter gradients.
+    const int groups = shardGroups(n, replicas, targets);
+    for (int g = 0; g < groups; ++g) {
+      const int first = nn::shardBegin(replicas, groups, g);
+      const int last = nn::shardBegin(replicas, groups, g + 1);
+      const int base = shardBegin(first), count = shardBegin(last) - base;
+      shards_.items.resize(std::size_t(last - first) + 1);
+      shards_.gradients.resize(std::size_t(last - first));
+      shards_.probeGradientScales.resize(std::size_t(last - first));
+      for (int r = first; r <= last; ++r)
+        shards_.items[std::size_t(r - first)] = shardBegin(r) - base;
+      for (int r = first; r < last; ++r) {
+        shards_.gradients[std::size_t(r - first)] = spareReplicaGradients().data();
+        shards_.probeGradientScales[std::size_t(r - first)] =
+            double(shardBegin(r + 1) - shardBegin(r)) / n / scale;
+      }
+      ctx.shards = &shards_;
+      loadInput(items + std::size_t(base) * itemSize, count, step * 64 + std::uint64_t(first));
+      const Tensor& logits = model_->net->forward(input_, ctx);
+      dlogits_.resize(logits.shape());
+      const std::size_t itemLogits = logits.shape().itemSize();
+      for (int r = first; r < last; ++r) {
+        const int from = shardBegin(r), to = shardBegin(r + 1);
+        shardLogits_.resize(logits.shape().withBatch(to - from));
+        std::copy_n(logits.data() + std::size_t(from - base) * itemLogits, shardLogits_.size(),
+                    shardLogits_.data());
+        account(shardLogits_, &shardDlogits_, from, to, lossStream(r), 1);
+        std::copy_n(shardDlogits_.data(), shardDlogits_.size(),
+                    dlogits_.data() + std::size_t(from - base) * itemLogits);
+      }
+      model_->net->backward(dlogits_, ctx);
+      ctx.shards = nullptr;
+      for (int r = first; r < last; ++r)
+        reduce(shards_.gradients[std::size_t(r - first)], shardBegin(r), shardBegin(r + 1));
+    }
+  } else {
+    for (int r = 0; r < replicas; ++r) {
+      const int begin = shardBegin(r);
+      const int end = shardBegin(r + 1);
+      ctx.replica = r;
+      // Gradient accumulation: the replica's share in micro-batches (one, without accumulation).
+      const int micro = std::min(reduction.accumulationSteps, end - begin);
+      for (int m = 0; m < micro; ++m) {
+        const int from = begin + int(std::int64_t(end - begin) * m / micro);
+        const int to = begin + int(std::int64_t(end - begin) * (m + 1) / micro);
+        // The first micro-batch's streams are those of a step without accumulation.
+        const auto stream = [m](std::uint64_t s) { return m == 0 ? s : hashSeed(s, m); };
+        loadInput(items + std::size_t(from) * itemSize, to - from,
+                  stream(step * 64 + std::uint64_t(r)));
+        // The micro-batch's loss is the mean over its own items (the replicas' mean and the
+        // accumulation's weights come after the layers), its gradient scaled by `scale`.
+        ctx.probeGradientScale = double(to - from) / n / scale;
+        account(model_->net->forward(input_, ctx), &dlogits_, from, to, stream(lossStream(r)),
+                micro);
+        model_->net->backward(dlogits_, ctx);
+        if (micro > 1) {
+          accumulated_.resize(grads.size());
+          // Each micro-batch weighted by its share of the shard (1 / micro when they are equal).
+          const bool even = std::int64_t(to - from) * micro == end - begin;
+          const float share = even ? 1.0f / float(micro) : float(double(to - from) / (end - begin));
+          accumulateGradient(grads.data(), accumulated_.data(), grads.size(), share, m == 0,
+                             reduction.accumulationFormat,
+                             hashSeed(seed_, step, 0x41434355 /* "ACCU" */ + std::uint64_t(r)) + m);
+        }
+      }
+      if (micro > 1) std::copy(accumulated_.begin(), accumulated_.end(), grads.begin());
+      // Shards of unequal size (a batch that the replicas do not divide): each replica's gradient
+      // is of its own shard's mean loss, weighted k_r R / n by the all-reduce so that the replicas'
+      // mean is the whole batch's mean, as every item counts once. Equal shards: all 1, same bits.
+      if (replicas > 1) {
+        // The replica's gradients change places with a spare buffer (no copy): the next replica's
+        // backward writes every gradient it has, and what none writes stays zero in every buffer.
+        std::vector<float>& held = spareReplicaGradients();
+        grads.swap(held);
+        reduce(held.data(), begin, end);
+      }
     }
   }
   if (signals_ && logitRows > 0) signals_->outputLogitNorm = logitNormSum / double(logitRows);

@@ -15,6 +15,7 @@
 #include "core/nn/loss_scaler.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
+#include "core/nn/replica_shards.h"
 #include "core/nn/step_signals.h"
 #include "core/nn/test_predictions.h"
 
@@ -57,6 +58,11 @@ class TrainingSession {
   // Training steps report every layer's output and input gradient to `probe` (null: none);
   // evaluation never does. The probe must outlive the steps it watches.
   void setProbe(ActivationProbe* probe) { probe_ = probe; }
+
+  // Whether the steps run the replicas' shards as one batch (replica_shards.h; the policy has
+  // replicas and computes every shard's values without reference to the others'), instead of one
+  // shard after another.
+  bool shardsRunTogether() const { return shardsTogether_; }
 
   // Re-derives the weights the products see after the master weights changed (init, load).
   void weightsChanged(std::uint64_t step);
@@ -108,7 +114,13 @@ class TrainingSession {
   std::unique_ptr<Fp8SiteScales> fp8_;
   std::unique_ptr<GemmXray> xray_;
   Tensor input_, dlogits_;
-  ReplicaAllReduce allReduce_;  // the replicas' gradients, reduced as each is ready
+  // Whether the replicas' shards run as one batch (replica_shards.h: the policy has replicas and
+  // computes every shard's values without reference to the others', and the model's layers write
+  // their parameter gradients per shard), and the shards of the step.
+  bool shardsTogether_ = false;
+  ReplicaShards shards_;
+  Tensor shardLogits_, shardDlogits_;  // one shard's logits and their gradient
+  ReplicaAllReduce allReduce_;         // the replicas' gradients, reduced as each is ready
   // Replicas' gradients the all-reduce holds (a step's partial sums), and whether it holds each.
   std::vector<std::vector<float>> replicaGrads_;  // [buffer][param]
   std::vector<bool> replicaGradsHeld_;
