@@ -5,12 +5,12 @@
 
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "core/nn/training_session.h"
+#include "language_model_test_support.h"
 
 namespace paritylab::nn {
 namespace {
@@ -21,23 +21,6 @@ backends::PrecisionPolicy withReplicas(const std::string& preset, int replicas) 
   return p;
 }
 
-struct Windows {
-  std::vector<float> tokens;
-  std::vector<std::int32_t> targets;
-};
-
-Windows randomWindows(int windows, int t, int vocab, unsigned seed) {
-  std::mt19937 gen(seed);
-  Windows w;
-  w.tokens.resize(std::size_t(windows) * std::size_t(t));
-  w.targets.resize(w.tokens.size());
-  for (std::size_t i = 0; i < w.tokens.size(); ++i) {
-    w.tokens[i] = float(gen() % unsigned(vocab));
-    w.targets[i] = std::int32_t(gen() % unsigned(vocab));
-  }
-  return w;
-}
-
 // One step of `windows` windows under `policy` with its replicas, against each replica's shard
 // trained alone (a session of one replica, the same initial weights): the loss is the mean of the
 // shards' losses weighted by their share of the batch, and every parameter's gradient is the same
@@ -46,7 +29,7 @@ Windows randomWindows(int windows, int t, int vocab, unsigned seed) {
 void expectEachShardsOwnGradients(const ModelSpec& spec, const backends::PrecisionPolicy& policy,
                                   int windows, const std::string& what) {
   const int t = spec.gpt.blockSize, replicas = policy.topology.replicas;
-  const Windows w = randomWindows(windows, t, spec.numClasses, 5);
+  const testing::TokenWindows w = testing::randomWindows(windows, t, spec.numClasses, 5);
   TrainingSession together(spec, policy, 3);
   ASSERT_TRUE(together.shardsRunTogether()) << what;
   const auto ranges = together.model().params.weightRanges(false);
@@ -105,22 +88,9 @@ TEST(ReplicaShards, ShardsRunTogetherTrainTheSameBitsWhenTheXrayMeasuresThem) {
   spec.name = "gpt";
   spec.numClasses = 11;
   spec.gpt = {1, 4, 128, 32, true};
-  const Windows w = randomWindows(12, spec.gpt.blockSize, spec.numClasses, 7);
-  const backends::PrecisionPolicy policy = backends::presetPolicy("tpu-bf16");
-  TrainingSession measured(spec, policy, 3), plain(spec, policy, 3);
-  measured.enableXray(1);
-  auto optMeasured = makeOptimizer(OptimizerConfig{});
-  auto optPlain = makeOptimizer(OptimizerConfig{});
-  const auto ranges = plain.model().params.weightRanges(false);
-  for (std::uint64_t step = 0; step < 3; ++step) {
-    const StepOutcome a =
-        measured.step(w.tokens.data(), w.targets.data(), 12, step, *optMeasured, 1e-2, ranges, 1.0);
-    const StepOutcome b =
-        plain.step(w.tokens.data(), w.targets.data(), 12, step, *optPlain, 1e-2, ranges, 1.0);
-    EXPECT_EQ(a.loss, b.loss) << "step " << step;
-    EXPECT_FALSE(measured.takeXray().empty());
-  }
-  EXPECT_EQ(measured.model().params.masterData(), plain.model().params.masterData());
+  testing::expectMeasuredStepsTrainTheSameBits(
+      spec, backends::presetPolicy("tpu-bf16"),
+      testing::randomWindows(12, spec.gpt.blockSize, spec.numClasses, 7), "tpu-bf16");
 }
 
 TEST(ReplicaShards, OnlyPoliciesThatComputeEachShardWithoutTheOthersRunShardsTogether) {

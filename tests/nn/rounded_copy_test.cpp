@@ -13,6 +13,7 @@
 #include "core/nn/gemm_xray.h"
 #include "core/nn/optimizer.h"
 #include "core/nn/training_session.h"
+#include "language_model_test_support.h"
 
 namespace paritylab::nn {
 namespace {
@@ -93,31 +94,9 @@ TEST(RoundedCopy, LanguageModelTrainingIsBitForBitThatOfEachProductRoundingItsOw
   spec.name = "gpt";
   spec.numClasses = 11;
   spec.gpt = {2, 2, 16, 8, true};
-  const int windows = 12, t = spec.gpt.blockSize;
-  std::mt19937 gen(5);
-  std::vector<float> tokens(std::size_t(windows) * t);
-  std::vector<std::int32_t> targets(tokens.size());
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    tokens[i] = float(gen() % 11);
-    targets[i] = std::int32_t(gen() % 11);
-  }
-  for (const char* preset : {"tpu-bf16", "gpu-amp-bf16", "pure-bf16", "fp8-e4m3"}) {
-    const backends::PrecisionPolicy policy = backends::presetPolicy(preset);
-    TrainingSession measured(spec, policy, 3), shared(spec, policy, 3);
-    measured.enableXray(1);
-    auto optMeasured = makeOptimizer(OptimizerConfig{});
-    auto optShared = makeOptimizer(OptimizerConfig{});
-    const auto ranges = shared.model().params.weightRanges(false);
-    for (std::uint64_t step = 0; step < 3; ++step) {
-      const StepOutcome a = measured.step(tokens.data(), targets.data(), windows, step,
-                                          *optMeasured, 1e-2, ranges, 1.0);
-      const StepOutcome b =
-          shared.step(tokens.data(), targets.data(), windows, step, *optShared, 1e-2, ranges, 1.0);
-      EXPECT_EQ(a.loss, b.loss) << preset << " step " << step;
-      measured.takeXray();
-    }
-    EXPECT_EQ(measured.model().params.masterData(), shared.model().params.masterData()) << preset;
-  }
+  const testing::TokenWindows w = testing::randomWindows(12, spec.gpt.blockSize, 11, 5);
+  for (const char* preset : {"tpu-bf16", "gpu-amp-bf16", "pure-bf16", "fp8-e4m3"})
+    testing::expectMeasuredStepsTrainTheSameBits(spec, backends::presetPolicy(preset), w, preset);
 }
 
 }  // namespace
