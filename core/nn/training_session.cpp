@@ -77,13 +77,143 @@ void TrainingSession::loadInput(const float* items, int n, std::uint64_t step) {
                 hashSeed(seed_, step, 0x494E5054 /* "INPT" */));
 }
 
+// The loss of one piece of a step (a replica's shard, or a micro-batch of it): items [from, to)
+// of the step's batch with their logits, the loss's gradient into *dlogits, and what the step
+// reports of it added to the tally.
+void TrainingSession::lossOf(const StepBatch& batch, const Tensor& logits, Tensor* dlogits,
+                             int from, int to, std::uint64_t lossSeed, int micro,
+                             const StepContext& ctx, StepTally& tally) {
+  const backends::ReductionPolicy& reduction = policy_.reduction;
+  if (signals_) {
+    const auto classes = std::size_t(logits.dim(logits.shape().rank - 1));
+    const std::size_t rows = logits.size() / classes;
+    tally.logitNormSum += meanRowNorm(logits.data(), rows, classes) * double(rows);
+    tally.logitRows += rows;
+  }
+  const LossResult loss = heldSoftmaxCrossEntropy(
+      logits, batch.labels + std::size_t(from) * std::size_t(model_->targetsPerItem), dlogits,
+      float(batch.scale), policy_.elementwise.loss, lossSeed, ctx.xray);
+  tally.lossSum = heldSum(tally.lossSum, loss.loss, reduction.runningSums);
+  // Pieces of unequal size: the mean weighted by each piece's share of the batch instead.
+  tally.weightedLoss =
+      heldSum(tally.weightedLoss, loss.loss * double(to - from) / batch.n, reduction.runningSums);
+  tally.equalPieces =
+      tally.equalPieces && std::int64_t(to - from) * batch.replicas * micro == batch.n;
+  ++tally.losses;
+  tally.correct += loss.correct;
+}
+
+std::uint64_t TrainingSession::lossSeed(const StepBatch& batch, int replica) const {
+  return hashSeed(seed_, batch.step, 0x4C4F5353 /* "LOSS" */ + std::uint64_t(replica));
+}
+
+// Shards of unequal size (a batch that the replicas do not divide): each replica's gradient is of
+// its own shard's mean loss, weighted k_r R / n by the all-reduce so that the replicas' mean is the
+// whole batch's mean, as every item counts once. Equal shards: all 1, the same bits. The buffers
+// the all-reduce then lets go of are spare again.
+void TrainingSession::reduceShard(const StepBatch& batch, float* gradients, int replica) {
+  const int items = shardBegin(batch.n, batch.replicas, replica + 1) -
+                    shardBegin(batch.n, batch.replicas, replica);
+  allReduce_.add(gradients, double(items) * batch.replicas / batch.n);
+  for (const float* freed : allReduce_.released())
+    for (std::size_t i = 0; i < replicaGrads_.size(); ++i)
+      if (replicaGrads_[i].data() == freed) replicaGradsHeld_[i] = false;
+}
+
+// Groups of consecutive shards, each run as one batch (replica_shards.h) with every shard's own
+// loss and parameter gradients.
+void TrainingSession::runShardsTogether(const StepBatch& batch, StepContext& ctx,
+                                        StepTally& tally) {
+  const std::size_t itemSize = model_->input.itemSize();
+  const auto begin = [&](int r) { return shardBegin(batch.n, batch.replicas, r); };
+  const int groups = shardGroups(batch.n, batch.replicas, std::size_t(model_->targetsPerItem));
+  for (int g = 0; g < groups; ++g) {
+    const int first = shardBegin(batch.replicas, groups, g);
+    const int last = shardBegin(batch.replicas, groups, g + 1);
+    const int base = begin(first), count = begin(last) - base;
+    const auto shards = std::size_t(last - first);
+    shards_.items.resize(shards + 1);
+    shards_.gradients.resize(shards);
+    shards_.probeGradientScales.resize(shards);
+    for (int r = first; r <= last; ++r) shards_.items[std::size_t(r - first)] = begin(r) - base;
+    for (int r = first; r < last; ++r) {
+      shards_.gradients[std::size_t(r - first)] = spareReplicaGradients().data();
+      shards_.probeGradientScales[std::size_t(r - first)] =
+          double(begin(r + 1) - begin(r)) / batch.n / batch.scale;
+    }
+    ctx.shards = &shards_;
+    loadInput(batch.items + std::size_t(base) * itemSize, count,
+              batch.step * 64 + std::uint64_t(first));
+    const Tensor& logits = model_->net->forward(input_, ctx);
+    dlogits_.resize(logits.shape());
+    const std::size_t itemLogits = logits.shape().itemSize();
+    for (int r = first; r < last; ++r) {
+      const int from = begin(r), to = begin(r + 1);
+      shardLogits_.resize(logits.shape().withBatch(to - from));
+      std::copy_n(logits.data() + std::size_t(from - base) * itemLogits, shardLogits_.size(),
+                  shardLogits_.data());
+      lossOf(batch, shardLogits_, &shardDlogits_, from, to, lossSeed(batch, r), 1, ctx, tally);
+      std::copy_n(shardDlogits_.data(), shardDlogits_.size(),
+                  dlogits_.data() + std::size_t(from - base) * itemLogits);
+    }
+    model_->net->backward(dlogits_, ctx);
+    ctx.shards = nullptr;
+    for (int r = first; r < last; ++r)
+      reduceShard(batch, shards_.gradients[std::size_t(r - first)], r);
+  }
+}
+
+// The replicas' shards one after another, each in micro-batches under gradient accumulation.
+void TrainingSession::runShardsInTurn(const StepBatch& batch, StepContext& ctx, StepTally& tally) {
+  const backends::ReductionPolicy& reduction = policy_.reduction;
+  const std::size_t itemSize = model_->input.itemSize();
+  std::vector<float>& grads = model_->params.gradData();
+  for (int r = 0; r < batch.replicas; ++r) {
+    const int begin = shardBegin(batch.n, batch.replicas, r);
+    const int end = shardBegin(batch.n, batch.replicas, r + 1);
+    ctx.replica = r;
+    // Gradient accumulation: the replica's share in micro-batches (one, without accumulation).
+    const int micro = std::min(reduction.accumulationSteps, end - begin);
+    for (int m = 0; m < micro; ++m) {
+      const int from = begin + int(std::int64_t(end - begin) * m / micro);
+      const int to = begin + int(std::int64_t(end - begin) * (m + 1) / micro);
+      // The first micro-batch's streams are those of a step without accumulation.
+      const auto stream = [m](std::uint64_t s) { return m == 0 ? s : hashSeed(s, m); };
+      loadInput(batch.items + std::size_t(from) * itemSize, to - from,
+                stream(batch.step * 64 + std::uint64_t(r)));
+      // The micro-batch's loss is the mean over its own items (the replicas' mean and the
+      // accumulation's weights come after the layers), its gradient scaled by `scale`.
+      ctx.probeGradientScale = double(to - from) / batch.n / batch.scale;
+      lossOf(batch, model_->net->forward(input_, ctx), &dlogits_, from, to,
+             stream(lossSeed(batch, r)), micro, ctx, tally);
+      model_->net->backward(dlogits_, ctx);
+      if (micro > 1) {
+        accumulated_.resize(grads.size());
+        // Each micro-batch weighted by its share of the shard (1 / micro when they are equal).
+        const bool even = std::int64_t(to - from) * micro == end - begin;
+        const float share = even ? 1.0f / float(micro) : float(double(to - from) / (end - begin));
+        accumulateGradient(
+            grads.data(), accumulated_.data(), grads.size(), share, m == 0,
+            reduction.accumulationFormat,
+            hashSeed(seed_, batch.step, 0x41434355 /* "ACCU" */ + std::uint64_t(r)) + m);
+      }
+    }
+    if (micro > 1) std::copy(accumulated_.begin(), accumulated_.end(), grads.begin());
+    if (batch.replicas > 1) {
+      // The replica's gradients change places with a spare buffer (no copy): the next replica's
+      // backward writes every gradient it has, and what none writes stays zero in every buffer.
+      std::vector<float>& held = spareReplicaGradients();
+      grads.swap(held);
+      reduceShard(batch, held.data(), r);
+    }
+  }
+}
+
 StepOutcome TrainingSession::computeGradients(const float* items, const std::int32_t* labels, int n,
                                               std::uint64_t step,
                                               const std::vector<ParamStore::Range>& ranges) {
   StepOutcome out;
   const int replicas = std::min(policy_.topology.replicas, n);
-  const std::size_t itemSize = model_->input.itemSize();
-  const std::size_t targets = std::size_t(model_->targetsPerItem);
   ParamStore& params = model_->params;
   StepContext ctx{&policy_, &workspace_, &scratch_, &params, fp8_.get(), true, 0, seed_, step};
   ctx.sitePolicies = &sitePolicies_;
@@ -95,134 +225,24 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     xray_->beginStep(step);
     ctx.xray = xray_.get();
   }
-  double lossSum = 0.0, weightedLoss = 0.0;
-  double logitNormSum = 0.0;  // early warnings: the output-logit norms of the step's predictions
-  std::size_t logitRows = 0;
-  bool equalPieces = true;  // every replica's shard and micro-batch of one size
-  int losses = 0;
   const double scale = lossScaler_.scale();  // in force for this step's gradients
   const backends::ReductionPolicy& reduction = policy_.reduction;
-  std::vector<float>& grads = params.gradData();
   // The replicas' all-reduce, taken as each replica's gradient is ready.
   if (replicas > 1) {
     allReduce_.begin(replicas, params.totalSize(), reduction,
                      hashSeed(seed_, step, 0x414C4C52 /* "ALLR" */));
     replicaGradsHeld_.assign(replicaGrads_.size(), false);
   }
-  // One shard's (or micro-batch's) loss over its items' logits, its gradient into *dlogits, and
-  // what the step reports of it.
-  const auto account = [&](const Tensor& logits, Tensor* dlogits, int from, int to,
-                           std::uint64_t lossSeed, int micro) {
-    if (signals_) {
-      const auto classes = std::size_t(logits.dim(logits.shape().rank - 1));
-      const std::size_t rows = logits.size() / classes;
-      logitNormSum += meanRowNorm(logits.data(), rows, classes) * double(rows);
-      logitRows += rows;
-    }
-    const LossResult loss =
-        heldSoftmaxCrossEntropy(logits, labels + std::size_t(from) * targets, dlogits, float(scale),
-                                policy_.elementwise.loss, lossSeed, ctx.xray);
-    lossSum = heldSum(lossSum, loss.loss, reduction.runningSums);
-    // Pieces of unequal size: the mean weighted by each piece's share of the batch instead.
-    weightedLoss = heldSum(weightedLoss, loss.loss * double(to - from) / n, reduction.runningSums);
-    equalPieces = equalPieces && std::int64_t(to - from) * replicas * micro == n;
-    ++losses;
-    out.correct += loss.correct;
-  };
-  const auto shardBegin = [&](int r) { return nn::shardBegin(n, replicas, r); };
-  const auto lossStream = [&](int r) {
-    return hashSeed(seed_, step, 0x4C4F5353 /* "LOSS" */ + std::uint64_t(r));
-  };
-  // A replica's gradients to the all-reduce, weighted k_r R / n; the buffers it then lets go of
-  // are spare again.
-  const auto reduce = [&](float* gradients, int from, int to) {
-    allReduce_.add(gradients, double(to - from) * replicas / n);
-    for (const float* freed : allReduce_.released())
-      for (std::size_t i = 0; i < replicaGrads_.size(); ++i)
-        if (replicaGrads_[i].data() == freed) replicaGradsHeld_[i] = false;
-  };
-  if (replicas > 1 && shardsTogether_) {
-    // Groups of consecutive shards, each as one batch (replica_shards.h) with every shard's own
-    // loss and parameter gradients.
-    const int groups = shardGroups(n, replicas, targets);
-    for (int g = 0; g < groups; ++g) {
-      const int first = nn::shardBegin(replicas, groups, g);
-      const int last = nn::shardBegin(replicas, groups, g + 1);
-      const int base = shardBegin(first), count = shardBegin(last) - base;
-      shards_.items.resize(std::size_t(last - first) + 1);
-      shards_.gradients.resize(std::size_t(last - first));
-      shards_.probeGradientScales.resize(std::size_t(last - first));
-      for (int r = first; r <= last; ++r)
-        shards_.items[std::size_t(r - first)] = shardBegin(r) - base;
-      for (int r = first; r < last; ++r) {
-        shards_.gradients[std::size_t(r - first)] = spareReplicaGradients().data();
-        shards_.probeGradientScales[std::size_t(r - first)] =
-            double(shardBegin(r + 1) - shardBegin(r)) / n / scale;
-      }
-      ctx.shards = &shards_;
-      loadInput(items + std::size_t(base) * itemSize, count, step * 64 + std::uint64_t(first));
-      const Tensor& logits = model_->net->forward(input_, ctx);
-      dlogits_.resize(logits.shape());
-      const std::size_t itemLogits = logits.shape().itemSize();
-      for (int r = first; r < last; ++r) {
-        const int from = shardBegin(r), to = shardBegin(r + 1);
-        shardLogits_.resize(logits.shape().withBatch(to - from));
-        std::copy_n(logits.data() + std::size_t(from - base) * itemLogits, shardLogits_.size(),
-                    shardLogits_.data());
-        account(shardLogits_, &shardDlogits_, from, to, lossStream(r), 1);
-        std::copy_n(shardDlogits_.data(), shardDlogits_.size(),
-                    dlogits_.data() + std::size_t(from - base) * itemLogits);
-      }
-      model_->net->backward(dlogits_, ctx);
-      ctx.shards = nullptr;
-      for (int r = first; r < last; ++r)
-        reduce(shards_.gradients[std::size_t(r - first)], shardBegin(r), shardBegin(r + 1));
-    }
-  } else {
-    for (int r = 0; r < replicas; ++r) {
-      const int begin = shardBegin(r);
-      const int end = shardBegin(r + 1);
-      ctx.replica = r;
-      // Gradient accumulation: the replica's share in micro-batches (one, without accumulation).
-      const int micro = std::min(reduction.accumulationSteps, end - begin);
-      for (int m = 0; m < micro; ++m) {
-        const int from = begin + int(std::int64_t(end - begin) * m / micro);
-        const int to = begin + int(std::int64_t(end - begin) * (m + 1) / micro);
-        // The first micro-batch's streams are those of a step without accumulation.
-        const auto stream = [m](std::uint64_t s) { return m == 0 ? s : hashSeed(s, m); };
-        loadInput(items + std::size_t(from) * itemSize, to - from,
-                  stream(step * 64 + std::uint64_t(r)));
-        // The micro-batch's loss is the mean over its own items (the replicas' mean and the
-        // accumulation's weights come after the layers), its gradient scaled by `scale`.
-        ctx.probeGradientScale = double(to - from) / n / scale;
-        account(model_->net->forward(input_, ctx), &dlogits_, from, to, stream(lossStream(r)),
-                micro);
-        model_->net->backward(dlogits_, ctx);
-        if (micro > 1) {
-          accumulated_.resize(grads.size());
-          // Each micro-batch weighted by its share of the shard (1 / micro when they are equal).
-          const bool even = std::int64_t(to - from) * micro == end - begin;
-          const float share = even ? 1.0f / float(micro) : float(double(to - from) / (end - begin));
-          accumulateGradient(grads.data(), accumulated_.data(), grads.size(), share, m == 0,
-                             reduction.accumulationFormat,
-                             hashSeed(seed_, step, 0x41434355 /* "ACCU" */ + std::uint64_t(r)) + m);
-        }
-      }
-      if (micro > 1) std::copy(accumulated_.begin(), accumulated_.end(), grads.begin());
-      // Shards of unequal size (a batch that the replicas do not divide): each replica's gradient
-      // is of its own shard's mean loss, weighted k_r R / n by the all-reduce so that the replicas'
-      // mean is the whole batch's mean, as every item counts once. Equal shards: all 1, same bits.
-      if (replicas > 1) {
-        // The replica's gradients change places with a spare buffer (no copy): the next replica's
-        // backward writes every gradient it has, and what none writes stays zero in every buffer.
-        std::vector<float>& held = spareReplicaGradients();
-        grads.swap(held);
-        reduce(held.data(), begin, end);
-      }
-    }
-  }
-  if (signals_ && logitRows > 0) signals_->outputLogitNorm = logitNormSum / double(logitRows);
-  const double meanLoss = equalPieces ? lossSum / losses : weightedLoss;
+  const StepBatch batch{items, labels, n, replicas, step, scale};
+  StepTally tally;
+  if (replicas > 1 && shardsTogether_)
+    runShardsTogether(batch, ctx, tally);
+  else
+    runShardsInTurn(batch, ctx, tally);
+  out.correct = tally.correct;
+  if (signals_ && tally.logitRows > 0)
+    signals_->outputLogitNorm = tally.logitNormSum / double(tally.logitRows);
+  const double meanLoss = tally.equalPieces ? tally.lossSum / tally.losses : tally.weightedLoss;
   out.loss = reduction.runningSums
                  ? double(cachedRounder(*reduction.runningSums).round(float(meanLoss)))
                  : meanLoss;

@@ -98,6 +98,31 @@ class TrainingSession {
   const Tensor& logits(const float* items, int n, std::uint64_t inputStream = 0xEEEEEEEEull);
 
  private:
+  // One step's batch as computeGradients takes it, and the replicas it is cut into.
+  struct StepBatch {
+    const float* items;
+    const std::int32_t* labels;
+    int n;         // items
+    int replicas;  // shards (1: the whole batch)
+    std::uint64_t step;
+    double scale;  // the loss scale in force
+  };
+  // What the pieces of a step (replica shards, micro-batches) report, summed in their order.
+  struct StepTally {
+    double lossSum = 0.0, weightedLoss = 0.0;
+    double logitNormSum = 0.0;  // early warnings: the output-logit norms of the predictions
+    std::size_t logitRows = 0;
+    bool equalPieces = true;  // every replica's shard and micro-batch of one size
+    int losses = 0;
+    int correct = 0;
+  };
+  void runShardsTogether(const StepBatch& batch, StepContext& ctx, StepTally& tally);
+  void runShardsInTurn(const StepBatch& batch, StepContext& ctx, StepTally& tally);
+  void lossOf(const StepBatch& batch, const Tensor& logits, Tensor* dlogits, int from, int to,
+              std::uint64_t lossSeed, int micro, const StepContext& ctx, StepTally& tally);
+  std::uint64_t lossSeed(const StepBatch& batch, int replica) const;
+  // Replica `replica`'s gradients to the all-reduce.
+  void reduceShard(const StepBatch& batch, float* gradients, int replica);
   void loadInput(const float* items, int n, std::uint64_t step);
   // A buffer of replicaGrads_ the all-reduce does not hold, marked held (a new one of zeros when
   // it holds them all).
