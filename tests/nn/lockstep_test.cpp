@@ -192,6 +192,28 @@ TEST(Lockstep, ShardsMicroBatchesAndLossScalingCompareAsTheWholeBatchsGradient) 
     EXPECT_EQ(scaled.steps[0].difference[l][1], 0.0) << scaled.layers[l].name;
 }
 
+// The language model's shards run together (one product over the batch, each shard's loss and
+// gradients apart): its layers' outputs and input gradients still compare as the whole batch's.
+TEST(Lockstep, ALanguageModelsShardsRunTogetherCompareAsTheWholeBatch) {
+  const data::DataSplit split = repeatedSentence();
+  TrainConfig config = tinyGpt(1, 2);
+  config.batchSize = 7;  // 4 shards of 1 and 2 windows: unequal pieces
+  const backends::PrecisionPolicy sharded =
+      backends::policyFromJson({{"preset", "cpu-fp32"}, {"name", "cpu-fp32 x4"}, {"replicas", 4}});
+  LockstepOptions o;
+  o.steps = 2;
+  const LockstepResult r =
+      runLockstep(config, sharded, backends::presetPolicy("cpu-fp32"), split, o);
+  ASSERT_FALSE(r.layers.empty());
+  for (std::size_t l = 0; l < r.layers.size(); ++l) {  // only summation orders differ
+    EXPECT_LT(r.steps[0].difference[l][0], 1e-5) << r.layers[l].name << " output";
+    EXPECT_LT(r.steps[0].difference[l][1], 1e-5) << r.layers[l].name << " input gradient";
+    if (!std::isnan(r.steps[0].difference[l][2]))  // attention's products have no weight
+      EXPECT_LT(r.steps[0].difference[l][2], 1e-5) << r.layers[l].name << " weight gradient";
+  }
+  EXPECT_NEAR(r.steps[0].lossA, r.steps[0].lossReference, 1e-6);
+}
+
 TEST(Lockstep, TheFirstCrossingIsTheEarliestStepAtItsFirstLayer) {
   const data::DataSplit split = syntheticSplit();
   LockstepOptions o;

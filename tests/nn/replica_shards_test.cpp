@@ -72,7 +72,8 @@ TEST(ReplicaShards, ShardsRunTogetherGiveEachShardsOwnLossAndGradients) {
     spec.gpt = shape;
     for (const auto& [preset, replicas, windows] :
          {std::tuple{"tpu-bf16", 8, 12}, std::tuple{"tpu-bf16", 8, 40},
-          std::tuple{"cpu-fp32", 4, 10}, std::tuple{"gpu-amp-bf16", 3, 7}}) {
+          std::tuple{"cpu-fp32", 4, 10}, std::tuple{"gpu-amp-bf16", 3, 7},
+          std::tuple{"gpu-amp-fp16", 4, 9}}) {
       expectEachShardsOwnGradients(
           spec, withReplicas(preset, replicas), windows,
           std::string(preset) + " x" + std::to_string(replicas) + ", " + std::to_string(windows) +
@@ -94,7 +95,8 @@ TEST(ReplicaShards, ShardsRunTogetherTrainTheSameBitsWhenTheXrayMeasuresThem) {
 }
 
 TEST(ReplicaShards, OnlyPoliciesThatComputeEachShardWithoutTheOthersRunShardsTogether) {
-  for (const char* preset : {"cpu-fp32", "gpu-tf32", "gpu-amp-bf16", "tpu-bf16", "pure-bf16"})
+  for (const char* preset :
+       {"cpu-fp32", "gpu-tf32", "gpu-amp-bf16", "gpu-amp-fp16", "tpu-bf16", "pure-bf16"})
     EXPECT_TRUE(replicaShardsMayRunTogether(backends::presetPolicy(preset))) << preset;
   // Operands scaled by their tensor's or block's amax (the batch's, not the shard's).
   for (const char* preset : {"fp8-e4m3", "mxfp8", "nvfp4"})
