@@ -208,8 +208,9 @@ TEST(Lockstep, ALanguageModelsShardsRunTogetherCompareAsTheWholeBatch) {
   for (std::size_t l = 0; l < r.layers.size(); ++l) {  // only summation orders differ
     EXPECT_LT(r.steps[0].difference[l][0], 1e-5) << r.layers[l].name << " output";
     EXPECT_LT(r.steps[0].difference[l][1], 1e-5) << r.layers[l].name << " input gradient";
-    if (!std::isnan(r.steps[0].difference[l][2]))  // attention's products have no weight
+    if (!std::isnan(r.steps[0].difference[l][2])) {  // attention's products have no weight
       EXPECT_LT(r.steps[0].difference[l][2], 1e-5) << r.layers[l].name << " weight gradient";
+    }
   }
   EXPECT_NEAR(r.steps[0].lossA, r.steps[0].lossReference, 1e-6);
 }
