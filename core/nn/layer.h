@@ -100,9 +100,8 @@ struct StepContext {
     }
     const std::size_t perItem = items > 0 ? rows / std::size_t(items) : 0;
     for (int s = 0; s < shards->count(); ++s) {
-      const auto first = std::size_t(shards->items[std::size_t(s)]) * perItem;
-      const auto end = std::size_t(shards->items[std::size_t(s) + 1]) * perItem;
-      f(first, end - first, ParamGradients{params, shards->gradients[std::size_t(s)]});
+      const ReplicaShards::Rows r = shards->rows(s, perItem);
+      f(r.first, r.count, ParamGradients{params, shards->gradients[std::size_t(s)]});
     }
   }
 
@@ -162,9 +161,8 @@ struct StepContext {
     // Each shard's rows with its own scale (its loss is the mean over its own items).
     const std::size_t perItem = inputGradient.size() / std::size_t(inputGradient.dim(0));
     for (int s = 0; s < shards->count(); ++s) {
-      const auto first = std::size_t(shards->items[std::size_t(s)]) * perItem;
-      const auto end = std::size_t(shards->items[std::size_t(s) + 1]) * perItem;
-      probe->backward(site, inputGradient.data() + first, end - first,
+      const ReplicaShards::Rows r = shards->rows(s, perItem);
+      probe->backward(site, inputGradient.data() + r.first, r.count,
                       shards->probeGradientScales[std::size_t(s)]);
     }
   }

@@ -5,6 +5,8 @@
 #include <initializer_list>
 #include <optional>
 
+#include "core/nn/conv_product_rules.h"
+
 namespace paritylab::nn {
 namespace {
 
@@ -15,8 +17,8 @@ bool deterministic(const Rounding& r) {
 }
 
 bool rowByRow(const backends::GemmPolicy& p) {
-  return !p.blockScaled() && deterministic(p.operands) && deterministic(p.operandsB) &&
-         deterministic(p.accumulation) && deterministic(p.output) && deterministic(p.addend);
+  return !p.blockScaled() && !stochasticOperands(p) && deterministic(p.accumulation) &&
+         deterministic(p.output) && deterministic(p.addend);
 }
 
 bool rowByRow(const backends::ProductPolicy& p) {

@@ -25,6 +25,14 @@ struct ReplicaShards {
   // [count]: what makes shard s's input gradients the whole batch's (ActivationProbe::backward).
   std::vector<double> probeGradientScales;
   int count() const { return int(gradients.size()); }
+  // Shard s's rows of a batch tensor with perItem rows per item: [first, first + count).
+  struct Rows {
+    std::size_t first, count;
+  };
+  Rows rows(int s, std::size_t perItem) const {
+    const auto first = std::size_t(items[std::size_t(s)]) * perItem;
+    return {first, std::size_t(items[std::size_t(s) + 1]) * perItem - first};
+  }
 };
 
 // The gradient arrays one part of a batch writes: the ParamStore's own, or a shard's.

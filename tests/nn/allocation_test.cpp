@@ -8,6 +8,7 @@
 #include <new>
 
 #include "core/nn/training_session.h"
+#include "language_model_test_support.h"
 #include "nn_test_support.h"
 
 namespace {
@@ -63,6 +64,36 @@ TEST(SteadyState, TrainingStepsAllocateNothing) {
       EXPECT_EQ(allocationCount.load() - before, 0)
           << model << " with " << policy->topology.replicas << " replica(s)";
     }
+}
+
+// The language model too: one replica, 4 replicas whose shards run together (tpu-bf16's
+// arithmetic), and 4 taking turns (gradient accumulation keeps them apart).
+TEST(SteadyState, LanguageModelTrainingStepsAllocateNothing) {
+  ModelSpec spec;
+  spec.name = "gpt";
+  spec.numClasses = 11;
+  spec.gpt = {1, 2, 16, 8, true};
+  const testing::TokenWindows w = testing::randomWindows(6, spec.gpt.blockSize, 11, 3);
+  const auto tpu = [](int replicas, int accumulationSteps) {
+    backends::PrecisionPolicy p = backends::presetPolicy("tpu-bf16");
+    p.topology.replicas = replicas;
+    p.reduction.accumulationSteps = accumulationSteps;
+    return p;
+  };
+  const backends::PrecisionPolicy one = tpu(1, 1), together = tpu(4, 1), inTurn = tpu(4, 2);
+  for (const backends::PrecisionPolicy* p : {&one, &together, &inTurn}) {
+    TrainingSession s(spec, *p, 1);
+    EXPECT_EQ(s.shardsRunTogether(), p == &together);
+    auto opt = makeOptimizer(OptimizerConfig{});
+    const auto ranges = s.model().params.weightRanges(false);
+    for (std::uint64_t i = 0; i < 2; ++i)
+      s.step(w.tokens.data(), w.targets.data(), w.windows, i, *opt, 1e-3, ranges, 0.0);
+    const long before = allocationCount.load();
+    for (std::uint64_t i = 2; i < 5; ++i)
+      s.step(w.tokens.data(), w.targets.data(), w.windows, i, *opt, 1e-3, ranges, 1.0);
+    EXPECT_EQ(allocationCount.load() - before, 0)
+        << p->topology.replicas << " replica(s)" << (s.shardsRunTogether() ? ", together" : "");
+  }
 }
 
 }  // namespace
