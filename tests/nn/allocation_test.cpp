@@ -69,10 +69,7 @@ TEST(SteadyState, TrainingStepsAllocateNothing) {
 // The language model too: one replica, 4 replicas whose shards run together (tpu-bf16's
 // arithmetic), and 4 taking turns (gradient accumulation keeps them apart).
 TEST(SteadyState, LanguageModelTrainingStepsAllocateNothing) {
-  ModelSpec spec;
-  spec.name = "gpt";
-  spec.numClasses = 11;
-  spec.gpt = {1, 2, 16, 8, true};
+  const ModelSpec spec = testing::gptSpec({1, 2, 16, 8, true});
   const testing::TokenWindows w = testing::randomWindows(6, spec.gpt.blockSize, 11, 3);
   const auto tpu = [](int replicas, int accumulationSteps) {
     backends::PrecisionPolicy p = backends::presetPolicy("tpu-bf16");

@@ -14,6 +14,15 @@
 
 namespace paritylab::nn::testing {
 
+// The language model of `shape` over a vocabulary of 11 tokens.
+inline ModelSpec gptSpec(const GptShape& shape) {
+  ModelSpec spec;
+  spec.name = "gpt";
+  spec.numClasses = 11;
+  spec.gpt = shape;
+  return spec;
+}
+
 // `windows` windows of t token ids below `vocab` ([windows, t]) and as many targets.
 struct TokenWindows {
   int windows = 0;

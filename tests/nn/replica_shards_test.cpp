@@ -64,12 +64,9 @@ void expectEachShardsOwnGradients(const ModelSpec& spec, const backends::Precisi
 }
 
 TEST(ReplicaShards, ShardsRunTogetherGiveEachShardsOwnLossAndGradients) {
-  ModelSpec spec;
-  spec.name = "gpt";
-  spec.numClasses = 11;
   for (const GptShape shape : {GptShape{1, 4, 128, 32, true}, GptShape{1, 4, 128, 32, false},
                                GptShape{2, 2, 16, 8, true}}) {
-    spec.gpt = shape;
+    const ModelSpec spec = testing::gptSpec(shape);
     for (const auto& [preset, replicas, windows] :
          {std::tuple{"tpu-bf16", 8, 12}, std::tuple{"tpu-bf16", 8, 40},
           std::tuple{"cpu-fp32", 4, 10}, std::tuple{"gpu-amp-bf16", 3, 7},
@@ -85,10 +82,7 @@ TEST(ReplicaShards, ShardsRunTogetherGiveEachShardsOwnLossAndGradients) {
 
 // Measuring a step (the X-ray) changes none of its bits with the shards together either.
 TEST(ReplicaShards, ShardsRunTogetherTrainTheSameBitsWhenTheXrayMeasuresThem) {
-  ModelSpec spec;
-  spec.name = "gpt";
-  spec.numClasses = 11;
-  spec.gpt = {1, 4, 128, 32, true};
+  const ModelSpec spec = testing::gptSpec({1, 4, 128, 32, true});
   testing::expectMeasuredStepsTrainTheSameBits(
       spec, backends::presetPolicy("tpu-bf16"),
       testing::randomWindows(12, spec.gpt.blockSize, spec.numClasses, 7), "tpu-bf16");
@@ -121,10 +115,7 @@ TEST(ReplicaShards, OnlyPoliciesThatComputeEachShardWithoutTheOthersRunShardsTog
   ModelSpec image;
   image.name = "small-cnn";
   EXPECT_FALSE(TrainingSession(image, withReplicas("tpu-bf16", 8), 1).shardsRunTogether());
-  ModelSpec gpt;
-  gpt.name = "gpt";
-  gpt.numClasses = 11;
-  gpt.gpt = {1, 2, 16, 8, true};
+  const ModelSpec gpt = testing::gptSpec({1, 2, 16, 8, true});
   EXPECT_FALSE(TrainingSession(gpt, withReplicas("tpu-bf16", 1), 1).shardsRunTogether());
   EXPECT_TRUE(TrainingSession(gpt, withReplicas("tpu-bf16", 8), 1).shardsRunTogether());
 }

@@ -90,10 +90,7 @@ TEST(RoundedCopy, IsNotGivenToAProductThatWouldRoundOtherwise) {
 // A small language model trained 3 steps with the X-ray measuring every step (every operand
 // rounded by its own product) and without (operands rounded once and shared): the same weights.
 TEST(RoundedCopy, LanguageModelTrainingIsBitForBitThatOfEachProductRoundingItsOwn) {
-  ModelSpec spec;
-  spec.name = "gpt";
-  spec.numClasses = 11;
-  spec.gpt = {2, 2, 16, 8, true};
+  const ModelSpec spec = testing::gptSpec({2, 2, 16, 8, true});
   const testing::TokenWindows w = testing::randomWindows(12, spec.gpt.blockSize, 11, 5);
   for (const char* preset : {"tpu-bf16", "gpu-amp-bf16", "pure-bf16", "fp8-e4m3"})
     testing::expectMeasuredStepsTrainTheSameBits(spec, backends::presetPolicy(preset), w, preset);
