@@ -2,7 +2,6 @@
 
 #include <Eigen/Core>
 #include <algorithm>
-#include <array>
 #include <span>
 
 #include "core/nn/gemm.h"
@@ -43,30 +42,31 @@ std::size_t ReplicaAllReduce::treeDraw(int stride, int left) const {
   return draw + std::size_t(left / (2 * stride));
 }
 
-void ReplicaAllReduce::add(float* gradient, double weight) {
+void ReplicaAllReduce::add(std::span<float* const> gradients, std::span<const double> weights) {
   released_.clear();
-  const int r = arrived_++;
-  nodes_[std::size_t(r)] = gradient;
-  // Every node whose two halves r completes, narrowest first (none in the ring order, which
-  // reduces in finish()): node `left` at `stride` adds the node `left + stride`, whose replicas
-  // end at r.
-  struct Merge {
-    float* into;
-    const float* from;
-    std::size_t draw;
-  };
-  std::array<Merge, 32> merges;
-  std::size_t nMerges = 0;
-  for (int stride = 1; order_ == backends::ReduceOrder::Tree && stride < count_; stride *= 2) {
-    const int left = r / (2 * stride) * (2 * stride);
-    const int right = left + stride;
-    if (right > r || std::min(left + 2 * stride, count_) - 1 != r) continue;
-    merges[nMerges++] = {nodes_[std::size_t(left)], nodes_[std::size_t(right)],
-                         treeDraw(stride, left)};
-    released_.push_back(nodes_[std::size_t(right)]);
-    nodes_[std::size_t(right)] = nullptr;
+  merges_.clear();
+  arrivals_.clear();
+  for (std::size_t g = 0; g < gradients.size(); ++g) {
+    const int r = arrived_++;
+    nodes_[std::size_t(r)] = gradients[g];
+    Arrival arrival{gradients[g],  float(weights[g]), weights[g] != 1.0, std::size_t(r), 0,
+                    merges_.size()};
+    // Every node whose two halves r completes, narrowest first (none in the ring order, which
+    // reduces in finish()): node `left` at `stride` adds the node `left + stride`, whose replicas
+    // end at r.
+    for (int stride = 1; order_ == backends::ReduceOrder::Tree && stride < count_; stride *= 2) {
+      const int left = r / (2 * stride) * (2 * stride);
+      const int right = left + stride;
+      if (right > r || std::min(left + 2 * stride, count_) - 1 != r) continue;
+      merges_.push_back(
+          {nodes_[std::size_t(left)], nodes_[std::size_t(right)], treeDraw(stride, left)});
+      released_.push_back(nodes_[std::size_t(right)]);
+      nodes_[std::size_t(right)] = nullptr;
+      ++arrival.merges;
+    }
+    arrivals_.push_back(arrival);
   }
-  // Block by block, so that the new gradient's block and its partial sums stay in cache: each
+  // Block by block, so that the new gradients' blocks and their partial sums stay in cache: each
   // element sees the same operations in the same order as a pass of each over whole arrays, and
   // each rounding draws what it would draw there (draw d: offsets d * n + i).
   constexpr std::size_t kBlock = 4096;
@@ -75,12 +75,14 @@ void ReplicaAllReduce::add(float* gradient, double weight) {
   };
   for (std::size_t lo = 0; lo < n_; lo += kBlock) {
     const std::size_t len = std::min(kBlock, n_ - lo);
-    if (weight != 1.0) Map(gradient + lo, Eigen::Index(len)) *= float(weight);
-    holdBlock(gradient, lo, len, std::size_t(r));
-    for (std::size_t m = 0; m < nMerges; ++m) {
-      Map(merges[m].into + lo, Eigen::Index(len)) +=
-          Eigen::Map<const Eigen::ArrayXf>(merges[m].from + lo, Eigen::Index(len));
-      holdBlock(merges[m].into, lo, len, merges[m].draw);
+    for (const Arrival& a : arrivals_) {
+      if (a.weighted) Map(a.gradient + lo, Eigen::Index(len)) *= a.weight;
+      holdBlock(a.gradient, lo, len, a.draw);
+      for (std::size_t m = a.mergesBegin; m < a.mergesBegin + a.merges; ++m) {
+        Map(merges_[m].into + lo, Eigen::Index(len)) +=
+            Eigen::Map<const Eigen::ArrayXf>(merges_[m].from + lo, Eigen::Index(len));
+        holdBlock(merges_[m].into, lo, len, merges_[m].draw);
+      }
     }
   }
 }
@@ -115,6 +117,58 @@ void ReplicaAllReduce::finish(float* out) {
   for (float*& node : nodes_) {
     released_.push_back(node);
     node = nullptr;
+  }
+}
+
+void ReplicaAllReduce::reduceRange(std::span<float* const> replicas,
+                                   std::span<const double> weights, std::size_t lo, std::size_t len,
+                                   float* out) const {
+  // draw d of element i: offset d * n + i (a ring chunk's: from the chunk's first element).
+  const auto hold = [&](float* values, std::size_t at, std::size_t count, std::size_t draw) {
+    if (held_) held_->apply({values, count}, seed_, draw * n_ + at);
+  };
+  constexpr std::size_t kBlock = 4096;  // a block of every replica stays in cache
+  for (std::size_t b = 0; b < len; b += kBlock) {
+    const std::size_t blockLen = std::min(kBlock, len - b);
+    const auto values = [&](int r) { return replicas[std::size_t(r)] + b; };
+    for (int r = 0; r < count_; ++r) {
+      if (weights[std::size_t(r)] != 1.0)
+        Map(values(r), Eigen::Index(blockLen)) *= float(weights[std::size_t(r)]);
+      hold(values(r), lo + b, blockLen, std::size_t(r));
+    }
+    if (order_ == backends::ReduceOrder::Tree) {
+      for (int stride = 1; stride < count_; stride *= 2) {
+        for (int left = 0; left + stride < count_; left += 2 * stride) {
+          Map(values(left), Eigen::Index(blockLen)) +=
+              Map(values(left + stride), Eigen::Index(blockLen));
+          hold(values(left), lo + b, blockLen, treeDraw(stride, left));
+        }
+      }
+      Map(out + b, Eigen::Index(blockLen)) = Map(values(0), Eigen::Index(blockLen)) / float(count_);
+      hold(out + b, lo + b, blockLen, treeDraw(count_, 0));
+      continue;
+    }
+    // Ring: the chunks (finish()'s) the block meets, each summed from replica c + 1 round to c.
+    const auto replicaCount = std::size_t(count_);
+    for (std::size_t i = lo + b; i < lo + b + blockLen;) {
+      // Chunk c holds [n c / count, n (c + 1) / count): the last c whose start is at most i.
+      const std::size_t chunk = ((i + 1) * replicaCount - 1) / n_;
+      const std::size_t from = n_ * chunk / replicaCount;
+      const std::size_t to = std::min(n_ * (chunk + 1) / replicaCount, lo + b + blockLen);
+      const std::size_t k = i - lo;  // the replicas' and out's index of element i
+      const auto piece = Eigen::Index(to - i);
+      const auto at = [&](int r) { return replicas[std::size_t(r)] + k; };
+      std::size_t draw = replicaCount * (chunk + 1);  // after the replicas' and earlier chunks'
+      Map sum(out + k, piece);
+      sum = Map(at(int((chunk + 1) % replicaCount)), piece);
+      for (int j = 2; j <= count_; ++j) {
+        sum += Map(at(int((chunk + std::size_t(j)) % replicaCount)), piece);
+        hold(out + k, i - from, to - i, draw++);
+      }
+      sum /= float(count_);
+      hold(out + k, i - from, to - i, draw);
+      i = to;
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 // (backends::ReductionPolicy; fp32 and a tree order when it names none).
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/backends/precision_policy.h"
@@ -38,13 +39,24 @@ class ReplicaAllReduce {
              std::uint64_t seed);
   // The next replica's gradient [n] (replicas 0, 1, ..., count - 1 in order), multiplied first by
   // float(weight) unless weight is 1. The reduction writes it until it is handed back.
-  void add(float* gradient, double weight = 1.0);
+  void add(float* gradient, double weight = 1.0) { add({&gradient, 1}, {&weight, 1}); }
+  // The next replicas' gradients at once (weights: one per gradient), as add() of each in turn:
+  // every element sees the same operations in the same order, taken a block of every gradient at
+  // a time, so that each gradient is read once and the partial sums stay in cache.
+  void add(std::span<float* const> gradients, std::span<const double> weights);
   // The buffers given to add() that the last add() handed back: merged into a partial sum, the
   // reduction no longer reads them.
   const std::vector<float*>& released() const { return released_; }
   // After the count-th add(): the mean into out [n] (not a buffer the reduction still holds).
   // Every buffer is then handed back.
   void finish(float* out);
+  // The whole reduction of elements [lo, lo + len) at once, every replica's values at hand
+  // (replicas[r] [len]: replica r's elements lo..; weights [count]) and none given to add() for
+  // them: each element sees the operations add() of every replica and finish() give it, in the
+  // same order, drawing the same; the mean into out [len] (element lo's place). The replicas'
+  // values are overwritten.
+  void reduceRange(std::span<float* const> replicas, std::span<const double> weights,
+                   std::size_t lo, std::size_t len, float* out) const;
 
  private:
   void hold(float* values, std::size_t draw) const;
@@ -60,6 +72,22 @@ class ReplicaAllReduce {
   std::vector<float*> nodes_;  // [replica]: its gradient, then the partial sum it heads
   int arrived_ = 0;
   std::vector<float*> released_;
+  // What add() does with each gradient it is given, kept between calls (no allocation).
+  struct Merge {
+    float* into;
+    const float* from;
+    std::size_t draw;
+  };
+  struct Arrival {
+    float* gradient;
+    float weight;
+    bool weighted;
+    std::size_t draw;
+    std::size_t merges;  // merges_[mergesBegin, mergesBegin + merges)
+    std::size_t mergesBegin;
+  };
+  std::vector<Merge> merges_;
+  std::vector<Arrival> arrivals_;
 };
 
 // Adds one micro-batch's gradient [n], multiplied by `weight` (1 / micro-batches, as a loss divided

@@ -101,8 +101,11 @@ struct StepContext {
     const std::size_t perItem = items > 0 ? rows / std::size_t(items) : 0;
     for (int s = 0; s < shards->count(); ++s) {
       const ReplicaShards::Rows r = shards->rows(s, perItem);
-      f(r.first, r.count, ParamGradients{params, shards->gradients[std::size_t(s)]});
+      f(r.first, r.count,
+        shards->gradientSlots ? ParamGradients{params, nullptr, shards->gradientSlots, s}
+                              : ParamGradients{params, shards->gradients[std::size_t(s)]});
     }
+    if (shards->gradientSlots) shards->gradientSlots->layerDone();
   }
 
   // How the product `product` of GEMM call site `site` (a layer of `kind`) is computed: the

@@ -16,15 +16,20 @@
 
 #include "core/backends/precision_policy.h"
 #include "core/nn/param_store.h"
+#include "core/nn/shard_gradient_slots.h"
 
 namespace paritylab::nn {
 
 struct ReplicaShards {
   std::vector<int> items;  // [count + 1]: shard s holds the batch's items [items[s], items[s+1])
-  std::vector<float*> gradients;  // [count]: shard s's parameter gradients, in ParamStore's layout
+  // Where shard s's parameter gradients go: slots that are all-reduced parameter by parameter as
+  // soon as they are final, when every shard of the step is in the group; else
+  // gradients[s], an array in ParamStore's layout, all-reduced after the backward pass.
+  ShardGradientSlots* gradientSlots = nullptr;
+  std::vector<float*> gradients;  // [count], without slots
   // [count]: what makes shard s's input gradients the whole batch's (ActivationProbe::backward).
   std::vector<double> probeGradientScales;
-  int count() const { return int(gradients.size()); }
+  int count() const { return int(items.size()) - 1; }
   // Shard s's rows of a batch tensor with perItem rows per item: [first, first + count).
   struct Rows {
     std::size_t first, count;
@@ -35,11 +40,15 @@ struct ReplicaShards {
   }
 };
 
-// The gradient arrays one part of a batch writes: the ParamStore's own, or a shard's.
+// The gradient arrays one part of a batch writes: the ParamStore's own, or a shard's (an array in
+// ParamStore's layout, or its slots). A layer overwrites every element of each one it asks for.
 struct ParamGradients {
   ParamStore* params = nullptr;
-  float* base = nullptr;  // null: the ParamStore's
+  float* base = nullptr;                        // null: the ParamStore's
+  ShardGradientSlots* gradientSlots = nullptr;  // set: shard `shard`'s slots
+  int shard = 0;
   float* operator()(int id) const {
+    if (gradientSlots) return gradientSlots->slot(shard, id);
     return base ? base + params->info(id).offset : params->grad(id);
   }
 };

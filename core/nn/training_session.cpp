@@ -109,12 +109,21 @@ std::uint64_t TrainingSession::lossSeed(const StepBatch& batch, int replica) con
 
 // Shards of unequal size (a batch that the replicas do not divide): each replica's gradient is of
 // its own shard's mean loss, weighted k_r R / n by the all-reduce so that the replicas' mean is the
-// whole batch's mean, as every item counts once. Equal shards: all 1, the same bits. The buffers
-// the all-reduce then lets go of are spare again.
-void TrainingSession::reduceShard(const StepBatch& batch, float* gradients, int replica) {
-  const int items = shardBegin(batch.n, batch.replicas, replica + 1) -
-                    shardBegin(batch.n, batch.replicas, replica);
-  allReduce_.add(gradients, double(items) * batch.replicas / batch.n);
+// whole batch's mean, as every item counts once. Equal shards: all 1, the same bits.
+void TrainingSession::shardWeights(const StepBatch& batch, int first, int count) {
+  weights_.resize(std::size_t(count));
+  for (int i = 0; i < count; ++i) {
+    const int items = shardBegin(batch.n, batch.replicas, first + i + 1) -
+                      shardBegin(batch.n, batch.replicas, first + i);
+    weights_[std::size_t(i)] = double(items) * batch.replicas / batch.n;
+  }
+}
+
+// The buffers the all-reduce then lets go of are spare again.
+void TrainingSession::reduceShards(const StepBatch& batch, std::span<float* const> gradients,
+                                   int first) {
+  shardWeights(batch, first, int(gradients.size()));
+  allReduce_.add(gradients, weights_);
   for (const float* freed : allReduce_.released())
     for (std::size_t i = 0; i < replicaGrads_.size(); ++i)
       if (replicaGrads_[i].data() == freed) replicaGradsHeld_[i] = false;
@@ -127,17 +136,24 @@ void TrainingSession::runShardsTogether(const StepBatch& batch, StepContext& ctx
   const std::size_t itemSize = model_->input.itemSize();
   const auto begin = [&](int r) { return shardBegin(batch.n, batch.replicas, r); };
   const int groups = shardGroups(batch.n, batch.replicas, std::size_t(model_->targetsPerItem));
+  // Every shard in one group: each parameter's gradients all-reduced as soon as they are final.
+  const bool slotted = groups == 1;
+  if (slotted) {
+    shardWeights(batch, 0, batch.replicas);
+    slots_.begin(model_->params, batch.replicas, allReduce_, weights_);
+  }
+  shards_.gradientSlots = slotted ? &slots_ : nullptr;
   for (int g = 0; g < groups; ++g) {
     const int first = shardBegin(batch.replicas, groups, g);
     const int last = shardBegin(batch.replicas, groups, g + 1);
     const int base = begin(first), count = begin(last) - base;
     const auto shards = std::size_t(last - first);
     shards_.items.resize(shards + 1);
-    shards_.gradients.resize(shards);
+    shards_.gradients.resize(slotted ? 0 : shards);
     shards_.probeGradientScales.resize(shards);
     for (int r = first; r <= last; ++r) shards_.items[std::size_t(r - first)] = begin(r) - base;
     for (int r = first; r < last; ++r) {
-      shards_.gradients[std::size_t(r - first)] = spareReplicaGradients().data();
+      if (!slotted) shards_.gradients[std::size_t(r - first)] = spareReplicaGradients().data();
       shards_.probeGradientScales[std::size_t(r - first)] =
           double(begin(r + 1) - begin(r)) / batch.n / batch.scale;
     }
@@ -158,8 +174,12 @@ void TrainingSession::runShardsTogether(const StepBatch& batch, StepContext& ctx
     }
     model_->net->backward(dlogits_, ctx);
     ctx.shards = nullptr;
-    for (int r = first; r < last; ++r)
-      reduceShard(batch, shards_.gradients[std::size_t(r - first)], r);
+    if (slotted) {
+      slots_.finish();
+      tally.reduced = true;
+    } else {
+      reduceShards(batch, shards_.gradients, first);
+    }
   }
 }
 
@@ -204,7 +224,8 @@ void TrainingSession::runShardsInTurn(const StepBatch& batch, StepContext& ctx, 
       // backward writes every gradient it has, and what none writes stays zero in every buffer.
       std::vector<float>& held = spareReplicaGradients();
       grads.swap(held);
-      reduceShard(batch, held.data(), r);
+      float* const gradients = held.data();
+      reduceShards(batch, {&gradients, 1}, r);
     }
   }
 }
@@ -252,7 +273,7 @@ StepOutcome TrainingSession::computeGradients(const float* items, const std::int
     return out;
   }
   if (out.finite && replicas > 1) {
-    allReduce_.finish(params.gradData().data());
+    if (!tally.reduced) allReduce_.finish(params.gradData().data());
     if (policy_.storage.gradients)
       storeTensor(policy_.storage.gradients, params.gradData().data(), params.totalSize(),
                   hashSeed(seed_, step, 0x52454443 /* "REDC" */));

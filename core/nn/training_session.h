@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "core/backends/precision_policy.h"
@@ -115,14 +116,17 @@ class TrainingSession {
     bool equalPieces = true;  // every replica's shard and micro-batch of one size
     int losses = 0;
     int correct = 0;
+    bool reduced = false;  // the replicas' all-reduce is done (parameter by parameter)
   };
   void runShardsTogether(const StepBatch& batch, StepContext& ctx, StepTally& tally);
   void runShardsInTurn(const StepBatch& batch, StepContext& ctx, StepTally& tally);
   void lossOf(const StepBatch& batch, const Tensor& logits, Tensor* dlogits, int from, int to,
               std::uint64_t lossSeed, int micro, const StepContext& ctx, StepTally& tally);
   std::uint64_t lossSeed(const StepBatch& batch, int replica) const;
-  // Replica `replica`'s gradients to the all-reduce.
-  void reduceShard(const StepBatch& batch, float* gradients, int replica);
+  // weights_ [count]: replicas [first, first + count)'s weights in the all-reduce (their shares).
+  void shardWeights(const StepBatch& batch, int first, int count);
+  // Replicas [first, first + gradients.size())'s gradients to the all-reduce, in one call.
+  void reduceShards(const StepBatch& batch, std::span<float* const> gradients, int first);
   void loadInput(const float* items, int n, std::uint64_t step);
   // A buffer of replicaGrads_ the all-reduce does not hold, marked held (a new one of zeros when
   // it holds them all).
@@ -146,6 +150,8 @@ class TrainingSession {
   ReplicaShards shards_;
   Tensor shardLogits_, shardDlogits_;  // one shard's logits and their gradient
   ReplicaAllReduce allReduce_;         // the replicas' gradients, reduced as each is ready
+  std::vector<double> weights_;        // [shard]: the shards' weights in the all-reduce
+  ShardGradientSlots slots_;           // the shards' gradients when they run as one group
   // Replicas' gradients the all-reduce holds (a step's partial sums), and whether it holds each.
   std::vector<std::vector<float>> replicaGrads_;  // [buffer][param]
   std::vector<bool> replicaGradsHeld_;

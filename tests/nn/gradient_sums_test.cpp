@@ -9,7 +9,9 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/nn/optimizer.h"
@@ -124,6 +126,75 @@ TEST(GradientAllReduce, TheTreeTakenReplicaByReplicaHasTheWholeTreesBitsAndHolds
       EXPECT_EQ(std::memcmp(mean.data(), expected.data(), n * sizeof(float)), 0) << what;
       EXPECT_LE(mostHeld, std::size_t(std::bit_width(unsigned(count)))) << what;
       EXPECT_EQ(held, 0u) << what;  // every buffer handed back
+    }
+  }
+}
+
+// Replicas handed over several at once (the shards of a language-model step that run as one
+// batch), or every replica's values range by range, give the bits of one replica at a time, in the
+// tree and the ring, whatever the groups and ranges, over arrays longer than the reduction's
+// blocks, held in fp32 or stochastic bf16, with unequal weights.
+TEST(GradientAllReduce, ReplicasAddedSeveralAtOnceOrRangeByRangeGiveTheBitsOfOneAtATime) {
+  numerics::RoundingSpec stochastic = bf16();
+  stochastic.mode = numerics::RoundingMode::Stochastic;
+  constexpr std::size_t n = 2 * 4096 + 37;
+  for (const std::optional<numerics::RoundingSpec>& format :
+       {std::optional<numerics::RoundingSpec>{}, std::optional(stochastic)}) {
+    for (const backends::ReduceOrder order :
+         {backends::ReduceOrder::Tree, backends::ReduceOrder::Ring}) {
+      for (const int count : {2, 5, 8}) {
+        const auto replicaCount = static_cast<std::size_t>(count);
+        std::vector<std::vector<float>> replicas(replicaCount, std::vector<float>(n));
+        std::vector<double> weights(replicaCount);
+        for (int r = 0; r < count; ++r) {
+          testing::fillUniform(replicas[std::size_t(r)].data(), n, std::uint64_t(count * 16 + r));
+          for (std::size_t i = 0; i < n; i += 5) replicas[std::size_t(r)][i] *= 4096.0f;
+          weights[std::size_t(r)] = r % 2 == 0 ? 4.0 / 3.0 : 2.0 / 3.0;
+        }
+        backends::ReductionPolicy reduction;
+        reduction.allReduce = format;
+        reduction.order = order;
+        auto oneAtATime = replicas;
+        std::vector<float> expected(n);
+        allReduceMean(oneAtATime, count, expected.data(), n, reduction, 77, &weights);
+        for (const int group : {2, 3, count}) {
+          auto grouped = replicas;
+          std::vector<float*> gradients;
+          for (auto& replica : grouped) gradients.push_back(replica.data());
+          ReplicaAllReduce reduce;
+          reduce.begin(count, n, reduction, 77);
+          std::size_t released = 0;
+          for (int first = 0; first < count; first += group) {
+            const auto size = std::size_t(std::min(group, count - first));
+            reduce.add(std::span(gradients).subspan(std::size_t(first), size),
+                       std::span<const double>(weights).subspan(std::size_t(first), size));
+            released += reduce.released().size();
+          }
+          std::vector<float> mean(n);
+          reduce.finish(mean.data());
+          released += reduce.released().size();
+          const std::string what = "count " + std::to_string(count) + " in groups of " +
+                                   std::to_string(group) + (format ? ", bf16" : ", fp32") +
+                                   (order == backends::ReduceOrder::Ring ? ", ring" : ", tree");
+          EXPECT_EQ(std::memcmp(mean.data(), expected.data(), n * sizeof(float)), 0) << what;
+          EXPECT_EQ(released, std::size_t(count)) << what;  // every buffer handed back
+        }
+        // The whole reduction range by range (a parameter at a time), ranges cut across blocks
+        // and ring chunks.
+        auto ranged = replicas;
+        ReplicaAllReduce reduce;
+        reduce.begin(count, n, reduction, 77);
+        std::vector<float> mean(n);
+        for (const auto& [lo, hi] :
+             {std::pair<std::size_t, std::size_t>{0, 3}, {3, 4100}, {4100, 6000}, {6000, n}}) {
+          std::vector<float*> at;
+          for (auto& replica : ranged) at.push_back(replica.data() + lo);
+          reduce.reduceRange(at, weights, lo, hi - lo, mean.data() + lo);
+        }
+        EXPECT_EQ(std::memcmp(mean.data(), expected.data(), n * sizeof(float)), 0)
+            << "count " << count << " by ranges" << (format ? ", bf16" : ", fp32")
+            << (order == backends::ReduceOrder::Ring ? ", ring" : ", tree");
+      }
     }
   }
 }

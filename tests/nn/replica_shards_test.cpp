@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -33,9 +34,14 @@ void expectEachShardsOwnGradients(const ModelSpec& spec, const backends::Precisi
   TrainingSession together(spec, policy, 3);
   ASSERT_TRUE(together.shardsRunTogether()) << what;
   const auto ranges = together.model().params.weightRanges(false);
+  together.computeGradients(w.tokens.data(), w.targets.data(), windows, 0, ranges);
+  const std::vector<float> learning = together.model().params.gradData();
+  // With every shard in one group, the first step's all-reduce waits for the end of the backward
+  // pass, the next ones reduce each parameter as its last layer is done: the same bits.
   const StepOutcome out =
       together.computeGradients(w.tokens.data(), w.targets.data(), windows, 0, ranges);
   const std::vector<float>& grads = together.model().params.gradData();
+  EXPECT_EQ(std::memcmp(grads.data(), learning.data(), grads.size() * sizeof(float)), 0) << what;
 
   backends::PrecisionPolicy single = policy;
   single.topology.replicas = 1;
