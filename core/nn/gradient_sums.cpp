@@ -96,24 +96,7 @@ void ReplicaAllReduce::finish(float* out) {
     nodes_[0] = nullptr;
     return;
   }
-  // Ring: chunk c from replica c + 1 round to replica c, each addition's rounding its own draw.
-  std::size_t draw = std::size_t(count_);
-  for (int c = 0; c < count_; ++c) {
-    const std::size_t lo = n_ * std::size_t(c) / std::size_t(count_);
-    const std::size_t hi = n_ * std::size_t(c + 1) / std::size_t(count_);
-    const auto chunk = Eigen::Index(hi - lo);
-    const auto holdChunk = [&] {
-      if (held_) held_->apply({out + lo, hi - lo}, seed_, (draw++) * n_);
-    };
-    Map sum(out + lo, chunk);
-    sum = Map(nodes_[std::size_t((c + 1) % count_)] + lo, chunk);
-    for (int j = 2; j <= count_; ++j) {
-      sum += Map(nodes_[std::size_t((c + j) % count_)] + lo, chunk);
-      holdChunk();
-    }
-    sum /= float(count_);
-    holdChunk();
-  }
+  ringMean(nodes_, 0, 0, n_, out);
   for (float*& node : nodes_) {
     released_.push_back(node);
     node = nullptr;
@@ -123,7 +106,7 @@ void ReplicaAllReduce::finish(float* out) {
 void ReplicaAllReduce::reduceRange(std::span<float* const> replicas,
                                    std::span<const double> weights, std::size_t lo, std::size_t len,
                                    float* out) const {
-  // draw d of element i: offset d * n + i (a ring chunk's: from the chunk's first element).
+  // draw d of element i: offset d * n + i.
   const auto hold = [&](float* values, std::size_t at, std::size_t count, std::size_t draw) {
     if (held_) held_->apply({values, count}, seed_, draw * n_ + at);
   };
@@ -148,27 +131,36 @@ void ReplicaAllReduce::reduceRange(std::span<float* const> replicas,
       hold(out + b, lo + b, blockLen, treeDraw(count_, 0));
       continue;
     }
-    // Ring: the chunks (finish()'s) the block meets, each summed from replica c + 1 round to c.
-    const auto replicaCount = std::size_t(count_);
-    for (std::size_t i = lo + b; i < lo + b + blockLen;) {
-      // Chunk c holds [n c / count, n (c + 1) / count): the last c whose start is at most i.
-      const std::size_t chunk = ((i + 1) * replicaCount - 1) / n_;
-      const std::size_t from = n_ * chunk / replicaCount;
-      const std::size_t to = std::min(n_ * (chunk + 1) / replicaCount, lo + b + blockLen);
-      const std::size_t k = i - lo;  // the replicas' and out's index of element i
-      const auto piece = Eigen::Index(to - i);
-      const auto at = [&](int r) { return replicas[std::size_t(r)] + k; };
-      std::size_t draw = replicaCount * (chunk + 1);  // after the replicas' and earlier chunks'
-      Map sum(out + k, piece);
-      sum = Map(at(int((chunk + 1) % replicaCount)), piece);
-      for (int j = 2; j <= count_; ++j) {
-        sum += Map(at(int((chunk + std::size_t(j)) % replicaCount)), piece);
-        hold(out + k, i - from, to - i, draw++);
-      }
-      sum /= float(count_);
-      hold(out + k, i - from, to - i, draw);
-      i = to;
+    ringMean(replicas, b, lo + b, blockLen, out + b);
+  }
+}
+
+// Ring: chunk c (elements [n c / count, n (c + 1) / count)) summed from replica c + 1 round to
+// replica c, each addition's rounding its own draw (chunk c's: count (c + 1) onwards, offsets from
+// the chunk's first element), then the mean.
+void ReplicaAllReduce::ringMean(std::span<float* const> replicas, std::size_t first, std::size_t lo,
+                                std::size_t len, float* out) const {
+  const auto replicaCount = std::size_t(count_);
+  for (std::size_t i = lo; i < lo + len;) {
+    const std::size_t chunk = ((i + 1) * replicaCount - 1) / n_;  // the last one starting <= i
+    const std::size_t from = n_ * chunk / replicaCount;
+    const std::size_t to = std::min(n_ * (chunk + 1) / replicaCount, lo + len);
+    const std::size_t k = i - lo;  // out's index of element i
+    const auto piece = Eigen::Index(to - i);
+    const auto at = [&](std::size_t r) { return replicas[r % replicaCount] + first + k; };
+    std::size_t draw = replicaCount * (chunk + 1);
+    const auto holdPiece = [&] {
+      if (held_) held_->apply({out + k, to - i}, seed_, (draw++) * n_ + (i - from));
+    };
+    Map sum(out + k, piece);
+    sum = Map(at(chunk + 1), piece);
+    for (std::size_t j = 2; j <= replicaCount; ++j) {
+      sum += Map(at(chunk + j), piece);
+      holdPiece();
     }
+    sum /= float(count_);
+    holdPiece();
+    i = to;
   }
 }
 

@@ -60,6 +60,10 @@ class ReplicaAllReduce {
 
  private:
   void hold(float* values, std::size_t draw) const;
+  // The ring's sums and mean of elements [lo, lo + len) into out [len] (element lo's place), the
+  // replicas' values weighted and held: replicas[r] + first is replica r's element lo.
+  void ringMean(std::span<float* const> replicas, std::size_t first, std::size_t lo,
+                std::size_t len, float* out) const;
   // The draw of the tree's addition into node `left` at `stride` (allReduceMean's order: every
   // replica's own rounding, then the additions stride by stride, left to right, then the mean).
   std::size_t treeDraw(int stride, int left) const;
