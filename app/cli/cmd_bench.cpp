@@ -1,15 +1,19 @@
 // `paritylab-cli bench --model M --backend B [--batch N] [--steps N] [--threads N] [--json]`:
 // times training steps on real Fashion-MNIST batches after a warm-up and prints images per second,
 // so users can size their studies (core/study/run/training_benchmark.h does the measuring).
+// `--against R [--rounds N]` times B and R side by side, taking turns, and prints B's speed as a
+// fraction of R's (each round's, and their median), steady on a machine whose speed moves.
 // `--input HxWxC` times random images of another shape instead (CIFAR-shaped 32x32x3: timing only,
 // the pixels carry no signal).
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -35,6 +39,8 @@ struct BenchArgs {
   int batch = 128, steps = 50, warmup = 5, threads = 1, width = 16, xrayEvery = 0, signalsEvery = 0;
   std::uint64_t seed = 0;
   bool json = false;
+  std::string against;  // "" = time --backend alone; else the reference it is timed against
+  int rounds = 6;       // with --against: rounds of --steps steps of each
 };
 
 // "32x32x3" -> {3, 32, 32} as {channels, height, width}; throws naming the value.
@@ -133,8 +139,50 @@ void printText(const BenchArgs& a, const backends::PrecisionPolicy& policy,
   if (r.diverged) std::printf("  note: the loss diverged during timing (timing is still valid)\n");
 }
 
+// "tokens/s" or "images/s" of a result.
+std::string rateText(const study::ThroughputResult& r) {
+  char text[64];
+  if (r.tokensPerSecond > 0)
+    std::snprintf(text, sizeof text, "%.1f tokens/s", r.tokensPerSecond);
+  else
+    std::snprintf(text, sizeof text, "%.1f images/s", r.imagesPerSecond);
+  return text;
+}
+
+void printRelativeText(const BenchArgs& a, const backends::PrecisionPolicy& policy,
+                       const backends::PrecisionPolicy& reference,
+                       const study::RelativeThroughput& r) {
+  std::printf(
+      "%s under %s against %s (both emulated on this CPU), batch %d, one thread, taking turns\n",
+      a.model.c_str(), policy.name.c_str(), reference.name.c_str(), r.policy.batchSize);
+  const std::string source =
+      a.input.empty() ? datasetOf(a) : "random " + a.input + " images (timing only)";
+  std::printf(
+      "  %d warm-up steps each, then %d rounds of %d timed steps each on %s; OpenBLAS "
+      "kernels: %s\n",
+      a.warmup, a.rounds, a.steps, source.c_str(), nn::blasCoreName().c_str());
+  std::printf("  %-14s %s, %.2f ms per step\n", policy.name.c_str(), rateText(r.policy).c_str(),
+              r.policy.stepMilliseconds);
+  std::printf("  %-14s %s, %.2f ms per step\n", reference.name.c_str(),
+              rateText(r.reference).c_str(), r.reference.stepMilliseconds);
+  const auto [low, high] = std::minmax_element(r.ratios.begin(), r.ratios.end());
+  std::printf("  %s runs at %.3fx the speed of %s (median of %zu rounds; rounds %.3f-%.3f)\n",
+              policy.name.c_str(), r.medianRatio, reference.name.c_str(), r.ratios.size(), *low,
+              *high);
+  if (r.policy.diverged || r.reference.diverged)
+    std::printf("  note: a loss diverged during timing (timing is still valid)\n");
+}
+
 void runBench(const BenchArgs& a) {
   const backends::PrecisionPolicy policy = loadBackendArgument(a.backend);
+  std::optional<backends::PrecisionPolicy> reference;
+  if (!a.against.empty()) {
+    if (a.threads != 1)
+      throw CommandError(
+          "--against: the two backends take turns on one thread; pass --threads 1 (got " +
+          std::to_string(a.threads) + ")");
+    reference = loadBackendArgument(a.against);
+  }
   study::ThroughputConfig config;
   config.model.name = a.model;
   config.model.resnetWidth = a.width;
@@ -149,12 +197,19 @@ void runBench(const BenchArgs& a) {
   const data::DataSplit data = loadTrainingData(a);
   const data::Dataset& train = data.train;
   study::ThroughputResult r;
+  std::optional<study::RelativeThroughput> relative;
   try {
-    r = study::measureTrainingThroughput(config, policy, data);
+    if (!reference) {
+      r = study::measureTrainingThroughput(config, policy, data);
+    } else {
+      relative = study::measureRelativeThroughput(config, a.rounds, policy, *reference, data);
+      r = relative->policy;
+    }
   } catch (const std::invalid_argument& e) {
     throw CommandError(e.what());
   }
-  if (!a.json) return printText(a, policy, r);
+  if (!a.json)
+    return relative ? printRelativeText(a, policy, *reference, *relative) : printText(a, policy, r);
   nlohmann::json j = {{"model", a.model},
                       {"backend", policy.name},
                       {"emulated", true},
@@ -177,6 +232,18 @@ void runBench(const BenchArgs& a) {
   } else {
     j["images_per_second"] = r.imagesPerSecond;
     j["per_thread_images_per_second"] = r.workerImagesPerSecond;
+  }
+  if (relative) {  // the reference's own figures, each round's ratio and their median
+    const study::ThroughputResult& ref = relative->reference;
+    nlohmann::json against = {{"backend", reference->name}, {"step_ms", ref.stepMilliseconds}};
+    if (data.text)
+      against["tokens_per_second"] = ref.tokensPerSecond;
+    else
+      against["images_per_second"] = ref.imagesPerSecond;
+    j["against"] = against;
+    j["rounds"] = a.rounds;
+    j["ratios"] = relative->ratios;
+    j["ratio_median"] = relative->medianRatio;
   }
   if (a.model == "resnet18") j["width"] = a.width;
   if (!a.input.empty()) j["input"] = a.input;
@@ -233,6 +300,14 @@ const CommandRegistration reg{
       addIntegerOption(cmd, "--signals-every", a->signalsEvery, {0, 1'000'000},
                        "Early warnings every N-th step, to time their cost (0 = off; a study "
                        "measures every step it keeps the loss of; nothing is stored)");
+      CLI::Option* against =
+          cmd->add_option("--against", a->against,
+                          "A second backend (preset or policy .json) timed side by side with "
+                          "--backend, taking turns on one thread: prints --backend's speed as a "
+                          "fraction of this one's, steady on a machine whose speed moves");
+      addIntegerOption(cmd, "--rounds", a->rounds, {1, 10'000},
+                       "With --against: rounds of --steps steps of each backend")
+          ->needs(against);
       cmd->add_flag("--json", a->json, "Print a JSON object (images_per_second, step_ms, ...)");
       cmd->callback([a] { runBench(*a); });
     }};

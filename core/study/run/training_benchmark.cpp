@@ -104,9 +104,10 @@ struct Worker {
   }
 };
 
-ThroughputResult measureThroughput(const ThroughputConfig& config,
-                                   const backends::PrecisionPolicy& policy,
-                                   const data::Dataset& train, const data::TextSplit* text) {
+// The model the measurement trains: config.model with the data's input shape and classes (a
+// text's block size); throws when the model does not read this kind of data.
+nn::ModelSpec modelSpecFor(const ThroughputConfig& config, const data::Dataset& train,
+                           const data::TextSplit* text) {
   validate(config, train, text != nullptr);
   nn::ModelSpec spec = config.model;
   spec.channels = train.channels;
@@ -118,6 +119,27 @@ ThroughputResult measureThroughput(const ThroughputConfig& config,
                                 (text ? "text" : "images"));
   if (text) spec.gpt.blockSize = text->blockSize;
   nn::makeOptimizer(config.optimizer);  // names a bad optimizer before any thread starts
+  return spec;
+}
+
+// Adds a worker's own throughput over its `steps` timed steps, which took `seconds`.
+void addWorker(ThroughputResult& r, const Worker& w, int steps, double seconds) {
+  const double images = double(steps) * r.batchSize;
+  r.workerImagesPerSecond.push_back(images / seconds);
+  r.skippedSteps += w.skipped;
+  r.diverged = r.diverged || w.diverged;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+ThroughputResult measureThroughput(const ThroughputConfig& config,
+                                   const backends::PrecisionPolicy& policy,
+                                   const data::Dataset& train, const data::TextSplit* text) {
+  const nn::ModelSpec spec = modelSpecFor(config, train, text);
 
   std::vector<std::unique_ptr<Worker>> workers;
   workers.reserve(std::size_t(config.threads));
@@ -158,18 +180,84 @@ ThroughputResult measureThroughput(const ThroughputConfig& config,
   r.tokensPerSecond = text ? r.imagesPerSecond * text->blockSize : 0.0;
   std::vector<double> stepMs;
   for (const auto& w : workers) {
-    r.workerImagesPerSecond.push_back(imagesPerWorker / w->seconds);
+    addWorker(r, *w, config.steps, w->seconds);
     stepMs.push_back(1000.0 * w->seconds / config.steps);
-    r.skippedSteps += w->skipped;
-    r.diverged = r.diverged || w->diverged;
   }
-  std::sort(stepMs.begin(), stepMs.end());
-  const std::size_t mid = stepMs.size() / 2;
-  r.stepMilliseconds = stepMs.size() % 2 ? stepMs[mid] : 0.5 * (stepMs[mid - 1] + stepMs[mid]);
+  r.stepMilliseconds = median(stepMs);
+  return r;
+}
+
+// One session's result over the rounds: `seconds` of timed steps in all.
+ThroughputResult sessionResult(const ThroughputConfig& config, const Worker& w, int steps,
+                               double seconds, const data::TextSplit* text) {
+  ThroughputResult r;
+  r.threads = 1;
+  r.batchSize = config.batchSize;
+  r.steps = steps;
+  r.wallSeconds = seconds;
+  addWorker(r, w, steps, seconds);
+  r.imagesPerSecond = r.workerImagesPerSecond.front();
+  r.tokensPerSecond = text ? r.imagesPerSecond * text->blockSize : 0.0;
+  r.stepMilliseconds = 1000.0 * seconds / steps;
   return r;
 }
 
 }  // namespace
+
+RelativeThroughput measureRelativeThroughput(const ThroughputConfig& config, int rounds,
+                                             const backends::PrecisionPolicy& policy,
+                                             const backends::PrecisionPolicy& reference,
+                                             const data::DataSplit& data) {
+  if (rounds < 1) throw std::invalid_argument("rounds must be >= 1, got " + std::to_string(rounds));
+  if (config.threads != 1)
+    throw std::invalid_argument(
+        "threads must be 1 to time against a reference (the two sessions "
+        "take turns on one thread), got " +
+        std::to_string(config.threads));
+  const data::TextSplit* text = data.text.get();
+  const nn::ModelSpec spec = modelSpecFor(config, data.train, text);
+  const std::uint64_t seed = data::mixSeed(config.seed, 0);
+  Worker measured(spec, policy, config, data.train, text, seed);
+  Worker against(spec, reference, config, data.train, text, seed);
+  const auto count = static_cast<std::size_t>(rounds);
+  std::vector<double> measuredSeconds(count), againstSeconds(count);
+  {
+    ThreadPool pool(1);  // a worker thread, as a study's runs and measureTrainingThroughput's
+    pool.submit([&] {
+      const double lr = config.optimizer.lr;
+      const auto timed = [&](Worker& w) {
+        const auto begin = Clock::now();
+        for (int s = 0; s < config.steps; ++s) w.trainStep(data.train, lr);
+        return std::chrono::duration<double>(Clock::now() - begin).count();
+      };
+      for (Worker* w : {&against, &measured})
+        for (int s = 0; s < config.warmupSteps; ++s) w->trainStep(data.train, lr);
+      for (std::size_t r = 0; r < count; ++r) {
+        if (r % 2 == 0) {
+          againstSeconds[r] = timed(against);
+          measuredSeconds[r] = timed(measured);
+        } else {
+          measuredSeconds[r] = timed(measured);
+          againstSeconds[r] = timed(against);
+        }
+      }
+    });
+    pool.wait();
+  }
+  RelativeThroughput result;
+  const int steps = rounds * config.steps;
+  const auto total = [](const std::vector<double>& v) {
+    double sum = 0.0;
+    for (const double x : v) sum += x;
+    return sum;
+  };
+  result.policy = sessionResult(config, measured, steps, total(measuredSeconds), text);
+  result.reference = sessionResult(config, against, steps, total(againstSeconds), text);
+  for (std::size_t r = 0; r < count; ++r)
+    result.ratios.push_back(againstSeconds[r] / measuredSeconds[r]);  // equal steps: speed ratio
+  result.medianRatio = median(result.ratios);
+  return result;
+}
 
 ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
                                            const backends::PrecisionPolicy& policy,

@@ -53,4 +53,23 @@ ThroughputResult measureTrainingThroughput(const ThroughputConfig& config,
                                            const backends::PrecisionPolicy& policy,
                                            const data::DataSplit& data);
 
+// A policy's speed as a fraction of a reference policy's, both measured on this machine at the
+// same time: one session of each (the same model, seed and batches) trained on one thread, after
+// both warm up, in `rounds` rounds of config.steps steps each, the reference first in even rounds
+// and the policy first in odd ones. A shared machine's busy spells (other tenants, frequency
+// changes) slow both sessions of a round alike, so the ratio of a round is steadier than the
+// quotient of two separate measurements, and the median over rounds steadier still.
+struct RelativeThroughput {
+  ThroughputResult policy, reference;  // each over all its timed steps (threads 1)
+  std::vector<double> ratios;          // [rounds]: the policy's throughput / the reference's
+  double medianRatio = 0.0;
+};
+
+// Throws std::invalid_argument as measureTrainingThroughput does, and for rounds < 1 or threads
+// other than 1 (the two sessions take turns on one thread).
+RelativeThroughput measureRelativeThroughput(const ThroughputConfig& config, int rounds,
+                                             const backends::PrecisionPolicy& policy,
+                                             const backends::PrecisionPolicy& reference,
+                                             const data::DataSplit& data);
+
 }  // namespace paritylab::study

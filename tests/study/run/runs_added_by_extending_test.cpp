@@ -8,13 +8,13 @@
 namespace paritylab::study {
 namespace {
 
-const char* kBase = R"({"version": 1, "name": "ext",
+const char* kExtendedBase = R"({"version": 1, "name": "ext",
   "dataset": {"source": "synthetic", "train_size": 100, "test_size": 50},
   "model": "mlp", "epochs": 1, "batch_size": 50, "chaos_floor": false, "backends": ["cpu-fp32"], "seeds": 2,
   "threads": 1})";
 
-StudySpec withChange(const std::string& from, const std::string& to) {
-  std::string text = kBase;
+StudySpec extendedWith(const std::string& from, const std::string& to) {
+  std::string text = kExtendedBase;
   text.replace(text.find(from), from.size(), to);
   return parseStudySpec(text);
 }
@@ -36,24 +36,24 @@ std::vector<std::string> named(const StudySpec& spec, const std::vector<PlannedR
 }
 
 TEST(RunsAddedByExtending, MoreSeedsAddOnlyTheNewSeeds) {
-  const StudySpec base = parseStudySpec(kBase);
-  const StudySpec next = withChange("\"seeds\": 2", "\"seeds\": [0, 1, 7, 3]");
+  const StudySpec base = parseStudySpec(kExtendedBase);
+  const StudySpec next = extendedWith("\"seeds\": 2", "\"seeds\": [0, 1, 7, 3]");
   const auto added = runsAddedByExtending(base, next, runsOf(base));
   ASSERT_TRUE(added.has_value());
   EXPECT_EQ(named(next, *added), (std::vector<std::string>{"cpu-fp32 7", "cpu-fp32 3"}));
 }
 
 TEST(RunsAddedByExtending, ANewBackendAddsItsRunForEverySeedInPlannedOrder) {
-  const StudySpec base = parseStudySpec(kBase);
-  const StudySpec next = withChange("[\"cpu-fp32\"]", "[\"cpu-fp32\", \"tpu-bf16\"]");
+  const StudySpec base = parseStudySpec(kExtendedBase);
+  const StudySpec next = extendedWith("[\"cpu-fp32\"]", "[\"cpu-fp32\", \"tpu-bf16\"]");
   const auto added = runsAddedByExtending(base, next, runsOf(base));
   ASSERT_TRUE(added.has_value());
   EXPECT_EQ(named(next, *added), (std::vector<std::string>{"tpu-bf16 0", "tpu-bf16 1"}));
 }
 
 TEST(RunsAddedByExtending, RunsAlreadyPresentAreNotAddedAgain) {
-  const StudySpec base = parseStudySpec(kBase);
-  const StudySpec next = withChange("\"seeds\": 2", "\"seeds\": 4");
+  const StudySpec base = parseStudySpec(kExtendedBase);
+  const StudySpec next = extendedWith("\"seeds\": 2", "\"seeds\": 4");
   std::vector<RunIdentity> present = runsOf(base);
   present.push_back({"cpu-fp32", 2});  // listed by an earlier edit, not trained yet
   const auto added = runsAddedByExtending(base, next, present);
@@ -62,20 +62,20 @@ TEST(RunsAddedByExtending, RunsAlreadyPresentAreNotAddedAgain) {
 }
 
 TEST(RunsAddedByExtending, AnotherThreadCountIsTheSameStudyAndAddsNothing) {
-  const StudySpec base = parseStudySpec(kBase);
+  const StudySpec base = parseStudySpec(kExtendedBase);
   const auto added =
-      runsAddedByExtending(base, withChange("\"threads\": 1", "\"threads\": 2"), runsOf(base));
+      runsAddedByExtending(base, extendedWith("\"threads\": 1", "\"threads\": 2"), runsOf(base));
   ASSERT_TRUE(added.has_value());
   EXPECT_TRUE(added->empty());
 }
 
 TEST(RunsAddedByExtending, AnyOtherChangeIsAnotherStudy) {
-  const StudySpec base = parseStudySpec(kBase);
+  const StudySpec base = parseStudySpec(kExtendedBase);
   EXPECT_FALSE(
-      runsAddedByExtending(base, withChange("\"epochs\": 1", "\"epochs\": 2"), runsOf(base)));
-  EXPECT_FALSE(runsAddedByExtending(base, withChange("\"seeds\": 2", "\"seeds\": [1, 2]"),
+      runsAddedByExtending(base, extendedWith("\"epochs\": 1", "\"epochs\": 2"), runsOf(base)));
+  EXPECT_FALSE(runsAddedByExtending(base, extendedWith("\"seeds\": 2", "\"seeds\": [1, 2]"),
                                     runsOf(base)));  // seed 0 gone
-  EXPECT_FALSE(runsAddedByExtending(base, withChange("[\"cpu-fp32\"]", "[\"tpu-bf16\"]"),
+  EXPECT_FALSE(runsAddedByExtending(base, extendedWith("[\"cpu-fp32\"]", "[\"tpu-bf16\"]"),
                                     runsOf(base)));  // cpu-fp32 gone
 }
 
