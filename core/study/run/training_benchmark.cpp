@@ -4,6 +4,7 @@
 #include <barrier>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -247,9 +248,7 @@ RelativeThroughput measureRelativeThroughput(const ThroughputConfig& config, int
   RelativeThroughput result;
   const int steps = rounds * config.steps;
   const auto total = [](const std::vector<double>& v) {
-    double sum = 0.0;
-    for (const double x : v) sum += x;
-    return sum;
+    return std::accumulate(v.begin(), v.end(), 0.0);
   };
   result.policy = sessionResult(config, measured, steps, total(measuredSeconds), text);
   result.reference = sessionResult(config, against, steps, total(againstSeconds), text);
