@@ -121,12 +121,13 @@ void printText(const BenchArgs& a, const backends::PrecisionPolicy& policy,
     std::printf("  X-ray on: every %d steps measured (records taken, not stored)\n", a.xrayEvery);
   if (a.signalsEvery > 0)
     std::printf("  early warnings on: every %d steps measured (not stored)\n", a.signalsEvery);
-  if (r.tokensPerSecond > 0)
+  if (r.tokensPerSecond > 0) {
     std::printf("  tokens/s      %10.1f%s\n  windows/s     %10.1f\n", r.tokensPerSecond,
                 r.threads > 1 ? "  (all threads together)" : "", r.imagesPerSecond);
-  else
+  } else {
     std::printf("  images/s      %10.1f%s\n", r.imagesPerSecond,
                 r.threads > 1 ? "  (all threads together)" : "");
+  }
   if (r.threads > 1) {
     std::printf("  per thread   ");
     for (double v : r.workerImagesPerSecond) std::printf(" %9.1f", v);
@@ -177,10 +178,11 @@ void runBench(const BenchArgs& a) {
   const backends::PrecisionPolicy policy = loadBackendArgument(a.backend);
   std::optional<backends::PrecisionPolicy> reference;
   if (!a.against.empty()) {
-    if (a.threads != 1)
+    if (a.threads != 1) {
       throw CommandError(
           "--against: the two backends take turns on one thread; pass --threads 1 (got " +
           std::to_string(a.threads) + ")");
+    }
     reference = loadBackendArgument(a.against);
   }
   study::ThroughputConfig config;

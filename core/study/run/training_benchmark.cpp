@@ -210,11 +210,12 @@ RelativeThroughput measureRelativeThroughput(const ThroughputConfig& config, int
                                              const backends::PrecisionPolicy& reference,
                                              const data::DataSplit& data) {
   if (rounds < 1) throw std::invalid_argument("rounds must be >= 1, got " + std::to_string(rounds));
-  if (config.threads != 1)
+  if (config.threads != 1) {
     throw std::invalid_argument(
         "threads must be 1 to time against a reference (the two sessions "
         "take turns on one thread), got " +
         std::to_string(config.threads));
+  }
   const data::TextSplit* text = data.text.get();
   const nn::ModelSpec spec = modelSpecFor(config, data.train, text);
   const std::uint64_t seed = data::mixSeed(config.seed, 0);
