@@ -42,6 +42,19 @@ std::size_t ReplicaAllReduce::treeDraw(int stride, int left) const {
   return draw + std::size_t(left / (2 * stride));
 }
 
+int ReplicaAllReduce::mergesOnArrival(int r, int (&lefts)[32], int (&rights)[32]) const {
+  int merges = 0;
+  for (int stride = 1; order_ == backends::ReduceOrder::Tree && stride < count_; stride *= 2) {
+    const int left = r / (2 * stride) * (2 * stride);
+    const int right = left + stride;
+    if (right > r || std::min(left + 2 * stride, count_) - 1 != r) continue;
+    lefts[merges] = left;
+    rights[merges] = right;
+    ++merges;
+  }
+  return merges;
+}
+
 void ReplicaAllReduce::add(std::span<float* const> gradients, std::span<const double> weights) {
   released_.clear();
   merges_.clear();
@@ -51,19 +64,15 @@ void ReplicaAllReduce::add(std::span<float* const> gradients, std::span<const do
     nodes_[std::size_t(r)] = gradients[g];
     Arrival arrival{gradients[g],  float(weights[g]), weights[g] != 1.0, std::size_t(r), 0,
                     merges_.size()};
-    // Every node whose two halves r completes, narrowest first (none in the ring order, which
-    // reduces in finish()): node `left` at `stride` adds the node `left + stride`, whose replicas
-    // end at r.
-    for (int stride = 1; order_ == backends::ReduceOrder::Tree && stride < count_; stride *= 2) {
-      const int left = r / (2 * stride) * (2 * stride);
-      const int right = left + stride;
-      if (right > r || std::min(left + 2 * stride, count_) - 1 != r) continue;
-      merges_.push_back(
-          {nodes_[std::size_t(left)], nodes_[std::size_t(right)], treeDraw(stride, left)});
-      released_.push_back(nodes_[std::size_t(right)]);
-      nodes_[std::size_t(right)] = nullptr;
-      ++arrival.merges;
+    int lefts[32], rights[32];
+    const int merges = mergesOnArrival(r, lefts, rights);
+    for (int m = 0; m < merges; ++m) {
+      const auto left = std::size_t(lefts[m]), right = std::size_t(rights[m]);
+      merges_.push_back({nodes_[left], nodes_[right], treeDraw(rights[m] - lefts[m], lefts[m])});
+      released_.push_back(nodes_[right]);
+      nodes_[right] = nullptr;
     }
+    arrival.merges = std::size_t(merges);
     arrivals_.push_back(arrival);
   }
   // Block by block, so that the new gradients' blocks and their partial sums stay in cache: each
@@ -114,19 +123,21 @@ void ReplicaAllReduce::reduceRange(std::span<float* const> replicas,
   for (std::size_t b = 0; b < len; b += kBlock) {
     const std::size_t blockLen = std::min(kBlock, len - b);
     const auto values = [&](int r) { return replicas[std::size_t(r)] + b; };
+    // Replica by replica, as add() takes them: its weight and hold, then the additions it
+    // completes (every element's operations and draws those of add() and finish()).
     for (int r = 0; r < count_; ++r) {
       if (weights[std::size_t(r)] != 1.0)
         Map(values(r), Eigen::Index(blockLen)) *= float(weights[std::size_t(r)]);
       hold(values(r), lo + b, blockLen, std::size_t(r));
+      int lefts[32], rights[32];
+      const int merges = mergesOnArrival(r, lefts, rights);
+      for (int m = 0; m < merges; ++m) {
+        Map(values(lefts[m]), Eigen::Index(blockLen)) +=
+            Map(values(rights[m]), Eigen::Index(blockLen));
+        hold(values(lefts[m]), lo + b, blockLen, treeDraw(rights[m] - lefts[m], lefts[m]));
+      }
     }
     if (order_ == backends::ReduceOrder::Tree) {
-      for (int stride = 1; stride < count_; stride *= 2) {
-        for (int left = 0; left + stride < count_; left += 2 * stride) {
-          Map(values(left), Eigen::Index(blockLen)) +=
-              Map(values(left + stride), Eigen::Index(blockLen));
-          hold(values(left), lo + b, blockLen, treeDraw(stride, left));
-        }
-      }
       Map(out + b, Eigen::Index(blockLen)) = Map(values(0), Eigen::Index(blockLen)) / float(count_);
       hold(out + b, lo + b, blockLen, treeDraw(count_, 0));
       continue;

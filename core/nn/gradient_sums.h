@@ -64,6 +64,10 @@ class ReplicaAllReduce {
   // replicas' values weighted and held: replicas[r] + first is replica r's element lo.
   void ringMean(std::span<float* const> replicas, std::size_t first, std::size_t lo,
                 std::size_t len, float* out) const;
+  // The tree's additions that replica r's arrival completes (replicas 0 .. r - 1 arrived before),
+  // narrowest first: node lefts[m] adds node rights[m], whose replicas end at r. Returns how many
+  // (none in the ring order, which reduces all at once).
+  int mergesOnArrival(int r, int (&lefts)[32], int (&rights)[32]) const;
   // The draw of the tree's addition into node `left` at `stride` (allReduceMean's order: every
   // replica's own rounding, then the additions stride by stride, left to right, then the mean).
   std::size_t treeDraw(int stride, int left) const;
