@@ -8,25 +8,19 @@
 #include <string>
 
 #include "core/backends/precision_policy.h"
+#include "core/data/dataset.h"
 #include "core/study/run/training_benchmark.h"
 
 namespace paritylab::study {
 namespace {
 
-// 64 images of 1 x 8 x 8 with labels cycling through 4 classes.
+// 64 images of the synthetic source (core/data/dataset.h).
 data::DataSplit tinyImages() {
-  data::DataSplit split;
-  data::Dataset& d = split.train;
-  d.channels = 1;
-  d.height = d.width = 8;
-  d.numClasses = 4;
-  d.images.resize(64 * d.imageSize());
-  for (std::size_t i = 0; i < d.images.size(); ++i) d.images[i] = float(i % 17) / 17.0f - 0.5f;
-  for (int i = 0; i < 64; ++i) d.labels.push_back(i % 4);
-  d.channelMean = {0.0f};
-  d.channelStd = {1.0f};
-  for (int k = 0; k < 4; ++k) d.classNames.push_back("class " + std::to_string(k));
-  return split;
+  data::DatasetSpec spec;
+  spec.source = "synthetic";
+  spec.trainSize = 64;
+  spec.testSize = 16;
+  return data::loadDataset(spec);
 }
 
 ThroughputConfig tinyConfig() {
