@@ -50,13 +50,14 @@ void BM_RoundBf16(benchmark::State& state) {
 }
 
 // NVFP4's random Hadamard transform of a weight-gradient operand, in place.
-void BM_RandomHadamard(benchmark::State& state, BlockAxis axis) {
-  std::vector<float> values = normalBuffer(std::size_t(kRows * kCols));
+void BM_RandomHadamard(benchmark::State& state, BlockAxis axis, std::int64_t rows = kRows,
+                       std::int64_t cols = kCols) {
+  std::vector<float> values = normalBuffer(std::size_t(rows * cols));
   for (auto _ : state) {
-    randomHadamardTransform(values, kRows, kCols, kCols, axis, 7);
+    randomHadamardTransform(values, rows, cols, cols, axis, 7);
     benchmark::DoNotOptimize(values.data());
   }
-  state.SetItemsProcessed(state.iterations() * kRows * kCols);
+  state.SetItemsProcessed(state.iterations() * rows * cols);
 }
 
 BENCHMARK(BM_RoundBf16)->Unit(benchmark::kMicrosecond);
@@ -81,6 +82,13 @@ BENCHMARK_CAPTURE(BM_Quantize, nvfp4_stochastic_rows, BlockScalingKind::NVFP4, B
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Quantize, nvfp4_stochastic_columns, BlockScalingKind::NVFP4, BlockAxis::Column,
                   kRows, kCols, true)
+    ->Unit(benchmark::kMicrosecond);
+// small-cnn's first convolution's output gradient at batch 128, [N, C x H x W] = [128, 32 x 784],
+// as its weight-gradient product reads it: blocks along the batch, down the columns.
+BENCHMARK_CAPTURE(BM_Quantize, nvfp4_stochastic_columns_128x25088, BlockScalingKind::NVFP4,
+                  BlockAxis::Column, 128, 25088, true)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_RandomHadamard, columns_128x25088, BlockAxis::Column, 128, 25088)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_RandomHadamard, rows, BlockAxis::Row)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_RandomHadamard, columns, BlockAxis::Column)->Unit(benchmark::kMicrosecond);
