@@ -2,7 +2,11 @@
 
 #include <QPainter>
 #include <QPixmap>
+#include <QPointer>
+#include <array>
 #include <cstdint>
+
+#include "ui/session/shown_study.h"
 
 namespace paritylab::ui {
 namespace {
@@ -61,7 +65,17 @@ std::uint32_t fnv1a(const QByteArray& bytes) {
   return h;
 }
 
+int hashIndex(const QString& backend) {
+  return static_cast<int>(fnv1a(backend.toUtf8()) % BackendColours::kHashPaletteSize);
+}
+
+QPointer<const ShownStudy> followed;  // null again once the study is destroyed
+
 }  // namespace
+
+void BackendColours::follow(const ShownStudy* study) {
+  followed = study;
+}
 
 bool BackendColours::isPreset(const QString& backend) {
   for (const PresetEntry& p : kPresets)
@@ -72,7 +86,24 @@ bool BackendColours::isPreset(const QString& backend) {
 int BackendColours::paletteIndex(const QString& backend) {
   for (const PresetEntry& p : kPresets)
     if (backend == QLatin1String(p.name)) return p.index;
-  return static_cast<int>(fnv1a(backend.toUtf8()) % kHashPaletteSize);
+  const QStringList inStudy = followed ? followed->specBackends() : QStringList();
+  if (!inStudy.contains(backend)) return hashIndex(backend);
+  // The spec's non-preset backends in order, each its hash entry or the next one not taken.
+  std::array<bool, kHashPaletteSize> taken{};
+  int free = kHashPaletteSize;
+  for (const QString& name : inStudy) {
+    if (isPreset(name)) continue;
+    int index = hashIndex(name);
+    if (free == 0) {  // every entry taken: they repeat
+      taken.fill(false);
+      free = kHashPaletteSize;
+    }
+    while (taken[std::size_t(index)]) index = (index + 1) % kHashPaletteSize;
+    taken[std::size_t(index)] = true;
+    --free;
+    if (name == backend) return index;
+  }
+  return hashIndex(backend);
 }
 
 QColor BackendColours::of(const QString& backend) {

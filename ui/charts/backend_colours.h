@@ -7,14 +7,22 @@
 // no two presets look alike. Any other name (an imported "xla" or "cuda", a custom policy) takes
 // the Okabe–Ito colour picked by a 32-bit FNV-1a hash of its UTF-8 bytes: stable across sessions
 // and machines. Tableau 10 and Okabe–Ito are colour-blind-friendly; Okabe–Ito's yellow is
-// darkened to be visible as a line on white. Two non-preset names can share a colour; the legend
-// names each backend.
+// darkened to be visible as a line on white.
+//
+// Two such names could hash to one entry. Within the study the window shows (follow()), they do
+// not while entries are left: its non-preset backends, in the spec's order, each take their hash
+// entry or, when a backend before them in the spec took it, the next free one. The spec's order
+// is the study's, so a study's colours stay the same in every session; the same name may take
+// another entry in another study. Past eight such names the entries repeat; the legend names each
+// backend.
 
 #include <QColor>
 #include <QIcon>
 #include <QString>
 
 namespace paritylab::ui {
+
+class ShownStudy;
 
 class BackendColours {
  public:
@@ -27,6 +35,9 @@ class BackendColours {
   static bool isPreset(const QString& backend);
   // The entry used for `backend`: in the preset palette for a preset, else in Okabe–Ito.
   static int paletteIndex(const QString& backend);
+  // The study whose spec's backends take distinct entries among themselves (the window's one shown
+  // study, which outlives every view that asks for a colour); null: each name its hash entry.
+  static void follow(const ShownStudy* study);
   // A small filled square of the backend's colour, for table cells and combo boxes.
   static QIcon swatch(const QString& backend, int size = 12);
 };

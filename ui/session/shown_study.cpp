@@ -21,13 +21,16 @@ void ShownStudy::setSpec(const QString& json, const QString& name) {
   specJson_ = json;
   specName_ = name;
   chaosFloor_.clear();
+  specBackends_.clear();
   languageModel_ = false;
   study::ComparedMetric metric = study::ComparedMetric::Accuracy;  // imported results: accuracy
   try {
     const study::StudySpec spec = study::parseStudySpec(json.toStdString());
-    for (const study::BackendEntry& e : spec.backends)
+    for (const study::BackendEntry& e : spec.backends) {
+      specBackends_ << QString::fromStdString(e.name);
       if (e.perturbation != study::Perturbation::None)
         chaosFloor_ << QString::fromStdString(e.name);
+    }
     metric = study::defaultComparedMetric(spec);
     languageModel_ = nn::isLanguageModel(spec.train.model);
   } catch (const std::exception&) {

@@ -38,6 +38,9 @@ class ShownStudy : public QObject {
   // The spec's chaos-floor backends (docs/chaos-floor.md): shown like any backend, never the
   // default backend a tab examines.
   QStringList chaosFloorBackends() const { return chaosFloor_; }
+  // Every backend of the spec, chaos floor included, in the spec's order (none for imported
+  // results).
+  QStringList specBackends() const { return specBackends_; }
   // The spec trains a language model (its curves include perplexity).
   bool languageModel() const { return languageModel_; }
   Mode mode() const { return mode_; }
@@ -63,7 +66,7 @@ class ShownStudy : public QObject {
  private:
   RunData* runs_;
   QString database_, specJson_, specName_;
-  QStringList chaosFloor_;
+  QStringList chaosFloor_, specBackends_;
   bool languageModel_ = false;
   Mode mode_ = Mode::Empty;
   study::ComparedMetric metric_ = study::ComparedMetric::Accuracy;

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "ui/charts/backend_colours.h"
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/panels/curves/equivalence_band.h"
 #include "ui/panels/distributions/distributions_panel.h"
@@ -67,6 +68,7 @@ MainWindow::MainWindow(QWidget* parent)
       tabs_(new QTabWidget),
       banner_(new QLabel),
       location_(new QLabel) {
+  BackendColours::follow(shown_);  // the shown study's own backends never share a colour
   setWindowTitle(QStringLiteral("ParityLab"));
   setWindowIcon(QIcon(QStringLiteral(":/icons/paritylab.svg")));
 

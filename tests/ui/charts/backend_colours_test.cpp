@@ -73,6 +73,30 @@ class BackendColoursTest : public QObject {
     QVERIFY(BackendColours::of("xla") != BackendColours::of("cuda"));
   }
 
+  // In the shown study, backends whose names hash to one Okabe-Ito entry do not share it: the
+  // spec's non-preset backends in order take their entry or the next free one. gpt-recipes.json's
+  // nvfp4-no-hadamard and nvfp4-head-bf16 both hash to 2 (sky blue; FNV-1a computed in Python as
+  // above), fp8-current to 1 and fp8-blockwise to 5.
+  void shownStudysBackendsThatHashAlikeTakeDistinctColours() {
+    QFile file(QStringLiteral(PARITYLAB_SOURCE_DIR "/resources/studies/gpt-recipes.json"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(BackendColours::of("nvfp4-head-bf16"), BackendColours::of("nvfp4-no-hadamard"));
+    {
+      ShownStudy study;
+      study.setSpec(QString::fromUtf8(file.readAll()), QStringLiteral("gpt-recipes"));
+      BackendColours::follow(&study);
+      QCOMPARE(BackendColours::paletteIndex("fp8-current"), 1);
+      QCOMPARE(BackendColours::paletteIndex("fp8-blockwise"), 5);
+      QCOMPARE(BackendColours::paletteIndex("nvfp4-no-hadamard"), 2);  // first in the spec
+      QCOMPARE(BackendColours::paletteIndex("nvfp4-head-bf16"), 3);    // 2 taken: the next
+      QCOMPARE(BackendColours::of("nvfp4-head-bf16"), QColor(0x00, 0x9e, 0x73));
+      QCOMPARE(BackendColours::of("nvfp4"), QColor(0x84, 0x3c, 0x39));  // presets: as ever
+      QCOMPARE(BackendColours::paletteIndex("cuda"), 6);  // not in the study: its hash entry
+    }
+    // The study is gone: every name its hash entry again.
+    QCOMPARE(BackendColours::paletteIndex("nvfp4-head-bf16"), 2);
+  }
+
   // A backend has the same colour whichever order runs start in, in every view.
   void coloursStableAcrossStartOrders() {
     ShownStudy firstStudy, secondStudy;
