@@ -79,12 +79,12 @@ CurveMetric curveOfComparedMetric(study::ComparedMetric metric) {
   return CurveMetric::TestAccuracy;
 }
 
-QString curveMetricName(CurveMetric metric) {
+QString curveMetricName(CurveMetric metric, bool languageModel) {
   switch (metric) {
     case CurveMetric::TestAccuracy:
       return QObject::tr("test accuracy");
     case CurveMetric::TestLoss:
-      return QObject::tr("test loss");
+      return languageModel ? QObject::tr("validation loss") : QObject::tr("test loss");
     case CurveMetric::TrainLoss:
       return QObject::tr("train loss");
     case CurveMetric::StepLoss:
@@ -127,12 +127,13 @@ QString curveMetricSlug(CurveMetric metric) {
   return {};
 }
 
-QString curveAxisTitle(CurveMetric metric) {
+QString curveAxisTitle(CurveMetric metric, bool languageModel) {
   switch (metric) {
     case CurveMetric::TestAccuracy:
       return QObject::tr("test accuracy (%)");
     case CurveMetric::Perplexity:
-      return QObject::tr("perplexity, exp(test loss)");
+      return QObject::tr("perplexity, exp(%1)")
+          .arg(curveMetricName(CurveMetric::TestLoss, languageModel));
     case CurveMetric::GradNorm:
       return QObject::tr("gradient norm (L2, all parameters)");
     case CurveMetric::UpdateRatio:
@@ -142,7 +143,7 @@ QString curveAxisTitle(CurveMetric metric) {
     case CurveMetric::OutputLogitNorm:
       return QObject::tr("output-logit norm (L2, mean per prediction)");
     default:
-      return QObject::tr("%1 (nats)").arg(curveMetricName(metric));
+      return QObject::tr("%1 (nats)").arg(curveMetricName(metric, languageModel));
   }
 }
 

@@ -42,11 +42,14 @@ inline constexpr CurveMetric kCurveMetrics[] = {
     CurveMetric::TestAccuracy, CurveMetric::TestLoss,       CurveMetric::TrainLoss,
     CurveMetric::StepLoss,     CurveMetric::Perplexity,     CurveMetric::GradNorm,
     CurveMetric::UpdateRatio,  CurveMetric::AttentionLogit, CurveMetric::OutputLogitNorm};
-QString curveMetricName(CurveMetric metric);  // "test accuracy", ...
+// "test accuracy", "test loss", ...; a language model's held-out loss is its "validation loss"
+// (as its runs table, statistics and verdicts call it).
+QString curveMetricName(CurveMetric metric, bool languageModel = false);
 QString curveMetricSlug(CurveMetric metric);  // "accuracy", "test-loss", "train-loss", "step-loss"
-QString curveAxisTitle(CurveMetric metric);   // "test accuracy (%)", "test loss (nats)", ...
-bool isStepMetric(CurveMetric metric);        // against the step (else the epoch)
-bool isEarlyWarning(CurveMetric metric);      // one of the stored early warnings
+// "test accuracy (%)", "test loss (nats)", ...; "validation loss (nats)" for a language model.
+QString curveAxisTitle(CurveMetric metric, bool languageModel = false);
+bool isStepMetric(CurveMetric metric);    // against the step (else the epoch)
+bool isEarlyWarning(CurveMetric metric);  // one of the stored early warnings
 // The per-epoch curve of the metric a study's backends are compared on (its test loss for a
 // validation loss).
 CurveMetric curveOfComparedMetric(study::ComparedMetric metric);

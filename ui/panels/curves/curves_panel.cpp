@@ -65,6 +65,14 @@ CurvesPanel::CurvesPanel(ShownStudy* study, QWidget* parent)
   // The curve of the metric the study is compared on (its test loss for a language model).
   connect(shown_, &ShownStudy::metricChanged, this, &CurvesPanel::followComparedMetric);
   followComparedMetric();
+  // A language model's held-out loss is its validation loss, in the chooser as in the chart.
+  connect(shown_, &ShownStudy::specChanged, this, [this] {
+    for (int i = 0; i < metricBox_->count(); ++i) {
+      const auto metric = static_cast<CurveMetric>(metricBox_->itemData(i).toInt());
+      metricBox_->setItemText(i, curveMetricName(metric, shown_->languageModel()));
+    }
+    rebuild();
+  });
   connect(data_, &RunData::reset, this, &CurvesPanel::rebuild);
   connect(data_, &RunData::rowsAppended, this, &CurvesPanel::rebuild);
   connect(data_, &RunData::updated, this, &CurvesPanel::refreshPoints);
@@ -268,12 +276,13 @@ void CurvesPanel::rebuild() {
     return axis;
   };
   xAxis_ = makeAxis(options_.logX, steps ? tr("step") : tr("epoch"), 10, 1.0);
-  yAxis_ = makeAxis(options_.logY, curveAxisTitle(options_.metric), 8, 0.0);
+  const bool languageModel = shown_->languageModel();
+  yAxis_ = makeAxis(options_.logY, curveAxisTitle(options_.metric, languageModel), 8, 0.0);
   chart_->addAxis(xAxis_, Qt::AlignBottom);
   chart_->addAxis(yAxis_, Qt::AlignLeft);
-  chart_->setTitle(data_->title().isEmpty()
-                       ? curveMetricName(options_.metric)
-                       : tr("%1 — %2").arg(data_->title(), curveMetricName(options_.metric)));
+  const QString metricName = curveMetricName(options_.metric, languageModel);
+  chart_->setTitle(data_->title().isEmpty() ? metricName
+                                            : tr("%1 — %2").arg(data_->title(), metricName));
 
   const QStringList names = data_->backends();
   // Bands first (beneath), then runs, then means on top.

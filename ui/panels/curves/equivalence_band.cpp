@@ -211,7 +211,7 @@ QString EquivalenceBand::words(CurveMetric metric) const {
   const CurveMetric compared = curveOfComparedMetric(shown_->metric());
   if (metric != CurveMetric::StepLoss && metric != compared)
     return tr("The equivalence band is drawn on the step loss and on the %1 per epoch.")
-        .arg(curveMetricName(compared));
+        .arg(curveMetricName(compared, shown_->languageModel()));
   if (shown_->database().isEmpty())
     return tr("The equivalence band appears once runs are stored in a results database.");
   if (!error_.isEmpty()) return tr("No equivalence band: %1").arg(error_);

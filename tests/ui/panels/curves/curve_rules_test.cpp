@@ -4,6 +4,7 @@
 // accuracy in percent, empty charts with a range and a hint, the x axis ends at the data and
 // stays put when a backend is hidden.
 #include <QAreaSeries>
+#include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QLineSeries>
@@ -150,9 +151,10 @@ class CurveRulesTest : public QObject {
     QVERIFY(dir.isValid());
     QString error;
     const QString db = dir.filePath("reference.db");
-    QVERIFY2(importResults(QStringLiteral(PARITYLAB_REFERENCE_DIR) + "/torchprime-resnet18-metrics.csv",
-                       db, &error),
-             qPrintable(error));
+    QVERIFY2(
+        importResults(QStringLiteral(PARITYLAB_REFERENCE_DIR) + "/torchprime-resnet18-metrics.csv",
+                      db, &error),
+        qPrintable(error));
     LoadedStudy loaded;
     QVERIFY2(loadDatabase(db, &loaded, &error), qPrintable(error));
     // Independent reference: each run smoothed by TensorBoard's formula, then min/mean/max.
@@ -253,8 +255,9 @@ class CurveRulesTest : public QObject {
   }
 
   // Losses are in nats on the axis; a study compared on its validation loss (a language model's)
-  // draws its test-loss curve, perplexity is exp(test loss), and a language model's exports
-  // include the perplexity and attention-logit charts.
+  // draws its held-out loss curve, named "validation loss" once the spec is a language model's,
+  // perplexity is exp of that loss, and a language model's exports include the perplexity and
+  // attention-logit charts.
   void curvesFollowTheComparedMetricInNatsAndPerplexity() {
     ShownStudy study;
     RunData& data = *study.runs();
@@ -278,6 +281,17 @@ class CurveRulesTest : public QObject {
     QVERIFY(file.open(QIODevice::ReadOnly));
     study.setSpec(QString::fromUtf8(file.readAll()), QStringLiteral("gpt"));
     QCOMPARE(curves.options().metric, CurveMetric::TestLoss);  // the spec's default metric
+    // A language model's held-out loss is called what its runs table and verdicts call it.
+    y = qobject_cast<QValueAxis*>(curves.chart()->axes(Qt::Vertical).front());
+    QVERIFY(y);
+    QCOMPARE(y->titleText(), QStringLiteral("validation loss (nats)"));
+    QVERIFY(curves.chart()->title().endsWith(QStringLiteral("validation loss")));
+    const QComboBox* chooser = nullptr;  // the metric chooser: the box offering the metrics
+    for (const QComboBox* box : curves.findChildren<QComboBox*>())
+      if (box->findText(QStringLiteral("gradient norm")) >= 0) chooser = box;
+    QVERIFY(chooser);
+    QCOMPARE(chooser->currentText(), QStringLiteral("validation loss"));
+    QCOMPARE(chooser->findText(QStringLiteral("test loss")), -1);
     const std::vector<Exportable> exports = curves.exportables();
     QCOMPARE(exports.size(), std::size_t(9));
     QCOMPARE(exports[4].name, QStringLiteral("curves-perplexity"));
