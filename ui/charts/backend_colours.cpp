@@ -73,8 +73,10 @@ QPointer<const ShownStudy> followed;  // null again once the study is destroyed
 
 }  // namespace
 
-void BackendColours::follow(const ShownStudy* study) {
+const ShownStudy* BackendColours::follow(const ShownStudy* study) {
+  const ShownStudy* before = followed;
   followed = study;
+  return before;
 }
 
 bool BackendColours::isPreset(const QString& backend) {

@@ -36,8 +36,9 @@ class BackendColours {
   // The entry used for `backend`: in the preset palette for a preset, else in Okabe–Ito.
   static int paletteIndex(const QString& backend);
   // The study whose spec's backends take distinct entries among themselves (the window's one shown
-  // study, which outlives every view that asks for a colour); null: each name its hash entry.
-  static void follow(const ShownStudy* study);
+  // study; headless charts their own); null: each name its hash entry. Returns the study followed
+  // until then (null once it is destroyed), for a caller that follows one only for a while.
+  static const ShownStudy* follow(const ShownStudy* study);
   // A small filled square of the backend's colour, for table cells and combo boxes.
   static QIcon swatch(const QString& backend, int size = 12);
 };

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "ui/charts/backend_colours.h"
 #include "ui/charts/backend_pair_choosers.h"
 #include "ui/charts/chart_view.h"
 #include "ui/panels/curves/curves_panel.h"
@@ -134,7 +135,14 @@ bool renderReportCharts(const std::string& dbPath, const std::string& outDir, st
   QString message;
   if (!loadDatabase(db, &loaded, &message)) return fail(message);
 
+  // The study as the app shows this database: its spec (the metric compared, a language model's
+  // curves, the chaos floor), its backends' colours.
   ShownStudy study;
+  study.setSpec(loaded.specJson, loaded.title);
+  const struct Colours {
+    const ShownStudy* before;
+    ~Colours() { BackendColours::follow(before); }
+  } colours{BackendColours::follow(&study)};
   RunData& data = *study.runs();
   data.setRuns(std::move(loaded.runs), loaded.title);
   // The tabs as the app shows this database, at the size of the exported charts.

@@ -2,6 +2,7 @@
 // and the bit-layout diagram headless from a results database, as valid PNG and SVG files.
 #include "ui/shell/report_charts.h"
 
+#include <QFile>
 #include <QImage>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -13,8 +14,8 @@
 #include "ui/charts/chart_view.h"
 #include "ui/panels/curves/curves_panel.h"
 #include "ui/session/run_data.h"
-#include "ui/session/study_bridge.h"
 #include "ui/session/shown_study.h"
+#include "ui/session/study_bridge.h"
 
 using namespace paritylab;
 
@@ -145,6 +146,48 @@ class ReportChartsTest : public QObject {
         }
       QVERIFY2(n >= 40, qPrintable(QStringLiteral("%1: %2 pixels").arg(backend).arg(n)));
     }
+  }
+
+  // A language model's database charts as the app shows it: from its spec, the study is compared
+  // on its validation loss (the histogram's title), its curves include the perplexity and the
+  // attention logits, and its backends take the colours the app gives them (gpt-recipes'
+  // nvfp4-no-hadamard and nvfp4-head-bf16 hash to one entry; in the study they do not share it).
+  void aLanguageModelsChartsFollowItsSpec() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string db = dir.filePath("gpt.db").toStdString();
+    QFile spec(QStringLiteral(PARITYLAB_SOURCE_DIR "/resources/studies/gpt-recipes.json"));
+    QVERIFY(spec.open(QIODevice::ReadOnly));
+    {
+      auto store = study::ResultsStore::open(db, true);
+      store->saveStudySpec(spec.readAll().toStdString());
+      for (int i = 0; i < 4; ++i) {
+        study::RunRecord run;
+        run.backend = i % 2 ? "nvfp4-head-bf16" : "nvfp4-no-hadamard";
+        run.seed = static_cast<std::uint64_t>(i / 2);
+        run.status = study::RunState::Completed;
+        run.epochsDone = 2;
+        run.finalTestLoss = 2.43 + 0.01 * i;
+        run.finalAccuracy = 0.31;
+        run.id = store->addRun(run);
+        for (int e = 1; e <= 2; ++e)
+          store->addEpoch(run.id, {e, 2.6 / e, run.finalTestLoss + 0.1 * (2 - e), 0.3, 1.0});
+      }
+    }
+    std::string error;
+    const QString out = dir.filePath("charts");
+    QVERIFY2(ui::renderReportCharts(db, out.toStdString(), &error), error.c_str());
+    for (const char* stem : {"curves-perplexity", "curves-attention-logit", "histogram"})
+      QVERIFY2(QFile::exists(out + "/" + stem + ".png"), stem);
+    QFile histogram(out + "/histogram.svg");
+    QVERIFY(histogram.open(QIODevice::ReadOnly));
+    const QByteArray svg = histogram.readAll();
+    QVERIFY(svg.contains("final validation loss"));
+    QVERIFY(!svg.contains("final accuracy"));
+    // The colours the study gives them, not each name's hash entry (both sky blue, #56b4e9).
+    QVERIFY(svg.contains("#009e73"));
+    QVERIFY(svg.contains("#56b4e9"));
+    QVERIFY(ui::BackendColours::of("nvfp4-head-bf16") == QColor(0x56, 0xb4, 0xe9));  // restored
   }
 };
 
