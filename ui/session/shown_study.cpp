@@ -23,6 +23,7 @@ void ShownStudy::setSpec(const QString& json, const QString& name) {
   chaosFloor_.clear();
   specBackends_.clear();
   languageModel_ = false;
+  xrayEverySteps_ = 0;
   study::ComparedMetric metric = study::ComparedMetric::Accuracy;  // imported results: accuracy
   try {
     const study::StudySpec spec = study::parseStudySpec(json.toStdString());
@@ -33,6 +34,7 @@ void ShownStudy::setSpec(const QString& json, const QString& name) {
     }
     metric = study::defaultComparedMetric(spec);
     languageModel_ = nn::isLanguageModel(spec.train.model);
+    xrayEverySteps_ = spec.train.xrayEverySteps;
   } catch (const std::exception&) {
     // An invalid spec (the dialog's problems say why) has no chaos floor to leave out.
   }

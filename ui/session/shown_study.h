@@ -43,6 +43,8 @@ class ShownStudy : public QObject {
   QStringList specBackends() const { return specBackends_; }
   // The spec trains a language model (its curves include perplexity).
   bool languageModel() const { return languageModel_; }
+  // The spec X-rays its products every this many steps (0: no X-ray).
+  int xrayEverySteps() const { return xrayEverySteps_; }
   Mode mode() const { return mode_; }
   // The metric compared: the spec's default (accuracy, or a language model's validation loss)
   // whenever another spec is shown, until the user picks another.
@@ -68,6 +70,7 @@ class ShownStudy : public QObject {
   QString database_, specJson_, specName_;
   QStringList chaosFloor_, specBackends_;
   bool languageModel_ = false;
+  int xrayEverySteps_ = 0;
   Mode mode_ = Mode::Empty;
   study::ComparedMetric metric_ = study::ComparedMetric::Accuracy;
 };

@@ -1,6 +1,7 @@
 #include "ui/panels/xray/xray_panel.h"
 
 #include <QComboBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -19,6 +20,7 @@ namespace paritylab::ui {
 
 XrayPanel::XrayPanel(ShownStudy* study, QWidget* parent)
     : QWidget(parent),
+      shown_(study),
       statisticBox_(new QComboBox),
       operandBox_(new QComboBox),
       seedBox_(new QComboBox),
@@ -90,6 +92,11 @@ XrayPanel::XrayPanel(ShownStudy* study, QWidget* parent)
   connect(&readSoon_, &QTimer::timeout, this, [this] { setDatabase(dbPath_); });
   if (study) {
     connect(study, &ShownStudy::databaseChanged, this, &XrayPanel::followStudy);
+    // Another spec: what the tab says of an X-ray not read yet follows it (unless another
+    // database is being read, which the tab says instead).
+    connect(study, &ShownStudy::specChanged, this, [this] {
+      if (dbPath_ == shownPath_ && grid_.rows.empty()) rebuild();
+    });
     connect(study->runs(), &RunData::reset, this,
             [this, study] { followStudy(study->database()); });
     // One read for runs finishing, a database opened (its runs are announced as finished too).
@@ -99,7 +106,17 @@ XrayPanel::XrayPanel(ShownStudy* study, QWidget* parent)
 
 void XrayPanel::followStudy(const QString& dbPath) {
   dbPath_ = dbPath;
+  showReading(dbPath);
   readSoon_.start();
+}
+
+void XrayPanel::showReading(const QString& dbPath) {
+  if (dbPath.isEmpty() || dbPath == shownPath_) return;  // a reload keeps what is on screen
+  grid_ = {};
+  runs_.clear();
+  heatmap_->setGrid(nullptr, XrayStatistic::Underflow);
+  empty_->setText(tr("Reading the X-ray of %1…").arg(QFileInfo(dbPath).fileName()));
+  stack_->setCurrentWidget(empty_);
 }
 
 void XrayPanel::settle() {
@@ -116,6 +133,7 @@ void XrayPanel::setDatabase(const QString& dbPath) {
     showRead({});
     return;
   }
+  showReading(dbPath);
   reader_.start([dbPath] {
     XrayRead read{dbPath, {}, {}, {}};
     loadXrayRows(dbPath, &read.rows, &read.runs, &read.error);
@@ -224,7 +242,15 @@ void XrayPanel::rebuild() {
       tr("Click a cell. Grey cells were not measured; SQNR of an exact rounding "
          "(+inf dB) takes the top colour. Each block is its backend's run with the chosen "
          "seed."));
-  if (grid_.rows.empty()) {
+  if (grid_.rows.empty() && shown_ && shown_->xrayEverySteps() > 0) {
+    // A study that samples its products, none read yet (it reads as runs finish).
+    const int every = shown_->xrayEverySteps();
+    empty_->setText((every == 1 ? tr("This study X-rays its products at every step")
+                                : tr("This study X-rays its products every %1 steps").arg(every)) +
+                    tr("; none is in its results yet (a run's X-ray is read when the run "
+                       "finishes)."));
+    stack_->setCurrentWidget(empty_);
+  } else if (grid_.rows.empty()) {
     empty_->setText(
         tr("No X-ray in these results: run a study with \"xray\": {} or paritylab-cli run "
            "--xray. (Imported runs from real hardware carry no X-ray.)"));

@@ -68,6 +68,9 @@ class XrayPanel : public QWidget, public ChartExports {
   // control returns to the event loop (opening a database does both at once).
   void followStudy(const QString& dbPath);
   void showRead(const XrayRead& read);
+  // Another database is being read: the panel says so (neither the previous database's X-ray nor
+  // "no X-ray" before its own is known).
+  void showReading(const QString& dbPath);
   void rebuild();
   void fillSeeds();
   // The operands the rows hold: the products' (input, weight, left, right, grad, output) first,
@@ -75,8 +78,9 @@ class XrayPanel : public QWidget, public ChartExports {
   void fillOperands();
   void showView(const XrayView& view);
 
-  QString dbPath_;     // the database asked for
-  QString shownPath_;  // the database whose X-ray is on screen
+  const ShownStudy* shown_;  // null: no study
+  QString dbPath_;           // the database asked for
+  QString shownPath_;        // the database whose X-ray is on screen
   std::vector<study::RunRecord> runs_;
   XrayGrid grid_;
   QComboBox* statisticBox_;

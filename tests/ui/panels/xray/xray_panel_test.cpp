@@ -26,8 +26,9 @@
 #include "ui/panels/formats/formats_panel.h"
 #include "ui/panels/xray/xray_heatmap.h"
 #include "ui/panels/xray/xray_histogram.h"
-#include "ui/shell/main_window.h"
 #include "ui/session/run_data.h"
+#include "ui/session/shown_study.h"
+#include "ui/shell/main_window.h"
 
 static void initResources() {
   Q_INIT_RESOURCE(paritylab);  // the icons, linked into the static ui library
@@ -60,6 +61,10 @@ class XrayPanelTest : public QObject {
   void heatmapBlocksMatchTheStore() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_));
+    // Until the X-ray is read, the tab says it is reading it, not that the results have none.
+    QVERIFY(!window.xray()->hasXray());
+    QCOMPARE(window.xray()->emptyMessage()->text(),
+             QStringLiteral("Reading the X-ray of xray.db…"));
     window.xray()->settle();  // the X-ray is read off the GUI thread
     XrayPanel* panel = window.xray();
     QVERIFY(panel->hasXray());
@@ -380,6 +385,21 @@ class XrayPanelTest : public QObject {
     QVERIFY2(window.exportAllTo(out.path(), &error, &written), qPrintable(error));
     QVERIFY(QFileInfo(out.filePath("xray-underflow.png")).size() > 0);
     QVERIFY(QFileInfo(out.filePath("xray-underflow.svg")).size() > 0);
+  }
+
+  // A study that X-rays its products, before any of its X-ray is read, says that it will come
+  // (not that the results have none); a study without says how to get one.
+  void anXrayStudyBeforeItsFirstXraySaysItWillCome() {
+    ShownStudy shown;
+    XrayPanel panel(&shown);
+    QFile file(QStringLiteral(PARITYLAB_SOURCE_DIR "/resources/studies/underflow.json"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    shown.setSpec(QString::fromUtf8(file.readAll()), QStringLiteral("underflow"));
+    QVERIFY(panel.emptyMessage()->text().startsWith("This study X-rays its products every"));
+    QFile quick(QStringLiteral(PARITYLAB_SOURCE_DIR "/resources/studies/quick.json"));
+    QVERIFY(quick.open(QIODevice::ReadOnly));
+    shown.setSpec(QString::fromUtf8(quick.readAll()), QStringLiteral("quick"));
+    QVERIFY(panel.emptyMessage()->text().startsWith("No X-ray in these results"));
   }
 
   void resultsWithoutXraySaySo() {
