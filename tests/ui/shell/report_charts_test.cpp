@@ -30,6 +30,23 @@ QRect drawnExtent(const QImage& image) {
   return box;
 }
 
+// Adds a completed run of `epochs` epochs: its accuracy rising to finalAccuracy, its test loss
+// falling to finalTestLoss.
+void addCompletedRun(study::ResultsStore& store, const std::string& backend, std::uint64_t seed,
+                     int epochs, double finalAccuracy, double finalTestLoss) {
+  study::RunRecord run;
+  run.backend = backend;
+  run.seed = seed;
+  run.status = study::RunState::Completed;
+  run.epochsDone = epochs;
+  run.finalAccuracy = finalAccuracy;
+  run.finalTestLoss = finalTestLoss;
+  run.id = store.addRun(run);
+  for (int e = 1; e <= epochs; ++e)
+    store.addEpoch(
+        run.id, {e, 1.0 / e, finalTestLoss + 0.1 * (epochs - e), finalAccuracy * e / epochs, 1.0});
+}
+
 }  // namespace
 
 class ReportChartsTest : public QObject {
@@ -42,17 +59,9 @@ class ReportChartsTest : public QObject {
     const std::string db = dir.filePath("results.db").toStdString();
     {
       auto store = study::ResultsStore::open(db, true);
-      for (int i = 0; i < 6; ++i) {
-        study::RunRecord run;
-        run.backend = i % 2 ? "tpu-bf16" : "cpu-fp32";
-        run.seed = static_cast<std::uint64_t>(i / 2);
-        run.status = study::RunState::Completed;
-        run.epochsDone = 3;
-        run.finalAccuracy = 0.80 + 0.01 * i;
-        run.id = store->addRun(run);
-        for (int e = 1; e <= 3; ++e)
-          store->addEpoch(run.id, {e, 1.0 / e, 1.1 / e, run.finalAccuracy * e / 3, 1.0});
-      }
+      for (int i = 0; i < 6; ++i)
+        addCompletedRun(*store, i % 2 ? "tpu-bf16" : "cpu-fp32", std::uint64_t(i / 2), 3,
+                        0.80 + 0.01 * i, 0.5 - 0.01 * i);
     }
     std::string error;
     const std::string out = dir.filePath("charts").toStdString();
@@ -106,16 +115,9 @@ class ReportChartsTest : public QObject {
     const std::string db = dir.filePath("one-epoch.db").toStdString();
     {
       auto store = study::ResultsStore::open(db, true);
-      for (int i = 0; i < 4; ++i) {
-        study::RunRecord run;
-        run.backend = i % 2 ? "tpu-bf16" : "cpu-fp32";
-        run.seed = static_cast<std::uint64_t>(i / 2);
-        run.status = study::RunState::Completed;
-        run.epochsDone = 1;
-        run.finalAccuracy = 0.80 + 0.01 * i;
-        run.id = store->addRun(run);
-        store->addEpoch(run.id, {1, 0.9, 0.8, run.finalAccuracy, 1.0});
-      }
+      for (int i = 0; i < 4; ++i)
+        addCompletedRun(*store, i % 2 ? "tpu-bf16" : "cpu-fp32", std::uint64_t(i / 2), 1,
+                        0.80 + 0.01 * i, 0.8);
     }
     std::string error;
     const std::string out = dir.filePath("charts").toStdString();
@@ -161,18 +163,9 @@ class ReportChartsTest : public QObject {
     {
       auto store = study::ResultsStore::open(db, true);
       store->saveStudySpec(spec.readAll().toStdString());
-      for (int i = 0; i < 4; ++i) {
-        study::RunRecord run;
-        run.backend = i % 2 ? "nvfp4-head-bf16" : "nvfp4-no-hadamard";
-        run.seed = static_cast<std::uint64_t>(i / 2);
-        run.status = study::RunState::Completed;
-        run.epochsDone = 2;
-        run.finalTestLoss = 2.43 + 0.01 * i;
-        run.finalAccuracy = 0.31;
-        run.id = store->addRun(run);
-        for (int e = 1; e <= 2; ++e)
-          store->addEpoch(run.id, {e, 2.6 / e, run.finalTestLoss + 0.1 * (2 - e), 0.3, 1.0});
-      }
+      for (int i = 0; i < 4; ++i)
+        addCompletedRun(*store, i % 2 ? "nvfp4-head-bf16" : "nvfp4-no-hadamard",
+                        std::uint64_t(i / 2), 2, 0.31, 2.43 + 0.01 * i);
     }
     std::string error;
     const QString out = dir.filePath("charts");
