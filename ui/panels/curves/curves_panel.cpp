@@ -67,10 +67,7 @@ CurvesPanel::CurvesPanel(ShownStudy* study, QWidget* parent)
   followComparedMetric();
   // A language model's held-out loss is its validation loss, in the chooser as in the chart.
   connect(shown_, &ShownStudy::specChanged, this, [this] {
-    for (int i = 0; i < metricBox_->count(); ++i) {
-      const auto metric = static_cast<CurveMetric>(metricBox_->itemData(i).toInt());
-      metricBox_->setItemText(i, curveMetricName(metric, shown_->languageModel()));
-    }
+    nameMetrics();
     rebuild();
   });
   connect(data_, &RunData::reset, this, &CurvesPanel::rebuild);
@@ -82,7 +79,8 @@ CurvesPanel::CurvesPanel(ShownStudy* study, QWidget* parent)
 
 void CurvesPanel::buildControls() {
   metricBox_ = new QComboBox;
-  for (CurveMetric m : kCurveMetrics) metricBox_->addItem(curveMetricName(m), static_cast<int>(m));
+  for (CurveMetric m : kCurveMetrics) metricBox_->addItem(QString(), static_cast<int>(m));
+  nameMetrics();
   bandBox_ = new QComboBox;
   bandBox_->addItem(tr("band: ± std dev"), 0);
   bandBox_->addItem(tr("band: ± std error"), 1);
@@ -186,6 +184,13 @@ void CurvesPanel::setUpCrosshair() {
 QString CurvesPanel::valueText(double y) const {
   return options_.metric == CurveMetric::TestAccuracy ? QStringLiteral("%1%").arg(y, 0, 'f', 2)
                                                       : QString::number(y, 'g', 4);
+}
+
+void CurvesPanel::nameMetrics() {
+  for (int i = 0; i < metricBox_->count(); ++i) {
+    const auto metric = static_cast<CurveMetric>(metricBox_->itemData(i).toInt());
+    metricBox_->setItemText(i, curveMetricName(metric, shown_->languageModel()));
+  }
 }
 
 void CurvesPanel::followComparedMetric() {

@@ -89,6 +89,9 @@ class CurvesPanel : public QWidget, public ChartExports {
   };
 
   void buildControls();
+  // The metric chooser's entries named for the shown study (a language model's held-out loss is
+  // its validation loss).
+  void nameMetrics();
   void readControls();
   void setUpCrosshair();
   void attach(QAbstractSeries* series, bool inLegend);

@@ -245,10 +245,9 @@ void XrayPanel::rebuild() {
   if (grid_.rows.empty() && shown_ && shown_->xrayEverySteps() > 0) {
     // A study that samples its products, none read yet (it reads as runs finish).
     const int every = shown_->xrayEverySteps();
-    empty_->setText((every == 1 ? tr("This study X-rays its products at every step")
-                                : tr("This study X-rays its products every %1 steps").arg(every)) +
-                    tr("; none is in its results yet (a run's X-ray is read when the run "
-                       "finishes)."));
+    empty_->setText(tr("This study X-rays its products %1; none is in its results yet (a run's "
+                       "X-ray is read when the run finishes).")
+                        .arg(every == 1 ? tr("at every step") : tr("every %1 steps").arg(every)));
     stack_->setCurrentWidget(empty_);
   } else if (grid_.rows.empty()) {
     empty_->setText(

@@ -292,6 +292,13 @@ class CurveRulesTest : public QObject {
     QVERIFY(chooser);
     QCOMPARE(chooser->currentText(), QStringLiteral("validation loss"));
     QCOMPARE(chooser->findText(QStringLiteral("test loss")), -1);
+    // A panel made once the spec is shown names it so from the start.
+    CurvesPanel later(&study);
+    const QComboBox* laterChooser = nullptr;
+    for (const QComboBox* box : later.findChildren<QComboBox*>())
+      if (box->findText(QStringLiteral("gradient norm")) >= 0) laterChooser = box;
+    QVERIFY(laterChooser);
+    QCOMPARE(laterChooser->currentText(), QStringLiteral("validation loss"));
     const std::vector<Exportable> exports = curves.exportables();
     QCOMPARE(exports.size(), std::size_t(9));
     QCOMPARE(exports[4].name, QStringLiteral("curves-perplexity"));
