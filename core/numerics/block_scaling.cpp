@@ -1211,21 +1211,27 @@ bool tensorWide(const BlockScaling& spec) {
   return spec.kind == BlockScalingKind::NVFP4 || spec.kind == BlockScalingKind::PerTensor;
 }
 
-// quantizeBlocks of one matrix of a tensor whose amax (over its finite values) is tensorAmax.
-void quantizeMatrix(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
-                    std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
-                    const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
-                    BlockScalingStats* stats, const GroupAmax& tensorAmax) {
+// NVFP4's per-tensor scale s_t = amax / (448 x 6) in fp32, over the finite values (amax = 0: 1;
+// a quotient below fp32's range: its smallest subnormal, so block scales stay finite).
+float nvfp4TensorScale(const GroupAmax& tensorAmax) {
+  const double amax = tensorAmax.amax;
+  const float s = amax == 0.0 ? 1.0f : static_cast<float>(amax / (kE4M3Max * kE2M1Max));
+  return s == 0.0f ? std::numeric_limits<float>::denorm_min() : s;
+}
+
+// quantizeBlocks of one matrix of a tensor whose amax (over its finite values) is tensorAmax;
+// returns NVFP4's tensor scale (0 for the other recipes).
+float quantizeMatrix(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
+                     std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                     const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
+                     BlockScalingStats* stats, const GroupAmax& tensorAmax) {
   BlockScalingStats local;
   // NVFP4's per-tensor scale s_t = amax / (448 x 6) in fp32, over the finite values (amax = 0:
   // 1; a quotient below fp32's range: its smallest subnormal, so block scales stay finite).
   double tensorScale = 0.0;
   if (spec.kind == BlockScalingKind::NVFP4) {
-    const double amax = tensorAmax.amax;
-    float s = amax == 0.0 ? 1.0f : static_cast<float>(amax / (kE4M3Max * kE2M1Max));
-    if (s == 0.0f) s = std::numeric_limits<float>::denorm_min();
-    tensorScale = s;
-    local.tensorScale = s;
+    tensorScale = nvfp4TensorScale(tensorAmax);
+    local.tensorScale = tensorScale;
   }
 
   const std::int64_t nLines = axis == BlockAxis::Row ? rows : cols;
@@ -1317,6 +1323,7 @@ void quantizeMatrix(std::span<const float> src, std::int64_t ldSrc, std::span<fl
     for (std::size_t i = 0; i < local.scaleExponents.size(); ++i)
       stats->scaleExponents[i] += local.scaleExponents[i];
   }
+  return float(tensorScale);
 }
 
 }  // namespace
@@ -1332,10 +1339,10 @@ FiniteAmax finiteAmax(const float* x, std::int64_t rows, std::int64_t cols, std:
   return amax;
 }
 
-void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
-                    std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
-                    const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
-                    BlockScalingStats* stats) {
+float quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
+                     std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                     const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
+                     BlockScalingStats* stats) {
   validateQuickly(spec);
   checkShape(src.size(), src.size(), rows, cols, ldSrc);
   checkShape(dst.size(), dst.size(), rows, cols, ldDst);
@@ -1344,13 +1351,14 @@ void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<fl
                      " and " + std::to_string(ldDst) + ")");
   const GroupAmax tensorAmax =
       tensorWide(spec) ? finiteAmax(src.data(), rows, cols, ldSrc) : GroupAmax{};
-  quantizeMatrix(src, ldSrc, dst, ldDst, rows, cols, axis, spec, seed, offset, stats, tensorAmax);
+  return quantizeMatrix(src, ldSrc, dst, ldDst, rows, cols, axis, spec, seed, offset, stats,
+                        tensorAmax);
 }
 
-void quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::int64_t count,
-                        std::int64_t rows, std::int64_t cols, BlockAxis axis,
-                        const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
-                        BlockScalingStats* stats, const FiniteAmax* srcAmax) {
+float quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::int64_t count,
+                         std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                         const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
+                         BlockScalingStats* stats, const FiniteAmax* srcAmax) {
   validateQuickly(spec);
   if (count < 0) throw InputError("block scaling: a negative count of matrices");
   const std::int64_t size = rows * cols;
@@ -1365,12 +1373,13 @@ void quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::i
                    dst.subspan(std::size_t(i * size), std::size_t(size)), cols, rows, cols, axis,
                    spec, seed, offset + std::uint64_t(i * size), stats, tensorAmax);
   }
+  return spec.kind == BlockScalingKind::NVFP4 ? nvfp4TensorScale(tensorAmax) : 0.0f;
 }
 
-void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,
-                    std::int64_t cols, std::int64_t ld, BlockAxis axis, const BlockScaling& spec,
-                    std::uint64_t seed, std::uint64_t offset, BlockScalingStats* stats) {
-  quantizeBlocks(src, ld, dst, ld, rows, cols, axis, spec, seed, offset, stats);
+float quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,
+                     std::int64_t cols, std::int64_t ld, BlockAxis axis, const BlockScaling& spec,
+                     std::uint64_t seed, std::uint64_t offset, BlockScalingStats* stats) {
+  return quantizeBlocks(src, ld, dst, ld, rows, cols, axis, spec, seed, offset, stats);
 }
 
 }  // namespace paritylab::numerics

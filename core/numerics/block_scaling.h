@@ -150,19 +150,20 @@ FiniteAmax combined(const FiniteAmax& a, const FiniteAmax& b);
 // along the axis as element offset + line * lineLength + position of the Rounder under `seed`
 // (line = row and lineLength = cols along rows; line = column and lineLength = rows along
 // columns), so results never depend on threading, and the column case equals the row case of the
-// transposed matrix. Adds to *stats when given. Throws input::InputError for an invalid spec or
-// spans too short for the shape.
-void quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,
-                    std::int64_t cols, std::int64_t ld, BlockAxis axis, const BlockScaling& spec,
-                    std::uint64_t seed = 0, std::uint64_t offset = 0,
-                    BlockScalingStats* stats = nullptr);
+// transposed matrix. Adds to *stats when given. Returns NVFP4's per-tensor scale s_t (every
+// dequantized value is element x E4M3 block scale x s_t, rounded once to fp32), 0 for the other
+// recipes. Throws input::InputError for an invalid spec or spans too short for the shape.
+float quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,
+                     std::int64_t cols, std::int64_t ld, BlockAxis axis, const BlockScaling& spec,
+                     std::uint64_t seed = 0, std::uint64_t offset = 0,
+                     BlockScalingStats* stats = nullptr);
 
 // As above, with src and dst each of its own row stride (>= cols): a strided operand quantized
 // straight into a dense buffer. dst may alias src only with the same stride.
-void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
-                    std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
-                    const BlockScaling& spec, std::uint64_t seed = 0, std::uint64_t offset = 0,
-                    BlockScalingStats* stats = nullptr);
+float quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
+                     std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                     const BlockScaling& spec, std::uint64_t seed = 0, std::uint64_t offset = 0,
+                     BlockScalingStats* stats = nullptr);
 
 // A tensor of `count` dense matrices [rows, cols] stored one after another ([count, rows, cols],
 // row-major) quantized as one tensor: blocks within each matrix along `axis` (a block never spans
@@ -170,11 +171,12 @@ void quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<fl
 // stochastic draws of matrix i those of quantizeBlocks at offset + i * rows * cols. dst may alias
 // src. A convolution's activations [N, C, H*W] with blocks along C at each pixel: count N, rows C,
 // cols H*W, the column axis. srcAmax: finiteAmax of src's count * rows * cols values when the
-// caller has it (the Hadamard transform returns its output's), else it is measured here.
-void quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::int64_t count,
-                        std::int64_t rows, std::int64_t cols, BlockAxis axis,
-                        const BlockScaling& spec, std::uint64_t seed = 0, std::uint64_t offset = 0,
-                        BlockScalingStats* stats = nullptr, const FiniteAmax* srcAmax = nullptr);
+// caller has it (the Hadamard transform returns its output's), else it is measured here. Returns
+// NVFP4's per-tensor scale, as quantizeBlocks.
+float quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::int64_t count,
+                         std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                         const BlockScaling& spec, std::uint64_t seed = 0, std::uint64_t offset = 0,
+                         BlockScalingStats* stats = nullptr, const FiniteAmax* srcAmax = nullptr);
 
 // The random sign vector d (entries +1 or -1) of the random Hadamard transform under `seed`.
 std::array<float, 16> hadamardSigns(std::uint64_t seed);
