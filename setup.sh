@@ -18,7 +18,7 @@ JOBS=${PARITYLAB_JOBS:-$(nproc)}
 packages=(
   build-essential cmake pkg-config ccache
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqt6svg6
-  libopenblas-dev libeigen3-dev libopencv-dev libboost-math-dev
+  libopenblas-dev libdnnl-dev libeigen3-dev libopencv-dev libboost-math-dev
   nlohmann-json3-dev libcli11-dev libsqlite3-dev zlib1g-dev libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev

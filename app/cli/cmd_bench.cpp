@@ -115,8 +115,11 @@ void printText(const BenchArgs& a, const backends::PrecisionPolicy& policy,
       a.model.c_str(), policy.name.c_str(), r.batchSize, r.threads, r.threads == 1 ? "" : "s");
   const std::string source =
       a.input.empty() ? datasetOf(a) : "random " + a.input + " images (timing only)";
-  std::printf("  %d warm-up + %d timed steps per thread on %s; OpenBLAS kernels: %s\n", a.warmup,
-              r.steps, source.c_str(), nn::blasCoreName().c_str());
+  std::printf(
+      "  %d warm-up + %d timed steps per thread on %s; OpenBLAS kernels: %s; NVFP4's "
+      "products: %s\n",
+      a.warmup, r.steps, source.c_str(), nn::blasCoreName().c_str(),
+      nn::bf16ProductEngine().c_str());
   if (a.xrayEvery > 0)
     std::printf("  X-ray on: every %d steps measured (records taken, not stored)\n", a.xrayEvery);
   if (a.signalsEvery > 0)
@@ -160,8 +163,9 @@ void printRelativeText(const BenchArgs& a, const backends::PrecisionPolicy& poli
       a.input.empty() ? datasetOf(a) : "random " + a.input + " images (timing only)";
   std::printf(
       "  %d warm-up steps each, then %d rounds of %d timed steps each on %s; OpenBLAS "
-      "kernels: %s\n",
-      a.warmup, a.rounds, a.steps, source.c_str(), nn::blasCoreName().c_str());
+      "kernels: %s; NVFP4's products: %s\n",
+      a.warmup, a.rounds, a.steps, source.c_str(), nn::blasCoreName().c_str(),
+      nn::bf16ProductEngine().c_str());
   std::printf("  %-14s %s, %.2f ms per step\n", policy.name.c_str(), rateText(r.policy).c_str(),
               r.policy.stepMilliseconds);
   std::printf("  %-14s %s, %.2f ms per step\n", reference.name.c_str(),
@@ -221,6 +225,7 @@ void runBench(const BenchArgs& a) {
                       {"steps", r.steps},
                       {"threads", r.threads},
                       {"blas_core", nn::blasCoreName()},
+                      {"nvfp4_products", nn::bf16ProductEngine()},
                       {"step_ms", r.stepMilliseconds},
                       {"wall_seconds", r.wallSeconds},
                       {"skipped_steps", r.skippedSteps},

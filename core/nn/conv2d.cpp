@@ -116,6 +116,7 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
   const std::size_t taps = std::size_t(kernel_) * kernel_;
   const std::size_t inputPlane = std::size_t(g.height) * g.width;
   float* quantizedWeights = nullptr;  // W quantized before the gather, for every group
+  float weightsTensorScale = 0.0f;    // its NVFP4 tensor scale
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
@@ -130,17 +131,20 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
                              xGroup, std::size_t(sub.batch) * itemSize);
     if (n0 == 0) {
       if (s.weights.size() < std::size_t(out_) * k) s.weights.resize(std::size_t(out_) * k);
-      quantizedWeights = ctx.squareConvWeights(weight_, policy, groupExtras, w, s.weights, out_,
-                                               in_, int(taps), numerics::BlockAxis::Row);
-      if (!quantizedWeights && prequantizeOperand(policy, Operand::A, groupExtras, w,
-                                                  s.weights.data(), out_, in_, std::int64_t(taps)))
+      quantizedWeights =
+          ctx.squareConvWeights(weight_, policy, groupExtras, w, s.weights, out_, in_, int(taps),
+                                numerics::BlockAxis::Row, weightsTensorScale);
+      if (!quantizedWeights &&
+          prequantizeOperand(policy, Operand::A, groupExtras, w, s.weights.data(), out_, in_,
+                             std::int64_t(taps), 0, &weightsTensorScale))
         quantizedWeights = s.weights.data();
     }
     const std::size_t groupItems = std::size_t(sub.batch) * itemSize;
     if (s.rounded.size() < groupItems) s.rounded.resize(groupItems);
-    const bool inputQuantized =
-        prequantizeOperand(policy, Operand::B, groupExtras, xGroup, s.rounded.data(), sub.batch,
-                           in_, std::int64_t(inputPlane), std::uint64_t(n0) * itemSize);
+    float inputTensorScale = 0.0f;
+    const bool inputQuantized = prequantizeOperand(
+        policy, Operand::B, groupExtras, xGroup, s.rounded.data(), sub.batch, in_,
+        std::int64_t(inputPlane), std::uint64_t(n0) * itemSize, &inputTensorScale);
     const bool prerounded = inputQuantized || (grouped && !inputRounded &&
                                                preroundOperand(policy, Operand::B, e, xGroup,
                                                                s.rounded.data(), groupItems));
@@ -156,9 +160,11 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
       for (int c = 0; c < out_; ++c) std::fill_n(product + std::size_t(c) * cols, cols, b[c]);
     groupExtras.writableB = s.columns.data();  // the columns are ours and used once
     groupExtras.writableBRounded = prerounded || inputRounded;
+    groupExtras.tensorScaleB = inputTensorScale;
     if (quantizedWeights) {
       groupExtras.writableA = quantizedWeights;
       groupExtras.writableARounded = true;
+      groupExtras.tensorScaleA = weightsTensorScale;
     } else if (wOnce) {
       groupExtras.writableA = wOnce;
       groupExtras.writableARounded = n0 > 0;
@@ -295,6 +301,8 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     e.writableBRounded = byBatch.input || inputRoundedFor(e);
     if (dytInPlace || byBatch.gradient) e.writableA = weightRows;
     e.writableARounded = byBatch.gradient != nullptr;
+    e.tensorScaleA = byBatch.gradientTensorScale;
+    e.tensorScaleB = byBatch.inputTensorScale;
     dytRounded = dytInPlace && !e.xray && !byBatch.gradient;
     gemm(weightPolicy, Trans::No, Trans::Yes, out_, k, cols, 1.0f, weightRows, cols,
          s.columns.data(), cols, 0.0f, dw, k, *ctx.workspace, e);
@@ -324,11 +332,12 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
                            : nullptr;
   // Square weight blocks: W quantized in the forward's blocks, before the groups (the forward's
   // own quantization when the step shares it: StepContext::squareConvWeights).
+  float wSquareTensorScale = 0.0f;  // NVFP4's
   float* const wSquare =
-      needInputGrad_
-          ? ctx.squareConvWeights(weight_, dataPolicy, dataExtras, w, s.squareWeights, out_, in_,
-                                  kernel_ * kernel_, numerics::BlockAxis::Column)
-          : nullptr;
+      needInputGrad_ ? ctx.squareConvWeights(weight_, dataPolicy, dataExtras, w, s.squareWeights,
+                                             out_, in_, kernel_ * kernel_,
+                                             numerics::BlockAxis::Column, wSquareTensorScale)
+                     : nullptr;
   for (int n0 = 0; n0 < g.batch; n0 += group) {
     ConvGeometry sub = g;
     sub.batch = std::min(group, g.batch - n0);
@@ -342,6 +351,8 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
       e.writableBRounded = byBatch.input || inputRoundedFor(e);
       if (dytInPlace || byBatch.gradient) e.writableA = rows;
       e.writableARounded = byBatch.gradient != nullptr;
+      e.tensorScaleA = byBatch.gradientTensorScale;
+      e.tensorScaleB = byBatch.inputTensorScale;
       dytRounded = dytInPlace && !e.xray && !byBatch.gradient;
       const bool last = n0 + sub.batch == g.batch;
       gemm(last ? weightPolicy : partialPolicy, Trans::No, Trans::Yes, out_, k, subCols, 1.0f, rows,
@@ -356,6 +367,7 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     if (wSquare) {  // read as it is
       de.writableA = wSquare;
       de.writableARounded = true;
+      de.tensorScaleA = wSquareTensorScale;
     }
     if (dytRounded && !de.xray) {
       de.writableB = dyt;  // read as it is, not written

@@ -78,8 +78,10 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   // Square weight blocks (16 output x 16 input channels at a tap): W quantized as the forward
   // quantizes it (the forward's own when the step shares it), before the flip below moves its
   // values.
-  const float* square = ctx.squareConvWeights(weight_, dataPolicy, dataExtras, w, s.squareWeights,
-                                              out_, in_, int(taps), numerics::BlockAxis::Column);
+  float wrTensorScale = 0.0f;  // NVFP4's, of the quantized weights
+  const float* square =
+      ctx.squareConvWeights(weight_, dataPolicy, dataExtras, w, s.squareWeights, out_, in_,
+                            int(taps), numerics::BlockAxis::Column, wrTensorScale);
   const bool squareQuantized = square != nullptr;
   const float* wSource = squareQuantized ? square : w;
 
@@ -97,8 +99,8 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
   // each input channel and tap, once; dY [Cout, H*W] at each pixel, gathered again after the
   // weight product, which then may quantize its own gather in place.
   const bool wrQuantized =
-      squareQuantized ||
-      prequantizeOperand(dataPolicy, Operand::A, dataExtras, wr, wr, in_, out_, std::int64_t(taps));
+      squareQuantized || prequantizeOperand(dataPolicy, Operand::A, dataExtras, wr, wr, in_, out_,
+                                            std::int64_t(taps), 0, &wrTensorScale);
   // x went through the store step in the format the weight product rounds it to (gpu-amp-*).
   const bool inputRounded =
       operandAlreadyStored(inputStoredAs_, weightPolicy, Operand::B, weightExtras);
@@ -124,10 +126,11 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     // for the weight product, along the channels for the data product (the data product's then
     // gathered again after the weight product's, which may quantize its own gather in place).
     float* dyByChannel = grow(s.rounded, std::size_t(images) * outItem);
+    float dataTensorScale = 0.0f;  // NVFP4's, of dY quantized along the channels
     const bool dataQuantized =
         !prerounded &&
         prequantizeOperand(dataPolicy, Operand::B, dataExtras, dyGroup, dyByChannel, images, out_,
-                           std::int64_t(plane), std::uint64_t(n0) * outItem);
+                           std::int64_t(plane), std::uint64_t(n0) * outItem, &dataTensorScale);
     const float* dySource = prerounded ? s.rounded.data() : dyGroup;
     const float* weightSource = byBatch.gradient ? byBatch.gradient + n0 * outItem : dySource;
     const float* dataSource = dataQuantized ? dyByChannel : dySource;
@@ -153,6 +156,8 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     // dWr [Cout*k*k, Cin] (+)= D X^T
     if (gatheredInPlace || regathers || byBatch.gradient) we.writableA = gathered;
     we.writableARounded = prerounded || byBatch.gradient;
+    we.tensorScaleA = byBatch.gradientTensorScale;
+    we.tensorScaleB = byBatch.inputTensorScale;
     const bool last = n0 + images == g.batch;
     // One product, or two halves of D's rows for OpenBLAS's small-matrix kernels (per image).
     const std::size_t weightMacs = gatheredRows * std::size_t(in_) * std::size_t(cols);
@@ -173,9 +178,11 @@ const Tensor& Conv2d::backwardGathered(const Tensor& dy, StepContext& ctx) {
     de.writableB = gathered;  // discarded after this product
     // rounded in place by the weight product above, the same way, or gathered quantized
     de.writableBRounded = prerounded || dataQuantized || (gatheredInPlace && !we.xray && !de.xray);
+    de.tensorScaleB = dataTensorScale;
     if (wrQuantized) {
       de.writableA = wr;
       de.writableARounded = true;
+      de.tensorScaleA = wrTensorScale;
     } else if (wrOnce) {
       de.writableA = wr;
       de.writableARounded = n0 > 0;

@@ -81,10 +81,11 @@ QuantizedByBatch quantizeAlongBatch(const backends::GemmPolicy& weightPolicy, co
   if (s.gradientByBatch.size() < dySize) s.gradientByBatch.resize(dySize);
   if (s.inputByBatch.size() < n * xItem) s.inputByBatch.resize(n * xItem);
   if (prequantizeOperand(weightPolicy, Operand::A, e, dy.values, s.gradientByBatch.data(),
-                         std::int64_t(dy.count), batch, std::int64_t(dy.cols)))
+                         std::int64_t(dy.count), batch, std::int64_t(dy.cols), 0,
+                         &q.gradientTensorScale))
     q.gradient = s.gradientByBatch.data();
   if (prequantizeOperand(weightPolicy, Operand::B, e, x, s.inputByBatch.data(), 1, batch,
-                         std::int64_t(xItem)))
+                         std::int64_t(xItem), 0, &q.inputTensorScale))
     q.input = s.inputByBatch.data();
   return q;
 }

@@ -66,6 +66,8 @@ float* weightsRoundedOnce(const backends::GemmPolicy& p, const GemmExtras& e, co
 struct QuantizedByBatch {
   float* gradient = nullptr;
   float* input = nullptr;
+  float gradientTensorScale = 0.0f;  // NVFP4's (GemmExtras::tensorScaleA / B)
+  float inputTensorScale = 0.0f;
 };
 // The output gradient as a stack of `count` matrices [batch, cols]: as the layer has it, [batch,
 // Cout * plane] (count 1), or channels first, [Cout, batch, plane] (count Cout, cols plane), the

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <utility>
 
 #include "core/nn/blas_setup.h"
@@ -133,8 +134,17 @@ struct PackedProduct {
   int m, n, k;
   int lda, ldb;  // of the dense packed operands
   int ldo = n;   // of the output
+  // Non-null: the operands as bf16 values and their scale, which the product runs on instead of
+  // A and B (no chunked accumulation: gemmOfScaledBf16).
+  const Bf16ScaledOperands* bf16 = nullptr;
 
   void operator()(const float* A, const float* B, float* out, float* chunk) const {
+    if (bf16) {
+      bf16Product(ta == CblasTrans ? Trans::Yes : Trans::No,
+                  tb == CblasTrans ? Trans::Yes : Trans::No, m, n, k, bf16->scale, bf16->a,
+                  bf16->lda, bf16->b, bf16->ldb, out, ldo);
+      return;
+    }
     const std::size_t mn = std::size_t(m) * n;
     const int step = policy.accumulationChunk;
     if (step <= 0 || step >= k) {
@@ -232,18 +242,18 @@ bool biasFusesWithProduct(const backends::GemmPolicy& policy, int m, int n, int 
          (ldc == n || !chunked);
 }
 
-}  // namespace
-
-void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n, int k,
-          float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C,
-          int ldc, GemmWorkspace& ws, const GemmExtras& extras) {
+// gemm(), or gemmOfScaledBf16() when bf16 is set.
+void gemmWith(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n, int k,
+              float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C,
+              int ldc, GemmWorkspace& ws, const GemmExtras& extras,
+              const Bf16ScaledOperands* bf16) {
   if (m <= 0 || n <= 0) return;
   if (extras.bias && !biasFusesWithProduct(policy, m, n, k, alpha, beta, ldc, extras)) {
     // GemmExtras::bias by its definition: C pre-filled with it, row by row, and beta 1.
     for (int i = 0; i < m; ++i) std::copy(extras.bias, extras.bias + n, C + std::size_t(i) * ldc);
     GemmExtras rest = extras;
     rest.bias = nullptr;
-    gemm(policy, transA, transB, m, n, k, alpha, A, lda, B, ldb, 1.0f, C, ldc, ws, rest);
+    gemmWith(policy, transA, transB, m, n, k, alpha, A, lda, B, ldb, 1.0f, C, ldc, ws, rest, bf16);
     return;
   }
   if (policy.reverseSummation && k > 1) {
@@ -302,7 +312,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   };
 
   if (k <= 0 || (!operands && !operandsB && !multiPass && !chunked && !roundsAccumulation &&
-                 !output && !scaled)) {
+                 !output && !scaled && !bf16)) {
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, std::max(k, 0), alpha, A, lda, B, ldb, beta, C, ldc);
     xrayStoredOutput();
     return;
@@ -325,7 +335,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
           : operandsB;
 
   // Fast path: rounding fused into packing, one sgemm with alpha/beta.
-  if (!multiPass && !chunked && !roundsAccumulation && !output) {
+  if (!multiPass && !chunked && !roundsAccumulation && !output && !bf16) {
     const auto [pa, lda2] =
         preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, roundB, seedB, ws.b);
@@ -343,7 +353,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     const auto [pa, lda2] =
         preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, roundB, seedB, ws.b);
-    const PackedProduct product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2, ldc};
+    const PackedProduct product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2, ldc, bf16};
     product(pa, pb, C, chunked ? grow(ws.accumulator, mn) : nullptr);
     if (extras.bias) {
       const float* bias = extras.bias;
@@ -368,7 +378,7 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
     const auto [pa, lda2] =
         preparedOperand(sa, writableA, extras.scaleA, roundA, extras.seed, ws.a);
     const auto [pb, ldb2] = preparedOperand(sb, writableB, extras.scaleB, roundB, seedB, ws.b);
-    const PackedProduct product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2};
+    const PackedProduct product{policy, accumulation, ta, tb, m, n, k, lda2, ldb2, n, bf16};
     product(pa, pb, sum, chunk);
   } else {
     const PackedProduct product{policy, accumulation, ta, tb, m, n, k, sa.cols, sb.cols};
@@ -427,6 +437,29 @@ void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m,
   }
   for (int i = 0; i < m; ++i)
     std::memcpy(C + std::size_t(i) * ldc, sum + std::size_t(i) * n, std::size_t(n) * sizeof(float));
+}
+
+}  // namespace
+
+void gemm(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n, int k,
+          float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C,
+          int ldc, GemmWorkspace& ws, const GemmExtras& extras) {
+  gemmWith(policy, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ws, extras,
+           nullptr);
+}
+
+void gemmOfScaledBf16(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n,
+                      int k, float alpha, const float* A, int lda, const float* B, int ldb,
+                      float beta, float* C, int ldc, GemmWorkspace& ws, const GemmExtras& extras,
+                      const Bf16ScaledOperands& bf16) {
+  const bool chunked = policy.accumulationChunk > 0 && policy.accumulationChunk < k;
+  if (policy.blockScaled() || policy.operands || policy.operandsB || chunked ||
+      policy.passes != backends::MultiPass::None || policy.reverseSummation ||
+      extras.scaleA != 1.0f || extras.scaleB != 1.0f)
+    throw std::logic_error(
+        "a product of bf16 operands takes no operand rounding, scaling, "
+        "multi-pass, reversed or chunked accumulation");
+  gemmWith(policy, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ws, extras, &bf16);
 }
 
 bool canPreroundOperand(const backends::GemmPolicy& policy, Operand which,

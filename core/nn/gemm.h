@@ -29,6 +29,11 @@ struct GemmExtras {
   // Rounding again would leave every value as it is; gemm skips it. Not on X-ray steps (the X-ray
   // must see the unrounded operand).
   bool writableARounded = false;
+  // With writableARounded on an NVFP4 operand (quantized by prequantizeOperand or
+  // prequantizeSquareConvWeights): the tensor scale it was quantized with, which those return
+  // through their tensorScale argument. Likewise for B.
+  float tensorScaleA = 0.0f;
+  float tensorScaleB = 0.0f;
   // Equal to B: B is a scratch the caller discards after this call (im2col columns), so gemm may
   // scale and round it where it lies instead of packing a rounded copy. Same bits either way.
   float* writableB = nullptr;
@@ -60,6 +65,7 @@ struct GemmWorkspace {
   std::vector<float> a, b, parts, accumulator;
   std::vector<float> scaledA, scaledB, before;  // block-scaled operands (and the X-ray's copy)
   std::vector<float> bias;                      // GemmExtras::bias rounded to the addend format
+  std::vector<std::uint16_t> bf16A, bf16B;      // NVFP4's operands as bf16 (gemm_impl.h)
 };
 
 // C[m,n] = round(alpha * op(A)[m,k] * op(B)[k,n] + beta * C), all row-major, where round is the
@@ -95,10 +101,11 @@ bool canPreroundOperand(const backends::GemmPolicy& policy, Operand which,
 // operand and its scales are measured here. False, touching nothing, when the policy does not
 // block-scale that operand (or takes a Hadamard transform without block-scaling both). When it
 // returns true, the caller gathers dst and hands the gathered operand to gemm() as writableA/B with
-// writableARounded/BRounded set: gemm reads it as it is.
+// writableARounded/BRounded set: gemm reads it as it is. *tensorScale (when given) receives NVFP4's
+// tensor scale (0 for the other recipes), which the caller hands to gemm() as tensorScaleA/B.
 bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,
                         const float* src, float* dst, std::int64_t count, std::int64_t rows,
-                        std::int64_t cols, std::uint64_t offset = 0);
+                        std::int64_t cols, std::uint64_t offset = 0, float* tensorScale = nullptr);
 
 // A convolution's weights W [Cout, Cin, taps] quantized as `policy` quantizes operand `which` when
 // that operand's blocks are square: blocks of 16 output x 16 input channels at one tap (as a
@@ -109,11 +116,12 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
 // written to dst in W's layout (grown to W's size; not w's storage). False, touching nothing, when
 // the operand's blocks are not square (or the policy takes a Hadamard transform without
 // block-scaling both operands). When it returns true, the caller hands dst (or its gather) to
-// gemm() as writableA/B with writableARounded/BRounded set.
+// gemm() as writableA/B with writableARounded/BRounded set, and *tensorScale (when given) as
+// tensorScaleA/B.
 bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand which,
                                   const GemmExtras& extras, const float* w, std::vector<float>& dst,
                                   std::int64_t cout, std::int64_t cin, std::int64_t taps,
-                                  numerics::BlockAxis reduction);
+                                  numerics::BlockAxis reduction, float* tensorScale = nullptr);
 
 // THE one store step: every tensor a backend keeps (activations, weights, gradients, optimizer
 // state) passes through here; rounds in place to `format` when set.
@@ -142,7 +150,11 @@ const numerics::Rounder& cachedRounder(const numerics::RoundingSpec& spec);
 //   product of the two as above (output, accumulation, addend apply); per-tensor fp8 scales must
 //   be 1; on a step the X-ray does not measure, a writable operand without a Hadamard transform
 //   is quantized where it lies; a writable block-scaled operand with writableA/BRounded set was
-//   quantized by prequantizeOperand and is read as it is;
+//   quantized by prequantizeOperand and is read as it is; two NVFP4 operands (without chunked
+//   accumulation) multiply as their elements times block scales, exact in bf16, summed in fp32
+//   (oneDNN's bf16 matmul: the CPU's bf16 dot products where it has them) and then multiplied by
+//   the product of their tensor scales rounded to fp32, as a GEMM epilogue's alpha; any other
+//   block-scaled product is the fp32 product of the dequantized operands;
 // - accumulationChunk > 0: one sgemm per K-chunk, each chunk rounded to `accumulation`, added to a
 //   running sum that is rounded again after every addition.
 

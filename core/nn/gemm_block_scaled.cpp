@@ -52,10 +52,17 @@ void addScales(std::optional<numerics::TensorXray>& scales,
     scales = x;
 }
 
-// An operand as the product reads it: its values and their row stride.
+// A stored matrix's rows and columns.
+struct StoredShape {
+  int rows, cols;
+};
+
+// An operand as the product reads it: its values and their row stride, and NVFP4's tensor scale
+// (0 for the other recipes).
 struct PreparedOperand {
   const float* data;
   int ld;
+  float tensorScale = 0.0f;
 };
 
 // Packs `src` densely into `buffer`, transforms and quantizes it; returns the packed values (and,
@@ -76,14 +83,16 @@ PreparedOperand prepare(const ScaledOperand& src,
     // Unmeasured: quantized in place, or straight from the operand into the dense buffer,
     // without packing a copy first.
     if (writable == src.data) {
-      numerics::quantizeBlocks(values, src.ld, {writable, values.size()}, src.ld, src.rows,
-                               src.cols, src.kAxis, *scaling, seed);
-      return {writable, src.ld};
+      const float tensorScale =
+          numerics::quantizeBlocks(values, src.ld, {writable, values.size()}, src.ld, src.rows,
+                                   src.cols, src.kAxis, *scaling, seed);
+      return {writable, src.ld, tensorScale};
     }
     grow(buffer, count);
-    numerics::quantizeBlocks(values, src.ld, {buffer.data(), count}, src.cols, src.rows, src.cols,
-                             src.kAxis, *scaling, seed);
-    return {buffer.data(), src.cols};
+    const float tensorScale =
+        numerics::quantizeBlocks(values, src.ld, {buffer.data(), count}, src.cols, src.rows,
+                                 src.cols, src.kAxis, *scaling, seed);
+    return {buffer.data(), src.cols, tensorScale};
   }
   grow(buffer, count);
   const std::span<float> packed(buffer.data(), count);  // the buffer may be longer
@@ -97,16 +106,17 @@ PreparedOperand prepare(const ScaledOperand& src,
                   packed.data() + std::size_t(r) * cols);
   }
   if (xray) before.assign(packed.begin(), packed.end());
+  float tensorScale = 0.0f;
   if (scaling) {
     numerics::BlockScalingStats stats;
-    numerics::quantizeBlockStack(packed, packed, 1, src.rows, src.cols, src.kAxis, *scaling, seed,
-                                 0, scales ? &stats : nullptr,
-                                 transformedAmax ? &*transformedAmax : nullptr);
+    tensorScale = numerics::quantizeBlockStack(packed, packed, 1, src.rows, src.cols, src.kAxis,
+                                               *scaling, seed, 0, scales ? &stats : nullptr,
+                                               transformedAmax ? &*transformedAmax : nullptr);
     if (scales) addScales(*scales, stats, scaling->kind);
   } else if (rounding)
     storeTensor(rounding, packed.data(), count, seed);
   if (xray) numerics::accumulateXray(before, packed, *numerics::parseFormat("fp32"), *xray);
-  return {packed.data(), src.cols};
+  return {packed.data(), src.cols, tensorScale};
 }
 
 // The draws of a product's operands: the Hadamard transform's signs (the same for both operands,
@@ -133,30 +143,43 @@ const numerics::BlockScaling* scalingAheadOfGather(const backends::GemmPolicy& p
 // quantizeBlockStack of operand `which` from `from` into `to` (may be the same values) with
 // gemm()'s element draws; on a measured step the values as they were against their quantized
 // values, and the scales, merged into the slot (over the calls of one product: a convolution's
-// image groups). fromAmax: finiteAmax of `from` when the caller has it.
-void quantizeStackMeasured(std::span<const float> from, std::span<float> to, std::int64_t count,
-                           std::int64_t rows, std::int64_t cols, BlockAxis axis,
-                           const numerics::BlockScaling& scaling, const GemmExtras& extras,
-                           Operand which, std::uint64_t offset,
-                           const std::optional<numerics::FiniteAmax>& fromAmax) {
+// image groups). fromAmax: finiteAmax of `from` when the caller has it. Returns NVFP4's tensor
+// scale (0 for the other recipes).
+float quantizeStackMeasured(std::span<const float> from, std::span<float> to, std::int64_t count,
+                            std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                            const numerics::BlockScaling& scaling, const GemmExtras& extras,
+                            Operand which, std::uint64_t offset,
+                            const std::optional<numerics::FiniteAmax>& fromAmax) {
   GemmXraySlot* slot = extras.xray;
   std::vector<float> before;
   if (slot) before.assign(from.begin(), from.end());
   numerics::BlockScalingStats stats;
-  numerics::quantizeBlockStack(from, to, count, rows, cols, axis, scaling,
-                               elementSeedOf(extras, which), offset, slot ? &stats : nullptr,
-                               fromAmax ? &*fromAmax : nullptr);
-  if (!slot) return;
+  const float tensorScale = numerics::quantizeBlockStack(
+      from, to, count, rows, cols, axis, scaling, elementSeedOf(extras, which), offset,
+      slot ? &stats : nullptr, fromAmax ? &*fromAmax : nullptr);
+  if (!slot) return tensorScale;
   numerics::TensorXray& xray = which == Operand::A ? slot->a : slot->b;
   numerics::accumulateXray(before, to, *numerics::parseFormat("fp32"), xray);
   addScales(which == Operand::A ? slot->scalesA : slot->scalesB, stats, scaling.kind);
+  return tensorScale;
+}
+
+// Whether a product of operands quantized under `policy` runs on their bf16 values
+// (Bf16ScaledOperands): both NVFP4, and no chunked accumulation (a policy that rounds its partial
+// sums keeps the fp32 product of the dequantized operands, whose sums those roundings are of).
+bool productOfNvfp4Elements(const backends::GemmPolicy& policy, int k) {
+  const auto nvfp4 = [](const std::optional<numerics::BlockScaling>& s) {
+    return s && s->kind == numerics::BlockScalingKind::NVFP4;
+  };
+  const bool chunked = policy.accumulationChunk > 0 && policy.accumulationChunk < k;
+  return nvfp4(policy.scalingA) && nvfp4(policy.scalingB) && !chunked;
 }
 
 }  // namespace
 
 bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,
                         const float* src, float* dst, std::int64_t count, std::int64_t rows,
-                        std::int64_t cols, std::uint64_t offset) {
+                        std::int64_t cols, std::uint64_t offset, float* tensorScale) {
   const numerics::BlockScaling* scaling = scalingAheadOfGather(policy, which);
   if (!scaling) return false;
   const std::size_t n = std::size_t(count * rows * cols);
@@ -176,15 +199,16 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
     }
     from = dst;
   }
-  quantizeStackMeasured({from, n}, values, count, rows, cols, BlockAxis::Column, *scaling, extras,
-                        which, offset, transformedAmax);
+  const float scale = quantizeStackMeasured({from, n}, values, count, rows, cols, BlockAxis::Column,
+                                            *scaling, extras, which, offset, transformedAmax);
+  if (tensorScale) *tensorScale = scale;
   return true;
 }
 
 bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand which,
                                   const GemmExtras& extras, const float* w, std::vector<float>& dst,
                                   std::int64_t cout, std::int64_t cin, std::int64_t taps,
-                                  BlockAxis reduction) {
+                                  BlockAxis reduction, float* tensorScale) {
   const numerics::BlockScaling* scaling = scalingAheadOfGather(policy, which);
   if (!scaling || !scaling->squareBlocks) return false;
   // [Cout * Cin, taps] -> [taps, Cout * Cin]: at each tap a matrix [Cout, Cin] whose square
@@ -205,8 +229,9 @@ bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand wh
                                                               hadamardSeedOf(extras)));
     }
   }
-  quantizeStackMeasured(values, values, taps, cout, cin, reduction, *scaling, extras, which, 0,
-                        transformedAmax);
+  const float scale = quantizeStackMeasured(values, values, taps, cout, cin, reduction, *scaling,
+                                            extras, which, 0, transformedAmax);
+  if (tensorScale) *tensorScale = scale;
   if (dst.size() < n) dst.resize(n);
   channelsFirst(values.data(), dst.data(), int(taps), int(cout * cin), 1);  // back to W's layout
   return true;
@@ -233,12 +258,12 @@ void gemmBlockScaled(const backends::GemmPolicy& policy, Trans transA, Trans tra
   const bool quantizedA = policy.scalingA && extras.writableA == A && extras.writableARounded;
   const bool quantizedB = policy.scalingB && extras.writableB == B && extras.writableBRounded;
   const PreparedOperand pa =
-      quantizedA ? PreparedOperand{A, lda}
+      quantizedA ? PreparedOperand{A, lda, extras.tensorScaleA}
                  : prepare(sa, policy.scalingA, policy.operands, policy.hadamard, hadamardSeed,
                            elementSeedOf(extras, Operand::A), extras.writableA, ws.scaledA,
                            ws.before, slot ? &slot->a : nullptr, slot ? &slot->scalesA : nullptr);
   const PreparedOperand pb =
-      quantizedB ? PreparedOperand{B, ldb}
+      quantizedB ? PreparedOperand{B, ldb, extras.tensorScaleB}
                  : prepare(sb, policy.scalingB, roundingB, policy.hadamard, hadamardSeed,
                            elementSeedOf(extras, Operand::B), extras.writableB, ws.scaledB,
                            ws.before, slot ? &slot->b : nullptr, slot ? &slot->scalesB : nullptr);
@@ -258,8 +283,27 @@ void gemmBlockScaled(const backends::GemmPolicy& policy, Trans transA, Trans tra
   plain.seed = extras.seed;
   GemmXraySlot output;  // the inner product's measurement: only its output is this product's
   plain.xray = slot ? &output : nullptr;
-  gemm(rest, transA, transB, m, n, k, alpha, pa.data, pa.ld, pb.data, pb.ld, beta, C, ldc, ws,
-       plain);
+  if (productOfNvfp4Elements(policy, k)) {
+    // NVFP4: the product of the elements times their block scales (exact in bf16), the two
+    // tensor scales applied after the sum.
+    if (!(pa.tensorScale > 0.0f) || !(pb.tensorScale > 0.0f))
+      throw std::logic_error(
+          "an NVFP4 operand quantized before its product lacks its tensor "
+          "scale (GemmExtras::tensorScaleA/B)");
+    const StoredShape a{transA == Trans::No ? m : k, transA == Trans::No ? k : m};
+    const StoredShape b{transB == Trans::No ? k : n, transB == Trans::No ? n : k};
+    std::uint16_t* a16 = grow(ws.bf16A, std::size_t(a.rows) * std::size_t(a.cols));
+    std::uint16_t* b16 = grow(ws.bf16B, std::size_t(b.rows) * std::size_t(b.cols));
+    packBf16(pa.data, a.rows, a.cols, pa.ld, pa.tensorScale, a16);
+    packBf16(pb.data, b.rows, b.cols, pb.ld, pb.tensorScale, b16);
+    const Bf16ScaledOperands bf16{a16, a.cols, b16, b.cols,
+                                  float(double(pa.tensorScale) * double(pb.tensorScale))};
+    gemmOfScaledBf16(rest, transA, transB, m, n, k, alpha, pa.data, pa.ld, pb.data, pb.ld, beta, C,
+                     ldc, ws, plain, bf16);
+  } else {
+    gemm(rest, transA, transB, m, n, k, alpha, pa.data, pa.ld, pb.data, pb.ld, beta, C, ldc, ws,
+         plain);
+  }
   if (slot) {
     slot->output.merge(output.output);
     slot->formatOutput = output.formatOutput;

@@ -139,15 +139,18 @@ struct StepContext {
   // A convolution's weights w [cout, cin, taps] (parameter `paramId`) quantized in square blocks
   // for operand A of a product under `policy` along `reduction`: the step's shared copy
   // (StepOperandCache::squareWeights), else quantized into `scratch`; null when the policy takes
-  // no square blocks there. Read as it is.
+  // no square blocks there. Read as it is, with *tensorScale (NVFP4's, else 0) as
+  // GemmExtras::tensorScaleA.
   float* squareConvWeights(int paramId, const backends::GemmPolicy& policy,
                            const GemmExtras& extras, const float* w, std::vector<float>& scratch,
-                           int cout, int cin, int taps, numerics::BlockAxis reduction) const {
+                           int cout, int cin, int taps, numerics::BlockAxis reduction,
+                           float& tensorScale) const {
     if (operandCache)
-      if (float* shared = operandCache->squareWeights(paramId, policy, extras, w, cout, cin, taps))
+      if (float* shared =
+              operandCache->squareWeights(paramId, policy, extras, w, cout, cin, taps, tensorScale))
         return shared;
     return prequantizeSquareConvWeights(policy, Operand::A, extras, w, scratch, cout, cin, taps,
-                                        reduction)
+                                        reduction, &tensorScale)
                ? scratch.data()
                : nullptr;
   }

@@ -38,7 +38,7 @@ const float* StepOperandCache::operand(int key, const backends::GemmPolicy& poli
 
 float* StepOperandCache::squareWeights(int key, const backends::GemmPolicy& policy,
                                        const GemmExtras& extras, const float* w, int cout, int cin,
-                                       int taps) {
+                                       int taps, float& tensorScale) {
   const std::optional<numerics::BlockScaling>& recipe = policy.scalingA;
   if (!recipe || !recipe->squareBlocks || recipe->rounding != numerics::RoundingMode::NearestEven ||
       policy.hadamard || extras.xray)
@@ -46,10 +46,11 @@ float* StepOperandCache::squareWeights(int key, const backends::GemmPolicy& poli
   auto& entry = entryFor(squares_, key, *recipe, numerics::sameBlockScaling);
   if (!entry.valid) {
     if (!prequantizeSquareConvWeights(policy, Operand::A, extras, w, entry.values, cout, cin, taps,
-                                      numerics::BlockAxis::Row))
+                                      numerics::BlockAxis::Row, &entry.tensorScale))
       return nullptr;
     entry.valid = true;
   }
+  tensorScale = entry.tensorScale;
   return entry.values.data();
 }
 

@@ -34,9 +34,10 @@ class StepOperandCache {
   // quantization draws and measures nothing (nearest rounding, no Hadamard transform, not on a
   // step the X-ray measures); else, or when the policy takes no square blocks there, null (the
   // caller quantizes its own). The caller reads it as it is (GemmExtras::writableA with
-  // writableARounded set) and never writes it.
+  // writableARounded set) and never writes it, with *tensorScale (NVFP4's, else 0) as
+  // GemmExtras::tensorScaleA.
   float* squareWeights(int key, const backends::GemmPolicy& policy, const GemmExtras& extras,
-                       const float* w, int cout, int cin, int taps);
+                       const float* w, int cout, int cin, int taps, float& tensorScale);
 
  private:
   // One operand's shared copy under one recipe (a RoundingSpec, or a BlockScaling), valid until
@@ -47,6 +48,7 @@ class StepOperandCache {
     Recipe recipe;
     bool valid = false;
     std::vector<float> values;
+    float tensorScale = 0.0f;  // NVFP4's, of square-block weights
   };
   // The entry of `key` under `recipe` (`same` compares recipes), added when there is none.
   template <typename Recipe, typename Same>

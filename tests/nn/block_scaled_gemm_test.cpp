@@ -1,7 +1,9 @@
 // Block-scaled products through the one GEMM entry: each operand is quantized in scaling groups
 // along the reduction dimension K whatever its storage (A [m,k] or its transpose, B [k,n] or its
-// transpose), then the quantized operands are multiplied in fp32. The reference multiplies, in
-// double, operands quantized by numerics::quantizeBlocks on explicitly K-major copies.
+// transpose), then the quantized operands are multiplied with fp32 sums (NVFP4's as their elements
+// times block scales, the tensor scales after the sum: gemm_bf16_test.cpp). The reference
+// multiplies, in double, operands quantized by numerics::quantizeBlocks on explicitly K-major
+// copies.
 #include <gtest/gtest.h>
 
 #include <cmath>

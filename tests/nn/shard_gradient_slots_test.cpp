@@ -16,10 +16,10 @@ namespace {
 
 // Parameters a [5], b [3], tied [4] (written by two layers, the second adding to the first, as a
 // tied head adds to the embedding's gradient) and unused [2] (written by none).
-struct Model {
+struct FourParameters {
   ParamStore params;
   int a, b, tied, unused;
-  Model() {
+  FourParameters() {
     a = params.add("a", Shape{5}, ParamKind::Weight, true);
     b = params.add("b", Shape{3}, ParamKind::Weight, true);
     tied = params.add("tied", Shape{4}, ParamKind::Weight, true);
@@ -40,7 +40,7 @@ std::vector<float> written(int step, int s, int id, int layer, std::size_t n) {
 
 // The all-reduce of whole arrays in ParamStore's layout: every shard's gradients as the layers
 // leave them (tied: the sum of its two layers'), unused 0.
-std::vector<float> expectedMeans(const Model& m, int step) {
+std::vector<float> expectedMeans(const FourParameters& m, int step) {
   std::vector<std::vector<float>> shards(kShards, std::vector<float>(m.params.totalSize(), 0.0f));
   for (int s = 0; s < kShards; ++s) {
     auto& g = shards[std::size_t(s)];
@@ -57,7 +57,7 @@ std::vector<float> expectedMeans(const Model& m, int step) {
 }
 
 // One layer writing parameters `ids` for every shard (adding to the slot when `add`).
-void layer(ShardGradientSlots& slots, const Model& m, int step, int index,
+void layer(ShardGradientSlots& slots, const FourParameters& m, int step, int index,
            std::initializer_list<int> ids, bool add = false) {
   for (int s = 0; s < kShards; ++s) {
     for (const int id : ids) {
@@ -70,7 +70,7 @@ void layer(ShardGradientSlots& slots, const Model& m, int step, int index,
 }
 
 TEST(ShardGradientSlots, EachParameterIsReducedAfterItsLastWriterWithTheWholeArraysBits) {
-  Model m;
+  FourParameters m;
   ReplicaAllReduce reduce;
   ShardGradientSlots slots;
   for (int step = 0; step < 3; ++step) {
@@ -100,7 +100,7 @@ TEST(ShardGradientSlots, EachParameterIsReducedAfterItsLastWriterWithTheWholeArr
 }
 
 TEST(ShardGradientSlots, AParameterWrittenAfterItsReductionIsAnError) {
-  Model m;
+  FourParameters m;
   ReplicaAllReduce reduce;
   ShardGradientSlots slots;
   for (int step = 0; step < 2; ++step) {

@@ -96,31 +96,35 @@ TEST(StepOperandCache, SquareWeightBlocksAreQuantizedOncePerStepForBothConvoluti
   ASSERT_TRUE(forward.scalingA && forward.scalingA->squareBlocks);
   StepOperandCache cache;
   const GemmExtras extras;
-  const float* first = cache.squareWeights(7, forward, extras, w.data(), cout, cin, taps);
+  float scale = 0.0f, sharedScale = 0.0f;
+  const float* first = cache.squareWeights(7, forward, extras, w.data(), cout, cin, taps, scale);
   ASSERT_NE(first, nullptr);
-  EXPECT_EQ(cache.squareWeights(7, data, extras, w.data(), cout, cin, taps), first);
+  EXPECT_EQ(cache.squareWeights(7, data, extras, w.data(), cout, cin, taps, sharedScale), first);
+  EXPECT_EQ(sharedScale, scale);
   for (const auto& [policy, axis] : {std::pair{&forward, numerics::BlockAxis::Row},
                                      std::pair{&data, numerics::BlockAxis::Column}}) {
     std::vector<float> own;
+    float ownScale = 0.0f;
     ASSERT_TRUE(prequantizeSquareConvWeights(*policy, Operand::A, extras, w.data(), own, cout, cin,
-                                             taps, axis));
+                                             taps, axis, &ownScale));
     EXPECT_EQ(std::memcmp(own.data(), first, w.size() * sizeof(float)), 0);
+    EXPECT_EQ(ownScale, scale);  // NVFP4's tensor scale, handed to the products with the values
   }
   backends::GemmPolicy stochastic = forward;
   stochastic.scalingA->rounding = numerics::RoundingMode::Stochastic;
-  EXPECT_EQ(cache.squareWeights(7, stochastic, extras, w.data(), cout, cin, taps), nullptr);
+  EXPECT_EQ(cache.squareWeights(7, stochastic, extras, w.data(), cout, cin, taps, scale), nullptr);
   backends::GemmPolicy transformed = forward;
   transformed.hadamard = true;
-  EXPECT_EQ(cache.squareWeights(7, transformed, extras, w.data(), cout, cin, taps), nullptr);
+  EXPECT_EQ(cache.squareWeights(7, transformed, extras, w.data(), cout, cin, taps, scale), nullptr);
   GemmXraySlot slot;
   GemmExtras measured;
   measured.xray = &slot;
-  EXPECT_EQ(cache.squareWeights(7, forward, measured, w.data(), cout, cin, taps), nullptr);
+  EXPECT_EQ(cache.squareWeights(7, forward, measured, w.data(), cout, cin, taps, scale), nullptr);
   // The next step: the optimizer moved the weights.
   std::vector<float> moved = w;
   for (float& x : moved) x *= 3.0f;
   cache.clear();
-  const float* next = cache.squareWeights(7, forward, extras, moved.data(), cout, cin, taps);
+  const float* next = cache.squareWeights(7, forward, extras, moved.data(), cout, cin, taps, scale);
   std::vector<float> own;
   ASSERT_TRUE(prequantizeSquareConvWeights(forward, Operand::A, extras, moved.data(), own, cout,
                                            cin, taps, numerics::BlockAxis::Row));
