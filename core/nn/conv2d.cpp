@@ -148,7 +148,17 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
     const bool prerounded = inputQuantized || (grouped && !inputRounded &&
                                                preroundOperand(policy, Operand::B, e, xGroup,
                                                                s.rounded.data(), groupItems));
-    im2col(sub, prerounded ? s.rounded.data() : xGroup, s.columns.data());
+    // NVFP4: the quantized input as the product's bf16 values, gathered as such (half the bytes;
+    // the product reads those columns, not s.columns).
+    const bool bf16Columns =
+        inputQuantized && packOperandBf16(policy, groupExtras, int(k), s.rounded.data(), groupItems,
+                                          inputTensorScale, s.bf16Values);
+    if (bf16Columns && s.bf16Columns.size() < k * std::size_t(cols))
+      s.bf16Columns.resize(k * std::size_t(cols));
+    if (bf16Columns)
+      im2colBf16(sub, s.bf16Values.data(), s.bf16Columns.data());
+    else
+      im2col(sub, prerounded ? s.rounded.data() : xGroup, s.columns.data());
     if (!grouped && !blockScaled)
       groupExtras = ctx.gemmExtras(site_, LayerKind::Conv, Product::Forward, w,
                                    std::size_t(out_) * k, s.columns.data(), k * cols);
@@ -177,6 +187,7 @@ Tensor& Conv2d::forward(const Tensor& x, StepContext& ctx) {
     for (int j = 0; j < cols; j += width) {
       GemmExtras partExtras = groupExtras;
       partExtras.writableB = s.columns.data() + j;
+      if (bf16Columns) partExtras.bf16B = s.bf16Columns.data() + j;
       partExtras.writableARounded = groupExtras.writableARounded || (wOnce && j > 0);
       gemm(policy, Trans::No, Trans::No, out_, std::min(width, cols - j), int(k), 1.0f, weights,
            int(k), s.columns.data() + j, cols, b ? 1.0f : 0.0f, product + j, cols, *ctx.workspace,
@@ -289,14 +300,31 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     channelsFirst(byBatch.gradient, weightRows, g.batch, out_, std::size_t(plane));
   }
   const float* xSource = byBatch.input ? byBatch.input : x.data();
+  // NVFP4: the input quantized along the batch as the weight product's bf16 values, gathered as
+  // such (the product then reads those columns, not s.columns). Its extras are the whole
+  // product's, from x (a block-scaled product takes no fp8 scales, so nothing reads its amax).
+  const GemmExtras batchExtras =
+      byBatch.input ? ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
+                                     s.product.data(), std::size_t(out_) * cols, x.data(), x.size())
+                    : GemmExtras{};
+  const bool bf16Input =
+      byBatch.input && packOperandBf16(weightPolicy, batchExtras, int(cols), byBatch.input,
+                                       x.size(), byBatch.inputTensorScale, s.bf16Values);
+  const std::size_t bf16ColumnCount = k * (splitWeight ? std::size_t(group) * plane : cols);
+  if (bf16Input && s.bf16Columns.size() < bf16ColumnCount) s.bf16Columns.resize(bf16ColumnCount);
   // dYt rounded in place by the weight product, the way the data products round it
   // (dytMayBeRoundedInPlace): they read it as it is. Not on X-ray steps.
   bool dytRounded = false;
   if (!splitWeight) {
-    im2col(g, xSource, s.columns.data());
-    GemmExtras e =
-        ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, weightRows,
-                       std::size_t(out_) * cols, s.columns.data(), std::size_t(k) * cols);
+    if (bf16Input)
+      im2colBf16(g, s.bf16Values.data(), s.bf16Columns.data());
+    else
+      im2col(g, xSource, s.columns.data());
+    GemmExtras e = bf16Input ? batchExtras
+                             : ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
+                                              weightRows, std::size_t(out_) * cols,
+                                              s.columns.data(), std::size_t(k) * cols);
+    if (bf16Input) e.bf16B = s.bf16Columns.data();
     e.writableB = s.columns.data();  // rebuilt by im2col above, overwritten by dcolumns below
     e.writableBRounded = byBatch.input || inputRoundedFor(e);
     if (dytInPlace || byBatch.gradient) e.writableA = weightRows;
@@ -344,9 +372,13 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
     const int subCols = int(sub.columnCols());
     float* dyt = s.product.data() + std::size_t(n0) * plane;  // [Cout, group*plane], ld cols
     if (splitWeight) {
-      im2col(sub, xSource + std::size_t(n0) * itemSize, s.columns.data());
+      if (bf16Input)
+        im2colBf16(sub, s.bf16Values.data() + std::size_t(n0) * itemSize, s.bf16Columns.data());
+      else
+        im2col(sub, xSource + std::size_t(n0) * itemSize, s.columns.data());
       float* rows = weightRows + std::size_t(n0) * plane;
       GemmExtras e = weightExtras;
+      if (bf16Input) e.bf16B = s.bf16Columns.data();
       e.writableB = s.columns.data();
       e.writableBRounded = byBatch.input || inputRoundedFor(e);
       if (dytInPlace || byBatch.gradient) e.writableA = rows;

@@ -34,6 +34,10 @@ struct GemmExtras {
   // through their tensorScale argument. Likewise for B.
   float tensorScaleA = 0.0f;
   float tensorScaleB = 0.0f;
+  // With writableB and writableBRounded on an NVFP4 operand B: B's values as the bf16 values the
+  // product multiplies (B / tensorScaleB), in B's layout, gathered from packOperandBf16's output
+  // (im2colBf16). The product reads these, not B's values. Not on X-ray steps.
+  const std::uint16_t* bf16B = nullptr;
   // Equal to B: B is a scratch the caller discards after this call (im2col columns), so gemm may
   // scale and round it where it lies instead of packing a rounded copy. Same bits either way.
   float* writableB = nullptr;
@@ -106,6 +110,16 @@ bool canPreroundOperand(const backends::GemmPolicy& policy, Operand which,
 bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const GemmExtras& extras,
                         const float* src, float* dst, std::int64_t count, std::int64_t rows,
                         std::int64_t cols, std::uint64_t offset = 0, float* tensorScale = nullptr);
+
+// An NVFP4 operand quantized before its gather (prequantizeOperand: n values at src, its tensor
+// scale) packed into dst (grown to n) as the bf16 values the product multiplies (each value /
+// tensorScale), so that the gather moves bf16 values (im2colBf16) and the product reads them
+// (GemmExtras::bf16B). False, touching nothing, when the product of `policy` with reduction length
+// k does not multiply bf16 values (not NVFP4 on both operands, or a chunked accumulation), or on an
+// X-ray step.
+bool packOperandBf16(const backends::GemmPolicy& policy, const GemmExtras& extras, int k,
+                     const float* src, std::size_t n, float tensorScale,
+                     std::vector<std::uint16_t>& dst);
 
 // A convolution's weights W [Cout, Cin, taps] quantized as `policy` quantizes operand `which` when
 // that operand's blocks are square: blocks of 16 output x 16 input channels at one tap (as a

@@ -205,6 +205,14 @@ bool prequantizeOperand(const backends::GemmPolicy& policy, Operand which, const
   return true;
 }
 
+bool packOperandBf16(const backends::GemmPolicy& policy, const GemmExtras& extras, int k,
+                     const float* src, std::size_t n, float tensorScale,
+                     std::vector<std::uint16_t>& dst) {
+  if (!productOfNvfp4Elements(policy, k) || extras.xray || !(tensorScale > 0.0f)) return false;
+  packBf16(src, 1, int(n), int(n), tensorScale, grow(dst, n));
+  return true;
+}
+
 bool prequantizeSquareConvWeights(const backends::GemmPolicy& policy, Operand which,
                                   const GemmExtras& extras, const float* w, std::vector<float>& dst,
                                   std::int64_t cout, std::int64_t cin, std::int64_t taps,
@@ -283,6 +291,8 @@ void gemmBlockScaled(const backends::GemmPolicy& policy, Trans transA, Trans tra
   plain.seed = extras.seed;
   GemmXraySlot output;  // the inner product's measurement: only its output is this product's
   plain.xray = slot ? &output : nullptr;
+  if (extras.bf16B && (!quantizedB || slot || !productOfNvfp4Elements(policy, k)))
+    throw std::logic_error("bf16 values of operand B for a product that does not read them");
   if (productOfNvfp4Elements(policy, k)) {
     // NVFP4: the product of the elements times their block scales (exact in bf16), the two
     // tensor scales applied after the sum.
@@ -293,10 +303,16 @@ void gemmBlockScaled(const backends::GemmPolicy& policy, Trans transA, Trans tra
     const StoredShape a{transA == Trans::No ? m : k, transA == Trans::No ? k : m};
     const StoredShape b{transB == Trans::No ? k : n, transB == Trans::No ? n : k};
     std::uint16_t* a16 = grow(ws.bf16A, std::size_t(a.rows) * std::size_t(a.cols));
-    std::uint16_t* b16 = grow(ws.bf16B, std::size_t(b.rows) * std::size_t(b.cols));
     packBf16(pa.data, a.rows, a.cols, pa.ld, pa.tensorScale, a16);
-    packBf16(pb.data, b.rows, b.cols, pb.ld, pb.tensorScale, b16);
-    const Bf16ScaledOperands bf16{a16, a.cols, b16, b.cols,
+    // B gathered in bf16 by the caller (packOperandBf16, im2colBf16), or packed here.
+    const std::uint16_t* b16 = quantizedB && extras.bf16B ? extras.bf16B : nullptr;
+    const int ldb16 = b16 ? ldb : b.cols;
+    if (!b16) {
+      std::uint16_t* packed = grow(ws.bf16B, std::size_t(b.rows) * std::size_t(b.cols));
+      packBf16(pb.data, b.rows, b.cols, pb.ld, pb.tensorScale, packed);
+      b16 = packed;
+    }
+    const Bf16ScaledOperands bf16{a16, a.cols, b16, ldb16,
                                   float(double(pa.tensorScale) * double(pb.tensorScale))};
     gemmOfScaledBf16(rest, transA, transB, m, n, k, alpha, pa.data, pa.ld, pb.data, pb.ld, beta, C,
                      ldc, ws, plain, bf16);

@@ -23,7 +23,7 @@ T* grow(std::vector<T>& v, std::size_t n) {
 // bf16 values' products), each product exact in fp32 and the sum in the engine's order, with
 // scale = s_tA x s_tB rounded to fp32: the tensor scales applied once, after the sum, as a GEMM
 // epilogue's fp32 alpha (cuBLASLt's, in Transformer Engine's NVFP4 products). A and B are op(A)
-// and op(B) as stored (gemm()'s transposes), dense: leading dimension the stored row's length.
+// and op(B) as stored (gemm()'s transposes), rows of stride lda and ldb.
 struct Bf16ScaledOperands {
   const std::uint16_t* a;
   int lda;

@@ -174,6 +174,40 @@ void col2imSame(const ConvGeometry& g, const float* columns, float* dx) {
 constexpr bool kVectorRows = true;
 constexpr bool kStride2Gather = false;  // the masked rows below do it
 void im2colStride2(const ConvGeometry&, const float*, float*) {}
+
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+// im2colSame of bf16 values: the same masks over 16-value chunks, 16-bit lanes.
+constexpr bool kBf16Same = true;
+void im2colSameBf16(const ConvGeometry& g, const std::uint16_t* x, std::uint16_t* columns) {
+  const std::size_t plane = std::size_t(g.height) * g.width, chunks = (plane + 15) / 16;
+  const std::size_t cols = g.columnCols();
+  const int k = g.kernel;
+  const std::uint16_t* masks = planeMasks(g, true);
+  const __mmask16 tail = plane % 16 ? __mmask16((1u << (plane % 16)) - 1u) : __mmask16(0xffff);
+  for (int c = 0; c < g.channels; ++c)
+    for (int ky = 0; ky < k; ++ky)
+      for (int kx = 0; kx < k; ++kx) {
+        const std::ptrdiff_t shift = std::ptrdiff_t(ky - g.padding) * g.width + (kx - g.padding);
+        const std::uint16_t* m = masks + std::size_t(ky * k + kx) * chunks;
+        std::uint16_t* row = columns + ((std::size_t(c) * k + ky) * k + kx) * cols;
+        for (int n = 0; n < g.batch; ++n) {
+          const std::uint16_t* src = x + (std::size_t(n) * g.channels + c) * plane;
+          std::uint16_t* dst = row + std::size_t(n) * plane;
+          std::size_t q = 0;
+          for (; q + 1 < chunks; ++q)
+            _mm256_storeu_si256(
+                reinterpret_cast<__m256i*>(dst + 16 * q),
+                _mm256_maskz_loadu_epi16(m[q], src + std::ptrdiff_t(16 * q) + shift));
+          _mm256_mask_storeu_epi16(
+              dst + 16 * q, tail,
+              _mm256_maskz_loadu_epi16(m[q], src + std::ptrdiff_t(16 * q) + shift));
+        }
+      }
+}
+#else
+constexpr bool kBf16Same = false;
+void im2colSameBf16(const ConvGeometry&, const std::uint16_t*, std::uint16_t*) {}
+#endif
 #elif defined(__AVX2__) && defined(__BMI2__)
 // The same streams with 8-lane AVX2 vectors (CPUs without AVX-512, such as AMD's Zen 2-4 as this
 // project's machines expose them). vmaskmovps loads do not touch masked-off addresses, as
@@ -343,7 +377,11 @@ void im2colStride2(const ConvGeometry& g, const float* x, float* columns) {
 }
 
 constexpr bool kVectorRows = true;
+constexpr bool kBf16Same = false;
+void im2colSameBf16(const ConvGeometry&, const std::uint16_t*, std::uint16_t*) {}
 #else
+constexpr bool kBf16Same = false;
+void im2colSameBf16(const ConvGeometry&, const std::uint16_t*, std::uint16_t*) {}
 inline void im2colRow(float*, const float*, int, int, int, int, int, const float*) {}
 bool isSameConv(const ConvGeometry&) {
   return false;
@@ -407,6 +445,32 @@ void im2col(const ConvGeometry& g, const float* x, float* columns) {
       }
     }
   }
+}
+
+void im2colBf16(const ConvGeometry& g, const std::uint16_t* x, std::uint16_t* columns) {
+  if (kBf16Same && isSameConv(g)) return im2colSameBf16(g, x, columns);
+  const int oh = g.outHeight(), ow = g.outWidth();
+  const std::size_t plane = std::size_t(oh) * ow;
+  const std::size_t cols = g.columnCols();
+  const std::size_t inPlane = std::size_t(g.height) * g.width;
+  for (int c = 0; c < g.channels; ++c)
+    for (int ky = 0; ky < g.kernel; ++ky)
+      for (int kx = 0; kx < g.kernel; ++kx) {
+        std::uint16_t* row = columns + ((std::size_t(c) * g.kernel + ky) * g.kernel + kx) * cols;
+        int xlo, xhi;
+        validRange(kx, g.stride, g.padding, g.width, ow, xlo, xhi);
+        for (int n = 0; n < g.batch; ++n) {
+          const std::uint16_t* src = x + (std::size_t(n) * g.channels + c) * inPlane;
+          for (int oy = 0; oy < oh; ++oy) {
+            std::uint16_t* dst = row + std::size_t(n) * plane + std::size_t(oy) * ow;
+            const int iy = oy * g.stride + ky - g.padding;
+            std::fill_n(dst, ow, std::uint16_t(0));
+            if (iy < 0 || iy >= g.height) continue;
+            const std::uint16_t* srow = src + std::size_t(iy) * g.width + (kx - g.padding);
+            for (int ox = xlo; ox < xhi; ++ox) dst[ox] = srow[ox * g.stride];
+          }
+        }
+      }
 }
 
 void col2im(const ConvGeometry& g, const float* columns, float* dx) {

@@ -52,6 +52,9 @@ struct LayerScratch {
   // A conv's weights quantized in square blocks (prequantizeSquareConvWeights) for its input
   // gradient, in W's layout.
   std::vector<float> squareWeights;
+  // NVFP4: a conv's quantized input (or its batch's) as bf16 values, and their gathered columns
+  // (packOperandBf16, im2colBf16).
+  std::vector<std::uint16_t> bf16Values, bf16Columns;
 };
 
 // Everything a layer needs during one step.

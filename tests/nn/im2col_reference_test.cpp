@@ -1,4 +1,4 @@
-// im2col and col2im (with vectorised rows for strides 1 and 2) give
+// im2col and col2im (with vectorised rows for strides 1 and 2), and im2col of bf16 values, give
 // exactly the values of the textbook loops, over every geometry of a grid that crosses the
 // 16-lane chunk edges: kernels 1, 3, 5; strides 1, 2, 3; paddings 0..2; widths 1..37. col2im adds
 // each pixel's contributions in the order (c, ky, kx, n, oy, ox), as the reference does, so the
@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,14 @@ TEST(Im2col, EveryGeometryMatchesTheTextbookLoopsBitForBit) {
           std::vector<float> cols(g.columnRows() * g.columnCols(), 12345.0f);
           im2col(g, x.data(), cols.data());
           ASSERT_TRUE(sameBits(cols, referenceIm2col(g, x))) << what;
+          // The bf16 gather (NVFP4's columns) moves the same entries: x's top halves.
+          std::vector<std::uint16_t> x16(x.size()), cols16(cols.size(), 0x3039);
+          for (std::size_t i = 0; i < x.size(); ++i)
+            x16[i] = std::uint16_t(std::bit_cast<std::uint32_t>(x[i]) >> 16);
+          im2colBf16(g, x16.data(), cols16.data());
+          for (std::size_t i = 0; i < cols.size(); ++i)
+            ASSERT_EQ(cols16[i], std::bit_cast<std::uint32_t>(cols[i]) >> 16)
+                << what << " entry " << i;
           std::vector<float> grads(cols.size());
           testing::fillUniform(grads.data(), grads.size(),
                                std::uint64_t(side) * 89 + std::uint64_t(stride));
