@@ -94,7 +94,9 @@ void bf16ProductOnSgemm(Trans transA, Trans transB, int m, int n, int k, float s
 
 std::string bf16ProductEngine() {
   if (!oneDnnMultipliesBf16()) return "OpenBLAS sgemm";
-  return std::string("oneDNN ") + dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());
+  std::string isa = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());  // "cpu_isa_avx512_core_bf16"
+  if (isa.starts_with("cpu_isa_")) isa.erase(0, 8);
+  return "oneDNN " + isa;
 }
 
 void packBf16(const float* src, int rows, int cols, int ld, float scale, std::uint16_t* dst) {
