@@ -76,14 +76,18 @@ void bf16ProductOnSgemm(Trans transA, Trans transB, int m, int n, int k, float s
                         const std::uint16_t* A, int lda, const std::uint16_t* B, int ldb, float* C,
                         int ldc) {
   thread_local std::vector<float> a, b;
-  const auto widen = [](const std::uint16_t* from, int rows, int ld, std::vector<float>& to) {
-    const std::size_t n = std::size_t(rows) * std::size_t(ld);
+  // The stored matrix [rows, cols] with row stride ld, in the same layout (the last row ends at
+  // its last value: a part of a wider matrix may end there).
+  const auto widen = [](const std::uint16_t* from, int rows, int cols, int ld,
+                        std::vector<float>& to) {
+    const std::size_t n =
+        rows > 0 ? std::size_t(rows - 1) * std::size_t(ld) + std::size_t(cols) : 0;
     float* out = grow(to, n);
     for (std::size_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(std::uint32_t(from[i]) << 16);
     return out;
   };
-  const float* wa = widen(A, transA == Trans::No ? m : k, lda, a);
-  const float* wb = widen(B, transB == Trans::No ? k : n, ldb, b);
+  const float* wa = transA == Trans::No ? widen(A, m, k, lda, a) : widen(A, k, m, lda, a);
+  const float* wb = transB == Trans::No ? widen(B, k, n, ldb, b) : widen(B, n, k, ldb, b);
   configureBlas();
   cblas_sgemm(CblasRowMajor, transA == Trans::Yes ? CblasTrans : CblasNoTrans,
               transB == Trans::Yes ? CblasTrans : CblasNoTrans, m, n, k, scale, wa, lda, wb, ldb,

@@ -74,13 +74,16 @@ TEST(Bf16Product, SumsExactProductsInFp32AndAppliesTheScaleOnce) {
       x = std::uint16_t(std::bit_cast<std::uint32_t>(float(small(rng))) >> 16);
     return v;
   };
-  const std::vector<std::uint16_t> a = integers(std::size_t(m) * k),
-                                   b = integers(std::size_t(k) * n);
   const float scale = std::ldexp(1.37f, -12);
   for (const Trans ta : {Trans::No, Trans::Yes}) {
     for (const Trans tb : {Trans::No, Trans::Yes}) {
-      // a and b read as op(A) [m, k] and op(B) [k, n] from the storage each transpose implies.
-      const int lda = ta == Trans::No ? k : m, ldb = tb == Trans::No ? n : k;
+      // op(A) [m, k] and op(B) [k, n] stored as each transpose implies, rows of a wider matrix
+      // (stride 5 and 7 past their length) that ends with the last row's last value.
+      const int rowsA = ta == Trans::No ? m : k, colsA = ta == Trans::No ? k : m;
+      const int rowsB = tb == Trans::No ? k : n, colsB = tb == Trans::No ? n : k;
+      const int lda = colsA + 5, ldb = colsB + 7;
+      const std::vector<std::uint16_t> a = integers(std::size_t(rowsA - 1) * lda + colsA),
+                                       b = integers(std::size_t(rowsB - 1) * ldb + colsB);
       std::vector<float> c(std::size_t(m) * ldc, -1.0f);
       bf16Product(ta, tb, m, n, k, scale, a.data(), lda, b.data(), ldb, c.data(), ldc);
       for (int i = 0; i < m; ++i)
@@ -88,9 +91,9 @@ TEST(Bf16Product, SumsExactProductsInFp32AndAppliesTheScaleOnce) {
           double sum = 0.0;
           for (int p = 0; p < k; ++p) {
             const std::size_t ai =
-                ta == Trans::No ? std::size_t(i) * k + p : std::size_t(p) * m + i;
+                ta == Trans::No ? std::size_t(i) * lda + p : std::size_t(p) * lda + i;
             const std::size_t bi =
-                tb == Trans::No ? std::size_t(p) * n + j : std::size_t(j) * k + p;
+                tb == Trans::No ? std::size_t(p) * ldb + j : std::size_t(j) * ldb + p;
             sum += double(fromBf16(a[ai])) * fromBf16(b[bi]);
           }
           ASSERT_EQ(c[std::size_t(i) * ldc + j], float(double(scale) * sum))
