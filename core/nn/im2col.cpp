@@ -119,7 +119,22 @@ inline void im2colRow(float* dst, const float* src, int offset, int stride, int 
   }
 }
 
-void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
+// One 16-value chunk of a masked stream: the lanes of `load` read from src (the others zero) and
+// written to dst whole, or (the plane's last chunk) only its lanes `store`. For fp32 values, and
+// (below) for bf16 bits.
+struct FloatChunk {
+  using Value = float;
+  static void move(float* dst, const float* src, __mmask16 load) {
+    _mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(load, src));
+  }
+  static void moveTail(float* dst, const float* src, __mmask16 load, __mmask16 store) {
+    _mm512_mask_storeu_ps(dst, store, _mm512_maskz_loadu_ps(load, src));
+  }
+};
+
+template <typename Chunk>
+void im2colSameChunks(const ConvGeometry& g, const typename Chunk::Value* x,
+                      typename Chunk::Value* columns) {
   const std::size_t plane = std::size_t(g.height) * g.width, chunks = (plane + 15) / 16;
   const std::size_t cols = g.columnCols();
   const int k = g.kernel;
@@ -130,18 +145,20 @@ void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
       for (int kx = 0; kx < k; ++kx) {
         const std::ptrdiff_t shift = std::ptrdiff_t(ky - g.padding) * g.width + (kx - g.padding);
         const std::uint16_t* m = masks + std::size_t(ky * k + kx) * chunks;
-        float* row = columns + ((std::size_t(c) * k + ky) * k + kx) * cols;
+        typename Chunk::Value* row = columns + ((std::size_t(c) * k + ky) * k + kx) * cols;
         for (int n = 0; n < g.batch; ++n) {
-          const float* src = x + (std::size_t(n) * g.channels + c) * plane;
-          float* dst = row + std::size_t(n) * plane;
+          const typename Chunk::Value* src = x + (std::size_t(n) * g.channels + c) * plane;
+          typename Chunk::Value* dst = row + std::size_t(n) * plane;
           std::size_t q = 0;
           for (; q + 1 < chunks; ++q)
-            _mm512_storeu_ps(dst + 16 * q,
-                             _mm512_maskz_loadu_ps(m[q], src + std::ptrdiff_t(16 * q) + shift));
-          _mm512_mask_storeu_ps(dst + 16 * q, tail,
-                                _mm512_maskz_loadu_ps(m[q], src + std::ptrdiff_t(16 * q) + shift));
+            Chunk::move(dst + 16 * q, src + std::ptrdiff_t(16 * q) + shift, m[q]);
+          Chunk::moveTail(dst + 16 * q, src + std::ptrdiff_t(16 * q) + shift, m[q], tail);
         }
       }
+}
+
+void im2colSame(const ConvGeometry& g, const float* x, float* columns) {
+  im2colSameChunks<FloatChunk>(g, x, columns);
 }
 
 // Each 16-pixel chunk of dx sums its k*k contributions in registers in the order (ky, kx), the
@@ -177,32 +194,19 @@ void im2colStride2(const ConvGeometry&, const float*, float*) {}
 
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
 // im2colSame of bf16 values: the same masks over 16-value chunks, 16-bit lanes.
+struct Bf16Chunk {
+  using Value = std::uint16_t;
+  static void move(std::uint16_t* dst, const std::uint16_t* src, __mmask16 load) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_maskz_loadu_epi16(load, src));
+  }
+  static void moveTail(std::uint16_t* dst, const std::uint16_t* src, __mmask16 load,
+                       __mmask16 store) {
+    _mm256_mask_storeu_epi16(dst, store, _mm256_maskz_loadu_epi16(load, src));
+  }
+};
 constexpr bool kBf16Same = true;
 void im2colSameBf16(const ConvGeometry& g, const std::uint16_t* x, std::uint16_t* columns) {
-  const std::size_t plane = std::size_t(g.height) * g.width, chunks = (plane + 15) / 16;
-  const std::size_t cols = g.columnCols();
-  const int k = g.kernel;
-  const std::uint16_t* masks = planeMasks(g, true);
-  const __mmask16 tail = plane % 16 ? __mmask16((1u << (plane % 16)) - 1u) : __mmask16(0xffff);
-  for (int c = 0; c < g.channels; ++c)
-    for (int ky = 0; ky < k; ++ky)
-      for (int kx = 0; kx < k; ++kx) {
-        const std::ptrdiff_t shift = std::ptrdiff_t(ky - g.padding) * g.width + (kx - g.padding);
-        const std::uint16_t* m = masks + std::size_t(ky * k + kx) * chunks;
-        std::uint16_t* row = columns + ((std::size_t(c) * k + ky) * k + kx) * cols;
-        for (int n = 0; n < g.batch; ++n) {
-          const std::uint16_t* src = x + (std::size_t(n) * g.channels + c) * plane;
-          std::uint16_t* dst = row + std::size_t(n) * plane;
-          std::size_t q = 0;
-          for (; q + 1 < chunks; ++q)
-            _mm256_storeu_si256(
-                reinterpret_cast<__m256i*>(dst + 16 * q),
-                _mm256_maskz_loadu_epi16(m[q], src + std::ptrdiff_t(16 * q) + shift));
-          _mm256_mask_storeu_epi16(
-              dst + 16 * q, tail,
-              _mm256_maskz_loadu_epi16(m[q], src + std::ptrdiff_t(16 * q) + shift));
-        }
-      }
+  im2colSameChunks<Bf16Chunk>(g, x, columns);
 }
 #else
 constexpr bool kBf16Same = false;
