@@ -170,8 +170,11 @@ class ReportChartsTest : public QObject {
     std::string error;
     const QString out = dir.filePath("charts");
     QVERIFY2(ui::renderReportCharts(db, out.toStdString(), &error), error.c_str());
-    for (const char* stem : {"curves-perplexity", "curves-attention-logit", "histogram"})
+    // Its held-out loss is named as its chart names it.
+    for (const char* stem :
+         {"curves-validation-loss", "curves-perplexity", "curves-attention-logit", "histogram"})
       QVERIFY2(QFile::exists(out + "/" + stem + ".png"), stem);
+    QVERIFY(!QFile::exists(out + "/curves-test-loss.png"));
     QFile histogram(out + "/histogram.svg");
     QVERIFY(histogram.open(QIODevice::ReadOnly));
     const QByteArray svg = histogram.readAll();

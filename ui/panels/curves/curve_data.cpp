@@ -103,12 +103,12 @@ QString curveMetricName(CurveMetric metric, bool languageModel) {
   return {};
 }
 
-QString curveMetricSlug(CurveMetric metric) {
+QString curveMetricSlug(CurveMetric metric, bool languageModel) {
   switch (metric) {
     case CurveMetric::TestAccuracy:
       return QStringLiteral("accuracy");
     case CurveMetric::TestLoss:
-      return QStringLiteral("test-loss");
+      return languageModel ? QStringLiteral("validation-loss") : QStringLiteral("test-loss");
     case CurveMetric::TrainLoss:
       return QStringLiteral("train-loss");
     case CurveMetric::StepLoss:

@@ -45,7 +45,9 @@ inline constexpr CurveMetric kCurveMetrics[] = {
 // "test accuracy", "test loss", ...; a language model's held-out loss is its "validation loss"
 // (as its runs table, statistics and verdicts call it).
 QString curveMetricName(CurveMetric metric, bool languageModel = false);
-QString curveMetricSlug(CurveMetric metric);  // "accuracy", "test-loss", "train-loss", "step-loss"
+// "accuracy", "test-loss", "train-loss", "step-loss", ...; "validation-loss" for a language model
+// (an exported chart is named as its title names the metric).
+QString curveMetricSlug(CurveMetric metric, bool languageModel = false);
 // "test accuracy (%)", "test loss (nats)", ...; "validation loss (nats)" for a language model.
 QString curveAxisTitle(CurveMetric metric, bool languageModel = false);
 bool isStepMetric(CurveMetric metric);    // against the step (else the epoch)

@@ -560,8 +560,9 @@ std::vector<Exportable> CurvesPanel::exportables() const {
     if ((m == CurveMetric::Perplexity || m == CurveMetric::AttentionLogit) &&
         !shown_->languageModel())
       continue;
-    Exportable e =
-        exportableChart(view_, QStringLiteral("curves-") + curveMetricSlug(m), QSize(1100, 680));
+    Exportable e = exportableChart(
+        view_, QStringLiteral("curves-") + curveMetricSlug(m, shown_->languageModel()),
+        QSize(1100, 680));
     e.paint = [panel, m, paint = e.paint](QPainter& p, const QSize& s) {
       if (panel->options().metric == m) {  // on screen: drawn as it is, zoom included
         paint(p, s);
@@ -580,8 +581,9 @@ std::vector<Exportable> CurvesPanel::exportables() const {
 }
 
 std::optional<Exportable> CurvesPanel::currentExportable() const {
-  return exportableNamed(exportables(),
-                         QStringLiteral("curves-") + curveMetricSlug(options_.metric));
+  return exportableNamed(
+      exportables(),
+      QStringLiteral("curves-") + curveMetricSlug(options_.metric, shown_->languageModel()));
 }
 
 }  // namespace paritylab::ui
