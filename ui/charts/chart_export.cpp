@@ -7,11 +7,14 @@
 #include <QDir>
 #include <QGraphicsScene>
 #include <QImage>
+#include <QLegend>
 #include <QPainter>
 #include <QSvgGenerator>
 
 #include "core/input/atomic_file.h"
 #include "ui/charts/bit_layout_diagram.h"
+#include "ui/charts/chart_view.h"
+#include "ui/charts/legend_fit.h"
 #include "ui/session/core_errors.h"
 
 namespace paritylab::ui {
@@ -54,10 +57,16 @@ Exportable exportableChart(QChartView* view, const QString& name, QSize size) {
             const QPointF oldPos = chart->pos();
             const QRectF oldScene = scene->sceneRect();
             const QRectF target(QPointF(0, 0), QSizeF(s));
+            // A legend placed by its width is placed for the export's (and back after).
+            const auto* fitted = qobject_cast<const ChartView*>(view);
+            const bool fitLegendToo = fitted && fitted->legendFitted();
+            const Qt::Alignment oldLegend = chart->legend()->alignment();
+            if (fitLegendToo) fitLegend(chart, target.width());
             chart->setPos(0, 0);
             chart->resize(target.size());
             scene->setSceneRect(target);
             scene->render(&p, target, target);
+            if (fitLegendToo) chart->legend()->setAlignment(oldLegend);
             chart->resize(oldSize);
             chart->setPos(oldPos);
             scene->setSceneRect(oldScene);

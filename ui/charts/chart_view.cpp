@@ -2,7 +2,10 @@
 
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QWheelEvent>
+
+#include "ui/charts/legend_fit.h"
 
 namespace paritylab::ui {
 
@@ -14,6 +17,20 @@ ChartView::ChartView(QChart* chart, QWidget* parent) : QChartView(chart, parent)
   setRubberBand(QChartView::RectangleRubberBand);
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
+}
+
+void ChartView::setLegendFitted(bool fitted) {
+  legendFitted_ = fitted;
+  refitLegend();
+}
+
+void ChartView::refitLegend() {
+  if (legendFitted_) fitLegend(chart(), width());
+}
+
+void ChartView::resizeEvent(QResizeEvent* event) {
+  if (legendFitted_) fitLegend(chart(), event->size().width());
+  QChartView::resizeEvent(event);
 }
 
 void ChartView::markZoomed() {

@@ -13,6 +13,11 @@ class ChartView : public QChartView {
  public:
   explicit ChartView(QChart* chart, QWidget* parent = nullptr);
   bool userZoomed() const { return userZoomed_; }
+  // The legend below the plot while its entries fit there whole, else at the right (fitLegend):
+  // at every resize, and at refitLegend() once the series changed.
+  void setLegendFitted(bool fitted);
+  bool legendFitted() const { return legendFitted_; }
+  void refitLegend();
 
  public slots:
   void resetZoom();
@@ -27,6 +32,7 @@ class ChartView : public QChartView {
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void markZoomed();
@@ -35,6 +41,7 @@ class ChartView : public QChartView {
   QPointF lastPan_;
   QPointF pressPos_;
   bool userZoomed_ = false;
+  bool legendFitted_ = false;
 };
 
 }  // namespace paritylab::ui

@@ -21,6 +21,7 @@
 #include "ui/charts/chart_crosshair.h"
 #include "ui/charts/chart_hint.h"
 #include "ui/charts/chart_view.h"
+#include "ui/charts/legend_fit.h"
 #include "ui/charts/nice_ticks.h"
 #include "ui/charts/point_markers.h"
 #include "ui/panels/curves/equivalence_band.h"
@@ -58,6 +59,7 @@ CurvesPanel::CurvesPanel(ShownStudy* study, QWidget* parent)
       equivalence_(new EquivalenceBand(study, this)) {
   chart_->legend()->setAlignment(Qt::AlignBottom);
   chart_->legend()->setShowToolTips(true);  // a label cut short reads whole on hover
+  view_->setLegendFitted(true);             // at the right when a row would cut names short
   chart_->setMargins(QMargins(6, 6, 6, 6));
   chart_->setAnimationOptions(QChart::NoAnimation);
   buildControls();
@@ -254,8 +256,7 @@ void CurvesPanel::attach(QAbstractSeries* series, bool inLegend) {
   chart_->addSeries(series);
   series->attachAxis(xAxis_);
   series->attachAxis(yAxis_);
-  if (!inLegend)
-    for (QLegendMarker* m : chart_->legend()->markers(series)) m->setVisible(false);
+  if (!inLegend) hideFromLegend(chart_, series);
 }
 
 void CurvesPanel::rebuild() {
@@ -352,6 +353,7 @@ void CurvesPanel::rebuild() {
   if (exitMarker_) attach(std::exchange(exitMarker_, nullptr), true);
   for (const QString& name : names) applyVisibility(name);
   refreshPoints();
+  view_->refitLegend();
 }
 
 void CurvesPanel::drawEquivalenceBand() {
