@@ -45,9 +45,9 @@ void bf16Product(Trans transA, Trans transB, int m, int n, int k, float scale,
                  const std::uint16_t* A, int lda, const std::uint16_t* B, int ldb, float* C,
                  int ldc);
 
-// gemm() whose operands A and B are also given as Bf16ScaledOperands (non-null): the product
-// runs on those (bf16Product), A and B serving only what is measured of them; the policy has no
-// operand rounding, multi-pass or chunked accumulation left (gemmBlockScaled's rest).
+// gemm() whose operands A and B are also given as Bf16ScaledOperands: the product runs on those
+// (bf16Product), A and B serving only what the X-ray measures of them; the policy has no operand
+// rounding, multi-pass or chunked accumulation left (gemmBlockScaled's rest).
 void gemmOfScaledBf16(const backends::GemmPolicy& policy, Trans transA, Trans transB, int m, int n,
                       int k, float alpha, const float* A, int lda, const float* B, int ldb,
                       float beta, float* C, int ldc, GemmWorkspace& ws, const GemmExtras& extras,
