@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ui/charts/backend_colours.h"
+
 namespace paritylab::ui {
 namespace {
 
@@ -35,7 +37,36 @@ QString scaleLabel(double v, XrayStatistic s) {
   return QString::number(v, 'g', 4);
 }
 
+// The colour band above a block's title (its backend's colour).
+constexpr int kSwatchHeight = 4;
+
 }  // namespace
+
+int siteLabelStride(double rowHeight, double textHeight) {
+  if (!(rowHeight > 0.0)) return 1;
+  return std::max(1, static_cast<int>(std::ceil(textHeight * 0.9 / rowHeight)));
+}
+
+StepAxisText stepAxisText(int firstStep, int lastStep, int samples, double width,
+                          const QFontMetrics& metrics) {
+  StepAxisText text;
+  const QString first = QString::number(firstStep), last = QString::number(lastStep);
+  const int space = metrics.horizontalAdvance(QStringLiteral(" "));
+  if (metrics.horizontalAdvance(first) + space + metrics.horizontalAdvance(last) <= width) {
+    text.first = first;
+    text.last = last;
+  } else if (const QString range = first + QStringLiteral("-") + last;
+             metrics.horizontalAdvance(range) <= width) {
+    text.range = range;
+  }
+  for (const QString& title : {QObject::tr("training step (%1 samples)").arg(samples),
+                               QObject::tr("step (%1 samples)").arg(samples), QObject::tr("step")})
+    if (metrics.horizontalAdvance(title) <= width) {
+      text.title = title;
+      break;
+    }
+  return text;
+}
 
 XrayHeatmap::XrayHeatmap(QWidget* parent) : QWidget(parent) {
   setMouseTracking(false);
@@ -90,7 +121,7 @@ int XrayHeatmap::blockTitleHeight(const QSize& size) const {
   if (grid_)
     for (const XrayBlock& b : grid_->blocks)
       wraps = wraps || fm.horizontalAdvance(b.backend) > blockWidth(size);
-  return (wraps ? 2 : 1) * fm.height() + 6;
+  return (wraps ? 2 : 1) * fm.height() + 6 + kSwatchHeight;
 }
 
 int XrayHeatmap::stepAxisHeight() const {
@@ -165,7 +196,10 @@ void XrayHeatmap::paintTo(QPainter& p, const QSize& size) const {
   for (int bi = 0; bi < int(grid_->blocks.size()); ++bi) {
     const XrayBlock& b = grid_->blocks[std::size_t(bi)];
     const QRectF r = blockRect(size, bi);
-    const QRectF titleRect = blockTitleRect(size, bi);
+    const QRectF titleBand = blockTitleRect(size, bi);
+    p.fillRect(QRectF(titleBand.left(), titleBand.top(), titleBand.width(), kSwatchHeight),
+               BackendColours::of(b.backend));
+    const QRectF titleRect = titleBand.adjusted(0, kSwatchHeight, 0, 0);
     const QRect wrapped =
         fm.boundingRect(titleRect.toAlignedRect(), Qt::AlignCenter | Qt::TextWordWrap, b.backend);
     if (wrapped.width() <= titleRect.width() && wrapped.height() <= titleRect.height())
@@ -187,26 +221,27 @@ void XrayHeatmap::paintTo(QPainter& p, const QSize& size) const {
     p.drawRect(r);
     // Site names left of the first block (every block has the same model's sites).
     if (bi == 0) {
-      for (int si = 0; si < b.sites.size(); ++si) {
+      const int stride = siteLabelStride(cellRectAt(size, bi, 0, 0).height(), fm.height());
+      for (int si = 0; si < b.sites.size(); si += stride) {
+        // A name centred on its row, over the rows it stands for when they are thin; cut in its
+        // middle, so that both its layer (h0...) and its product (...dgrad) stay.
         const QRectF c = cellRectAt(size, bi, si, 0);
-        if (c.height() < fm.height() * 0.8 && si % 2) continue;
-        p.drawText(QRectF(2, c.top(), kSiteAxis - 6, c.height()), Qt::AlignRight | Qt::AlignVCenter,
-                   fm.elidedText(b.sites[si], Qt::ElideLeft, kSiteAxis - 6));
+        const double h = std::max(c.height(), double(fm.height()));
+        p.drawText(QRectF(2, c.center().y() - h / 2.0, kSiteAxis - 6, h),
+                   Qt::AlignRight | Qt::AlignVCenter,
+                   fm.elidedText(b.sites[si], Qt::ElideMiddle, kSiteAxis - 6));
       }
     }
-    // First and last sampled step under each block.
+    // First and last sampled step under each block, and the axis title, as the width holds them.
     if (!b.steps.empty()) {
       const double y = r.bottom() + 2;
-      p.drawText(QRectF(r.left(), y, r.width(), fm.height()), Qt::AlignLeft,
-                 QString::number(b.steps.front()));
-      p.drawText(QRectF(r.left(), y, r.width(), fm.height()), Qt::AlignRight,
-                 QString::number(b.steps.back()));
-      // The axis title, shortened to what the block's width holds.
-      QString axis = tr("training step (%1 samples)").arg(b.steps.size());
-      if (fm.horizontalAdvance(axis) > r.width())
-        axis = tr("step (%1 samples)").arg(b.steps.size());
-      if (fm.horizontalAdvance(axis) > r.width()) axis = tr("step");
-      p.drawText(QRectF(r.left(), y + fm.height(), r.width(), fm.height()), Qt::AlignCenter, axis);
+      const StepAxisText axis =
+          stepAxisText(b.steps.front(), b.steps.back(), int(b.steps.size()), r.width(), fm);
+      const QRectF row(r.left(), y, r.width(), fm.height());
+      p.drawText(row, Qt::AlignLeft, axis.first);
+      p.drawText(row, Qt::AlignRight, axis.last);
+      p.drawText(row, Qt::AlignHCenter, axis.range);
+      p.drawText(row.translated(0, fm.height()), Qt::AlignCenter, axis.title);
     }
     p.setPen(Qt::black);
   }

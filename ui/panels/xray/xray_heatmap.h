@@ -2,8 +2,12 @@
 // The X-ray heatmaps: under a title naming the operand, seed and statistic, one block
 // per backend side by side, sites (rows, model order) x sampled steps (columns), coloured by one
 // statistic on ONE scale shared by every block, with the scale's legend on the right (one swatch
-// and its value when every cell holds the same value). Clicking a cell emits cellClicked.
+// and its value when every cell holds the same value). A block's title carries its backend's
+// colour, which names it where the window is too narrow for its name. Clicking a cell emits
+// cellClicked.
 
+#include <QFontMetrics>
+#include <QString>
 #include <QWidget>
 #include <vector>
 
@@ -60,6 +64,20 @@ class XrayHeatmap : public QWidget {
   XrayStatistic statistic_ = XrayStatistic::Underflow;
   double low_ = 0, high_ = 0;
 };
+
+// Every how many sites a name is drawn beside rows `rowHeight` pixels tall, in text `textHeight`
+// pixels high, so that no two names overlap: 1 when every row holds its own.
+int siteLabelStride(double rowHeight, double textHeight);
+
+// What the step axis under a block `width` pixels wide says: its first and last sampled steps at
+// its two ends when both fit with a space between them, else "first-last" centred when that fits,
+// else nothing (two numbers drawn over each other read as a third). Then the axis title, as long
+// as the width holds: "training step (N samples)", "step (N samples)", "step", or nothing.
+struct StepAxisText {
+  QString first, last, range, title;
+};
+StepAxisText stepAxisText(int firstStep, int lastStep, int samples, double width,
+                          const QFontMetrics& metrics);
 
 // The heatmaps as they are shown (title naming statistic, operand and seed), e.g.
 // "xray-underflow", at 1200x600.
