@@ -17,6 +17,9 @@
 //   reported loss held in bf16, as a bf16 model's cross-entropy returns them): re-pinned with it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
 #include <string>
 
 #include "core/nn/blas_setup.h"
@@ -134,8 +137,11 @@ const SmallCnnPinnedCase kSmallCnnCases[] = {
      {{0x4002742201000000ull, 0x400241ed91c00000ull, 0x3fff2b5242000000ull},
       0x57e4c10b69e1614eull}},  // Zen
 };
-// nvfp4 where oneDNN's bf16 matmul runs its products (AVX-512 and later): the same bits whatever
-// OpenBLAS's kernels.
+// nvfp4 where oneDNN's bf16 matmul runs its products: the same bits whatever OpenBLAS's kernels,
+// and on each of these instruction sets (this machine's avx512_core_bf16, and held to the two
+// below it). Another (AMX's tiles) may sum in another order: not pinned there.
+const char* const kNvfp4OneDnnPinned[] = {"oneDNN avx512_core_bf16", "oneDNN avx512_core_vnni",
+                                          "oneDNN avx512_core"};
 const Trace kNvfp4OnOneDnn = {
     {0x4002742201000000ull, 0x400241ed91c00000ull, 0x3fff2b5242000000ull}, 0x2a9dba36ce993625ull};
 // clang-format on
@@ -151,9 +157,17 @@ TEST(SmallCnnPinnedSteps, EveryPresetTrainsBitForBitAsPinned) {
     GTEST_SKIP() << "pinned with OpenBLAS's Haswell, SkylakeX and Zen kernels; this machine uses "
                  << core;
   ASSERT_EQ(std::size(kSmallCnnCases), backends::presetNames().size()) << "a preset without pins";
-  const bool oneDnn = bf16ProductEngine().starts_with("oneDNN");
+  const std::string engine = bf16ProductEngine();
+  const bool oneDnn = engine.starts_with("oneDNN");
   for (const SmallCnnPinnedCase& p : kSmallCnnCases) {
-    const Trace& pins = std::string(p.backend) == "nvfp4" && oneDnn ? kNvfp4OnOneDnn : p.*pinned;
+    const bool nvfp4 = std::string(p.backend) == "nvfp4";
+    if (nvfp4 && oneDnn &&
+        std::find(std::begin(kNvfp4OneDnnPinned), std::end(kNvfp4OneDnnPinned), engine) ==
+            std::end(kNvfp4OneDnnPinned)) {
+      std::printf("nvfp4 not pinned with %s\n", engine.c_str());
+      continue;
+    }
+    const Trace& pins = nvfp4 && oneDnn ? kNvfp4OnOneDnn : p.*pinned;
     const Trace t = testing::trainThreeSteps({"small-cnn", 1, 28, 28, 10, 16, {}}, p.backend);
     for (int i = 0; i < 3; ++i)
       EXPECT_EQ(t.lossBits[i], pins.lossBits[i])
