@@ -279,12 +279,17 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   // they quantize dY as the layer has it, permuted to dYt after.
   const std::size_t itemSize = std::size_t(g.channels) * g.height * g.width;
   const bool gradientInDyt = !(weightPolicy.scalingA && weightPolicy.scalingA->squareBlocks);
+  // A block-scaled weight product's extras, once for its quantization along the batch, its bf16
+  // columns and its product (or image groups): with no fp8 scales, they are the same from any of
+  // its operands.
+  const GemmExtras blockScaledExtras =
+      weightPolicy.blockScaled() ? ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
+                                                  dy.data(), dy.size(), x.data(), x.size())
+                                 : GemmExtras{};
   const QuantizedByBatch byBatch =
       weightPolicy.blockScaled()
           ? quantizeAlongBatch(
-                weightPolicy,
-                ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, dy.data(),
-                               dy.size(), x.data(), x.size()),
+                weightPolicy, blockScaledExtras,
                 gradientInDyt
                     ? GradientStack{s.product.data(), std::size_t(out_), std::size_t(plane)}
                     : GradientStack{dy.data(), 1, std::size_t(out_) * plane},
@@ -301,14 +306,9 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   }
   const float* xSource = byBatch.input ? byBatch.input : x.data();
   // NVFP4: the input quantized along the batch as the weight product's bf16 values, gathered as
-  // such (the product then reads those columns, not s.columns). Its extras are the whole
-  // product's, from x (a block-scaled product takes no fp8 scales, so nothing reads its amax).
-  const GemmExtras batchExtras =
-      byBatch.input ? ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
-                                     s.product.data(), std::size_t(out_) * cols, x.data(), x.size())
-                    : GemmExtras{};
+  // such (the product then reads those columns, not s.columns).
   const bool bf16Input =
-      byBatch.input && packOperandBf16(weightPolicy, batchExtras, int(cols), byBatch.input,
+      byBatch.input && packOperandBf16(weightPolicy, blockScaledExtras, int(cols), byBatch.input,
                                        x.size(), byBatch.inputTensorScale, s.bf16Values);
   const std::size_t bf16ColumnCount = k * (splitWeight ? std::size_t(group) * plane : cols);
   if (bf16Input && s.bf16Columns.size() < bf16ColumnCount) s.bf16Columns.resize(bf16ColumnCount);
@@ -320,10 +320,11 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
       im2colBf16(g, s.bf16Values.data(), s.bf16Columns.data());
     else
       im2col(g, xSource, s.columns.data());
-    GemmExtras e = bf16Input ? batchExtras
-                             : ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
-                                              weightRows, std::size_t(out_) * cols,
-                                              s.columns.data(), std::size_t(k) * cols);
+    GemmExtras e =
+        weightPolicy.blockScaled()
+            ? blockScaledExtras
+            : ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, weightRows,
+                             std::size_t(out_) * cols, s.columns.data(), std::size_t(k) * cols);
     if (bf16Input) e.bf16B = s.bf16Columns.data();
     e.writableB = s.columns.data();  // rebuilt by im2col above, overwritten by dcolumns below
     e.writableBRounded = byBatch.input || inputRoundedFor(e);
@@ -338,9 +339,11 @@ const Tensor& Conv2d::backward(const Tensor& dy, StepContext& ctx) {
   // Extras (stochastic streams, fp8 scales) once per product, from the whole operands (x has the
   // columns' amax when stride <= kernel).
   const GemmExtras weightExtras =
-      splitWeight ? ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight,
-                                   s.product.data(), std::size_t(out_) * cols, x.data(), x.size())
-                  : GemmExtras{};
+      !splitWeight ? GemmExtras{}
+      : weightPolicy.blockScaled()
+          ? blockScaledExtras
+          : ctx.gemmExtras(site_, LayerKind::Conv, Product::BackwardWeight, s.product.data(),
+                           std::size_t(out_) * cols, x.data(), x.size());
   const float* w = ctx.params->value(weight_);
   const GemmExtras dataExtras =
       needInputGrad_

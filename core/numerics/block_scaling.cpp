@@ -1219,15 +1219,17 @@ float nvfp4TensorScale(const GroupAmax& tensorAmax) {
   return s == 0.0f ? std::numeric_limits<float>::denorm_min() : s;
 }
 
-// quantizeBlocks of one matrix of a tensor whose amax (over its finite values) is tensorAmax;
-// returns NVFP4's tensor scale (0 for the other recipes).
-float quantizeMatrix(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
-                     std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
-                     const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
-                     BlockScalingStats* stats, const GroupAmax& tensorAmax) {
+// What a quantization of a tensor whose amax is tensorAmax returns: NVFP4's s_t, else 0.
+float returnedTensorScale(const BlockScaling& spec, const GroupAmax& tensorAmax) {
+  return spec.kind == BlockScalingKind::NVFP4 ? nvfp4TensorScale(tensorAmax) : 0.0f;
+}
+
+// quantizeBlocks of one matrix of a tensor whose amax (over its finite values) is tensorAmax.
+void quantizeMatrix(std::span<const float> src, std::int64_t ldSrc, std::span<float> dst,
+                    std::int64_t ldDst, std::int64_t rows, std::int64_t cols, BlockAxis axis,
+                    const BlockScaling& spec, std::uint64_t seed, std::uint64_t offset,
+                    BlockScalingStats* stats, const GroupAmax& tensorAmax) {
   BlockScalingStats local;
-  // NVFP4's per-tensor scale s_t = amax / (448 x 6) in fp32, over the finite values (amax = 0:
-  // 1; a quotient below fp32's range: its smallest subnormal, so block scales stay finite).
   double tensorScale = 0.0;
   if (spec.kind == BlockScalingKind::NVFP4) {
     tensorScale = nvfp4TensorScale(tensorAmax);
@@ -1323,7 +1325,6 @@ float quantizeMatrix(std::span<const float> src, std::int64_t ldSrc, std::span<f
     for (std::size_t i = 0; i < local.scaleExponents.size(); ++i)
       stats->scaleExponents[i] += local.scaleExponents[i];
   }
-  return float(tensorScale);
 }
 
 }  // namespace
@@ -1351,8 +1352,8 @@ float quantizeBlocks(std::span<const float> src, std::int64_t ldSrc, std::span<f
                      " and " + std::to_string(ldDst) + ")");
   const GroupAmax tensorAmax =
       tensorWide(spec) ? finiteAmax(src.data(), rows, cols, ldSrc) : GroupAmax{};
-  return quantizeMatrix(src, ldSrc, dst, ldDst, rows, cols, axis, spec, seed, offset, stats,
-                        tensorAmax);
+  quantizeMatrix(src, ldSrc, dst, ldDst, rows, cols, axis, spec, seed, offset, stats, tensorAmax);
+  return returnedTensorScale(spec, tensorAmax);
 }
 
 float quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::int64_t count,
@@ -1373,7 +1374,7 @@ float quantizeBlockStack(std::span<const float> src, std::span<float> dst, std::
                    dst.subspan(std::size_t(i * size), std::size_t(size)), cols, rows, cols, axis,
                    spec, seed, offset + std::uint64_t(i * size), stats, tensorAmax);
   }
-  return spec.kind == BlockScalingKind::NVFP4 ? nvfp4TensorScale(tensorAmax) : 0.0f;
+  return returnedTensorScale(spec, tensorAmax);
 }
 
 float quantizeBlocks(std::span<const float> src, std::span<float> dst, std::int64_t rows,
